@@ -1,0 +1,40 @@
+"""Errors that reach the user as one line (the CLI prints them and exits with code 2)."""
+
+from __future__ import annotations
+
+
+class SensaoptError(Exception):
+    """Base class of the errors sensaopt reports to the user without a traceback."""
+
+
+class InputError(SensaoptError, ValueError):
+    """Bad user input: names the file, the field and (when known) the job."""
+
+    def __init__(self, file: str, field: str, message: str, job: str | None = None):
+        self.file, self.field, self.message, self.job = file, field, message, job
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        job = f" (job {self.job})" if self.job is not None else ""
+        return f"{self.file}: {self.field}{job}: {self.message}"
+
+
+class ScheduleError(SensaoptError):
+    """A schedule breaks a rule of the instance (raised by the validator)."""
+
+    def __init__(self, rule: str, message: str, job: str | None = None, round_: int | None = None):
+        self.rule, self.message, self.job, self.round = rule, message, job, round_
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = []
+        if self.job is not None:
+            where.append(f"job {self.job}")
+        if self.round is not None:
+            where.append(f"round {self.round}")
+        at = f" ({', '.join(where)})" if where else ""
+        return f"invalid schedule [{self.rule}]{at}: {self.message}"
+
+
+class PolicyError(SensaoptError):
+    """A policy returned a decision the cluster cannot carry out."""

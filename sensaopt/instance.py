@@ -1,0 +1,278 @@
+"""The scheduling instance: plain, immutable, already-validated data.
+
+Units, used everywhere in sensaopt:
+
+* time (arrival, deadlines, work, round length, overheads): **minutes**;
+* CPU: **cores** (integers in allocations); memory: **GB**;
+* ``Job.work``: minutes of run time at speed 1.0, i.e. at the GPU-proportional
+  reference allocation of the job's sensitivity profile;
+* speeds are dimensionless, relative to that reference (1.0).
+
+Validation of user input happens once, at the file boundary (:mod:`sensaopt.io`);
+code that builds an :class:`Instance` in Python gets the same checks through
+:meth:`Instance.__post_init__`, so an ``Instance`` is always consistent.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from sensaopt.errors import InputError
+from sensaopt.profiles import SensitivityProfile
+
+
+@dataclass(frozen=True)
+class NodeType:
+    """A kind of server; ``count`` identical nodes of it are in the cluster."""
+
+    name: str
+    gpus: int
+    cpus: int
+    mem_gb: float
+    count: int = 1
+
+    @property
+    def cpu_per_gpu(self) -> float:
+        """GPU-proportional CPU share, cores per GPU."""
+        return self.cpus / self.gpus
+
+    @property
+    def mem_per_gpu(self) -> float:
+        """GPU-proportional memory share, GB per GPU."""
+        return self.mem_gb / self.gpus
+
+
+@dataclass(frozen=True)
+class Node:
+    """One server. ``index`` is its position in :attr:`Cluster.nodes`."""
+
+    index: int
+    name: str
+    type: NodeType
+
+    @property
+    def gpus(self) -> int:
+        return self.type.gpus
+
+    @property
+    def cpus(self) -> int:
+        return self.type.cpus
+
+    @property
+    def mem_gb(self) -> float:
+        return self.type.mem_gb
+
+
+@dataclass(frozen=True)
+class Cluster:
+    node_types: tuple[NodeType, ...]
+
+    @cached_property
+    def nodes(self) -> tuple[Node, ...]:
+        """Nodes in a fixed order: node types in file order, then 0..count-1."""
+        out: list[Node] = []
+        for nt in self.node_types:
+            for k in range(nt.count):
+                out.append(Node(len(out), f"{nt.name}-{k}", nt))
+        return tuple(out)
+
+    @property
+    def num_nodes(self) -> int:
+        return sum(nt.count for nt in self.node_types)
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(nt.gpus * nt.count for nt in self.node_types)
+
+    @property
+    def total_cpus(self) -> int:
+        return sum(nt.cpus * nt.count for nt in self.node_types)
+
+    @property
+    def total_mem_gb(self) -> float:
+        return sum(nt.mem_gb * nt.count for nt in self.node_types)
+
+    @property
+    def max_node_gpus(self) -> int:
+        return max(nt.gpus for nt in self.node_types)
+
+    @property
+    def reference_type(self) -> NodeType:
+        """The node type holding the most GPUs in total (ties: first in file)."""
+        return max(self.node_types, key=lambda nt: nt.gpus * nt.count)
+
+
+@dataclass(frozen=True)
+class SoftDeadline:
+    """A later deadline that still earns part of the job's value."""
+
+    at: float  # minutes, absolute
+    value: float
+
+
+@dataclass(frozen=True)
+class Job:
+    """A gang-scheduled DNN training job.
+
+    ``deadline`` is absolute (minutes); ``None`` means best effort. Meeting it earns
+    ``value``; missing it but meeting a ``soft_deadlines`` entry earns that entry's
+    (smaller) value. ``speed_factor`` is the job's *true* speed divided by its
+    profile's prediction: the simulator and validator use it, policies never see it.
+    """
+
+    id: str
+    arrival: float
+    gpus: int
+    work: float
+    profile: SensitivityProfile
+    deadline: float | None = None
+    value: float = 1.0
+    soft_deadlines: tuple[SoftDeadline, ...] = ()
+    speed_factor: float = 1.0
+
+    @property
+    def has_deadline(self) -> bool:
+        return self.deadline is not None
+
+    @property
+    def model(self) -> str:
+        return self.profile.name
+
+    def deadlines(self) -> tuple[tuple[float, float], ...]:
+        """All (deadline, value) options, earliest (and most valuable) first."""
+        if self.deadline is None:
+            return ()
+        return ((self.deadline, self.value),) + tuple((s.at, s.value) for s in self.soft_deadlines)
+
+    def earned_value(self, finish: float | None) -> float:
+        """Value earned when finishing at ``finish`` minutes (``None``: never)."""
+        if finish is None:
+            return 0.0
+        for at, value in self.deadlines():
+            if finish <= at + 1e-9:
+                return value
+        return 0.0
+
+    def loss(self, finish: float | None) -> float:
+        """Value lost by the deadline misses (0 for best-effort jobs)."""
+        if self.deadline is None:
+            return 0.0
+        return self.value - self.earned_value(finish)
+
+
+@dataclass(frozen=True)
+class ObjectiveWeights:
+    """The one objective: ``violation_weight * sum(loss) + avg JCT`` (minutes).
+
+    ``loss`` is the deadline value a job lost (a strict job with value 1 that misses
+    loses 1). The default weight, 10^5 minutes of average JCT per unit of lost value,
+    makes the objective lexicographic (violations first, then JCT) on every instance
+    whose average-JCT range is below ~69 days.
+    """
+
+    violation_weight: float = 1e5
+
+
+@dataclass(frozen=True)
+class Overheads:
+    """Restart overhead, minutes of a round lost when a job resumes after a
+    preemption or moves to other nodes: ``base + per_log2_gpu * log2(gpus)``.
+
+    The default follows the Chronus artifact's (0.1 + 0.4)·(1 + log2 g) minutes.
+    """
+
+    base_minutes: float = 0.5
+    per_log2_gpu_minutes: float = 0.5
+
+    def restart_minutes(self, gpus: int) -> float:
+        return self.base_minutes + self.per_log2_gpu_minutes * math.log2(gpus)
+
+
+@dataclass(frozen=True)
+class Instance:
+    name: str
+    cluster: Cluster
+    round_minutes: float
+    jobs: tuple[Job, ...]
+    objective: ObjectiveWeights = field(default_factory=ObjectiveWeights)
+    overheads: Overheads = field(default_factory=Overheads)
+    source: str = ""  # file path or generator command; used in error messages
+
+    def __post_init__(self) -> None:
+        check_instance(self)
+
+    @cached_property
+    def job_index(self) -> dict[str, int]:
+        return {j.id: k for k, j in enumerate(self.jobs)}
+
+    def job(self, job_id: str) -> Job:
+        return self.jobs[self.job_index[job_id]]
+
+    def release_round(self, job: Job) -> int:
+        """First round a job may run in: the first round starting at or after arrival."""
+        return math.ceil(job.arrival / self.round_minutes - 1e-9)
+
+    def with_jobs(self, jobs) -> "Instance":
+        return replace(self, jobs=tuple(jobs))
+
+
+def check_instance(inst: Instance) -> None:
+    """Consistency checks a JSON schema cannot express. Raises :class:`InputError`."""
+    where = inst.source or inst.name
+
+    def bad(field_: str, msg: str, job: str | None = None) -> None:
+        raise InputError(where, field_, msg, job=job)
+
+    if not (inst.round_minutes > 0 and math.isfinite(inst.round_minutes)):
+        bad("round_minutes", "must be a positive finite number of minutes")
+    if not inst.cluster.node_types:
+        bad("cluster.node_types", "the cluster has no nodes")
+    for k, nt in enumerate(inst.cluster.node_types):
+        f = f"cluster.node_types[{k}]"
+        if nt.gpus <= 0 or nt.cpus <= 0 or not (nt.mem_gb > 0 and math.isfinite(nt.mem_gb)) or nt.count <= 0:
+            bad(f, "gpus, cpus, mem_gb and count must be positive")
+    if not inst.jobs:
+        bad("jobs", "the instance has no jobs")
+    seen: set[str] = set()
+    cap = inst.cluster.total_gpus
+    for k, j in enumerate(inst.jobs):
+        f = f"jobs[{k}]"
+        if j.id in seen:
+            bad(f"{f}.id", "duplicate job id", j.id)
+        seen.add(j.id)
+        if not (math.isfinite(j.arrival) and j.arrival >= 0):
+            bad(f"{f}.arrival", "must be a finite number of minutes >= 0", j.id)
+        if j.gpus <= 0:
+            bad(f"{f}.gpus", "must be >= 1", j.id)
+        if j.gpus > cap:
+            bad(f"{f}.gpus", f"needs {j.gpus} GPUs but the whole cluster has {cap}", j.id)
+        if not (math.isfinite(j.work) and j.work > 0):
+            bad(f"{f}.work", "must be a positive finite number of minutes", j.id)
+        if not (math.isfinite(j.speed_factor) and j.speed_factor > 0):
+            bad(f"{f}.speed_factor", "must be positive and finite", j.id)
+        if j.deadline is not None:
+            if not math.isfinite(j.deadline):
+                bad(f"{f}.deadline", "must be finite (use null for best effort)", j.id)
+            if j.deadline <= j.arrival:
+                bad(f"{f}.deadline", f"deadline {j.deadline} is not after arrival {j.arrival}", j.id)
+            if not (math.isfinite(j.value) and j.value > 0):
+                bad(f"{f}.value", "must be positive and finite", j.id)
+            prev_at, prev_v = j.deadline, j.value
+            for s, sd in enumerate(j.soft_deadlines):
+                if not (math.isfinite(sd.at) and sd.at > prev_at):
+                    bad(f"{f}.soft_deadlines[{s}].at", "soft deadlines must come later, in order", j.id)
+                if not (math.isfinite(sd.value) and 0 < sd.value < prev_v):
+                    bad(f"{f}.soft_deadlines[{s}].value", "soft deadline values must be positive and decreasing", j.id)
+                prev_at, prev_v = sd.at, sd.value
+        elif j.soft_deadlines:
+            bad(f"{f}.soft_deadlines", "a best-effort job (deadline null) cannot have soft deadlines", j.id)
+    ow = inst.objective
+    if not (math.isfinite(ow.violation_weight) and ow.violation_weight >= 0):
+        bad("objective.violation_weight", "must be a finite number >= 0")
+    ov = inst.overheads
+    for name in ("base_minutes", "per_log2_gpu_minutes"):
+        v = getattr(ov, name)
+        if not (math.isfinite(v) and v >= 0):
+            bad(f"overheads.{name}", "must be a finite number of minutes >= 0")

@@ -1,0 +1,332 @@
+"""The file boundary: JSON instance and schedule files, validated with pydantic.
+
+Every problem in a user's file becomes one :class:`InputError` naming the file, the
+field and the job. Files are written atomically (temp file + rename), so an
+interrupted run never leaves a half-written result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from sensaopt.errors import InputError
+from sensaopt.instance import Cluster, Instance, Job, NodeType, ObjectiveWeights, Overheads, SoftDeadline
+from sensaopt.profiles import SensitivityProfile, catalog
+from sensaopt.schedule import FORMAT_VERSION as SCHEDULE_FORMAT_VERSION
+from sensaopt.schedule import Placement, Schedule, Segment
+
+FORMAT_VERSION = 1
+
+PosFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+PosInt = Annotated[int, Field(gt=0, strict=True)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NodeTypeModel(_Strict):
+    name: str = Field(min_length=1)
+    gpus: PosInt
+    cpus: PosInt = Field(description="CPU cores per node")
+    mem_gb: PosFloat = Field(description="memory per node, GB")
+    count: PosInt = 1
+
+
+class ClusterModel(_Strict):
+    node_types: list[NodeTypeModel] = Field(min_length=1)
+
+
+class ProfileModel(_Strict):
+    cpu_levels: list[PosFloat] = Field(min_length=1, description="CPU cores per GPU, increasing")
+    mem_levels: list[PosFloat] = Field(min_length=1, description="memory GB per GPU, increasing")
+    speeds: list[list[PosFloat]] = Field(description="speeds[i][k], relative to the reference share")
+    task: str = "custom"
+
+
+class SoftDeadlineModel(_Strict):
+    at: float = Field(allow_inf_nan=False, description="absolute, minutes")
+    value: PosFloat
+
+
+class JobModel(_Strict):
+    id: str = Field(min_length=1)
+    arrival: NonNegFloat = Field(description="minutes")
+    gpus: PosInt
+    work: PosFloat = Field(description="minutes of run time at speed 1.0 (GPU-proportional share)")
+    deadline: float | None = Field(default=None, allow_inf_nan=False, description="absolute, minutes; null = best effort")
+    value: PosFloat = Field(default=1.0, description="value of meeting the deadline")
+    soft_deadlines: list[SoftDeadlineModel] = Field(default_factory=list)
+    model: str | None = Field(default=None, description="a catalog model or a name in `profiles`")
+    profile: ProfileModel | None = Field(default=None, description="inline sensitivity profile")
+    speed_factor: PosFloat = Field(default=1.0, description="true speed / profile speed (hidden from policies)")
+
+    @model_validator(mode="after")
+    def _one_profile(self):
+        if (self.model is None) == (self.profile is None):
+            raise ValueError("give exactly one of `model` and `profile`")
+        return self
+
+
+class ObjectiveModel(_Strict):
+    violation_weight: NonNegFloat = ObjectiveWeights.violation_weight
+
+
+class OverheadsModel(_Strict):
+    base_minutes: NonNegFloat = Overheads.base_minutes
+    per_log2_gpu_minutes: NonNegFloat = Overheads.per_log2_gpu_minutes
+
+
+class InstanceModel(_Strict):
+    """A sensaopt scheduling instance. Time in minutes, CPU in cores, memory in GB."""
+
+    model_config = ConfigDict(extra="forbid", title="sensaopt instance")
+    format_version: int = Field(FORMAT_VERSION, ge=1, le=FORMAT_VERSION)
+    name: str = Field(min_length=1)
+    round_minutes: PosFloat
+    cluster: ClusterModel
+    objective: ObjectiveModel = Field(default_factory=ObjectiveModel)
+    overheads: OverheadsModel = Field(default_factory=OverheadsModel)
+    profiles: dict[str, ProfileModel] = Field(default_factory=dict)
+    jobs: list[JobModel] = Field(min_length=1)
+    provenance: dict[str, Any] = Field(default_factory=dict, description="how the instance was made")
+
+
+def instance_schema() -> dict:
+    """JSON Schema of the instance format, generated from the code."""
+    return InstanceModel.model_json_schema()
+
+
+# ---- errors -----------------------------------------------------------------------------
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _job_of(raw: Any, loc: tuple) -> str | None:
+    if len(loc) >= 2 and loc[0] == "jobs" and isinstance(loc[1], int) and isinstance(raw, dict):
+        try:
+            jid = raw["jobs"][loc[1]].get("id")
+            return str(jid) if jid is not None else f"#{loc[1]}"
+        except (AttributeError, IndexError, KeyError, TypeError):
+            return None
+    return None
+
+
+def _from_validation_error(e: ValidationError, raw: Any, where: str) -> InputError:
+    first = e.errors()[0]
+    loc = tuple(x for x in first["loc"] if not (isinstance(x, str) and x.startswith("function-")))
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        msg = "unknown field"
+    elif first["type"] == "missing":
+        msg = "missing required field"
+    return InputError(where, _loc(loc), msg, job=_job_of(raw, loc))
+
+
+def read_json(path: str | Path) -> Any:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise InputError(str(p), "(file)", "no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(str(p), "(file)", f"cannot read: {e}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(str(p), f"line {e.lineno} column {e.colno}", f"malformed JSON: {e.msg}") from None
+
+
+# ---- instances ----------------------------------------------------------------------------
+def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
+    try:
+        m = InstanceModel.model_validate(raw)
+    except ValidationError as e:
+        raise _from_validation_error(e, raw, source) from None
+    cat = catalog()
+    custom: dict[str, SensitivityProfile] = {}
+    for name, pm in m.profiles.items():
+        custom[name] = _profile(name, pm, source, f"profiles.{name}", None)
+    jobs = []
+    for k, jm in enumerate(m.jobs):
+        if jm.profile is not None:
+            prof = _profile(f"{jm.id}-profile", jm.profile, source, f"jobs[{k}].profile", jm.id)
+        elif jm.model in custom:
+            prof = custom[jm.model]
+        elif jm.model in cat:
+            prof = cat[jm.model]
+        else:
+            known = ", ".join(sorted(set(cat) | set(custom)))
+            raise InputError(source, f"jobs[{k}].model", f"unknown model type {jm.model!r} (known: {known})", jm.id)
+        jobs.append(
+            Job(
+                id=jm.id,
+                arrival=jm.arrival,
+                gpus=jm.gpus,
+                work=jm.work,
+                profile=prof,
+                deadline=jm.deadline,
+                value=jm.value,
+                soft_deadlines=tuple(SoftDeadline(s.at, s.value) for s in jm.soft_deadlines),
+                speed_factor=jm.speed_factor,
+            )
+        )
+    return Instance(
+        name=m.name,
+        cluster=Cluster(tuple(NodeType(n.name, n.gpus, n.cpus, n.mem_gb, n.count) for n in m.cluster.node_types)),
+        round_minutes=m.round_minutes,
+        jobs=tuple(jobs),
+        objective=ObjectiveWeights(m.objective.violation_weight),
+        overheads=Overheads(m.overheads.base_minutes, m.overheads.per_log2_gpu_minutes),
+        source=source,
+    )
+
+
+def _profile(name: str, pm: ProfileModel, source: str, field: str, job: str | None) -> SensitivityProfile:
+    try:
+        return SensitivityProfile(
+            name=name,
+            cpu_levels=tuple(pm.cpu_levels),
+            mem_levels=tuple(pm.mem_levels),
+            speeds=tuple(tuple(r) for r in pm.speeds),
+            task=pm.task,
+        )
+    except ValueError as e:
+        raise InputError(source, field, str(e), job) from None
+
+
+def load_instance(path: str | Path) -> Instance:
+    """Read, validate and convert an instance file. Raises :class:`InputError`."""
+    return instance_from_dict(read_json(path), str(path))
+
+
+def instance_to_dict(inst: Instance, provenance: dict | None = None) -> dict:
+    cat = catalog()
+    custom: dict[str, dict] = {}
+    jobs = []
+    for j in inst.jobs:
+        d: dict[str, Any] = {"id": j.id, "arrival": j.arrival, "gpus": j.gpus, "work": j.work, "deadline": j.deadline}
+        if j.deadline is not None and j.value != 1.0:
+            d["value"] = j.value
+        if j.soft_deadlines:
+            d["soft_deadlines"] = [{"at": s.at, "value": s.value} for s in j.soft_deadlines]
+        p = j.profile
+        if cat.get(p.name) == p:
+            d["model"] = p.name
+        else:
+            custom[p.name] = {"cpu_levels": list(p.cpu_levels), "mem_levels": list(p.mem_levels), "speeds": [list(r) for r in p.speeds], "task": p.task}
+            d["model"] = p.name
+        if j.speed_factor != 1.0:
+            d["speed_factor"] = j.speed_factor
+        jobs.append(d)
+    out: dict[str, Any] = {
+        "format_version": FORMAT_VERSION,
+        "name": inst.name,
+        "round_minutes": inst.round_minutes,
+        "cluster": {"node_types": [{"name": n.name, "gpus": n.gpus, "cpus": n.cpus, "mem_gb": n.mem_gb, "count": n.count} for n in inst.cluster.node_types]},
+        "objective": {"violation_weight": inst.objective.violation_weight},
+        "overheads": {"base_minutes": inst.overheads.base_minutes, "per_log2_gpu_minutes": inst.overheads.per_log2_gpu_minutes},
+    }
+    if custom:
+        out["profiles"] = custom
+    out["jobs"] = jobs
+    if provenance:
+        out["provenance"] = provenance
+    return out
+
+
+def save_instance(inst: Instance, path: str | Path, provenance: dict | None = None) -> None:
+    atomic_write_text(path, json.dumps(instance_to_dict(inst, provenance), indent=1))
+
+
+# ---- schedules ------------------------------------------------------------------------------
+class PlacementModel(_Strict):
+    node: str
+    gpus: PosInt
+    cpus: Annotated[int, Field(ge=0, strict=True)]
+    mem_gb: NonNegFloat
+
+
+class SegmentModel(_Strict):
+    job: str
+    start: Annotated[int, Field(ge=0, strict=True)]
+    rounds: PosInt
+    placements: list[PlacementModel] = Field(min_length=1)
+
+
+class ScheduleModel(_Strict):
+    format_version: int = Field(SCHEDULE_FORMAT_VERSION, ge=1, le=SCHEDULE_FORMAT_VERSION)
+    instance: str | None = None
+    round_minutes: PosFloat
+    segments: list[SegmentModel]
+
+
+def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>") -> Schedule:
+    if isinstance(raw, dict) and "schedule" in raw and "segments" not in raw:
+        raw = raw["schedule"]  # a `solve --json` result file holds its schedule
+    try:
+        m = ScheduleModel.model_validate(raw)
+    except ValidationError as e:
+        first = e.errors()[0]
+        loc = first["loc"]
+        job = None
+        if len(loc) >= 2 and loc[0] == "segments" and isinstance(loc[1], int):
+            try:
+                job = raw["segments"][loc[1]].get("job")
+            except (AttributeError, IndexError, KeyError, TypeError):
+                pass
+        msg = {"extra_forbidden": "unknown field", "missing": "missing required field"}.get(first["type"], first["msg"])
+        raise InputError(source, _loc(loc), msg, job) from None
+    names = {n.name: n.index for n in instance.cluster.nodes}
+    segs = []
+    for k, s in enumerate(m.segments):
+        if s.job not in instance.job_index:
+            raise InputError(source, f"segments[{k}].job", "unknown job (not in the instance)", s.job)
+        pls = []
+        for q, p in enumerate(s.placements):
+            if p.node not in names:
+                raise InputError(source, f"segments[{k}].placements[{q}].node", f"unknown node {p.node!r}", s.job)
+            pls.append(Placement(names[p.node], p.gpus, p.cpus, p.mem_gb))
+        segs.append(Segment(s.job, s.start, s.rounds, tuple(pls)))
+    return Schedule(tuple(segs), m.round_minutes)
+
+
+def load_schedule(path: str | Path, instance: Instance) -> Schedule:
+    return parse_schedule_dict(read_json(path), instance, str(path))
+
+
+# ---- files ------------------------------------------------------------------------------------
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and an atomic rename."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            if not text.endswith("\n"):
+                f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def finite_or_none(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None

@@ -1,0 +1,85 @@
+"""The policy interface: one call per round, state in, allocation out.
+
+A policy is a small class with a ``name`` and ``decide(state) -> Allocation``;
+it may keep its own memory between rounds (``reset`` is called once per run).
+The simulator owns the truth; a policy sees :class:`JobState` objects with the
+job's public data (its ``speed_factor`` is hidden: always 1.0 in ``spec``) and
+what a real scheduler observes (work done so far, where the job ran last round).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from sensaopt.instance import Cluster, Instance, Job, Overheads
+from sensaopt.schedule import Placement
+
+Allocation = dict[str, tuple[Placement, ...]]  # job id -> its placements this round
+
+
+@dataclass(eq=False)
+class JobState:
+    """A job that has arrived and not finished, as the scheduler observes it."""
+
+    spec: Job  # public data; spec.speed_factor is always 1.0
+    remaining: float  # minutes of work (at speed 1.0) still to do — observed progress
+    placements: tuple[Placement, ...] | None = None  # where it ran in the last round it ran
+    last_round: int | None = None  # last round it ran in (None: never ran)
+    first_round: int | None = None
+    predicted_work: float = 0.0  # work the profile predicted for the rounds it ran
+    observed_work: float = 0.0  # work it actually did in those rounds
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def gpus(self) -> int:
+        return self.spec.gpus
+
+    @property
+    def started(self) -> bool:
+        return self.last_round is not None
+
+    @property
+    def speed_correction(self) -> float:
+        """Observed ÷ profile-predicted progress so far (1.0 before it has run)."""
+        return self.observed_work / self.predicted_work if self.predicted_work > 0 else 1.0
+
+
+@dataclass
+class RoundState:
+    round: int
+    now: float  # minutes, start of this round
+    round_minutes: float
+    cluster: Cluster
+    overheads: Overheads
+    jobs: list[JobState]  # arrived, unfinished, in arrival order
+    pending_arrivals: int = 0  # jobs not arrived yet
+    extra: dict = field(default_factory=dict)
+
+    def was_running(self, js: JobState) -> bool:
+        return js.last_round == self.round - 1
+
+
+class Policy(Protocol):
+    name: str
+
+    def reset(self, instance: Instance) -> None:
+        """Called once before a run; ``instance`` jobs carry no speed factors."""
+
+    def decide(self, state: RoundState) -> Allocation:
+        """Placements for this round; jobs left out do not run this round."""
+
+
+class BasePolicy:
+    """Convenience base: stores the instance on ``reset``."""
+
+    name = "base"
+
+    def reset(self, instance: Instance) -> None:
+        self.instance = instance
+
+    def decide(self, state: RoundState) -> Allocation:  # pragma: no cover - abstract
+        raise NotImplementedError

@@ -1,0 +1,144 @@
+"""Free-resource bookkeeping for one round and the placement rules all policies share.
+
+Gang rule (the validator's): a job that fits one node runs on one node; a larger
+job takes whole nodes plus at most one partial node, the fewest nodes possible.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sensaopt.instance import Cluster, Node
+from sensaopt.profiles import Option, SensitivityProfile
+from sensaopt.schedule import Placement
+
+
+def proportional_share(node: Node) -> tuple[int, float]:
+    """GPU-proportional per-GPU share of a node: (cores per GPU, floored; GB per GPU)."""
+    return math.floor(node.cpus / node.gpus + 1e-9), node.mem_gb / node.gpus
+
+
+def proportional_placement(node: Node, gpus: int) -> Placement:
+    """``gpus`` GPUs on ``node`` with CPU and memory in proportion (CPU floored)."""
+    return Placement(node.index, gpus, math.floor(gpus * node.cpus / node.gpus + 1e-9), gpus * node.mem_gb / node.gpus)
+
+
+def option_placement(node: Node, gpus: int, opt: Option) -> Placement:
+    return Placement(node.index, gpus, gpus * opt.cpu, gpus * opt.mem)
+
+
+def job_options(profile: SensitivityProfile, cluster: Cluster) -> tuple[Option, ...]:
+    """Per-GPU options a policy may give a job: the profile's Pareto options plus the
+    proportional share of every node type (the same set the exact models use)."""
+    extra = tuple(sorted({proportional_share(n) for n in _type_reps(cluster)}))
+    return profile.options(extra)
+
+
+def _type_reps(cluster: Cluster) -> list[Node]:
+    seen, out = set(), []
+    for n in cluster.nodes:
+        if n.type not in seen:
+            seen.add(n.type)
+            out.append(n)
+    return out
+
+
+class NodePool:
+    """Free GPUs, cores and GB per node during one round's decision."""
+
+    __slots__ = ("nodes", "gpus", "cpus", "mem")
+
+    def __init__(self, cluster: Cluster):
+        self.nodes = cluster.nodes
+        self.gpus = [n.gpus for n in self.nodes]
+        self.cpus = [n.cpus for n in self.nodes]
+        self.mem = [n.mem_gb for n in self.nodes]
+
+    def fits(self, p: Placement) -> bool:
+        i = p.node
+        return p.gpus <= self.gpus[i] and p.cpus <= self.cpus[i] and p.mem_gb <= self.mem[i] + 1e-9
+
+    def take(self, placements: tuple[Placement, ...]) -> None:
+        for p in placements:
+            self.gpus[p.node] -= p.gpus
+            self.cpus[p.node] -= p.cpus
+            self.mem[p.node] -= p.mem_gb
+
+    def give_back(self, placements: tuple[Placement, ...]) -> None:
+        for p in placements:
+            self.gpus[p.node] += p.gpus
+            self.cpus[p.node] += p.cpus
+            self.mem[p.node] += p.mem_gb
+
+    @property
+    def free_gpus(self) -> int:
+        return sum(self.gpus)
+
+    def place_proportional(self, gpus: int, prefer: tuple[Placement, ...] | None = None) -> tuple[Placement, ...] | None:
+        """Find room for a job at the GPU-proportional share, without taking it.
+
+        Keeps the job where it ran (``prefer``) when that still fits; otherwise best
+        fit (the feasible node with the fewest free GPUs; ties: lowest index).
+        """
+        return self.place(gpus, lambda node, g: proportional_placement(node, g), prefer)
+
+    def place(self, gpus: int, make, prefer: tuple[Placement, ...] | None = None) -> tuple[Placement, ...] | None:
+        """Room for ``gpus`` GPUs where ``make(node, g) -> Placement`` fits.
+
+        ``make`` may return ``None`` when the node cannot host the job. Single-node
+        jobs: previous node first, then best fit by free GPUs. Larger jobs: the
+        previous nodes if all still fit, else whole free nodes (most GPUs first) plus
+        at most one partial node.
+        """
+        if prefer is not None:
+            again = []
+            for p in prefer:
+                q = make(self.nodes[p.node], p.gpus)
+                if q is None or not self.fits(q):
+                    break
+                again.append(q)
+            else:
+                return tuple(again)
+        max_g = max(n.gpus for n in self.nodes)
+        if gpus <= max_g:
+            best, best_free = None, None
+            for i, node in enumerate(self.nodes):
+                fg = self.gpus[i]
+                if fg < gpus or (best_free is not None and fg >= best_free):
+                    continue
+                q = make(node, gpus)
+                if q is not None and self.fits(q):
+                    best, best_free = q, fg
+                    if fg == gpus:
+                        break
+            return (best,) if best is not None else None
+        return self._place_multi(gpus, make)
+
+    def _place_multi(self, gpus: int, make) -> tuple[Placement, ...] | None:
+        whole = [i for i, n in enumerate(self.nodes) if self.gpus[i] == n.gpus]
+        whole.sort(key=lambda i: (-self.nodes[i].gpus, i))
+        out, left, used = [], gpus, set()
+        for i in whole:
+            node = self.nodes[i]
+            if node.gpus > left:
+                continue
+            q = make(node, node.gpus)
+            if q is None or not self.fits(q):
+                continue
+            out.append(q)
+            used.add(i)
+            left -= node.gpus
+            if left == 0:
+                return tuple(out)
+        # one partial node for the rest: best fit
+        best, best_free = None, None
+        for i, node in enumerate(self.nodes):
+            fg = self.gpus[i]
+            if i in used or fg < left or (best_free is not None and fg >= best_free):
+                continue
+            q = make(node, left)
+            if q is not None and self.fits(q):
+                best, best_free = q, fg
+        if best is None:
+            return None
+        return tuple(out) + (best,)

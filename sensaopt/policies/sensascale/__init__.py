@@ -1,0 +1,7 @@
+"""SensaScale (SPEC §2), one module per step: analysis (1-2), pairing (3),
+placement with safe backfill (4), adjust (5); knobs in config."""
+
+from .config import SensaScaleConfig
+from .policy import SensaScalePolicy
+
+__all__ = ["SensaScaleConfig", "SensaScalePolicy"]

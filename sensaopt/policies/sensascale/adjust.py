@@ -1,0 +1,117 @@
+"""Step 5 of SensaScale: deadline-aware resource adjustment (and spare filling).
+
+For a placed job projected to miss its target deadline, move CPU and memory toward
+its optimal demand: first what is free on its node, then what co-located donors can
+give without hurting themselves — insensitive jobs down to their optimal demand,
+deadline jobs down to what still meets their own target, best-effort jobs down to
+``(1 - demand_tolerance)`` of their current speed. Only single-node jobs are resized.
+"""
+
+from __future__ import annotations
+
+from sensaopt.policies.placement import NodePool, option_placement
+from sensaopt.profiles import Option
+
+from .config import SensaScaleConfig
+from .placement import Planned, Planner
+
+
+def _needed_speed(p: Planned, now: float) -> float | None:
+    info = p.info
+    if info.target is None:
+        return None
+    nodes = frozenset(q.node for q in p.placements)
+    avail = info.target - now - info.start_overhead(nodes)
+    if avail <= 0:
+        return float("inf")
+    return info.js.remaining / (avail * info.js.speed_correction)
+
+
+def _donor_floor(p: Planned, now: float, cfg: SensaScaleConfig) -> Option:
+    """Cheapest option a donor can drop to."""
+    opts = p.info.facts.options
+    if not p.info.facts.sensitive:
+        need = p.info.facts.opt.speed
+    elif p.info.target is not None:
+        need = _needed_speed(p, now)
+    else:
+        need = (1 - cfg.demand_tolerance) * p.option.speed
+    cand = [o for o in opts if o.speed >= min(need, p.option.speed) - 1e-12 and o.cpu <= p.option.cpu and o.mem <= p.option.mem + 1e-9]
+    return min(cand, key=lambda o: (o.cpu, o.mem)) if cand else p.option
+
+
+def _resize(planner: Planner, p: Planned, o: Option) -> None:
+    pool: NodePool = planner.pool
+    pool.give_back(p.placements)
+    node = pool.nodes[p.placements[0].node]
+    p.placements = (option_placement(node, p.info.gpus, o),)
+    pool.take(p.placements)
+    p.option = o
+    p.end = planner.now + p.info.start_overhead(frozenset({node.index})) + p.info.time_at(o)
+
+
+def _best_fitting(p: Planned, free_c: int, free_m: float, cap: float) -> Option | None:
+    """Fastest option within the job's current + free resources, speed ≤ cap."""
+    g = p.info.gpus
+    c_max = p.option.cpu * g + free_c
+    m_max = p.option.mem * g + free_m
+    best = None
+    for o in p.info.facts.options:
+        if o.speed > cap + 1e-12:
+            break
+        if o.speed > p.option.speed and o.cpu * g <= c_max and o.mem * g <= m_max + 1e-9:
+            best = o
+    return best
+
+
+def adjust(planner: Planner, cfg: SensaScaleConfig) -> int:
+    """Upgrade at-risk jobs; returns how many were upgraded."""
+    pool, now = planner.pool, planner.now
+    upgraded = 0
+    for p in sorted(planner.planned.values(), key=lambda p: p.info.key):
+        if len(p.placements) != 1 or p.info.tier != 0:
+            continue
+        need = _needed_speed(p, now)
+        if need is None or p.option.speed >= need:
+            continue
+        opt = p.info.facts.opt
+        # the cheapest option that meets the deadline, else the optimal demand
+        goal = next((o for o in p.info.facts.options if o.speed >= need and o.speed <= opt.speed + 1e-12), opt)
+        n = p.placements[0].node
+        g = p.info.gpus
+        short_c = max(0, goal.cpu * g - p.option.cpu * g - pool.cpus[n])
+        short_m = max(0.0, goal.mem * g - p.option.mem * g - pool.mem[n])
+        if short_c > 0 or short_m > 1e-9:
+            donors = [d for d in planner.by_node.get(n, ()) if d is not p and len(d.placements) == 1 and (not d.info.facts.sensitive or d.info.tier == 1 or d.info.key > p.info.key)]
+            donors.sort(key=lambda d: (d.info.facts.sensitive, -d.info.tier, -(d.info.lst - d.end)))
+            for d in donors:
+                if short_c <= 0 and short_m <= 1e-9:
+                    break
+                fl = _donor_floor(d, now, cfg)
+                if fl == d.option:
+                    continue
+                gc = (d.option.cpu - fl.cpu) * d.info.gpus
+                gm = (d.option.mem - fl.mem) * d.info.gpus
+                if (short_c > 0 and gc > 0) or (short_m > 1e-9 and gm > 1e-9):
+                    _resize(planner, d, fl)
+                    short_c -= gc
+                    short_m -= gm
+        o = _best_fitting(p, pool.cpus[n], pool.mem[n], goal.speed)
+        if o is not None:
+            _resize(planner, p, o)
+            upgraded += 1
+    return upgraded
+
+
+def fill_spare(planner: Planner) -> None:
+    """Hand out CPU/memory still free on each node, most urgent job first."""
+    pool = planner.pool
+    for p in sorted(planner.planned.values(), key=lambda p: p.info.key):
+        if len(p.placements) != 1:
+            continue
+        n = p.placements[0].node
+        if pool.cpus[n] <= 0 and pool.mem[n] <= 1e-9:
+            continue
+        o = _best_fitting(p, pool.cpus[n], pool.mem[n], p.info.facts.opt.speed)
+        if o is not None:
+            _resize(planner, p, o)

@@ -1,0 +1,65 @@
+"""All SensaScale knobs in one place, with the choices made where the paper is silent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SensaScaleConfig:
+    # Step 1 — classification and optimal demand
+    demand_tolerance: float = 0.1
+    """Optimal demand = smallest allocation within this fraction of the peak speed
+    (SPEC: "within a tolerance, e.g. 10%")."""
+    sensitivity_threshold: float = 0.1
+    """Sensitive if the peak is > 10% above the proportional-share speed, or the floor
+    allocation is > 10% below it. Relative to the proportional share of the cluster's
+    main node type (the one holding the most GPUs)."""
+
+    # Step 2 — LST ordering
+    hopeless_to_best_effort: bool = True
+    """Jobs that cannot meet any of their deadlines even at optimal demand from now
+    join the best-effort tier (ordered by shortest remaining time), out of the way."""
+    stickiness_rounds: float = 1.0
+    """A running job's LST counts this many rounds earlier, so that two jobs with
+    nearly equal laxity do not preempt each other every round (least-laxity
+    thrashing). The paper does not say; 0 disables it."""
+
+    # Step 3 — complementarity pairing
+    pairing: bool = True
+    pairing_method: str = "assignment"
+    """"assignment": scipy linear_sum_assignment on the sensitive × insensitive
+    matrix (same total weight as a maximum-weight matching on this bipartite graph);
+    "networkx": networkx.max_weight_matching (the reference, slow on large graphs)."""
+    pairing_window: float = 1.5
+    """Pair only among the queue prefix asking for at most this × the cluster's GPUs."""
+    weight_scale: int = 1_000_000
+    """Pair weights are scaled by this and cast to int (exact matching arithmetic)."""
+
+    # Step 4 — placement with safe backfill
+    backfill: str = "easy"
+    """"easy": the first unit that does not fit gets a reservation and later units may
+    start only if they do not delay it; "conservative": every unit that does not fit
+    gets one; "none": greedy, no reservations."""
+    min_speed_fraction: float = 0.5
+    """When a node lacks CPU or memory for the base allocation, accept a smaller one
+    only if it keeps at least this fraction of the base speed."""
+
+    # Step 5 — deadline-aware adjustment
+    adjust: bool = True
+    """Move CPU/memory from co-located insensitive or slack-rich jobs (never below
+    what keeps them on their own deadline, nor below their floor) toward the optimal
+    demand of a job projected to miss its deadline."""
+    fill_spare: bool = True
+    """Give CPU/memory still free on a node to its jobs, most urgent first, up to
+    their optimal demand (Synergy-style work conservation; the paper is silent)."""
+
+    def __post_init__(self) -> None:
+        if self.pairing_method not in ("assignment", "networkx"):
+            raise ValueError("pairing_method must be 'assignment' or 'networkx'")
+        if self.backfill not in ("easy", "conservative", "none"):
+            raise ValueError("backfill must be 'easy', 'conservative' or 'none'")
+        if not 0 <= self.demand_tolerance < 1:
+            raise ValueError("demand_tolerance must be within [0, 1)")
+        if self.pairing_window <= 0 or self.weight_scale < 1:
+            raise ValueError("pairing_window and weight_scale must be positive")

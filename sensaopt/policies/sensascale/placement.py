@@ -1,0 +1,169 @@
+"""Step 4 of SensaScale: place units in LST order with safe (EASY) backfilling.
+
+A unit (a pair or a single job) that does not fit gets a GPU reservation on the node
+(or nodes) where enough GPUs free up earliest, judged from the estimated end times of
+the units already placed this round. Later units may start now only if they end
+before that time or leave the reserved GPUs free ("easy": only the first blocked unit
+reserves; "conservative": every blocked unit does). Reservations count GPUs only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sensaopt.instance import Node
+from sensaopt.policies.placement import NodePool, option_placement
+from sensaopt.profiles import Option
+from sensaopt.schedule import Placement
+
+from .analysis import JobInfo
+from .config import SensaScaleConfig
+
+
+@dataclass(eq=False)
+class Planned:
+    info: JobInfo
+    placements: tuple[Placement, ...]
+    option: Option  # per-GPU allocation
+    end: float  # estimated end, minutes
+
+
+@dataclass
+class Reservation:
+    time: float  # minutes
+    spare: dict[int, int] = field(default_factory=dict)  # node -> GPUs others may still use past `time`
+
+
+class Planner:
+    def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig):
+        self.pool, self.now, self.cfg = pool, now, cfg
+        self.planned: dict[str, Planned] = {}
+        self.by_node: dict[int, list[Planned]] = {}
+        self.reservations: list[Reservation] = []
+
+    # ---- allocation of one job on one node --------------------------------------------------
+    def option_on(self, info: JobInfo, node: Node, gpus: int, free_cpu: int, free_mem: float) -> Option | None:
+        """Base option if it fits the free CPU/memory, else the fastest smaller option
+        keeping ``min_speed_fraction`` of the base speed."""
+        base = info.facts.base[node.type]
+        if base.cpu * gpus <= free_cpu and base.mem * gpus <= free_mem + 1e-9:
+            return base
+        floor_speed = self.cfg.min_speed_fraction * base.speed
+        best = None
+        for o in info.facts.options:
+            if o.speed > base.speed:
+                break
+            if o.speed >= floor_speed and o.cpu * gpus <= free_cpu and o.mem * gpus <= free_mem + 1e-9:
+                best = o
+        return best
+
+    def _end(self, info: JobInfo, opt: Option, nodes: frozenset[int]) -> float:
+        return self.now + info.start_overhead(nodes) + info.time_at(opt)
+
+    def _allowed(self, node: int, gpus: int, end: float) -> bool:
+        for res in self.reservations:
+            spare = res.spare.get(node)
+            if spare is not None and end > res.time + 1e-9 and gpus > spare:
+                return False
+        return True
+
+    def _commit(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
+        self.pool.take(pls)
+        p = Planned(info, pls, opt, end)
+        self.planned[info.id] = p
+        for q in pls:
+            self.by_node.setdefault(q.node, []).append(p)
+            for res in self.reservations:
+                if q.node in res.spare and end > res.time + 1e-9:
+                    res.spare[q.node] -= q.gpus
+
+    # ---- units ----------------------------------------------------------------------------
+    def place_single(self, info: JobInfo) -> bool:
+        pool = self.pool
+        if pool.free_gpus < info.gpus:
+            return False
+        prev = info.js.placements if info.running else None
+        chosen: dict[int, Option] = {}
+
+        def make(node: Node, g: int) -> Placement | None:
+            o = self.option_on(info, node, g, pool.cpus[node.index], pool.mem[node.index])
+            if o is None:
+                return None
+            end = self.now + info.overhead + info.time_at(o)  # pessimistic: a move pays overhead
+            if not self._allowed(node.index, g, end):
+                return None
+            chosen[node.index] = o
+            return option_placement(node, g, o)
+
+        pls = pool.place(info.gpus, make, prev)
+        if pls is None:
+            return False
+        opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
+        pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
+        self._commit(info, pls, opt, self._end(info, opt, frozenset(p.node for p in pls)))
+        return True
+
+    def place_pair(self, s: JobInfo, i: JobInfo, so: Option, io: Option) -> bool:
+        """Both jobs on one node at their pair options; prefers a node either ran on."""
+        pool = self.pool
+        g = s.gpus + i.gpus
+        need_c = s.gpus * so.cpu + i.gpus * io.cpu
+        need_m = s.gpus * so.mem + i.gpus * io.mem
+        end_s = self.now + s.overhead + s.time_at(so)
+        end_i = self.now + i.overhead + i.time_at(io)
+        prefer = set()
+        for x in (s, i):
+            if x.running:
+                prefer |= {p.node for p in x.js.placements}
+        best, best_key = None, None
+        for n, node in enumerate(pool.nodes):
+            if pool.gpus[n] < g or pool.cpus[n] < need_c or pool.mem[n] + 1e-9 < need_m:
+                continue
+            if not (self._allowed(n, s.gpus, end_s) and self._allowed(n, g, max(end_s, end_i))):
+                continue
+            key = (n not in prefer, pool.gpus[n], n)
+            if best_key is None or key < best_key:
+                best, best_key = node, key
+        if best is None:
+            return False
+        for x, o in ((s, so), (i, io)):
+            pls = (option_placement(best, x.gpus, o),)
+            self._commit(x, pls, o, self._end(x, o, frozenset({best.index})))
+        return True
+
+    def reserve(self, gpus: int) -> None:
+        """Reserve GPUs for a blocked unit at the earliest time they free up."""
+        if self.cfg.backfill == "none" or (self.cfg.backfill == "easy" and self.reservations):
+            return
+        pool = self.pool
+        max_g = max(n.gpus for n in pool.nodes)
+        if gpus <= max_g:
+            best = None
+            for n, node in enumerate(pool.nodes):
+                if node.gpus < gpus:
+                    continue
+                free, t = pool.gpus[n], self.now
+                for p in sorted(self.by_node.get(n, ()), key=lambda p: p.end):
+                    if free >= gpus:
+                        break
+                    free += sum(q.gpus for q in p.placements if q.node == n)
+                    t = p.end
+                if free >= gpus and (best is None or t < best[0]):
+                    best = (t, n, free - gpus)
+            if best is not None:
+                self.reservations.append(Reservation(best[0], {best[1]: best[2]}))
+            return
+        # a multi-node unit: the earliest-freed whole nodes
+        free_at = []
+        for n, node in enumerate(pool.nodes):
+            ends = [p.end for p in self.by_node.get(n, ())]
+            free_at.append((max(ends, default=self.now), n))
+        free_at.sort()
+        chosen, left = [], gpus
+        for t, n in free_at:
+            if left <= 0:
+                break
+            chosen.append((t, n))
+            left -= pool.nodes[n].gpus
+        if left <= 0:
+            self.reservations.append(Reservation(max(t for t, _ in chosen), {n: 0 for _, n in chosen}))

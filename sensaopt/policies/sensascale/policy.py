@@ -1,0 +1,65 @@
+"""SensaScale: deadline-aware, resource-sensitivity-aware scheduling, one round at a time."""
+
+from __future__ import annotations
+
+from sensaopt.instance import Instance
+from sensaopt.policies.base import Allocation, BasePolicy, RoundState
+from sensaopt.policies.placement import NodePool
+
+from .adjust import adjust, fill_spare
+from .analysis import ProfileFacts, analyse, profile_facts
+from .config import SensaScaleConfig
+from .pairing import make_pairs, pair_options
+from .placement import Planner
+
+
+class SensaScalePolicy(BasePolicy):
+    """The five steps of SPEC §2 each round: classify → LST order → pair → place with
+    safe backfill → deadline-aware adjustment. Knobs: :class:`SensaScaleConfig`."""
+
+    name = "sensascale"
+
+    def __init__(self, config: SensaScaleConfig | None = None, **overrides):
+        base = config or SensaScaleConfig()
+        self.config = SensaScaleConfig(**{**base.__dict__, **overrides}) if overrides else base
+        self._facts: dict[int, tuple[object, ProfileFacts]] = {}
+        self.last_stats: dict = {}
+
+    def reset(self, instance: Instance) -> None:
+        super().reset(instance)
+        self._facts = {}
+
+    def facts(self, profile) -> ProfileFacts:
+        hit = self._facts.get(id(profile))
+        if hit is None:
+            hit = self._facts[id(profile)] = (profile, profile_facts(profile, self.instance.cluster, self.config))
+        return hit[1]
+
+    def decide(self, state: RoundState) -> Allocation:
+        cfg = self.config
+        infos = analyse(state, self.facts, cfg)  # steps 1-2
+        pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes)  # step 3
+        planner = Planner(NodePool(state.cluster), state.now, cfg)
+        done: set[str] = set()
+        for info in infos:  # step 4, units in LST order
+            if info.id in done:
+                continue
+            pair = pairs.get(info.id)
+            if pair is not None:
+                s, i = pair
+                done.update((s.id, i.id))
+                po = pair_options(s, i, state.cluster)
+                if po is not None and planner.place_pair(s, i, *po):
+                    continue
+                members = sorted(pair, key=lambda x: x.key)
+            else:
+                done.add(info.id)
+                members = [info]
+            for m in members:
+                if not planner.place_single(m):
+                    planner.reserve(m.gpus)
+        n_adj = adjust(planner, cfg) if cfg.adjust else 0  # step 5
+        if cfg.fill_spare:
+            fill_spare(planner)
+        self.last_stats = {"jobs": len(infos), "pairs": len(pairs) // 2, "placed": len(planner.planned), "adjusted": n_adj, "reservations": len(planner.reservations)}
+        return {jid: p.placements for jid, p in planner.planned.items()}

@@ -1,0 +1,75 @@
+"""The common result of every solver: heuristic policies, baselines, CP-SAT, MILP."""
+
+from __future__ import annotations
+
+import enum
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+
+from sensaopt.metrics import Metrics
+from sensaopt.schedule import Schedule
+
+
+class Status(str, enum.Enum):
+    OPTIMAL = "OPTIMAL"  # proven by an exact solver
+    FEASIBLE = "FEASIBLE"  # a valid schedule, optimality not proven (every heuristic)
+    INFEASIBLE = "INFEASIBLE"  # proven to have no solution
+    TIME_LIMIT = "TIME_LIMIT"  # stopped by the limit; may carry an incumbent
+    ERROR = "ERROR"
+
+
+@dataclass
+class Result:
+    solver: str  # e.g. "heuristic:sensascale", "cpsat", "milp:highs"
+    status: Status
+    objective: float | None  # the metrics module's objective of ``schedule``
+    bound: float | None  # proven lower bound on the objective, if any
+    runtime_s: float  # wall-clock seconds
+    schedule: Schedule | None
+    metrics: Metrics | None
+    params: dict = field(default_factory=dict)  # time limit, workers, seed, policy config
+    versions: dict = field(default_factory=dict)
+    message: str = ""
+
+    def to_dict(self, instance=None, with_schedule: bool = True) -> dict:
+        m = self.metrics
+        d = {
+            "solver": self.solver,
+            "status": self.status.value,
+            "objective": self.objective,
+            "bound": self.bound,
+            "runtime_s": self.runtime_s,
+            "metrics": (
+                {
+                    "slo_violations": m.slo_violations,
+                    "slo_violation_rate": m.slo_violation_rate,
+                    "avg_jct": m.avg_jct,
+                    "avg_queueing_time": m.avg_queueing_time,
+                    "makespan": m.makespan,
+                    **{k: v for k, v in m.to_dict().items() if k not in {"slo_violations", "slo_violation_rate", "avg_jct", "avg_queueing_time", "makespan"}},
+                }
+                if m
+                else None
+            ),
+            "params": self.params,
+            "versions": self.versions,
+            "message": self.message,
+        }
+        if with_schedule:
+            d["schedule"] = self.schedule.to_dict(instance) if (self.schedule and instance is not None) else None
+        return d
+
+
+_PACKAGES = ("sensaopt", "ortools", "pulp", "highspy", "networkx", "numpy", "scipy", "pandas")
+
+
+def package_versions() -> dict:
+    """Versions of Python and of the packages whose behaviour a result depends on."""
+    out = {"python": platform.python_version()}
+    for p in _PACKAGES:
+        try:
+            out[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            out[p] = None
+    return out
