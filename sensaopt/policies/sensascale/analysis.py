@@ -27,11 +27,17 @@ class ProfileFacts:
     base: dict[NodeType, Option]  # cheapest option keeping (1 - tol) of the proportional-share speed
 
 
-def profile_facts(profile: SensitivityProfile, cluster: Cluster, cfg: SensaScaleConfig) -> ProfileFacts:
+def profile_facts(profile: SensitivityProfile, gpus: int, cluster: Cluster, cfg: SensaScaleConfig) -> ProfileFacts:
+    """Facts for a ``gpus``-GPU job: options are limited to what one node of the main
+    type can give that many GPUs (an 8-GPU job on a 24-core node cannot get 12 cores
+    per GPU), so the optimal demand and the LST are achievable, not wishful."""
     ref = cluster.reference_type
     share = (ref.cpu_per_gpu, ref.mem_per_gpu)
-    opts = job_options(profile, cluster)
-    opt = profile.optimal_demand(cfg.demand_tolerance, share)
+    per_node = min(gpus, ref.gpus)
+    opts = tuple(o for o in job_options(profile, cluster) if o.cpu * per_node <= ref.cpus and o.mem * per_node <= ref.mem_gb + 1e-9)
+    peak = max(o.speed for o in opts)
+    target = (1 - cfg.demand_tolerance) * peak - 1e-12
+    opt = min((o for o in opts if o.speed >= target), key=lambda o: (max(o.cpu / share[0], o.mem / share[1]), o.cpu, o.mem))
     base = {}
     for nt in cluster.node_types:
         c, m = math.floor(nt.cpu_per_gpu + 1e-9), nt.mem_per_gpu
@@ -78,7 +84,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig) -> list[JobInfo]
     now, R = state.now, state.round_minutes
     out = []
     for js in state.jobs:
-        f = facts_of(js.spec.profile)
+        f = facts_of(js.spec.profile, js.gpus)
         running = state.was_running(js)
         oh = state.overheads.restart_minutes(js.gpus)
         start_oh = 0.0 if (running or not js.started) else oh
@@ -91,15 +97,82 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig) -> list[JobInfo]
             if not cfg.hopeless_to_best_effort:
                 target = at
                 break
-        bonus = cfg.stickiness_rounds * R if running else 0.0
         if target is not None:
             lst = target - t_opt - start_oh
-            key = (0, lst - bonus, js.spec.arrival, js.id)
+            group = 0 if lst <= now + cfg.urgent_rounds * R else (1 if running else 2)
+            key = (0, group, lst, js.spec.arrival, js.id)
             tier = 0
         else:
             lst = math.inf
-            key = (1, t_opt + start_oh - bonus, js.spec.arrival, js.id)
+            key = (1, 0 if running else 1, t_opt + start_oh, js.spec.arrival, js.id)
             tier = 1
         out.append(JobInfo(js, f, running, oh, target, tier, key, lst))
     out.sort(key=lambda i: i.key)
     return out
+
+
+def target_value(info: JobInfo) -> float:
+    for at, value in info.js.spec.deadlines():
+        if at == info.target:
+            return value
+    return 0.0
+
+
+def protect_running(infos: list[JobInfo], state: RoundState) -> int:
+    """Demote urgent waiting jobs whose start would cost more than it saves.
+
+    An urgent job (it must start now to meet its deadline) that does not fit next to
+    the running jobs would preempt some of them. For each node it could use, the
+    cheapest set of victims (most slack first) is priced by the deadline value of
+    victims that would then miss (their LST falls before the urgent job's end). If
+    even the cheapest costs at least the urgent job's own value, the running jobs
+    stay and the urgent job joins the best-effort tier this round. Returns the
+    number of demoted jobs; re-sorts ``infos`` in place.
+    """
+    from sensaopt.policies.placement import NodePool
+
+    pool = NodePool(state.cluster)
+    on_node: dict[int, list[JobInfo]] = {}
+    for i in infos:
+        if i.running:
+            pool.take(i.js.placements)
+            for p in i.js.placements:
+                on_node.setdefault(p.node, []).append(i)
+    max_g = state.cluster.max_node_gpus
+    demoted = 0
+    for u in infos:
+        if u.tier != 0 or u.key[1] != 0 or u.running or u.gpus > max_g:
+            continue
+        if any(pool.gpus[n] >= u.gpus for n in range(len(pool.nodes))):
+            n = min((n for n in range(len(pool.nodes)) if pool.gpus[n] >= u.gpus), key=lambda n: pool.gpus[n])
+            pool.gpus[n] -= u.gpus
+            continue
+        u_end = state.now + u.start_overhead(None) + u.time_at(u.facts.opt)
+        best = None
+        for n, node in enumerate(pool.nodes):
+            if node.gpus < u.gpus:
+                continue
+            free, cost, victims = pool.gpus[n], 0.0, []
+            for v in sorted(on_node.get(n, ()), key=lambda v: (-v.tier, -v.lst)):
+                if free >= u.gpus:
+                    break
+                free += sum(p.gpus for p in v.js.placements if p.node == n)
+                victims.append(v)
+                if v.tier == 0 and v.lst < u_end:
+                    cost += target_value(v)
+            if free >= u.gpus and (best is None or cost < best[0]):
+                best = (cost, n, victims)
+        if best is None or best[0] >= target_value(u):
+            u.tier, u.target, u.lst = 1, None, math.inf
+            u.key = (1, 1, u.start_overhead(None) + u.time_at(u.facts.opt), u.js.spec.arrival, u.id)
+            demoted += 1
+            continue
+        cost, n, victims = best
+        for v in victims:
+            pool.give_back(v.js.placements)
+            for p in v.js.placements:
+                on_node[p.node].remove(v)
+        pool.gpus[n] -= u.gpus
+    if demoted:
+        infos.sort(key=lambda i: i.key)
+    return demoted

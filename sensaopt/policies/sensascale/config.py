@@ -20,10 +20,19 @@ class SensaScaleConfig:
     hopeless_to_best_effort: bool = True
     """Jobs that cannot meet any of their deadlines even at optimal demand from now
     join the best-effort tier (ordered by shortest remaining time), out of the way."""
-    stickiness_rounds: float = 1.0
-    """A running job's LST counts this many rounds earlier, so that two jobs with
-    nearly equal laxity do not preempt each other every round (least-laxity
-    thrashing). The paper does not say; 0 disables it."""
+    urgent_rounds: float = 1.0
+    """Preemption guard. Within the deadline tier, jobs are ordered (urgent, running,
+    waiting) and by LST inside each group, where *urgent* means LST ≤ now + this many
+    rounds. A running job is thus preempted only by a job that must start now to meet
+    its deadline, not every time a waiting job's laxity dips below its own (plain
+    least-laxity-first thrashes, paying a restart each time). The paper is silent."""
+
+    protect_running: bool = True
+    """An urgent job may preempt running jobs only if the deadline value it saves
+    exceeds the value of the running jobs it would make miss (see
+    ``analysis.protect_running``); otherwise it is moved out of the way. The paper's
+    "hopeless jobs are moved out of the way", extended to jobs that can only be saved
+    at a greater loss."""
 
     # Step 3 — complementarity pairing
     pairing: bool = True

@@ -7,7 +7,7 @@ from sensaopt.policies.base import Allocation, BasePolicy, RoundState
 from sensaopt.policies.placement import NodePool
 
 from .adjust import adjust, fill_spare
-from .analysis import ProfileFacts, analyse, profile_facts
+from .analysis import ProfileFacts, analyse, profile_facts, protect_running
 from .config import SensaScaleConfig
 from .pairing import make_pairs, pair_options
 from .placement import Planner
@@ -22,22 +22,24 @@ class SensaScalePolicy(BasePolicy):
     def __init__(self, config: SensaScaleConfig | None = None, **overrides):
         base = config or SensaScaleConfig()
         self.config = SensaScaleConfig(**{**base.__dict__, **overrides}) if overrides else base
-        self._facts: dict[int, tuple[object, ProfileFacts]] = {}
+        self._facts: dict[tuple[int, int], tuple[object, ProfileFacts]] = {}
         self.last_stats: dict = {}
 
     def reset(self, instance: Instance) -> None:
         super().reset(instance)
         self._facts = {}
 
-    def facts(self, profile) -> ProfileFacts:
-        hit = self._facts.get(id(profile))
-        if hit is None:
-            hit = self._facts[id(profile)] = (profile, profile_facts(profile, self.instance.cluster, self.config))
+    def facts(self, profile, gpus: int) -> ProfileFacts:
+        key = (id(profile), gpus)
+        hit = self._facts.get(key)
+        if hit is None:  # the profile is kept in the value so that its id stays unique
+            hit = self._facts[key] = (profile, profile_facts(profile, gpus, self.instance.cluster, self.config))
         return hit[1]
 
     def decide(self, state: RoundState) -> Allocation:
         cfg = self.config
         infos = analyse(state, self.facts, cfg)  # steps 1-2
+        n_protect = protect_running(infos, state) if cfg.protect_running else 0
         pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes)  # step 3
         planner = Planner(NodePool(state.cluster), state.now, cfg)
         done: set[str] = set()
@@ -61,5 +63,5 @@ class SensaScalePolicy(BasePolicy):
         n_adj = adjust(planner, cfg) if cfg.adjust else 0  # step 5
         if cfg.fill_spare:
             fill_spare(planner)
-        self.last_stats = {"jobs": len(infos), "pairs": len(pairs) // 2, "placed": len(planner.planned), "adjusted": n_adj, "reservations": len(planner.reservations)}
+        self.last_stats = {"jobs": len(infos), "pairs": len(pairs) // 2, "placed": len(planner.planned), "adjusted": n_adj, "demoted": n_protect, "reservations": len(planner.reservations)}
         return {jid: p.placements for jid, p in planner.planned.items()}
