@@ -8,7 +8,6 @@ interrupted run never leaves a half-written result.
 from __future__ import annotations
 
 import json
-import math
 import os
 import tempfile
 from pathlib import Path
@@ -313,6 +312,9 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "w") as f:
             f.write(text)
             if not text.endswith("\n"):
@@ -326,7 +328,3 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         except OSError:
             pass
         raise
-
-
-def finite_or_none(x: float | None) -> float | None:
-    return x if x is not None and math.isfinite(x) else None

@@ -125,7 +125,7 @@ def generate(
     best_effort_fraction: float = typer.Option(0.0, help="Fraction of jobs without a deadline."),
     work_median: float = typer.Option(60.0, help="Median work, minutes at speed 1.0."),
     work_max: float = typer.Option(480.0, help="Largest work, minutes."),
-    max_gpus: int = typer.Option(8, help="Largest GPU count per job."),
+    gpu_mix: str = typer.Option("1:0.6,2:0.2,4:0.15,8:0.05", help="GPUs per job and their weights, as 'g:w,g:w'."),
     seed: int = typer.Option(0, help="Random seed."),
     name: Optional[str] = typer.Option(None, help="Instance name."),
 ):
@@ -134,8 +134,8 @@ def generate(
     from sensaopt.generate import GeneratorConfig, generate as gen, provenance
     from sensaopt.io import save_instance
 
-    mix = tuple((g, p) for g, p in GeneratorConfig.gpu_mix if g <= max_gpus)
     try:
+        mix = tuple((int(g), float(w)) for g, w in (item.split(":") for item in gpu_mix.split(",")))
         cfg = GeneratorConfig(
             jobs=jobs, nodes=nodes, node_gpus=node_gpus, node_cpus=node_cpus, node_mem_gb=node_mem_gb,
             round_minutes=round_minutes, load=load, gpu_mix=mix, work_median=work_median, work_max=work_max,
@@ -144,7 +144,7 @@ def generate(
         )
         inst = gen(cfg)
     except ValueError as e:
-        raise InputError("(command line)", "generate", str(e)) from None
+        raise InputError("(command line)", "generate", f"bad option: {e}") from None
     prov = provenance(cfg)
     prov["command"] = "sensaopt generate " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "sensaopt generate"
     save_instance(inst, output, prov)

@@ -1,0 +1,140 @@
+"""Each validator rule has a schedule that breaks exactly it; hand-computed outcomes."""
+
+from dataclasses import replace
+
+import pytest
+
+from sensaopt.metrics import compute_metrics
+from sensaopt.schedule import Placement as P
+from sensaopt.schedule import Schedule, Segment
+from sensaopt.validator import check_schedule, validate
+
+from .util import instance, job
+
+# two 8-GPU nodes, 24 cores and 500 GB each; rounds of 10 minutes; overhead 0.5 + 0.5·log2 g
+INST = instance(
+    [
+        job("a", arrival=0, gpus=1, work=20, model="bert", deadline=30),  # 2 rounds at speed 1
+        job("b", arrival=15, gpus=2, work=30, model="res18", deadline=60),  # release round 2
+        job("c", arrival=0, gpus=12, work=10, model="gnmt"),  # one whole node + 4 GPUs
+        job("e", arrival=0, gpus=7, work=10, model="bert"),
+    ],
+    nodes=2,
+)
+
+
+def base_segments():
+    return [
+        Segment("a", 0, 2, (P(0, 1, 3, 62.5),)),
+        Segment("b", 2, 3, (P(0, 2, 6, 125.0),)),
+        Segment("c", 5, 1, (P(0, 8, 24, 500.0), P(1, 4, 12, 250.0))),
+        Segment("e", 6, 1, (P(1, 7, 21, 437.5),)),
+    ]
+
+
+def sched(segs):
+    return Schedule(tuple(segs), 10.0)
+
+
+def rules(segs, **kw):
+    return {e.rule for e in check_schedule(INST, sched(segs), **kw).errors}
+
+
+def test_base_schedule_is_valid_and_outcomes_are_hand_computed():
+    ev = validate(INST, sched(base_segments()))
+    o = ev.outcomes
+    assert (o["a"].first_start, o["a"].finish) == (0, 20)
+    assert (o["b"].first_start, o["b"].finish) == (20, 50)
+    assert o["c"].finish == 60 and o["e"].finish == 70
+    m = compute_metrics(INST, ev)
+    assert m.slo_violations == 0 and m.avg_jct == pytest.approx((20 + 35 + 60 + 70) / 4)
+    assert m.avg_queueing_time == pytest.approx((0 + 5 + 50 + 60) / 4)
+    assert m.makespan == 70
+    assert m.gpu_utilization == pytest.approx((1 * 20 + 2 * 30 + 12 * 10 + 7 * 10) / (16 * 70))
+
+
+def replace_seg(job_id, **kw):
+    return [replace(s, **kw) if s.job == job_id else s for s in base_segments()]
+
+
+CASES = {
+    "unknown_job": base_segments() + [Segment("zz", 0, 1, (P(1, 1, 3, 62.5),))],
+    "unknown_node": replace_seg("a", placements=(P(5, 1, 3, 62.5),)),
+    "bad_segment": base_segments() + [Segment("a", 9, 0, (P(1, 1, 3, 62.5),))],
+    "gang": replace_seg("e", placements=(P(1, 6, 18, 375.0),)),
+    "single_node": replace_seg("b", placements=(P(0, 1, 3, 62.5), P(1, 1, 3, 62.5))),
+    "whole_nodes": replace_seg("c", placements=(P(0, 6, 18, 375.0), P(1, 6, 18, 375.0))),
+    "before_arrival": replace_seg("b", start=1),
+    "capacity_gpu": replace_seg("e", start=2, placements=(P(0, 7, 7, 145.81),)),  # meets b: 9 GPUs
+    "capacity_cpu": replace_seg("a", placements=(P(0, 1, 25, 62.5),)),
+    "capacity_mem": replace_seg("a", placements=(P(0, 1, 3, 501.0),)),
+    "after_completion": replace_seg("a", rounds=3),
+    "incomplete": replace_seg("a", rounds=1),
+    "overlap": base_segments() + [Segment("a", 1, 1, (P(1, 1, 3, 62.5),))],
+}
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_each_rule_broken_alone(rule):
+    # a segment on an unknown node cannot count as progress: leave completion out of that case
+    assert rules(CASES[rule], require_complete=rule != "unknown_node") == {rule}
+
+
+
+
+def test_floor_broken_alone():
+    # 0.5 GB per GPU is below bert's 20.83 GB floor; progress at zero speed is not completion
+    segs = replace_seg("a", placements=(P(0, 1, 3, 10.0),))
+    assert rules(segs, require_complete=False) == {"floor"}
+
+
+def test_duplicate_node():
+    segs = replace_seg("c", placements=(P(0, 8, 24, 500.0), P(0, 4, 12, 250.0)))
+    r = rules(segs)
+    assert "duplicate_node" in r and r <= {"duplicate_node", "capacity_gpu", "capacity_cpu", "capacity_mem"}
+
+
+def test_restart_overhead_after_preemption_and_migration():
+    # b: 2 GPUs, overhead 0.5 + 0.5·1 = 1 minute; res18 at 6 cores/125 GB per GPU... per GPU (3, 62.5) -> 1.0
+    segs = [
+        Segment("a", 0, 2, (P(0, 1, 3, 62.5),)),
+        Segment("b", 2, 1, (P(0, 2, 6, 125.0),)),  # 10 done
+        Segment("b", 4, 1, (P(0, 2, 6, 125.0),)),  # resume after a gap: 9 done (19)
+        Segment("b", 5, 1, (P(1, 2, 6, 125.0),)),  # migrate: 9 done (28)
+        Segment("b", 6, 1, (P(1, 2, 6, 125.0),)),  # 2 left: done at the end of round 6
+        Segment("c", 7, 1, (P(0, 8, 24, 500.0), P(1, 4, 12, 250.0))),
+        Segment("e", 8, 1, (P(1, 7, 21, 437.5),)),
+    ]
+    ev = validate(INST, sched(segs))
+    assert ev.outcomes["b"].finish == 70
+    assert ev.outcomes["b"].preemptions == 1 and ev.outcomes["b"].migrations == 1
+    # one round less and b is not done: 28 + 0 < 30
+    ev2 = check_schedule(INST, sched(segs[:4] + segs[5:]))
+    assert {e.rule for e in ev2.errors} == {"incomplete"}
+
+
+def test_resize_on_same_node_costs_nothing_and_speed_follows_profile():
+    # b at 9 cores/GPU (res18: 2.4x) for one round then proportional: 24 + 6 = 30 in 2 rounds
+    segs = replace_seg("b", rounds=1, placements=(P(0, 2, 18, 125.0),))
+    segs.insert(2, Segment("b", 3, 1, (P(0, 2, 6, 125.0),)))
+    ev = validate(INST, sched(segs))
+    assert ev.outcomes["b"].finish == 40 and ev.outcomes["b"].migrations == 0
+
+
+def test_speed_factor_changes_progress():
+    inst = replace(INST, jobs=tuple(replace(j, speed_factor=0.5) if j.id == "a" else j for j in INST.jobs))
+    assert {e.rule for e in check_schedule(inst, sched(base_segments())).errors} == {"incomplete"}
+    ok = replace_seg("a", rounds=4)
+    ok[1] = replace(ok[1], start=4)
+    ok[2] = replace(ok[2], start=7)
+    ok[3] = replace(ok[3], start=8)
+    assert check_schedule(inst, sched(ok)).ok
+
+
+def test_soft_deadline_losses():
+    inst = instance([job("s", work=30, deadline=20, value=10, soft=((40, 8), (60, 5)))])
+    for start, loss in ((0, 2.0), (2, 5.0), (4, 10.0)):  # finishing at 30, 50, 70 minutes
+        seg = [Segment("s", start, 3, (P(0, 1, 3, 62.5),))]
+        m = compute_metrics(inst, validate(inst, sched(seg)))
+        assert m.weighted_violations == pytest.approx(loss) and m.slo_violations == 1
+        assert m.objective == pytest.approx(inst.objective.violation_weight * loss + m.avg_jct)

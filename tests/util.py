@@ -1,0 +1,23 @@
+"""Small builders for hand-made test instances."""
+
+from __future__ import annotations
+
+from sensaopt.instance import Cluster, Instance, Job, NodeType, Overheads, SoftDeadline
+from sensaopt.profiles import get_profile
+
+
+def job(id, arrival=0.0, gpus=1, work=10.0, model="bert", deadline=None, value=1.0, soft=(), speed_factor=1.0) -> Job:
+    return Job(
+        id=id, arrival=arrival, gpus=gpus, work=work, profile=get_profile(model), deadline=deadline,
+        value=value, soft_deadlines=tuple(SoftDeadline(a, v) for a, v in soft), speed_factor=speed_factor,
+    )
+
+
+def instance(jobs, nodes=1, gpus=8, cpus=24, mem=500.0, R=10.0, overhead=(0.5, 0.5), name="t") -> Instance:
+    return Instance(
+        name=name,
+        cluster=Cluster((NodeType("n", gpus, cpus, mem, nodes),)),
+        round_minutes=R,
+        jobs=tuple(jobs),
+        overheads=Overheads(*overhead),
+    )
