@@ -1,0 +1,90 @@
+"""Loader of the Helios job log CSV (SenseTime, e.g. HeliosData ``cluster_log.csv``).
+
+Columns: ``job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,
+end_time,duration,queue``. Times are seconds or ``YYYY-MM-DD HH:MM:SS``; ``duration``
+is seconds of run time.
+
+* ``arrival`` = minutes from the earliest submit time in the file (the trace origin;
+  a window's ``start`` counts from it); ``work`` = ``duration / 60`` minutes (if
+  ``duration`` is empty: ``end_time - start_time``);
+* CPU-only rows (``gpu_num = 0``) are skipped (``"no_gpu"``), as are jobs that ran for
+  0 seconds (``"zero_duration"``) and, if ``states`` is given, jobs in other states
+  (``"state"``);
+* the log has no deadlines: :func:`build_instance` adds them by the SPEC rule;
+* malformed rows: :class:`InputError` naming file, line, field and job (default), or
+  skipped and counted as ``"malformed"`` with ``on_error="skip"``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sensaopt.errors import InputError
+from sensaopt.instance import Cluster, Instance
+from sensaopt.traces._rows import RowError, as_float, as_int, check_on_error, open_csv
+from sensaopt.traces._time import seconds
+from sensaopt.traces.sensitivity import SensitivityMix
+from sensaopt.traces.trace import DeadlineRule, TraceData, TraceJob, build_instance, window
+
+COLUMNS = ("job_id", "user", "vc", "gpu_num", "cpu_num", "node_num", "state", "submit_time", "start_time", "end_time", "duration", "queue")
+REQUIRED = ("job_id", "gpu_num", "state", "submit_time", "duration")
+
+
+def read_helios(path: str | Path, on_error: str = "raise", states: tuple[str, ...] | None = None, name: str | None = None) -> TraceData:
+    check_on_error(on_error)
+    p = Path(path)
+    data = TraceData(name or p.stem, str(p), [], has_deadlines=False)
+    raw: list[tuple[str, float, int, float]] = []
+    seen: set[str] = set()
+    wanted = {s.upper() for s in states} if states else None
+    for line, row in open_csv(p, REQUIRED):
+        jid = (row.get("job_id") or "").strip() or f"line{line}"
+        try:
+            gpus = as_int(row, "gpu_num", 0)
+            if gpus == 0:
+                data.skip("no_gpu")
+                continue
+            if wanted is not None and (row.get("state") or "").strip().upper() not in wanted:
+                data.skip("state")
+                continue
+            submit = seconds(row.get("submit_time"), "submit_time")
+            if (row.get("duration") or "").strip():
+                dur = as_float(row, "duration", 0.0)
+            else:
+                dur = seconds(row.get("end_time"), "end_time") - seconds(row.get("start_time"), "start_time")
+                if dur < 0:
+                    raise RowError("end_time", "ends before it starts")
+            if jid in seen:
+                raise RowError("job_id", "duplicate job id")
+        except RowError as e:
+            if on_error == "skip":
+                data.skip("malformed")
+                continue
+            raise InputError(str(p), f"line {line}: {e.field}", e.message, jid) from None
+        seen.add(jid)
+        if dur <= 0:
+            data.skip("zero_duration")
+            continue
+        raw.append((jid, submit, gpus, dur))
+    if not raw:
+        raise InputError(str(p), "rows", "no GPU job with a positive duration in the log")
+    origin = min(r[1] for r in raw)
+    data.jobs = [TraceJob(jid, (s - origin) / 60.0, g, d / 60.0) for jid, s, g, d in raw]
+    return data
+
+
+def load_helios(
+    path: str | Path,
+    cluster: Cluster,
+    *,
+    start: float = 0.0,
+    days: float | None = None,
+    limit: int | None = None,
+    mix: SensitivityMix | None = None,
+    deadlines: DeadlineRule | None = None,
+    seed: int = 0,
+    round_minutes: float = 5.0,
+    on_error: str = "raise",
+) -> Instance:
+    data = window(read_helios(path, on_error), start, days, limit)
+    return build_instance(data, cluster, mix=mix, seed=seed, round_minutes=round_minutes, deadlines=deadlines)

@@ -1,0 +1,129 @@
+"""One name for every workload source: ``make_trace(spec, ...) -> TraceData``.
+
+``spec`` is one of
+
+* ``chronus-slo``, ``chronus-mix1``, ``chronus-mix2``: the Chronus Philly traces in
+  the shared traces folder;
+* ``helios-gen``, ``philly-gen``: the calibrated generators;
+* ``synthetic``: :func:`sensaopt.generate.generate`'s job mix (small, file-free; for
+  tests and quick sweeps; ``jobs`` sets the job count);
+* a file path: ``*.json`` is a Philly ``cluster_job_log``; a ``*.csv`` whose header has
+  ``expect_time_list`` is a Chronus trace, one with ``gpu_num`` a Helios job log.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from sensaopt.errors import InputError
+from sensaopt.traces.paths import CHRONUS_TRACES, data_file
+from sensaopt.traces.trace import TraceData, TraceJob, window
+
+GENERATORS = ("helios-gen", "philly-gen", "synthetic")
+
+
+def source_names() -> list[str]:
+    return sorted(CHRONUS_TRACES) + list(GENERATORS)
+
+
+def make_trace(
+    spec: str,
+    *,
+    start: float = 0.0,
+    days: float | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    jobs: int | None = None,
+    cluster_gpus: int = 960,
+    on_error: str = "raise",
+) -> TraceData:
+    """The jobs of ``spec`` (window ``start`` minutes + ``days``, first ``limit``).
+    ``seed`` drives generators; ``jobs`` sets the generators' job count (Philly,
+    synthetic); ``cluster_gpus`` sizes the Philly generator's arrival rate."""
+    if spec in CHRONUS_TRACES:
+        from sensaopt.traces.chronus import read_chronus
+
+        return window(read_chronus(data_file(CHRONUS_TRACES[spec]), on_error, name=spec), start, days, limit)
+    if spec == "helios-gen":
+        from sensaopt.traces.generators import HeliosConfig, generate_helios
+
+        d = generate_helios(HeliosConfig(days=days or 7.0, start_day=start / 1440.0, seed=seed))
+        return window(d, 0.0, None, limit)
+    if spec == "philly-gen":
+        from sensaopt.traces.generators import PhillyConfig, generate_philly
+
+        d = generate_philly(PhillyConfig(jobs=jobs or limit or 1000, cluster_gpus=cluster_gpus, seed=seed))
+        return window(d, start, days, limit)
+    if spec == "synthetic":
+        return window(_synthetic(jobs or limit or 20, seed), start, days, limit)
+    p = Path(spec)
+    if not p.exists():
+        raise InputError(spec, "--trace", f"no such file, and not a known source ({', '.join(source_names())})")
+    if p.suffix.lower() == ".json":
+        from sensaopt.traces.philly import read_philly
+
+        return window(read_philly(p, on_error), start, days, limit)
+    header = _header(p)
+    if "expect_time_list" in header:
+        from sensaopt.traces.chronus import read_chronus
+
+        return window(read_chronus(p, on_error), start, days, limit)
+    if "gpu_num" in header:
+        from sensaopt.traces.helios import read_helios
+
+        return window(read_helios(p, on_error), start, days, limit)
+    raise InputError(str(p), "header", "not a Chronus trace (expect_time_list) nor a Helios job log (gpu_num)")
+
+
+def _header(p: Path) -> list[str]:
+    with p.open(newline="") as f:
+        return next(csv.reader(f), [])
+
+
+def _synthetic(n: int, seed: int) -> TraceData:
+    """Jobs from sensaopt.generate (GPU mix, log-normal work), arrivals kept."""
+    from sensaopt.generate import GeneratorConfig, generate
+
+    inst = generate(GeneratorConfig(jobs=n, seed=seed))
+    jobs = [TraceJob(j.id, j.arrival, j.gpus, j.work) for j in inst.jobs]
+    return TraceData(f"synthetic-{n}j-s{seed}", f"synthetic (seed {seed})", jobs, has_deadlines=False)
+
+
+def make_instance(
+    spec: str,
+    preset: str = "philly-8",
+    *,
+    start: float = 0.0,
+    days: float | None = None,
+    limit: int | None = None,
+    jobs: int | None = None,
+    seed: int = 0,
+    round_minutes: float = 5.0,
+    load: float = 1.0,
+    sensitive_fraction: float = 0.5,
+    mix_mode: str = "fraction",
+    guided: bool = False,
+    cpu_per_gpu: float | None = None,
+    mem_per_gpu: float | None = None,
+    best_effort_fraction: float = 0.0,
+    on_error: str = "raise",
+):
+    """(instance, trace data) of a source on a cluster preset. ``load`` multiplies the
+    arrival rate (:func:`scale_load`); model types by :class:`SensitivityMix`; traces
+    without deadlines get them by :class:`DeadlineRule` (``best_effort_fraction``)."""
+    from sensaopt.traces.presets import preset_cluster
+    from sensaopt.traces.sensitivity import SensitivityMix
+    from sensaopt.traces.trace import DeadlineRule, build_instance, scale_load
+
+    cluster = preset_cluster(preset, cpu_per_gpu, mem_per_gpu)
+    data = make_trace(spec, start=start, days=days, limit=limit, seed=seed, jobs=jobs, cluster_gpus=cluster.total_gpus, on_error=on_error)
+    data = scale_load(data, load)
+    mix = SensitivityMix(mode=mix_mode, sensitive_fraction=sensitive_fraction, guided=guided)
+    try:
+        mix.check()
+    except ValueError as e:
+        raise InputError("--sensitive-fraction", "mix", str(e)) from None
+    inst = build_instance(data, cluster, mix=mix, seed=seed, round_minutes=round_minutes,
+                          deadlines=DeadlineRule(best_effort_fraction=best_effort_fraction), name=f"{data.name}@{preset}")
+    return inst, data

@@ -1,0 +1,152 @@
+"""Trace jobs before they become an :class:`~sensaopt.instance.Instance`.
+
+A loader (``chronus``, ``helios``, ``philly``) or a calibrated generator produces a
+:class:`TraceData`: jobs with arrival (minutes from the trace's origin), GPUs, work
+(minutes at speed 1.0 = the trace's run time) and, if the trace has them, deadlines.
+:func:`window` cuts a time window / job limit; :func:`build_instance` adds a cluster,
+model types (:mod:`sensaopt.traces.sensitivity`) and, for traces without deadlines,
+deadlines by :class:`DeadlineRule`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from sensaopt.errors import InputError
+from sensaopt.generate import deadline_rule
+from sensaopt.instance import Cluster, Instance, Job, SoftDeadline
+from sensaopt.profiles import catalog
+from sensaopt.traces.sensitivity import SensitivityMix
+
+MINUTES_PER_DAY = 1440.0
+
+
+@dataclass(frozen=True)
+class TraceJob:
+    id: str
+    arrival: float  # minutes from the trace origin
+    gpus: int
+    work: float  # minutes of run time (speed 1.0)
+    deadline: float | None = None  # absolute minutes; None: best effort or no deadline info
+    value: float = 1.0
+    soft_deadlines: tuple[SoftDeadline, ...] = ()
+
+    def shifted(self, dt: float) -> "TraceJob":
+        return replace(
+            self,
+            arrival=self.arrival + dt,
+            deadline=None if self.deadline is None else self.deadline + dt,
+            soft_deadlines=tuple(SoftDeadline(s.at + dt, s.value) for s in self.soft_deadlines),
+        )
+
+
+@dataclass
+class TraceData:
+    name: str
+    source: str
+    jobs: list[TraceJob]
+    has_deadlines: bool  # the trace itself gives deadlines (Chronus); else use a DeadlineRule
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> rows skipped
+
+    def skip(self, reason: str, n: int = 1) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + n
+
+    def offered_gpu_minutes(self) -> float:
+        return sum(j.gpus * j.work for j in self.jobs)
+
+
+@dataclass(frozen=True)
+class DeadlineRule:
+    """SPEC section 5: ``deadline = arrival + λ·work``, ``λ ~ U(lo, min(hi, cap/work))``
+    (λ = lo when cap/work < lo), rounded up to a multiple of ``round_to`` minutes; a
+    ``best_effort_fraction`` of the jobs (drawn at random) gets no deadline."""
+
+    lo: float = 1.1
+    hi: float = 2.0
+    cap: float = 5040.0  # minutes
+    round_to: float = 60.0  # minutes
+    best_effort_fraction: float = 0.0
+    value: float = 1.0
+
+    def check(self) -> None:
+        if not (1.0 <= self.lo <= self.hi):
+            raise ValueError("deadline rule needs 1 <= lo <= hi")
+        if not 0 <= self.best_effort_fraction <= 1:
+            raise ValueError("best_effort_fraction must be within [0, 1]")
+
+    def apply(self, jobs: list[TraceJob], seed: int) -> list[TraceJob]:
+        self.check()
+        rng = np.random.default_rng(seed)
+        u = rng.random(len(jobs))
+        be = rng.random(len(jobs)) < self.best_effort_fraction
+        out = []
+        for j, uk, b in zip(jobs, u, be):
+            if b:
+                out.append(replace(j, deadline=None, value=1.0, soft_deadlines=()))
+                continue
+            hi = max(self.lo, min(self.hi, self.cap / j.work))
+            lam = self.lo + uk * (hi - self.lo)
+            d = deadline_rule(j.arrival, j.work, lam, self.round_to)
+            if d <= j.arrival:  # arrival exactly on a rounding boundary with tiny work
+                d = j.arrival + self.round_to
+            out.append(replace(j, deadline=d, value=self.value, soft_deadlines=()))
+        return out
+
+
+def window(data: TraceData, start: float = 0.0, days: float | None = None, limit: int | None = None) -> TraceData:
+    """Jobs arriving in ``[start, start + days·1440)`` minutes (all after ``start`` if
+    ``days`` is None), the first ``limit`` of them by arrival, shifted so that ``start``
+    becomes minute 0."""
+    if start < 0 or (days is not None and days <= 0) or (limit is not None and limit < 1):
+        raise InputError(data.source, "window", "need start >= 0, days > 0 and limit >= 1")
+    end = math.inf if days is None else start + days * MINUTES_PER_DAY
+    jobs = sorted((j for j in data.jobs if start <= j.arrival < end), key=lambda j: j.arrival)
+    if limit is not None:
+        jobs = jobs[:limit]
+    if not jobs:
+        raise InputError(data.source, "window", f"no jobs arrive in the window [{start:g}, {end:g}) minutes")
+    return TraceData(data.name, data.source, [j.shifted(-start) for j in jobs], data.has_deadlines, dict(data.skipped))
+
+
+def scale_load(data: TraceData, load: float) -> TraceData:
+    """Compress (load > 1) or stretch inter-arrival times by ``1/load``; deadlines keep
+    their distance to the arrival."""
+    if not (load > 0 and math.isfinite(load)):
+        raise InputError(data.source, "load", "must be positive")
+    if load == 1.0:
+        return data
+    jobs = [j.shifted(j.arrival / load - j.arrival) for j in data.jobs]
+    return TraceData(data.name, data.source, jobs, data.has_deadlines, dict(data.skipped))
+
+
+def build_instance(
+    data: TraceData,
+    cluster: Cluster,
+    *,
+    mix: SensitivityMix | None = None,
+    seed: int = 0,
+    round_minutes: float = 5.0,
+    deadlines: DeadlineRule | None = None,
+    name: str | None = None,
+) -> Instance:
+    """The instance of ``data`` on ``cluster``. Model types are drawn with ``mix`` and
+    ``seed``; deadlines come from the trace if it has them, else from ``deadlines``
+    (default :class:`DeadlineRule()`), seeded by ``seed + 1``. Jobs needing more GPUs
+    than the cluster has are skipped (counted in ``data.skipped["too_big"]``)."""
+    jobs = [j for j in data.jobs if j.gpus <= cluster.total_gpus]
+    if len(jobs) < len(data.jobs):
+        data.skip("too_big", len(data.jobs) - len(jobs))
+    if not jobs:
+        raise InputError(data.source, "jobs", "no job fits the cluster")
+    if not data.has_deadlines:
+        jobs = (deadlines or DeadlineRule()).apply(jobs, seed + 1)
+    models = (mix or SensitivityMix()).assign(len(jobs), seed)
+    cat = catalog()
+    out = [
+        Job(id=j.id, arrival=j.arrival, gpus=j.gpus, work=j.work, profile=cat[m], deadline=j.deadline, value=j.value, soft_deadlines=j.soft_deadlines)
+        for j, m in zip(jobs, models)
+    ]
+    return Instance(name=name or data.name, cluster=cluster, round_minutes=round_minutes, jobs=tuple(out), source=data.source)
