@@ -19,6 +19,8 @@ _BUILTIN = {
     "fifo": "sensaopt.policies.simple:FIFOPolicy",
     "edf": "sensaopt.policies.simple:EDFPolicy",
     "sensascale": "sensaopt.policies.sensascale:SensaScalePolicy",
+    "chronus": "sensaopt.policies.chronus:ChronusPolicy",
+    "synergy-tune": "sensaopt.policies.synergy:SynergyTunePolicy",
 }
 _REGISTRY: dict[str, type] = {}
 

@@ -1,0 +1,43 @@
+"""Knobs of the Chronus baseline (defaults = the paper's experiments / artifact)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ChronusConfig:
+    lease_minutes: float = 20.0
+    """Lease length (paper: 20 min). With round length R the lease is
+    ``max(1, round(lease_minutes / R))`` rounds long; when R does not divide the
+    lease, the effective lease (and the planning slot) is that many rounds × R."""
+    admission_minutes: float = 5.0
+    """New arrivals are admitted every 5 minutes in the artifact. With R >= 5 every
+    round is an admission round; with R < 5 every ``round(5 / R)`` rounds (jobs that
+    arrived in between wait, unseen, until then)."""
+    solver: str = "highs"
+    """Lease MILP solver: "highs" (HiGHS through PuLP), "cpsat" (OR-Tools CP-SAT)
+    or "greedy" (the artifact's fallback only; counted as a fallback every lease)."""
+    time_limit_s: float = 5.0
+    """Per-solve time limit (artifact: 5 s). Without an incumbent by then -> greedy
+    fallback, counted in ``policy.stats['fallbacks']``."""
+    threads: int = 1
+    seed: int = 0
+    """Solver random seed (the policy itself makes no random choice)."""
+    max_candidates: int | None = None
+    """Most (job, deadline option) candidates per MILP; default 1200·L/60 as in the
+    artifact (400 for 20-minute leases). Beyond it, planned jobs keep their cached plan."""
+    adaptive: bool = True
+    """Tie-break sign on current-slot usage: minus when an unadmitted SLO job is
+    waiting, else plus (artifact's "adaptive" objective). False: always plus."""
+    force_guarantee: bool = True
+    """Artifact's force guarantee (leases <= 30 min): an unadmitted SLO job that can
+    finish within the rest of the current lease is given spare GPUs first."""
+
+    def __post_init__(self) -> None:
+        if not self.lease_minutes > 0 or not self.admission_minutes > 0:
+            raise ValueError("chronus lease_minutes and admission_minutes must be positive")
+        if self.solver not in ("highs", "cpsat", "greedy"):
+            raise ValueError(f"chronus solver must be highs, cpsat or greedy, not {self.solver!r}")
+        if not self.time_limit_s > 0:
+            raise ValueError("chronus time_limit_s must be positive")
