@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
 
     _load_extra()
     try:
-        app(args=argv, standalone_mode=False)
+        rv = app(args=argv, standalone_mode=False)
     except SensaoptError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             print("aborted", file=sys.stderr)
             return 130
         raise
-    return 0
+    return rv if isinstance(rv, int) else 0
 
 
 def entry() -> None:  # pragma: no cover

@@ -27,17 +27,23 @@ def _needed_speed(p: Planned, now: float) -> float | None:
     return info.js.remaining / (avail * info.js.speed_correction)
 
 
-def _donor_floor(p: Planned, now: float, cfg: SensaScaleConfig) -> Option:
-    """Cheapest option a donor can drop to."""
-    opts = p.info.facts.options
+def _donor_target(p: Planned, now: float, cfg: SensaScaleConfig, short_c: int, short_m: float) -> Option:
+    """The option a donor drops to: the fastest one that frees the shortfall (or as
+    much of it as the donor's floor allows)."""
     if not p.info.facts.sensitive:
         need = p.info.facts.opt.speed
     elif p.info.target is not None:
         need = _needed_speed(p, now)
     else:
         need = (1 - cfg.demand_tolerance) * p.option.speed
-    cand = [o for o in opts if o.speed >= min(need, p.option.speed) - 1e-12 and o.cpu <= p.option.cpu and o.mem <= p.option.mem + 1e-9]
-    return min(cand, key=lambda o: (o.cpu, o.mem)) if cand else p.option
+    g = p.info.gpus
+    cand = [o for o in p.info.facts.options if o.speed >= min(need, p.option.speed) - 1e-12 and o.cpu <= p.option.cpu and o.mem <= p.option.mem + 1e-9]
+    if not cand:
+        return p.option
+    covers = [o for o in cand if (p.option.cpu - o.cpu) * g >= short_c and (p.option.mem - o.mem) * g >= short_m - 1e-9]
+    if covers:
+        return max(covers, key=lambda o: (o.speed, -o.cpu, -o.mem))
+    return min(cand, key=lambda o: (o.cpu, o.mem))
 
 
 def _resize(planner: Planner, p: Planned, o: Option) -> None:
@@ -87,7 +93,7 @@ def adjust(planner: Planner, cfg: SensaScaleConfig) -> int:
             for d in donors:
                 if short_c <= 0 and short_m <= 1e-9:
                     break
-                fl = _donor_floor(d, now, cfg)
+                fl = _donor_target(d, now, cfg, max(short_c, 0), max(short_m, 0.0))
                 if fl == d.option:
                     continue
                 gc = (d.option.cpu - fl.cpu) * d.info.gpus

@@ -1,0 +1,5 @@
+import sys
+
+from sensaopt.cli import main
+
+sys.exit(main())
