@@ -76,3 +76,114 @@ def simulate(
             bar.close()
         write_outputs(output, pol, inst, res, ev, workload)
         typer.echo(summary_line(res))
+
+
+@instances_app.command("from-trace")
+def instances_from_trace(
+    trace: str = typer.Option(..., "--trace", help=_TRACE_HELP),
+    jobs: int = typer.Option(8, "--jobs", "-n", help="Jobs per window (consecutive by arrival)."),
+    count: int = typer.Option(20, help="Number of windows."),
+    stride: Optional[int] = typer.Option(None, help="Jobs between window starts (default: --jobs)."),
+    first: int = typer.Option(0, help="Index of the first window's first job."),
+    start: float = typer.Option(0.0, help="Trace window start, minutes."),
+    days: Optional[float] = typer.Option(None, help="Trace window, days."),
+    node_gpus: int = typer.Option(8, help="GPUs per node of the scaled-down cluster."),
+    cpu_per_gpu: float = typer.Option(3.0, help="Cores per GPU."),
+    mem_per_gpu: float = typer.Option(62.5, help="GB per GPU."),
+    load: float = typer.Option(1.15, help="Target offered load of each window's cluster."),
+    max_nodes: int = typer.Option(4, help="At most this many nodes per window."),
+    round_minutes: float = typer.Option(10.0, help="Round length, minutes."),
+    deadlines: Optional[str] = typer.Option(None, help="keep (the trace's) | rule (SPEC rule); default keep when the trace has them."),
+    seed: int = typer.Option(0, help="Seed (model types, rule deadlines, generators)."),
+    sensitive_fraction: float = typer.Option(0.5, help="Fraction of sensitive model types."),
+    mix: str = typer.Option("fraction", help="fraction | synergy"),
+    output: Path = typer.Option(..., "-o", "--output", help="Folder for the instance files."),
+):
+    """Cut windows of N consecutive trace jobs into instance files (cluster scaled to their load)."""
+    from sensaopt.errors import InputError
+    from sensaopt.io import save_instance
+    from sensaopt.traces.sensitivity import SensitivityMix
+    from sensaopt.traces.sources import make_trace
+    from sensaopt.traces.windows import WindowConfig, cut_windows
+
+    data = make_trace(trace, start=start, days=days, seed=seed)
+    cfg = WindowConfig(n_jobs=jobs, count=count, stride=stride, first=first, node_gpus=node_gpus, cpu_per_gpu=cpu_per_gpu,
+                       mem_per_gpu=mem_per_gpu, load=load, max_nodes=max_nodes, round_minutes=round_minutes, deadlines=deadlines, seed=seed)
+    try:
+        wins = cut_windows(data, cfg, SensitivityMix(mode=mix, sensitive_fraction=sensitive_fraction))
+    except ValueError as e:
+        raise InputError("--deadlines", "options", str(e)) from None
+    cmd = "sensaopt " + " ".join(sys.argv[1:]) if sys.argv[1:] else "sensaopt instances from-trace"
+    for inst, prov in wins:
+        prov["command"] = cmd
+        p = Path(output) / f"{inst.name}.json"
+        save_instance(inst, p, prov)
+        typer.echo(f"{p}: {len(inst.jobs)} jobs, {inst.cluster.num_nodes} x {node_gpus} GPUs")
+    if not wins:
+        raise InputError(trace, "windows", "no window could be cut (trace too short or jobs too large for --max-nodes)")
+
+
+def _floats_or_none(vals: List[str], name: str) -> list:
+    from sensaopt.errors import InputError
+
+    out = []
+    for v in vals:
+        if v.lower() in ("none", "preset", "default"):
+            out.append(None)
+            continue
+        try:
+            out.append(float(v))
+        except ValueError:
+            raise InputError(f"--{name}", name, f"not a number: {v!r}") from None
+    return out or [None]
+
+
+@app.command()
+def sweep(
+    trace: List[str] = typer.Option(["synthetic"], "--trace", help=_TRACE_HELP + " (repeat)"),
+    preset: List[str] = typer.Option(["philly-8"], "--preset", help="Cluster preset (repeat)."),
+    policy: List[str] = typer.Option(["edf"], "--policy", help="Policy (repeat)."),
+    seed: List[int] = typer.Option([0], "--seed", help="Seed (repeat)."),
+    load: List[float] = typer.Option([1.0], "--load", help="Arrival-rate multiplier (repeat)."),
+    sensitive_fraction: List[float] = typer.Option([0.5], "--sensitive-fraction", help="Sensitive fraction (repeat)."),
+    cpu_per_gpu: List[str] = typer.Option([], "--cpu-per-gpu", help="Cores per GPU (repeat; 'preset' = the preset's)."),
+    mem_per_gpu: List[str] = typer.Option([], "--mem-per-gpu", help="GB per GPU (repeat; 'preset' = the preset's)."),
+    mix: str = typer.Option("fraction", help="fraction | synergy"),
+    start: float = typer.Option(0.0, help="Window start, minutes."),
+    days: Optional[float] = typer.Option(None, help="Window, days."),
+    limit: Optional[int] = typer.Option(None, help="First N jobs of the window."),
+    jobs: Optional[int] = typer.Option(None, help="Job count for philly-gen / synthetic."),
+    round_minutes: float = typer.Option(5.0, help="Round length, minutes."),
+    store: Path = typer.Option(..., "--store", help="Result folder (runs/<hash>.json); rerun to resume."),
+    scheduler: Optional[str] = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
+    workers: int = typer.Option(2, help="LocalCluster worker processes."),
+    serial: bool = typer.Option(False, help="Run in this process, without Dask."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+):
+    """Run the cartesian product of the options on Dask; finished runs are kept by config hash."""
+    from sensaopt.sweep import ResultStore, RunConfig, grid, run_serial, run_sweep
+    from sensaopt.sweep.report import summary_csv
+    from sensaopt.io import atomic_write_text
+
+    base = RunConfig(mix=mix, start=start, days=days, limit=limit, jobs=jobs, round_minutes=round_minutes)
+    cfgs = grid(base, trace=trace, preset=preset, policy=policy, seed=seed, load=load, sensitive_fraction=sensitive_fraction,
+                cpu_per_gpu=_floats_or_none(cpu_per_gpu, "cpu-per-gpu"), mem_per_gpu=_floats_or_none(mem_per_gpu, "mem-per-gpu"))
+    st = ResultStore(store)
+    bar, _ = _progress(len(cfgs), "sweep", quiet)
+    bar.unit = "run"
+
+    def cb(n, total):
+        bar.total = total
+        bar.update(n - bar.n)
+
+    try:
+        rep = run_serial(cfgs, st, cb) if serial else run_sweep(cfgs, st, scheduler=scheduler, n_workers=workers, progress=cb)
+    finally:
+        bar.close()
+    records = [st.get(c.key()) for c in cfgs]
+    atomic_write_text(Path(store) / "summary.csv", summary_csv([r for r in records if r is not None]))
+    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; table: {Path(store) / 'summary.csv'}")
+    for k, err in rep.failed.items():
+        typer.echo(f"failed {k}: {err}", err=True)
+    if rep.failed:
+        raise typer.Exit(1)

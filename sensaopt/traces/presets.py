@@ -13,11 +13,14 @@ CPU cores and memory (GB) per GPU are parameters. The default is Synergy's serve
 ratio, 3 cores and 62.5 GB per GPU (``node="synergy"``); ``node="chronus"`` is the
 Chronus artifact's server, 128 cores and 256 GB per 8 GPUs (16 cores, 32 GB per GPU).
 A preset name may carry the node variant as a suffix: ``philly-8-chronus``.
+``NxG`` (e.g. ``2x8``) is a custom cluster of N nodes with G GPUs each (small
+instances, tests).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from sensaopt.errors import InputError
@@ -62,13 +65,17 @@ def preset_spec(name: str, cpu_per_gpu: float | None = None, mem_per_gpu: float 
     the node variant's ratio (cores, GB per GPU)."""
     base, variant = name, node or "synergy"
     for v in NODE_VARIANTS:
-        if name.endswith(f"-{v}") and name[: -len(v) - 1] in PRESETS:
+        if name.endswith(f"-{v}") and (name[: -len(v) - 1] in PRESETS or re.fullmatch(r"\d+x\d+", name[: -len(v) - 1])):
             base, variant = name[: -len(v) - 1], v
-    if base not in PRESETS:
+    custom = re.fullmatch(r"(\d+)x(\d+)", base)
+    if custom and int(custom.group(1)) > 0 and int(custom.group(2)) > 0:
+        nodes, gpus = int(custom.group(1)), int(custom.group(2))
+    elif base not in PRESETS:
         raise InputError("--preset", "preset", f"unknown cluster preset {name!r} (known: {', '.join(preset_names())})")
     if variant not in NODE_VARIANTS:
         raise InputError("--preset", "node", f"unknown node variant {variant!r} (known: {', '.join(NODE_VARIANTS)})")
-    nodes, gpus = PRESETS[base]
+    else:
+        nodes, gpus = PRESETS[base]
     c, m = NODE_VARIANTS[variant]
     c = c if cpu_per_gpu is None else cpu_per_gpu
     m = m if mem_per_gpu is None else mem_per_gpu
