@@ -70,12 +70,12 @@ def preset_spec(name: str, cpu_per_gpu: float | None = None, mem_per_gpu: float 
     custom = re.fullmatch(r"(\d+)x(\d+)", base)
     if custom and int(custom.group(1)) > 0 and int(custom.group(2)) > 0:
         nodes, gpus = int(custom.group(1)), int(custom.group(2))
-    elif base not in PRESETS:
-        raise InputError("--preset", "preset", f"unknown cluster preset {name!r} (known: {', '.join(preset_names())})")
+    elif base in PRESETS:
+        nodes, gpus = PRESETS[base]
+    else:
+        raise InputError("--preset", "preset", f"unknown cluster preset {name!r} (known: {', '.join(preset_names())}, or NxG)")
     if variant not in NODE_VARIANTS:
         raise InputError("--preset", "node", f"unknown node variant {variant!r} (known: {', '.join(NODE_VARIANTS)})")
-    else:
-        nodes, gpus = PRESETS[base]
     c, m = NODE_VARIANTS[variant]
     c = c if cpu_per_gpu is None else cpu_per_gpu
     m = m if mem_per_gpu is None else mem_per_gpu
