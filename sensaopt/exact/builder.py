@@ -1,0 +1,368 @@
+"""The one model builder: the time-indexed formulation of ``models/formulation.md``,
+written once against a tiny backend interface (:class:`Backend`) that CP-SAT
+(:mod:`sensaopt.exact.cpsat`) and PuLP (:mod:`sensaopt.exact.milp`) implement.
+
+All coefficients are integers in the scaled units of :mod:`sensaopt.exact.data`.
+The builder is split into :func:`add_variables`, the constraint families
+(``c_*`` functions, one per named family of the formulation) and
+:func:`add_objective`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sensaopt.exact.data import JobData, ModelData
+
+
+class Backend(Protocol):
+    def bool_var(self, name: str) -> Any: ...
+    def int_var(self, lb: int, ub: int, name: str) -> Any: ...  # MILP: continuous is enough
+    def sum(self, terms) -> Any: ...
+    def add(self, constraint, family: str) -> None: ...
+    def minimize(self, expr) -> None: ...
+
+
+@dataclass(frozen=True)
+class Strength:
+    """Optional strengthening (all valid: they never cut off an optimal schedule)."""
+
+    symmetry: bool = True  # identical nodes are first used in index order
+    aggregate: bool = True  # cluster-wide GPU/CPU/memory capacity per slot
+    trim: bool = True  # variables only in [release, horizon)
+    prune: bool = True  # completion impossible before the earliest solo finish; hopeless deadlines fixed violated
+
+
+@dataclass
+class Vars:
+    x: dict = field(default_factory=dict)  # (k, t, pair) -> bool
+    run: dict = field(default_factory=dict)  # (k, t) -> expr (sum of x)
+    rb: dict = field(default_factory=dict)  # (k, t) -> bool or 0/1 const: ran before slot t
+    restart: dict = field(default_factory=dict)  # (k, t) -> bool
+    loss: dict = field(default_factory=dict)  # (k, t) -> int: progress units lost to the restart
+    cum: dict = field(default_factory=dict)  # (k, t) -> int: progress units done by the end of t
+    done: dict = field(default_factory=dict)  # (k, t) -> bool or 0/1 const
+    met: dict = field(default_factory=dict)  # (k, d) -> bool or 0/1 const
+    leftover: dict = field(default_factory=dict)  # k -> int, rounds of work left after the window
+    ever: dict = field(default_factory=dict)  # (node, t) -> bool, symmetry breaking
+    families: dict = field(default_factory=dict)  # family -> count
+    objective_terms: list = field(default_factory=list)  # (coef, var) for the variable part
+    objective_const: int = 0  # scaled constant part of the variable objective expression
+
+
+def _is_var(v) -> bool:
+    return not isinstance(v, (int, float))
+
+
+def build(data: ModelData, be: Backend, strength: Strength = Strength()) -> Vars:
+    v = Vars()
+    add_variables(data, be, v, strength)
+    for fam in FAMILIES.values():
+        fam(data, be, v, strength)
+    add_objective(data, be, v)
+    return v
+
+
+# ---- variables ---------------------------------------------------------------------------
+def add_variables(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
+    H = data.H
+    for jd in data.jobs:
+        k = jd.k
+        for t in data.slots(jd, s.trim):
+            for pair in jd.pairs:
+                v.x[k, t, pair] = be.bool_var(f"x_{k}_{t}_{pair[0]}_{pair[1]}")
+            v.run[k, t] = be.sum(v.x[k, t, p] for p in jd.pairs)
+        first = jd.release
+        for t in data.slots(jd, s.trim):
+            if t < first:
+                v.rb[k, t] = 0
+            elif t == first:
+                v.rb[k, t] = 1 if jd.init_ran else 0
+            else:
+                v.rb[k, t] = be.bool_var(f"rb_{k}_{t}")
+            if _is_var(v.rb[k, t]):
+                v.restart[k, t] = be.bool_var(f"rs_{k}_{t}")
+                dmax = max(f - r for f, r in zip(jd.full, jd.restart))
+                if dmax > 0:
+                    v.loss[k, t] = be.int_var(0, dmax, f"ls_{k}_{t}")
+            elif v.rb[k, t] == 1 and t >= first:
+                # ran before the window: a restart unless it continues on the same nodes
+                v.restart[k, t] = be.bool_var(f"rs_{k}_{t}")
+                dmax = max(f - r for f, r in zip(jd.full, jd.restart))
+                if dmax > 0:
+                    v.loss[k, t] = be.int_var(0, dmax, f"ls_{k}_{t}")
+            v.cum[k, t] = be.int_var(0, jd.work_units + jd.best_full * H, f"cum_{k}_{t}")
+            early = s.prune and t < jd.earliest_done
+            v.done[k, t] = 0 if (t < first or early) else be.bool_var(f"d_{k}_{t}")
+        for d, (last, _val) in enumerate(jd.deadlines):
+            if last < first or (s.prune and last < jd.earliest_done):
+                v.met[k, d] = 0
+            elif last >= H - 1 and not data.window:
+                v.met[k, d] = 1
+            else:
+                v.met[k, d] = be.bool_var(f"met_{k}_{d}")
+        if data.window:
+            v.leftover[k] = be.int_var(0, -(-jd.work_units // jd.best_full), f"left_{k}")
+    if s.symmetry and not data.window:
+        for n, t in _sym_pairs(data):
+            v.ever[n, t] = be.bool_var(f"ever_{n}_{t}")
+
+
+def _sym_pairs(data: ModelData):
+    nodes = data.instance.cluster.nodes
+    for n in range(len(nodes) - 1):
+        if nodes[n].type is nodes[n + 1].type:
+            for t in range(data.H):
+                yield n, t
+
+
+def _count(v: Vars, family: str, n: int = 1) -> None:
+    v.families[family] = v.families.get(family, 0) + n
+
+
+def _add(be: Backend, v: Vars, con, family: str) -> None:
+    if isinstance(con, bool):
+        if not con:
+            raise AssertionError(f"constant constraint of family {family} is false")
+        return
+    be.add(con, family)
+    _count(v, family)
+
+
+# ---- constraint families -------------------------------------------------------------------
+def c_one_placement(data, be, v, s):
+    """one_placement: at most one (pattern, option) per job and slot."""
+    for (k, t), run in v.run.items():
+        if len(data.jobs[k].pairs) > 1:
+            _add(be, v, run <= 1, "one_placement")
+
+
+def c_release(data, be, v, s):
+    """release: no run before the release slot (only needed without trimming)."""
+    for (k, t, pair), x in v.x.items():
+        if t < data.jobs[k].release:
+            _add(be, v, x == 0, "release")
+
+
+def _node_usage(data: ModelData, v: Vars):
+    """(node, t) -> list of (gpus, cores, mem units, x)."""
+    use: dict = {}
+    for (k, t, pair), x in v.x.items():
+        jd = data.jobs[k]
+        pat, opt = jd.patterns[pair[0]], jd.options[pair[1]]
+        mu = data.mem_units(opt.mem, up=True)
+        for nd, g in pat.parts:
+            use.setdefault((nd, t), []).append((g, g * opt.cpu, g * mu, x))
+    return use
+
+
+def c_capacity(data, be, v, s):
+    """capacity_gpu / capacity_cpu / capacity_mem: per node and slot."""
+    nodes = data.instance.cluster.nodes
+    for (nd, t), items in _node_usage(data, v).items():
+        node = nodes[nd]
+        cap_m = data.mem_units(node.mem_gb, up=False)
+        if sum(g for g, _, _, _ in items) > node.gpus:
+            _add(be, v, be.sum(g * x for g, _, _, x in items) <= node.gpus, "capacity_gpu")
+        if sum(c for _, c, _, _ in items) > node.cpus:
+            _add(be, v, be.sum(c * x for _, c, _, x in items) <= node.cpus, "capacity_cpu")
+        if sum(m for _, _, m, _ in items) > cap_m:
+            _add(be, v, be.sum(m * x for _, _, m, x in items) <= cap_m, "capacity_mem")
+
+
+def c_aggregate(data, be, v, s):
+    """aggregate_capacity: cluster-wide GPU, CPU and memory per slot (valid cuts)."""
+    if not s.aggregate:
+        return
+    cl = data.instance.cluster
+    per_t: dict = {}
+    for (nd, t), items in _node_usage(data, v).items():
+        per_t.setdefault(t, []).extend(items)
+    cap_m = sum(data.mem_units(n.mem_gb, up=False) for n in cl.nodes)
+    for t, items in per_t.items():
+        # one term per x: a multi-node x appears once per node, so sum its parts
+        agg: dict = {}
+        for g, c, m, x in items:
+            a = agg.setdefault(id(x), [0, 0, 0, x])
+            a[0] += g; a[1] += c; a[2] += m
+        vals = list(agg.values())
+        if sum(a[0] for a in vals) > cl.total_gpus:
+            _add(be, v, be.sum(a[0] * a[3] for a in vals) <= cl.total_gpus, "aggregate_gpu")
+        if sum(a[1] for a in vals) > cl.total_cpus:
+            _add(be, v, be.sum(a[1] * a[3] for a in vals) <= cl.total_cpus, "aggregate_cpu")
+        if sum(a[2] for a in vals) > cap_m:
+            _add(be, v, be.sum(a[2] * a[3] for a in vals) <= cap_m, "aggregate_mem")
+
+
+def _set_use(jd: JobData, v: Vars, t: int, S: frozenset):
+    return [v.x[jd.k, t, p] for p in jd.pairs if jd.patterns[p[0]].nodes == S and (jd.k, t, p) in v.x]
+
+
+def c_ran_before(data, be, v, s):
+    """ran_before: rb[t] >= rb[t-1] and rb[t] >= run[t-1] (the solver never gains by raising rb)."""
+    for (k, t), rb in v.rb.items():
+        if not _is_var(rb):
+            continue
+        prev = v.rb.get((k, t - 1), 0)
+        if _is_var(prev):
+            _add(be, v, rb >= prev, "ran_before")
+        elif prev == 1:
+            _add(be, v, rb >= 1, "ran_before")
+        if (k, t - 1) in v.run:
+            _add(be, v, rb >= v.run[k, t - 1], "ran_before")
+
+
+def c_restart(data, be, v, s):
+    """restart_detect: a slot is a restart if the job ran before and did not run on the
+    same node set in the previous slot; restart_loss: the lost progress units."""
+    for (k, t), rs in v.restart.items():
+        jd = data.jobs[k]
+        rb = v.rb[k, t]
+        for S in jd.node_sets:
+            now = _set_use(jd, v, t, S)
+            if not now:
+                continue
+            if (k, t - 1) in v.run:
+                before = _set_use(jd, v, t - 1, S)
+            else:  # first slot of the model: the state before the window
+                before = 1 if (jd.init_nodes is not None and jd.init_nodes == S) else 0
+            _add(be, v, rs >= be.sum(now) - (be.sum(before) if isinstance(before, list) else before) + rb - 1, "restart_detect")
+        if (k, t) in v.loss:
+            dmax = max(f - r for f, r in zip(jd.full, jd.restart))
+            terms = [(jd.full[p[1]] - jd.restart[p[1]]) * v.x[k, t, p] for p in jd.pairs if jd.full[p[1]] > jd.restart[p[1]]]
+            _add(be, v, v.loss[k, t] >= be.sum(terms) - dmax + dmax * rs, "restart_loss")
+
+
+def c_progress(data, be, v, s):
+    """work_progress: cum[t] = cum[t-1] + Σ full·x − loss[t]; completion: cum[t] >= W·done[t]."""
+    for jd in data.jobs:
+        k = jd.k
+        prev = 0
+        for t in data.slots(jd, s.trim):
+            gain = be.sum(jd.full[p[1]] * v.x[k, t, p] for p in jd.pairs)
+            lost = v.loss.get((k, t), 0)
+            _add(be, v, v.cum[k, t] == prev + gain - lost, "work_progress")
+            prev = v.cum[k, t]
+            d = v.done[k, t]
+            if _is_var(d):
+                _add(be, v, v.cum[k, t] >= jd.work_units * d, "completion")
+
+
+def c_done(data, be, v, s):
+    """done_monotone, finish_in_horizon (offline), no_run_after_completion."""
+    for jd in data.jobs:
+        k = jd.k
+        sl = list(data.slots(jd, s.trim))
+        for a, b in zip(sl, sl[1:]):
+            da, db = v.done[k, a], v.done[k, b]
+            if _is_var(da):
+                _add(be, v, db >= da, "done_monotone")
+                _add(be, v, v.run[k, b] <= 1 - da, "no_run_after_completion")
+        if not data.window:
+            last = v.done[k, sl[-1]] if sl else 0
+            if not _is_var(last):
+                raise AssertionError(f"job {jd.id} cannot finish within the horizon of {data.H} slots")
+            _add(be, v, last == 1, "finish_in_horizon")
+
+
+def c_deadline(data, be, v, s):
+    """deadline_met: met_d <= done[last slot meeting deadline d]; in a rolling window,
+    a deadline after the window needs the leftover work to fit before it."""
+    for jd in data.jobs:
+        k = jd.k
+        for d, (last, _val) in enumerate(jd.deadlines):
+            m = v.met[k, d]
+            if not _is_var(m):
+                continue
+            if last <= data.H - 1:
+                _add(be, v, m <= v.done[k, last], "deadline_met")
+            else:  # window only
+                end = v.cum[k, data.H - 1]
+                _add(be, v, end + jd.best_full * (last - data.H + 1) >= jd.work_units * m, "deadline_met")
+        if data.window:
+            end = v.cum[jd.k, data.H - 1] if (jd.k, data.H - 1) in v.cum else 0
+            _add(be, v, jd.best_full * v.leftover[k] + end >= jd.work_units, "leftover")
+
+
+def c_symmetry(data, be, v, s):
+    """symmetry: identical node n+1 is used in slot t only if node n was used by then."""
+    if not v.ever:
+        return
+    occ: dict = {}
+    for (k, t, pair), x in v.x.items():
+        for nd in data.jobs[k].patterns[pair[0]].nodes:
+            occ.setdefault((nd, t), []).append(x)
+    for (n, t), e in v.ever.items():
+        prev = v.ever.get((n, t - 1), 0)
+        _add(be, v, e <= prev + be.sum(occ.get((n, t), [])), "symmetry")
+        for x in occ.get((n + 1, t), []):
+            _add(be, v, x <= e, "symmetry")
+
+
+FAMILIES = {
+    "one_placement": c_one_placement,
+    "release": c_release,
+    "capacity": c_capacity,
+    "aggregate": c_aggregate,
+    "ran_before": c_ran_before,
+    "restart": c_restart,
+    "progress": c_progress,
+    "done": c_done,
+    "deadline": c_deadline,
+    "symmetry": c_symmetry,
+}
+
+
+# ---- objective -----------------------------------------------------------------------------
+def objective_parts(data: ModelData) -> tuple[int, dict]:
+    """Integer coefficients: (R·Q per unfinished slot, {(k, d): weight·n·Q·Δvalue})."""
+    Q, n = data.obj_scale, max(data.n, 1)
+    slot_coef = round(data.R * Q)
+    wv = data.instance.objective.violation_weight
+    met_coef = {}
+    for jd in data.jobs:
+        vals = [val for _, val in jd.deadlines] + [0.0]
+        for d in range(len(jd.deadlines)):
+            met_coef[jd.k, d] = round(wv * n * Q * (vals[d] - vals[d + 1]))
+    return slot_coef, met_coef
+
+
+def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
+    """n·Q × (violation_weight·Σ loss + avg JCT) minus a constant (see :func:`objective_offset`):
+    Σ R·Q·(1 − done[t]) + Σ c_d·(1 − met_d) (+ leftover rounds in a rolling window)."""
+    slot_coef, met_coef = objective_parts(data)
+    terms, const = [], 0
+    have: dict = {}
+    for (k, t) in v.done:
+        have[k] = have.get(k, 0) + 1
+    for jd in data.jobs:  # slots without variables (before release when trimmed) are unfinished
+        const += slot_coef * (data.H - have.get(jd.k, 0))
+    for (k, t), d in v.done.items():
+        if _is_var(d):
+            terms.append((-slot_coef, d)); const += slot_coef
+        elif d == 0:
+            const += slot_coef
+    for (k, d), m in v.met.items():
+        c = met_coef[k, d]
+        if _is_var(m):
+            terms.append((-c, m)); const += c
+        elif m == 0:
+            const += c
+    for k, lo in v.leftover.items():
+        terms.append((slot_coef, lo))
+    v.objective_terms, v.objective_const = terms, const
+    be.minimize(be.sum(c * x for c, x in terms) + const)
+
+
+def objective_offset(data: ModelData) -> float:
+    """Objective = (scaled model objective) / (n·Q) + this offset (minutes):
+    Σ_j ((start_round + 1)·R − arrival_j) / n (JCT = (C_j + 1)·R − a_j, C_j = unfinished slots)."""
+    n = max(data.n, 1)
+    tot = sum((data.start_round + 1) * data.R - jd.job.arrival for jd in data.jobs)
+    return tot / n
+
+
+def to_objective(data: ModelData, scaled: float) -> float:
+    """Convert a scaled model objective (or bound) to metrics units."""
+    return scaled / (max(data.n, 1) * data.obj_scale) + objective_offset(data)

@@ -1,0 +1,265 @@
+"""Model data: the one extraction of everything the exact models need from an instance.
+
+Units and scaling (the same for both backends, so that CP-SAT gets integers):
+
+* time is counted in **slots** of one round (``R = instance.round_minutes`` minutes);
+  slot ``t`` is round ``t`` (offline) or round ``start_round + t`` (rolling window);
+* work is counted in **work units** of ``1 / work_scale`` minutes at speed 1.0
+  (default ``work_scale = 10_000``). A slot's progress at per-GPU option ``o`` is
+  ``full[o] = ceil(speed_o · R · work_scale)`` units, or ``restart[o] =
+  ceil(speed_o · (R - overhead) · work_scale)`` when the slot pays the restart overhead;
+  a job needs ``W = ceil((work - WORK_EPS) · work_scale)`` units. Rounding *up*
+  makes the model an outer approximation: every validator-feasible schedule is
+  model-feasible (its summed rounded progress is ≥ its true progress), so the proven
+  bound is a valid bound. The extraction replays the validator's float arithmetic
+  and cuts a job's slots after its true completion;
+* memory is counted in ``1 / mem_scale`` GB (the smallest power of ten that makes
+  every per-GPU memory level and node capacity integral, up to 10^4; otherwise
+  demands are rounded up and capacities down);
+* the objective is multiplied by ``n_jobs · obj_scale`` (``obj_scale`` the smallest
+  power of ten making ``R`` and every ``violation_weight · n_jobs · Δvalue``
+  integral, up to 10^6, else coefficients are rounded).
+
+Placements are enumerated as *patterns*: a tuple of ``(node, gpus)`` pairs that
+satisfies the gang rule (one node if the job fits a node, else whole nodes plus at
+most one partial node). Every per-GPU option of
+:func:`sensaopt.policies.placement.job_options` may be combined with every pattern
+whose nodes can hold it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+from sensaopt.errors import SensaoptError
+from sensaopt.instance import Instance, Job
+from sensaopt.policies.placement import job_options
+from sensaopt.profiles import Option
+from sensaopt.schedule import Placement, Schedule
+from sensaopt.validator import WORK_EPS
+
+DEFAULT_WORK_SCALE = 10_000
+DEFAULT_MAX_VARS = 300_000
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """Where a job runs during one slot: ``(node index, gpus)`` pairs, by node."""
+
+    parts: tuple[tuple[int, int], ...]
+
+    @property
+    def nodes(self) -> frozenset[int]:
+        return frozenset(n for n, _ in self.parts)
+
+
+@dataclass
+class JobData:
+    """One job as the model sees it (slots relative to the model's first slot)."""
+
+    k: int  # index in ModelData.jobs
+    id: str
+    job: Job
+    gpus: int
+    release: int  # first slot it may run in
+    work_units: int  # W
+    options: tuple[Option, ...]
+    patterns: tuple[Pattern, ...]
+    pairs: tuple[tuple[int, int], ...]  # allowed (pattern index, option index)
+    full: tuple[int, ...]  # progress units per option, normal slot
+    restart: tuple[int, ...]  # progress units per option, slot paying the restart overhead
+    overhead_minutes: float
+    deadlines: tuple[tuple[int, float], ...]  # (last slot whose end meets it, value), earliest first
+    earliest_done: int  # earliest slot at whose end the job can be complete, alone
+    init_ran: bool = False  # rolling: the job ran before the window
+    init_nodes: frozenset[int] | None = None  # rolling: node set of the slot just before the window
+
+    @property
+    def node_sets(self) -> tuple[frozenset[int], ...]:
+        return tuple(sorted({p.nodes for p in self.patterns}, key=sorted))
+
+    @property
+    def best_full(self) -> int:
+        return max(self.full)
+
+
+@dataclass
+class ModelData:
+    instance: Instance
+    R: float  # minutes per slot
+    H: int  # slots
+    jobs: list[JobData]
+    work_scale: int
+    mem_scale: int
+    obj_scale: int
+    start_round: int = 0  # absolute round of slot 0
+    window: bool = False  # rolling window: jobs need not finish, leftover work is priced
+    hopeless: dict = field(default_factory=dict)  # job id -> deadlines that cannot be met even alone
+
+    @property
+    def n(self) -> int:
+        return len(self.jobs)
+
+    def slots(self, jd: JobData, trim: bool = True) -> range:
+        """Slots with variables for the job: [release, H) (all of [0, H) when not trimmed)."""
+        return range(jd.release if trim else 0, self.H)
+
+    def estimate_vars(self) -> int:
+        """Binary placement variables plus per-slot auxiliaries (an estimate before building)."""
+        return sum((len(jd.pairs) + 5 + len(jd.node_sets)) * max(self.H - jd.release, 0) for jd in self.jobs)
+
+    def mem_units(self, gb: float, up: bool) -> int:
+        x = gb * self.mem_scale
+        return math.ceil(x - 1e-6) if up else math.floor(x + 1e-6)
+
+
+def patterns_for(instance: Instance, gpus: int) -> list[Pattern]:
+    """Every gang-rule placement of ``gpus`` GPUs (the validator's single_node/whole_nodes rules)."""
+    nodes = instance.cluster.nodes
+    max_g = instance.cluster.max_node_gpus
+    if gpus <= max_g:
+        return [Pattern(((n.index, gpus),)) for n in nodes if n.gpus >= gpus]
+    out: set[Pattern] = set()
+    idx = [n.index for n in nodes]
+    for r in range(1, len(nodes) + 1):
+        for whole in itertools.combinations(idx, r):
+            g = sum(nodes[i].gpus for i in whole)
+            if g == gpus:
+                out.add(Pattern(tuple((i, nodes[i].gpus) for i in whole)))
+            elif g < gpus:
+                rest = gpus - g
+                for q in idx:
+                    if q not in whole and rest < nodes[q].gpus:
+                        out.add(Pattern(tuple(sorted([(i, nodes[i].gpus) for i in whole] + [(q, rest)]))))
+        if len(out) > 5000:
+            raise SensaoptError(f"too many placements for a {gpus}-GPU job; use the rolling-horizon policy (rolling-cpsat)")
+    return sorted(out, key=lambda p: p.parts)
+
+
+def _pow10_scale(values, limit: int) -> int | None:
+    s = 1
+    while s <= limit:
+        if all(abs(v * s - round(v * s)) <= 1e-7 * max(1.0, abs(v * s)) for v in values):
+            return s
+        s *= 10
+    return None
+
+
+def _ceil_units(x: float) -> int:
+    return math.ceil(x - 1e-7)
+
+
+def extra_options_from(schedule: Schedule | None) -> dict[str, set[tuple[int, float]]]:
+    """Per-GPU (cores, GB) points a schedule uses uniformly on all its nodes (added to
+    the model's options so that this schedule stays representable)."""
+    out: dict[str, set[tuple[int, float]]] = {}
+    if schedule is None:
+        return out
+    for s in schedule.segments:
+        pts = {(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in s.placements}
+        if len(pts) == 1:
+            c, m = next(iter(pts))
+            if abs(c - round(c)) < 1e-9:
+                out.setdefault(s.job, set()).add((int(round(c)), m))
+    return out
+
+
+def build_data(
+    instance: Instance,
+    horizon: int,
+    *,
+    work_scale: int = DEFAULT_WORK_SCALE,
+    extra_options: dict[str, set[tuple[int, float]]] | None = None,
+    states: dict | None = None,
+    start_round: int = 0,
+    window: bool = False,
+) -> ModelData:
+    """Extract the model data for ``horizon`` slots.
+
+    ``states`` (rolling window only): job id -> (remaining work minutes, ran before,
+    node set of the previous round or None); jobs absent from ``states`` are left out.
+    """
+    R = instance.round_minutes
+    nodes = instance.cluster.nodes
+    jobs: list[JobData] = []
+    mems: list[float] = [n.mem_gb for n in nodes]
+    hopeless: dict[str, list[float]] = {}
+    for job in instance.jobs:
+        if states is not None and job.id not in states:
+            continue
+        extra = tuple(sorted((extra_options or {}).get(job.id, ())))
+        base = job_options(job.profile, instance.cluster)
+        opts = list(base)
+        for c, m in extra:
+            if not any(o.cpu == c and abs(o.mem - m) < 1e-9 for o in opts):
+                sp = round(job.profile.speed(c, m), 12)
+                if sp > 0:
+                    opts.append(Option(c, m, sp))
+        pats = patterns_for(instance, job.gpus)
+        pairs = []
+        for pi, p in enumerate(pats):
+            for oi, o in enumerate(opts):
+                if all(g * o.cpu <= nodes[n].cpus and g * o.mem <= nodes[n].mem_gb + 1e-6 for n, g in p.parts):
+                    pairs.append((pi, oi))
+        ov = instance.overheads.restart_minutes(job.gpus)
+        sf = job.speed_factor
+        full = tuple(_ceil_units(o.speed * sf * R * work_scale) for o in opts)
+        rst = tuple(_ceil_units(o.speed * sf * max(R - ov, 0.0) * work_scale) for o in opts)
+        if states is not None:
+            remaining, ran, prev_nodes = states[job.id]
+            work, release = remaining, 0
+        else:
+            ran, prev_nodes = False, None
+            work, release = job.work, instance.release_round(job) - start_round
+        W = max(_ceil_units((work - WORK_EPS) * work_scale), 1)
+        usable = [full[oi] for _, oi in pairs]
+        if not usable:
+            raise SensaoptError(f"job {job.id} fits no node with any allocation option")
+        best = max(usable)
+        earliest = release + math.ceil(W / best) - 1
+        dl = []
+        for at, v in job.deadlines():
+            last = math.floor((at + 1e-9) / R) - 1 - start_round
+            dl.append((last, v))
+            if last < earliest:
+                hopeless.setdefault(job.id, []).append(at)
+        mems.extend(o.mem for o in opts)
+        jobs.append(
+            JobData(len(jobs), job.id, job, job.gpus, max(release, 0), W, tuple(opts), tuple(pats), tuple(pairs),
+                    full, rst, ov, tuple(dl), earliest, ran, prev_nodes)
+        )
+    mem_scale = _pow10_scale(mems, 10_000) or 10_000
+    n = max(len(jobs), 1)
+    coefs = [R] + [instance.objective.violation_weight * n * v for jd in jobs for _, v in jd.deadlines]
+    obj_scale = _pow10_scale(coefs, 1_000_000) or 1_000_000
+    return ModelData(instance, R, horizon, jobs, work_scale, mem_scale, obj_scale, start_round, window, hopeless)
+
+
+def check_size(data: ModelData, max_vars: int) -> None:
+    est = data.estimate_vars()
+    if est > max_vars:
+        raise SensaoptError(
+            f"exact model of {data.instance.name} would have about {est} variables (limit {max_vars}, "
+            f"{data.n} jobs x {data.H} slots); use the rolling-horizon policy instead "
+            f"(sensaopt solve --solver heuristic --policy rolling-cpsat) or raise max_vars"
+        )
+
+
+def placements_of(data: ModelData, jd: JobData, pair: tuple[int, int]) -> tuple[Placement, ...]:
+    """The schedule placements for a (pattern, option) pair: totals = gpus × per-GPU option."""
+    pat, opt = jd.patterns[pair[0]], jd.options[pair[1]]
+    return tuple(Placement(nd, g, g * opt.cpu, g * opt.mem) for nd, g in pat.parts)
+
+
+def pair_of(jd: JobData, placements: tuple[Placement, ...]) -> tuple[int, int] | None:
+    """Inverse of :func:`placements_of` (None if the placement is not representable)."""
+    parts = tuple(sorted((p.node, p.gpus) for p in placements))
+    for pi, oi in jd.pairs:
+        if jd.patterns[pi].parts != parts:
+            continue
+        o = jd.options[oi]
+        if all(p.cpus == p.gpus * o.cpu and abs(p.mem_gb - p.gpus * o.mem) < 1e-6 for p in placements):
+            return pi, oi
+    return None

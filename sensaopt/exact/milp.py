@@ -1,0 +1,213 @@
+"""MILP backend (PuLP) of the time-indexed model: HiGHS (default, ``pulp.HiGHS`` on
+highspy) or CBC (``backend="cbc"``, ``pulp.PULP_CBC_CMD``).
+
+Same integer data as CP-SAT (:mod:`sensaopt.exact.data`); placement, ran-before,
+restart, done and deadline indicators are binaries, progress/cumulative work and
+lost units are continuous (their integrality is implied or irrelevant).
+
+Warm start: HiGHS gets the SensaScale schedule through ``Highs.setSolution`` (a
+subclass of ``pulp.HiGHS``); CBC through PuLP's ``warmStart=True`` (initial values
+written as a MIPSTART file). Both are recorded in ``Result.params["hinted"]``.
+
+Statuses: PuLP maps HiGHS/CBC time limits to LpStatus "Optimal", so the status is
+read from HiGHS's model status (``kOptimal`` → OPTIMAL, ``kTimeLimit`` with a
+solution → TIME_LIMIT, …) and, for CBC, from ``prob.sol_status``
+(``LpSolutionOptimal`` only → OPTIMAL). Bounds: HiGHS ``mip_dual_bound``; CBC's
+"Lower bound" line of its log (the objective itself when proven optimal).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+
+import pulp
+
+from sensaopt.errors import SensaoptError
+from sensaopt.exact.builder import Strength, Vars, build
+from sensaopt.exact.common import (
+    DEFAULT_HORIZON_SLACK,
+    DEFAULT_MAX_VARS,
+    DEFAULT_WORK_SCALE,
+    base_params,
+    hint_values,
+    make_result,
+    prepare,
+    strength_from,
+)
+from sensaopt.exact.data import ModelData
+from sensaopt.instance import Instance
+from sensaopt.result import Result, Status
+
+BACKENDS = ("highs", "cbc")
+
+
+class PulpBackend:
+    """The :class:`sensaopt.exact.builder.Backend` interface on a ``pulp.LpProblem``."""
+
+    def __init__(self, name: str = "sensaopt") -> None:
+        self.prob = pulp.LpProblem(re.sub(r"[^A-Za-z0-9_]", "_", name), pulp.LpMinimize)
+        self._n = 0
+
+    def bool_var(self, name: str):
+        return pulp.LpVariable(name, cat=pulp.LpBinary)
+
+    def int_var(self, lb: int, ub: int, name: str):
+        return pulp.LpVariable(name, lowBound=lb, upBound=ub, cat=pulp.LpContinuous)
+
+    def sum(self, terms):
+        return pulp.lpSum(terms)
+
+    def add(self, constraint, family: str) -> None:
+        self._n += 1
+        self.prob += constraint, f"{family}_{self._n}"
+
+    def minimize(self, expr) -> None:
+        self.prob.setObjective(expr)
+
+    def hint(self, values: dict) -> None:
+        for var, val in values.items():
+            var.setInitialValue(val)
+
+
+def build_milp(data: ModelData, strength: Strength = Strength()) -> tuple[PulpBackend, Vars]:
+    be = PulpBackend(data.instance.name)
+    v = build(data, be, strength)
+    return be, v
+
+
+class _HiGHSWarm(pulp.HiGHS):
+    """pulp.HiGHS that passes the variables' initial values to HiGHS as a start."""
+
+    def __init__(self, *a, warm: bool = False, **kw):
+        super().__init__(*a, **kw)
+        self.warm = warm
+
+    def callSolver(self, lp):
+        if self.warm:
+            import highspy
+
+            cols = sorted(lp.variables(), key=lambda x: x.index)
+            sol = highspy.HighsSolution()
+            sol.col_value = [float(c.varValue) if c.varValue is not None else float(c.lowBound or 0.0) for c in cols]
+            sol.value_valid = True
+            lp.solverModel.setSolution(sol)
+        lp.solverModel.run()
+
+
+def run_milp(be: PulpBackend, v: Vars, backend: str, time_limit: float, workers: int, seed: int, warm: bool, log: bool = False):
+    """Solve; returns (Status, value function or None, scaled bound or None, message)."""
+    prob = be.prob
+    const = v.objective_const
+    t0 = time.perf_counter()
+    if backend == "highs":
+        import highspy
+
+        # the scaled objective is integral: absolute gap < 1 proves optimality; no relative gap
+        solver = _HiGHSWarm(msg=log, timeLimit=float(time_limit), threads=int(workers), gapRel=0.0, gapAbs=0.5,
+                            random_seed=int(seed), warm=warm)
+        prob.solve(solver)
+        h = prob.solverModel
+        ms = h.getModelStatus()
+        info = h.getInfo()
+        S = highspy.HighsModelStatus
+        has_sol = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        if ms == S.kOptimal:
+            status = Status.OPTIMAL
+        elif ms == S.kInfeasible:
+            status = Status.INFEASIBLE
+        elif ms in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
+            status = Status.TIME_LIMIT
+        else:
+            status = Status.ERROR
+        bound = info.mip_dual_bound + const if ms not in (S.kInfeasible,) and abs(info.mip_dual_bound) < 1e30 else None
+        msg = f"highs {h.modelStatusToString(ms)}, gap {info.mip_gap:.3g}, {info.mip_node_count} nodes"
+    elif backend == "cbc":
+        fd, logp = tempfile.mkstemp(suffix=".log")
+        os.close(fd)
+        solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=float(time_limit), threads=int(workers), warmStart=warm,
+                                   gapRel=0.0, gapAbs=0.5,
+                                   options=[f"randomSeed {int(seed) + 1}", f"randomCbcSeed {int(seed) + 1}"], logPath=logp)
+        prob.solve(solver)
+        text = open(logp).read()
+        os.unlink(logp)
+        ss = prob.sol_status
+        has_sol = ss in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
+        if ss == pulp.LpSolutionOptimal and prob.status == pulp.LpStatusOptimal:
+            status = Status.OPTIMAL
+        elif prob.status == pulp.LpStatusInfeasible:
+            status = Status.INFEASIBLE
+        elif ss in (pulp.LpSolutionIntegerFeasible, pulp.LpSolutionNoSolutionFound):
+            status = Status.TIME_LIMIT
+        else:
+            status = Status.ERROR
+        m = re.search(r"Lower bound:\s*([-+0-9.eE]+)", text)
+        bound = None
+        if status == Status.OPTIMAL:
+            bound = pulp.value(prob.objective)
+        elif m:
+            bound = float(m.group(1)) + const
+        msg = f"cbc {pulp.LpStatus[prob.status]}/sol_status {ss}"
+    else:
+        raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
+    wall = time.perf_counter() - t0
+    if status == Status.OPTIMAL and not has_sol:
+        status = Status.ERROR
+    value = (lambda x: x.varValue or 0.0) if has_sol else None
+    if has_sol:
+        msg += f", model objective {pulp.value(prob.objective):g}"
+    return status, value, bound, f"{msg}, {wall:.2f} s", (pulp.value(prob.objective) if has_sol else None)
+
+
+def solve_milp(
+    instance: Instance,
+    backend: str = "highs",
+    time_limit: float = 60,
+    workers: int = 2,
+    seed: int = 0,
+    warm_start: bool = True,
+    horizon: int | None = None,
+    horizon_slack: int = DEFAULT_HORIZON_SLACK,
+    strength: Strength | dict | None = None,
+    work_scale: int = DEFAULT_WORK_SCALE,
+    max_vars: int = DEFAULT_MAX_VARS,
+    log: bool = False,
+) -> Result:
+    """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc")."""
+    if backend not in BACKENDS:
+        raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
+    t0 = time.perf_counter()
+    s = strength_from(strength)
+    data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
+    be, v = build_milp(data, s)
+    hinted = False
+    if hint is not None:
+        vals = hint_values(data, v, hint)
+        if vals:
+            be.hint(vals)
+            hinted = True
+    left = max(time_limit - (time.perf_counter() - t0), 0.1)
+    status, value, bound, msg, sobj = run_milp(be, v, backend, left, workers, seed, hinted, log)
+    params = base_params(f"milp:{backend}", time_limit, workers, seed, warm_start, data, s, v,
+                         {"hinted": hinted, "heuristic_objective": heur.objective})
+    if status == Status.OPTIMAL:
+        msg += f"; optimal within a horizon of {data.H} rounds"
+    return make_result(f"milp:{backend}", data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj)
+
+
+def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int | None = None,
+                 horizon_slack: int = DEFAULT_HORIZON_SLACK, max_vars: int = DEFAULT_MAX_VARS) -> dict:
+    """Write the offline MILP as MPS or LP (for SCIP, Gurobi, ...). Returns size info.
+    The file's objective is the scaled model objective; see ``params`` for the scaling."""
+    data, _heur, _hint = prepare(instance, horizon, horizon_slack, False, DEFAULT_WORK_SCALE, max_vars)
+    be, v = build_milp(data)
+    if fmt == "mps":
+        be.prob.writeMPS(path)
+    elif fmt == "lp":
+        be.prob.writeLP(path)
+    else:
+        raise SensaoptError(f"unknown export format {fmt!r}; use mps or lp")
+    return {"horizon": data.H, "variables": len(be.prob.variables()), "constraints": len(be.prob.constraints),
+            "objective_scale": max(data.n, 1) * data.obj_scale, "objective_offset_minutes": __import__("sensaopt.exact.builder", fromlist=["x"]).objective_offset(data)}
