@@ -59,3 +59,23 @@ def test_assignment_equals_networkx_larger(seed):
 def test_networkx_edges_are_ordered_sensitive_first():
     W = np.array([[0, 5], [7, 0]], dtype=np.int64)
     assert match_networkx(W) == [(0, 1), (1, 0)]
+
+
+def test_vectorised_weights_equal_per_pair_weights():
+    from sensaopt.policies.base import JobState, RoundState
+    from sensaopt.policies.sensascale import SensaScalePolicy
+    from sensaopt.policies.sensascale.analysis import analyse
+    from sensaopt.policies.sensascale.pairing import pair_weight, weight_matrix
+    from sensaopt.generate import GeneratorConfig, generate
+
+    inst = generate(GeneratorConfig(jobs=80, nodes=4, seed=5))
+    pol = SensaScalePolicy()
+    pol.reset(inst)
+    st = RoundState(3, 30.0, 10.0, inst.cluster, inst.overheads, [JobState(spec=j, remaining=j.work * 0.7) for j in inst.jobs])
+    infos = analyse(st, pol.facts, pol.config)
+    sens = [x for x in infos if x.facts.sensitive]
+    insens = [x for x in infos if not x.facts.sensitive]
+    W = weight_matrix(sens, insens, inst.cluster, 30.0, 10.0, 10**6)
+    ref = np.array([[pair_weight(s, i, inst.cluster, 30.0, 10.0, 10**6) for i in insens] for s in sens])
+    assert W.shape == ref.shape and (W.sum() > 0)
+    assert np.abs(W - ref).max() <= 1  # same value up to float rounding of the last unit

@@ -44,23 +44,54 @@ def urgency(info: JobInfo, now: float, R: float) -> float:
     return 1.0 + R / (R + max(0.0, info.lst - now))
 
 
-def pair_weight(s: JobInfo, i: JobInfo, cluster: Cluster, now: float, R: float, scale: int) -> int:
+def pair_gains(s: JobInfo, i: JobInfo, cluster: Cluster) -> tuple[float, float] | None:
+    """Relative speed change of (s, i) when paired vs. at their base allocations."""
     po = pair_options(s, i, cluster)
     if po is None:
-        return 0
+        return None
     so, io = po
     nt = cluster.reference_type
-    gain_s = so.speed / s.facts.base[nt].speed - 1.0
-    gain_i = io.speed / i.facts.base[nt].speed - 1.0
-    w = s.gpus * gain_s * urgency(s, now, R) + i.gpus * gain_i * urgency(i, now, R)
+    return so.speed / s.facts.base[nt].speed - 1.0, io.speed / i.facts.base[nt].speed - 1.0
+
+
+def pair_weight(s: JobInfo, i: JobInfo, cluster: Cluster, now: float, R: float, scale: int) -> int:
+    """Integer edge weight of one pair (0: no edge). Reference for :func:`weight_matrix`."""
+    gains = pair_gains(s, i, cluster)
+    if gains is None:
+        return 0
+    w = s.gpus * gains[0] * urgency(s, now, R) + i.gpus * gains[1] * urgency(i, now, R)
     return int(round(w * scale)) if w > 0 else 0
 
 
 def weight_matrix(sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int) -> np.ndarray:
-    W = np.zeros((len(sens), len(insens)), dtype=np.int64)
-    for a, s in enumerate(sens):
-        for b, i in enumerate(insens):
-            W[a, b] = pair_weight(s, i, cluster, now, R, scale)
+    """All edge weights at once. Gains depend only on the two jobs' (profile, GPUs)
+    types, so they are computed once per type pair and broadcast with numpy."""
+    def types(infos):
+        index, reps, idx = {}, [], []
+        for x in infos:
+            k = (id(x.js.spec.profile), x.gpus)
+            if k not in index:
+                index[k] = len(reps)
+                reps.append(x)
+            idx.append(index[k])
+        return reps, np.array(idx, dtype=np.int64)
+
+    s_reps, s_idx = types(sens)
+    i_reps, i_idx = types(insens)
+    gs = np.zeros((len(s_reps), len(i_reps)))
+    gi = np.zeros_like(gs)
+    ok = np.zeros(gs.shape, dtype=bool)
+    for a, s in enumerate(s_reps):
+        for b, i in enumerate(i_reps):
+            g = pair_gains(s, i, cluster)
+            if g is not None:
+                gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
+    us = np.array([x.gpus * urgency(x, now, R) for x in sens])
+    ui = np.array([x.gpus * urgency(x, now, R) for x in insens])
+    w = gs[np.ix_(s_idx, i_idx)] * us[:, None] + gi[np.ix_(s_idx, i_idx)] * ui[None, :]
+    w[~ok[np.ix_(s_idx, i_idx)]] = 0.0
+    W = np.rint(w * scale).astype(np.int64)
+    W[W < 0] = 0
     return W
 
 
@@ -80,17 +111,15 @@ def match_networkx(W: np.ndarray) -> list[tuple[int, int]]:
     import networkx as nx
 
     G = nx.Graph()
-    n_s = W.shape[0]
     for a in range(W.shape[0]):
         for b in range(W.shape[1]):
             if W[a, b] > 0:
                 G.add_edge(("s", a), ("i", b), weight=int(W[a, b]))
     out = []
     for u, v in nx.max_weight_matching(G):
-        if u[0] == "i":
+        if u[0] == "i":  # networkx returns edges in either orientation
             u, v = v, u
         out.append((u[1], v[1]))
-    del n_s
     return sorted(out)
 
 
