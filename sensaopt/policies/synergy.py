@@ -9,10 +9,11 @@ one partial node for jobs larger than a node):
    profile's peak speed, chosen from :func:`~sensaopt.policies.placement.job_options`
    so that every allocation stays in the common option set;
 2. else its GPU-proportional share if that fits;
-3. else, on a single node with enough free GPUs, CPU and memory are taken back from
-   jobs already placed there this round above their proportional share (latest
-   placed first, each cut back to exactly its proportional share) until the job's
-   proportional share fits;
+3. else, on a single node with enough free GPUs, resources are taken back from
+   jobs already placed there this round above their proportional share in CPU or
+   memory (latest placed first; each is set to exactly its proportional share, which
+   may raise its other resource when that is free) until the job's proportional
+   share fits;
 4. else the job waits this round.
 
 A job keeps its previous node(s) when its allocation still fits there (no restart).
@@ -135,11 +136,11 @@ class SynergyTunePolicy(BasePolicy):
                 q = proportional_placement(node, p.gpus)
                 if p.cpus <= q.cpus and p.mem_gb <= q.mem_gb + 1e-9:
                     continue  # not over its share
-                if q.cpus > p.cpus or q.mem_gb > p.mem_gb + 1e-9:
-                    continue  # proportional is not a pure cut in both dimensions
+                nc, nm = free_c + p.cpus - q.cpus, free_m + p.mem_gb - q.mem_gb
+                if nc < 0 or nm < -1e-9:
+                    continue  # its proportional share needs more of the other resource than is free
                 cuts.append((jid, p, q))
-                free_c += p.cpus - q.cpus
-                free_m += p.mem_gb - q.mem_gb
+                free_c, free_m = nc, nm
             if free_c >= want.cpus and free_m >= want.mem_gb - 1e-9:
                 for jid, p, q in cuts:
                     pool.give_back((p,))

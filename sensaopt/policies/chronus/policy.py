@@ -67,6 +67,7 @@ class _CJob:
     deadline_check: float | None = None  # admitted: snapped deadline; else last deadline
     option: int | None = None  # fixed deadline option once planned
     plan: tuple[int, ...] | None = None  # absolute lease indices it holds
+    leases: int = 0  # leases still needed (artifact: only ever decreases)
     forced: bool = False
     fake_force: bool = False
     rounds_run: int = 0
@@ -199,7 +200,11 @@ class ChronusPolicy(BasePolicy):
             if cj.rounds_run * self.R >= cj.est_total:
                 self._overrun(cj)
                 continue
-            l = max(1, leases_needed(self._est_remaining(cj, js), self.Lm))
+            # artifact: a granted lease counts as one lease done; the count is
+            # recomputed from progress only when that makes it smaller
+            cj.leases = l = min(cj.leases, leases_needed(self._est_remaining(cj, js), self.Lm))
+            if l <= 0:
+                continue  # no lease left to plan: runs opportunistically until done or overrun
             ks = [cj.option] if cj.option is not None else list(range(len(cj.deadlines)))
             opts, idx = [], []
             for kk in ks:
@@ -240,6 +245,11 @@ class ChronusPolicy(BasePolicy):
             self.stats["kept_plans"] += len(kept)
             lease_jobs = [j for j in lease_jobs if j.key not in kept]
         cfg = self.config
+        if not lease_jobs:
+            self.G = {jid for jid, cj in self.jobs.items() if cj.cls == ACCEPTED and cj.plan is not None and b in cj.plan}
+            for jid in self.G:
+                self.jobs[jid].leases -= 1
+            return
         sel = solve_selection(lease_jobs, cap, sign, solver=cfg.solver, time_limit=cfg.time_limit_s, threads=cfg.threads, seed=cfg.seed)
         st = self.stats
         st["lease_solves"] += 1
@@ -266,6 +276,8 @@ class ChronusPolicy(BasePolicy):
                 self._set_class(cj, UNACCEPTED)
                 st["unplanned_by_fallback"] += 1
         self.G = {jid for jid, cj in self.jobs.items() if cj.cls == ACCEPTED and cj.plan is not None and b in cj.plan}
+        for jid in self.G:
+            self.jobs[jid].leases -= 1
 
     def _overrun(self, cj: _CJob) -> None:
         cj.plan, cj.option, cj.fake_force = None, None, True
@@ -299,9 +311,9 @@ class ChronusPolicy(BasePolicy):
         others = []
         for jid, cj in self.jobs.items():
             if cj.cls == ACCEPTED and cj.plan is None:
-                l = max(1, leases_needed(self._est_remaining(cj, active[jid]), self.Lm))
+                cj.leases = l = min(cj.leases, leases_needed(self._est_remaining(cj, active[jid]), self.Lm))
                 m = maximum_lease(cj.deadlines[-1][0], T0, self.Lm)
-                if l <= m:
+                if 0 < l <= m:
                     others.append((jid, cj.r, l, m))
         for jid in self._new:
             cj = self.jobs[jid]
@@ -315,6 +327,7 @@ class ChronusPolicy(BasePolicy):
             dec = admit(others, (jid, cj.r, l, m), cap, self.total, last_m=m)
             if dec.admitted:
                 self._set_class(cj, ACCEPTED)
+                cj.leases = l
                 cj.deadline_check = T0 + dec.m * self.Lm
                 others.append((jid, cj.r, l, dec.m))
                 self.stats["admitted"] += 1

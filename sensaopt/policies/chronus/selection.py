@@ -146,6 +146,12 @@ def _solve_pulp_highs(jobs, cap, sign, time_limit, threads, seed):
 
     maxc = max(max(cap), 1)
     prob = pulp.LpProblem("chronus_lease", pulp.LpMaximize)
+    if hasattr(prob, "add_variable"):  # PuLP >= 3.3
+        def newvar(name):
+            return prob.add_variable(name, 0, 1, cat=pulp.LpBinary)
+    else:
+        def newvar(name):
+            return pulp.LpVariable(name, cat=pulp.LpBinary)
     obj = []
     xs: dict = {}
     ss: dict = {}
@@ -154,13 +160,13 @@ def _solve_pulp_highs(jobs, cap, sign, time_limit, threads, seed):
     for a, j in enumerate(jobs):
         svars = []
         for k, (m, v) in enumerate(j.options):
-            s = pulp.LpVariable(f"s_{a}_{k}", cat=pulp.LpBinary)
+            s = newvar(f"s_{a}_{k}")
             ss[a, k] = s
             svars.append(s)
             obj.append((s, v))
             xv = []
             for t in range(m):
-                x = pulp.LpVariable(f"x_{a}_{k}_{t}", cat=pulp.LpBinary)
+                x = newvar(f"x_{a}_{k}_{t}")
                 xs[a, k, t] = x
                 xv.append((x, 1))
                 slot_terms[t].append((x, j.r))

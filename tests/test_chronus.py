@@ -1,0 +1,241 @@
+"""Chronus baseline: lease helpers, admission by hand, the lease MILP against brute
+force, counted fallbacks, and validated schedules on generated instances."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import random
+from dataclasses import replace
+
+import pytest
+
+from sensaopt.generate import GeneratorConfig, generate
+from sensaopt.instance import Cluster, Instance, Job, NodeType, SoftDeadline
+from sensaopt.policies import make_policy
+from sensaopt.policies.base import JobState, RoundState
+from sensaopt.policies.chronus import ChronusConfig, ChronusPolicy
+from sensaopt.policies.chronus import selection as sel_mod
+from sensaopt.policies.chronus.admission import admit, earliest_feasible_m, greedy_pack
+from sensaopt.policies.chronus.lease import estimate_duration, leases_needed, maximum_lease, rounded_gpus
+from sensaopt.policies.chronus.selection import LeaseJob, check_plans, greedy_selection, objective_value, solve_selection
+from sensaopt.profiles import get_profile
+from sensaopt.simulator import simulate
+from sensaopt.validator import check_schedule
+
+FLAT = get_profile("bert")  # speed 1.0 at every allocation: planned duration = work
+
+
+def test_lease_helpers():
+    assert [rounded_gpus(g) for g in (1, 2, 3, 4, 5, 6, 7, 8, 12, 16)] == [1, 2, 4, 4, 8, 8, 8, 8, 12, 16]
+    assert estimate_duration(60, 1, 20) == 67  # int(60 * 1.025 * 1.1) = int(67.65)
+    assert estimate_duration(60, 8, 20) == 72  # int(60 * 1.1 * 1.1) = int(72.6)
+    assert leases_needed(67, 20) == 4 and leases_needed(60, 20) == 3 and leases_needed(0, 20) == 0
+    assert maximum_lease(100, 20, 20) == 4 and maximum_lease(99, 20, 20) == 3 and maximum_lease(10, 20, 20) == 0
+
+
+def test_greedy_pack_by_hand():
+    cap = [4, 4, 4]
+    # A (r4, l2, m3) first (larger r): slots 2, 1; B (r2, l1, m1): slot 0
+    assert greedy_pack([("A", 4, 2, 3), ("B", 2, 1, 1)], cap, 4) == {"A": [1, 2], "B": [0]}
+    # adding C (r4, l1, m2): order A, C (same r and slack, larger m first), B;
+    # C takes slot 0 (1 is full), leaving nothing for B
+    assert greedy_pack([("A", 4, 2, 3), ("B", 2, 1, 1), ("C", 4, 1, 2)], cap, 4) is None
+    dec = admit([("A", 4, 2, 3), ("B", 2, 1, 1)], ("C", 4, 1, 2), cap, 4, last_m=2)
+    assert not dec.admitted
+    # earliest deadline that would work for C: slot 3 (past the list: total capacity)
+    assert earliest_feasible_m([("A", 4, 2, 3), ("B", 2, 1, 1)], ("C", 4, 1, 2), cap, 4) == 4
+    dec = admit([("A", 4, 2, 3)], ("C", 4, 1, 2), cap, 4, last_m=2)
+    assert dec.admitted and dec.plan == (0,)
+
+
+def _tiny_instance(jobs, R=5.0) -> Instance:
+    return Instance("tiny", Cluster((NodeType("n", 8, 24, 500.0, 1),)), R, tuple(jobs))
+
+
+def _state(inst: Instance, r: int = 0) -> RoundState:
+    js = [JobState(spec=j, remaining=j.work) for j in inst.jobs if inst.release_round(j) <= r]
+    return RoundState(r, r * inst.round_minutes, inst.round_minutes, inst.cluster, inst.overheads, js)
+
+
+def test_admission_by_hand():
+    # One 8-GPU node, R = 5, L = 20. At t = 0 the lease step runs first, then the
+    # arrivals are admitted against the slots of the next lease (slot 0 = [20, 40)).
+    # A: 8 GPUs, 60 min, deadline 100: est int(60*1.1*1.1)=72 -> l=4; m=(100-20)/20=4: slots 0-3.
+    # B: 8 GPUs, 20 min, deadline 120: est 24 -> l=2; m=5: only slot 4 left -> unadmitted.
+    # C: 4 GPUs (r 4), 20 min, deadline 200: est int(20*1.075*1.1)=23 -> l=2; m=9: slots 7, 8.
+    # D: best effort.
+    # E: 1 GPU, 20 min, deadline 30: m=0 -> unadmitted.
+    jobs = [
+        Job("A", 0.0, 8, 60.0, FLAT, deadline=100.0),
+        Job("B", 0.0, 8, 20.0, FLAT, deadline=120.0),
+        Job("C", 0.0, 4, 20.0, FLAT, deadline=200.0),
+        Job("D", 0.0, 2, 30.0, FLAT),
+        Job("E", 0.0, 1, 20.0, FLAT, deadline=30.0),
+    ]
+    inst = _tiny_instance(jobs)
+    pol = ChronusPolicy()
+    pol.reset(inst)
+    out = pol.decide(_state(inst))
+    assert pol.classes == {"A": "admitted", "B": "unadmitted", "C": "admitted", "D": "best_effort", "E": "unadmitted"}
+    assert pol.jobs["A"].deadline_check == 100.0 and pol.jobs["C"].deadline_check == 200.0
+    # nothing is guaranteed in lease 0: unadmitted/best-effort first by remaining x GPUs:
+    # E (23*1) , D (best effort: est int(30*1.05*1.1)=34, x2 = 68), then B (24*8) does not fit
+    assert set(out) == {"E", "D", "C"}
+
+
+def test_admitted_job_meets_deadline_end_to_end():
+    jobs = [
+        Job("A", 0.0, 8, 60.0, FLAT, deadline=100.0),
+        Job("B", 0.0, 8, 20.0, FLAT, deadline=120.0),
+        Job("C", 0.0, 4, 20.0, FLAT, deadline=200.0),
+        Job("D", 0.0, 2, 30.0, FLAT),
+    ]
+    inst = _tiny_instance(jobs)
+    pol = ChronusPolicy()
+    res = simulate(inst, pol)
+    ev = check_schedule(inst, res.schedule)
+    assert ev.errors == []
+    fin = {o.job: o.finish for o in ev.outcomes} if isinstance(ev.outcomes, list) else {k: v.finish for k, v in ev.outcomes.items()}
+    assert fin["A"] <= 100.0 and fin["C"] <= 200.0
+    assert pol.stats["fallbacks"] == 0 and pol.stats["lease_solves"] >= 1
+
+
+# ---------------------------------------------------------------- MILP vs brute force
+def _brute(jobs: list[LeaseJob], cap: list[int], sign: float):
+    """Best objective over every choice of (option, slot subset) per job; None if
+    no choice plans every job."""
+    per_job = []
+    for j in jobs:
+        ch = []
+        for k, (m, _) in enumerate(j.options):
+            for slots in itertools.combinations(range(m), j.l):
+                ch.append((k, slots))
+        per_job.append(ch)
+    best = None
+    for combo in itertools.product(*per_job):
+        use = [0] * len(cap)
+        for j, (k, slots) in zip(jobs, combo):
+            for t in slots:
+                use[t] += j.r
+        if any(u > c for u, c in zip(use, cap)):
+            continue
+        v = objective_value(jobs, {j.key: c for j, c in zip(jobs, combo)}, cap, sign)
+        best = v if best is None else max(best, v)
+    return best
+
+
+def _micro(rng: random.Random):
+    T = rng.randint(2, 4)
+    jobs = []
+    for a in range(rng.randint(1, 3)):
+        r = rng.choice([1, 2, 4])
+        l = rng.randint(1, 2)
+        ms = sorted(rng.sample(range(l, T + 1), k=min(rng.randint(1, 2), T + 1 - l)))
+        vals = [10.0, 8.0, 5.0][: len(ms)]
+        jobs.append(LeaseJob(f"j{a}", r, l, tuple(zip(ms, vals))))
+    cap = [rng.choice([2, 4, 5]) for _ in range(T)]
+    return jobs, cap, rng.choice([1.0, -1.0])
+
+
+@pytest.mark.parametrize("solver", ["highs", "cpsat"])
+def test_milp_equals_brute_force(solver):
+    rng = random.Random(7)
+    n_feasible = n_infeasible = 0
+    for _ in range(40):
+        jobs, cap, sign = _micro(rng)
+        best = _brute(jobs, cap, sign)
+        sel = solve_selection(jobs, cap, sign, solver=solver, time_limit=10.0)
+        if best is None:
+            assert sel.status == "fallback"  # infeasible model: never silent
+            check_plans(jobs, sel.plans, cap)
+            n_infeasible += 1
+        else:
+            assert sel.status == "optimal"
+            assert set(sel.plans) == {j.key for j in jobs}
+            check_plans(jobs, sel.plans, cap)
+            assert sel.objective == pytest.approx(best, abs=1e-6)
+            n_feasible += 1
+    assert n_feasible >= 10 and n_infeasible >= 1
+
+
+def test_tie_break_sign():
+    # one job, 1 lease needed within 2 slots: '+' runs it now, '-' defers it
+    jobs = [LeaseJob("a", 2, 1, ((2, 10.0),))]
+    assert solve_selection(jobs, [4, 4], 1.0).plans["a"] == (0, (0,))
+    assert solve_selection(jobs, [4, 4], -1.0).plans["a"] == (0, (1,))
+
+
+def test_soft_deadline_option_by_value():
+    # capacity lets only one of two jobs meet its first deadline; the second takes its
+    # soft option: objective 10 + 8
+    jobs = [LeaseJob("a", 4, 1, ((1, 10.0), (2, 8.0))), LeaseJob("b", 4, 1, ((1, 10.0), (2, 8.0)))]
+    sel = solve_selection(jobs, [4, 4], 1.0)
+    assert sorted(k for k, _ in sel.plans.values()) == [0, 1]
+
+
+def test_greedy_fallback_by_hand():
+    # sorted (-value, -r, slack, -m): b (r4) first -> its latest slot 1; a (r2) -> slot 0
+    jobs = [LeaseJob("a", 2, 1, ((2, 10.0),)), LeaseJob("b", 4, 1, ((2, 10.0),))]
+    assert greedy_selection(jobs, [4, 4]) == {"b": (0, (1,)), "a": (0, (0,))}
+
+
+def test_fallback_is_counted_and_logged(monkeypatch, caplog):
+    def boom(*a, **k):
+        raise RuntimeError("solver down")
+
+    monkeypatch.setattr(sel_mod, "_solve_pulp_highs", boom)
+    inst = generate(GeneratorConfig(jobs=12, seed=3))
+    pol = ChronusPolicy()
+    with caplog.at_level(logging.WARNING):
+        res = simulate(inst, pol)
+    assert check_schedule(inst, res.schedule).errors == []
+    assert pol.stats["fallbacks"] >= 1
+    assert pol.stats["milp_optimal"] + pol.stats["milp_time_limit"] + pol.stats["fallbacks"] == pol.stats["lease_solves"]
+    assert any("error: RuntimeError" in r for r in pol.stats["fallback_reasons"])
+    assert any("greedy fallback" in r.message for r in caplog.records)
+
+
+def test_greedy_solver_counts_every_lease_as_fallback():
+    inst = generate(GeneratorConfig(jobs=10, seed=1))
+    pol = ChronusPolicy(solver="greedy")
+    simulate(inst, pol)
+    assert pol.stats["fallbacks"] == pol.stats["lease_solves"] > 0
+
+
+# ---------------------------------------------------------------- whole runs
+def _with_soft(inst: Instance, seed: int) -> Instance:
+    rng = random.Random(seed)
+    jobs = []
+    for j in inst.jobs:
+        if j.deadline is not None and rng.random() < 0.6:
+            span = j.deadline - j.arrival
+            sd = tuple(SoftDeadline(j.deadline + f * span, v) for f, v in ((0.25, 8.0), (0.5, 5.0), (1.0, 2.0)))
+            j = replace(j, value=10.0, soft_deadlines=sd)
+        jobs.append(j)
+    return inst.with_jobs(jobs)
+
+
+@pytest.mark.parametrize("R", [10.0, 5.0, 3.0, 7.0])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_generated_instances_validate(R, seed):
+    cfg = GeneratorConfig(jobs=30, nodes=3, seed=seed, round_minutes=R, best_effort_fraction=0.2,
+                          gpu_mix=((1, 0.5), (2, 0.2), (3, 0.05), (4, 0.1), (8, 0.1), (12, 0.05)))
+    inst = _with_soft(generate(cfg), seed)
+    pol = make_policy("chronus")
+    res = simulate(inst, pol)
+    ev = check_schedule(inst, res.schedule)
+    assert ev.errors == []
+    assert res.metrics.finished == len(inst.jobs)
+    st = pol.stats
+    assert st["lease_rounds"] == max(1, round(20 / R))
+    assert st["admitted"] + st["unadmitted"] + st["best_effort"] == len(inst.jobs)
+    assert st["fallbacks"] == 0
+
+
+def test_cpsat_option_runs():
+    inst = generate(GeneratorConfig(jobs=15, seed=2))
+    pol = ChronusPolicy(ChronusConfig(solver="cpsat"))
+    res = simulate(inst, pol)
+    assert check_schedule(inst, res.schedule).errors == []
+    assert pol.stats["fallbacks"] == 0
