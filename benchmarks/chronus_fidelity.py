@@ -1,0 +1,132 @@
+"""Fidelity check of the ``chronus`` baseline against the Chronus artifact's
+measurements on the Philly traces (../shared/anchors/chronus-artifact.md).
+
+Runs chronus on a window of a Chronus-Philly trace (first ``--days`` days of
+submissions; all days with ``--days 0``) on the artifact's cluster: 120 nodes ×
+8 GPUs, 128 cores, 256 GB, 5-minute rounds, 20-minute leases. Every job gets the
+flat profile "bert" (speed 1.0 at any allocation) so a job runs exactly its trace
+``duration`` in minutes, like the artifact (whose ``compute_progress`` is always 1.0
+and whose model name is ignored). A tiny private CSV reader is used on purpose (no
+dependency on the traces package): times in minutes, absolute deadline =
+submit_time + expect_time, ``num_gpu = 0`` rows skipped.
+
+    python benchmarks/chronus_fidelity.py --trace SLO --days 3 --out /tmp/chronus_slo_3d.json
+
+Prints and writes: deadline-miss rate of SLO jobs, avg JCT, avg queueing, preemptions
+per job, GPU utilisation, admitted / unadmitted / hopeless counts, lease-MILP
+statistics (solves, fallbacks, solve times) and wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from sensaopt.instance import Cluster, Instance, Job, NodeType, SoftDeadline
+from sensaopt.policies.chronus import ChronusConfig, ChronusPolicy
+from sensaopt.profiles import get_profile
+from sensaopt.simulator import simulate
+
+ANCHORS = {  # artifact on the whole traces (anchors file), CBC instead of Gurobi
+    "SLO": {"miss_rate": 0.1330, "avg_jct": 953.1, "avg_queueing": 684.9, "preemptions_per_job": 8.59, "gpu_util": 0.85,
+            "hopeless": 3865, "unadmitted": 4574, "jobs": 30735, "wall_min": 31},
+    "MIX1": {"miss_rate": 0.0513, "avg_jct": 398.9, "avg_queueing": 130.4, "preemptions_per_job": 7.80, "gpu_util": 0.86, "jobs": 30756},
+    "MIX2": {"miss_rate_weighted": 0.0556, "miss_rate_any": 0.0747, "avg_jct": 715.9, "avg_queueing": 444.3, "gpu_util": 0.89, "jobs": 30746},
+}
+
+
+def traces_dir() -> Path:
+    env = os.environ.get("SENSAOPT_TRACES")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "traces"
+
+
+def read_trace(name: str, days: float, profile: str = "bert") -> list[Job]:
+    """Private reader of trace_job_Philly_<name>.csv; first ``days`` days of submissions."""
+    path = traces_dir() / "chronus-philly" / f"trace_job_Philly_{name}.csv"
+    prof = get_profile(profile)
+    rows = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            g = int(row["num_gpu"])
+            if g <= 0:
+                continue
+            rows.append(row)
+    t0 = min(float(r["submit_time"]) for r in rows)
+    jobs = []
+    for r in rows:
+        sub = float(r["submit_time"])
+        if days > 0 and sub - t0 >= days * 1440:
+            continue
+        be = r["best_effort"].strip() == "1" or r["job_type"].strip().startswith("best")
+        deadline, value, soft = None, 1.0, ()
+        if not be:
+            times = [float(x) for x in r["expect_time_list"].split("-")]
+            vals = [float(x) for x in r["expect_value_list"].split("-")]
+            deadline, value = sub + times[0], vals[0]
+            soft = tuple(SoftDeadline(sub + t, v) for t, v in zip(times[1:], vals[1:]))
+        jobs.append(Job(f"j{r['job_id']}", sub, int(r["num_gpu"]), float(r["duration"]), prof, deadline, value, soft))
+    jobs.sort(key=lambda j: (j.arrival, j.id))
+    return jobs
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--trace", default="SLO", choices=["SLO", "MIX1", "MIX2"])
+    ap.add_argument("--days", type=float, default=3.0, help="first N days of submissions (0 = whole trace)")
+    ap.add_argument("--nodes", type=int, default=120)
+    ap.add_argument("--round", type=float, default=5.0, help="round length, minutes")
+    ap.add_argument("--solver", default="highs", choices=["highs", "cpsat", "greedy"])
+    ap.add_argument("--time-limit", type=float, default=5.0)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args(argv)
+
+    jobs = read_trace(a.trace, a.days)
+    cluster = Cluster((NodeType("philly", 8, 128, 256.0, a.nodes),))
+    inst = Instance(f"chronus-philly-{a.trace}-{a.days:g}d", cluster, a.round, tuple(jobs))
+    pol = ChronusPolicy(ChronusConfig(solver=a.solver, time_limit_s=a.time_limit))
+    t0 = time.perf_counter()
+    last = [t0]
+
+    def progress(r, done, total):
+        if time.perf_counter() - last[0] > 60:
+            last[0] = time.perf_counter()
+            print(f"  round {r} (t={r * a.round:.0f} min): {done}/{total} done, {time.perf_counter() - t0:.0f} s, "
+                  f"solves {pol.stats['lease_solves']} fallbacks {pol.stats['fallbacks']}", file=sys.stderr, flush=True)
+
+    res = simulate(inst, pol, progress=progress)
+    wall = time.perf_counter() - t0
+    m = res.metrics
+    slo = [j for j in jobs if j.deadline is not None]
+    cls = pol.classes
+    counts = {c: sum(1 for j in jobs if cls.get(j.id) == c) for c in ("admitted", "unadmitted", "hopeless", "best_effort")}
+    # misses by final class
+    fin = {}
+    for seg in res.schedule.segments:
+        fin[seg.job] = max(fin.get(seg.job, 0), (seg.start + seg.rounds) * a.round)
+    miss_by_class = {}
+    for c in ("admitted", "unadmitted", "hopeless"):
+        js = [j for j in slo if cls.get(j.id) == c]
+        miss_by_class[c] = {"jobs": len(js), "missed": sum(1 for j in js if fin.get(j.id, 1e18) > j.deadline + 1e-9)}
+    gpu_min = sum(j.gpus * j.work for j in jobs)
+    out = {
+        "trace": a.trace, "days": a.days, "jobs": len(jobs), "slo_jobs": len(slo), "nodes": a.nodes, "round_minutes": a.round,
+        "offered_gpu_minutes": gpu_min,
+        "miss_rate": m.slo_violation_rate, "weighted_miss_rate": m.weighted_violation_rate,
+        "avg_jct": m.avg_jct, "avg_queueing": m.avg_queueing_time, "preemptions_per_job": m.preemptions / len(jobs),
+        "migrations": m.migrations, "gpu_util": m.gpu_utilization, "makespan": m.makespan,
+        "classes": counts, "miss_by_final_class": miss_by_class,
+        "chronus_stats": pol.stats, "wall_s": wall, "anchor_whole_trace": ANCHORS[a.trace],
+    }
+    print(json.dumps(out, indent=1, default=str))
+    if a.out:
+        Path(a.out).write_text(json.dumps(out, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
