@@ -3,10 +3,11 @@
 Per round (length R minutes; a lease is ``k = max(1, round(L / R))`` rounds):
 
 * **lease boundary** (first round of lease b, time T_b = b·k·R): every job is
-  preempted and re-planned. Admitted jobs' lease needs ``l`` are recomputed from
-  observed progress and the artifact's padded estimate; jobs that overran their
-  estimate are demoted to unadmitted (with the artifact's force flag); jobs that
-  can no longer fit ``l`` slots before any deadline become hopeless. The lease MILP
+  preempted and re-planned. Admitted jobs' lease counts ``l`` follow the artifact
+  (a granted lease counts as one lease done; recomputed from observed progress and
+  the padded estimate only when that is smaller); jobs that ran past their estimate
+  are demoted to unadmitted (with the artifact's force flag); jobs that can no
+  longer fit ``l`` slots before any deadline become hopeless. The lease MILP
   (:mod:`.selection`) picks one deadline option and ``l`` slots per admitted job;
   jobs with ``x[j,0] = 1`` are *guaranteed* their GPUs for this lease, the rest of
   the plan is cached (options stay fixed afterwards).
@@ -25,6 +26,17 @@ Per round (length R minutes; a lease is ``k = max(1, round(L / R))`` rounds):
 CPU and memory are strictly GPU-proportional. Durations for planning: the job's
 run time at the cluster's GPU-proportional share (``work / speed``), which is what a
 GPU-proportional scheduler observes. Time in minutes.
+
+Restart overhead: the validator's rule applies (0.5 + 0.5·log2 g minutes lost in
+the first round of a segment that resumes after a gap or on other nodes). The
+artifact charges the same amount, (0.1 + 0.4)·(1 + log2 g), per resume, added to
+the finish time; in both, a job that keeps running across a lease boundary on the
+same nodes pays nothing. Unlike the artifact, a move to other nodes also pays it.
+
+Artifact behaviour deliberately not copied: ``compute_progress`` = 1.0 (here speed
+follows the profile), the night-time node turn-off, the odd-minute
+``filling_jobs`` pass (ascending priority, hopeless first), and force-guaranteed jobs
+submitted in the current lease being relabelled admitted.
 """
 
 from __future__ import annotations
