@@ -18,7 +18,19 @@ from sensaopt.simulator import simulate
 from sensaopt.solve import solve
 from sensaopt.validator import check_schedule, validate
 
+_FRAMES = ("gap_frame", "jobs_frame", "metrics_frame", "outcomes_frame", "usage_frame")
+
+
+def __getattr__(name: str):
+    """pandas conversions (:mod:`sensaopt.frames`), imported on first use: pandas is slow to import."""
+    if name in _FRAMES:
+        from sensaopt import frames
+
+        return getattr(frames, name)
+    raise AttributeError(f"module 'sensaopt' has no attribute {name!r}")
+
+
 __all__ = [
     "Cluster", "Instance", "Job", "NodeType", "Placement", "Result", "Schedule", "Segment", "Status",
-    "check_schedule", "load_instance", "save_instance", "simulate", "solve", "validate", "__version__",
+    "check_schedule", "gap_frame", "jobs_frame", "load_instance", "metrics_frame", "outcomes_frame", "save_instance", "simulate", "solve", "usage_frame", "validate", "__version__",
 ]

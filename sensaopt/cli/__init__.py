@@ -10,7 +10,7 @@ import sys
 from sensaopt.cli.app import app
 from sensaopt.cli import core  # noqa: F401  (registers commands)
 
-_EXTRA = ("sensaopt.cli.exact", "sensaopt.cli.traces")
+_EXTRA = ("sensaopt.cli.exact", "sensaopt.cli.traces", "sensaopt.cli.plot")
 
 
 def _load_extra() -> None:

@@ -1,0 +1,83 @@
+"""``sensaopt plot SCHEDULE.json -o gantt.png``: draw a schedule (or a solve result)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from sensaopt.cli.app import app
+
+KINDS = ("gantt", "utilization", "both")
+
+
+def _find_instance(schedule_path: Path, raw: dict, instance: Optional[Path]) -> Path:
+    """The instance file: ``--instance``, else the ``instance`` path a ``solve -o``
+    result records (as given, or relative to the schedule file's folder)."""
+    from sensaopt.errors import InputError
+
+    if instance is not None:
+        return instance
+    rec = raw.get("instance") if isinstance(raw, dict) else None
+    if isinstance(rec, str) and rec:
+        for cand in (Path(rec), schedule_path.parent / rec):
+            if cand.is_file():
+                return cand
+    raise InputError(str(schedule_path), "instance",
+                     "cannot tell which instance this schedule belongs to; pass --instance INSTANCE.json")
+
+
+@app.command()
+def plot(
+    schedule: Path = typer.Argument(..., help="Schedule JSON, or a result file written by `sensaopt solve -o`."),
+    output: Path = typer.Option(..., "-o", "--output", help="Image file to write (.png, .pdf, .svg)."),
+    instance: Optional[Path] = typer.Option(None, "--instance", "-i", help="Instance JSON (default: the path a result file records)."),
+    kind: str = typer.Option("gantt", help="gantt | utilization | both"),
+    max_nodes: int = typer.Option(16, help="Draw at most this many nodes in the Gantt chart (the first ones)."),
+    bin_minutes: Optional[float] = typer.Option(None, help="Utilization: average over bins of this many minutes."),
+    dpi: int = typer.Option(120, help="Resolution of raster images."),
+):
+    """Draw a schedule as a Gantt chart per node (GPU lanes) and/or its utilization over time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from sensaopt import plot as splot
+    from sensaopt.errors import InputError
+    from sensaopt.io import load_instance, parse_schedule_dict, read_json
+
+    if kind not in KINDS:
+        raise InputError("(command line)", "--kind", f"unknown plot kind {kind!r}; known: {', '.join(KINDS)}")
+    if max_nodes < 1:
+        raise InputError("(command line)", "--max-nodes", "must be >= 1")
+    raw = read_json(schedule)
+    inst_path = _find_instance(schedule, raw, instance)
+    inst = load_instance(inst_path)
+    sched = parse_schedule_dict(raw, inst, str(schedule))
+    n_nodes = inst.cluster.num_nodes
+    nodes = list(range(min(n_nodes, max_nodes)))
+    title = f"{inst.name}: {raw.get('solver', schedule.name) if isinstance(raw, dict) else schedule.name}"
+    if kind == "both":
+        lanes = sum(inst.cluster.nodes[n].gpus for n in nodes)
+        fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, min(max(2.2, 0.22 * lanes + 1.4), 24) + 3.5),
+                                     height_ratios=[max(2.2, 0.22 * lanes + 1.4), 3.5], layout="constrained")
+        splot.gantt(inst, sched, a1, nodes=nodes, title=title)
+        splot.utilization(inst, sched, a2, bin_minutes=bin_minutes)
+    elif kind == "gantt":
+        ax = splot.gantt(inst, sched, nodes=nodes, title=title)
+        fig = ax.figure
+    else:
+        ax = splot.utilization(inst, sched, bin_minutes=bin_minutes, title=title)
+        fig = ax.figure
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fig.savefig(output, dpi=dpi)
+    except ValueError as e:  # unknown image format
+        raise InputError(str(output), "-o", str(e)) from None
+    finally:
+        plt.close(fig)
+    note = f" (first {len(nodes)} of {n_nodes} nodes)" if len(nodes) < n_nodes and kind != "utilization" else ""
+    typer.echo(f"wrote {output}: {kind} of {len(sched.segments)} segments, {len({s.job for s in sched.segments})} jobs{note}")
+

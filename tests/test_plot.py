@@ -1,0 +1,264 @@
+"""sensaopt.plot and sensaopt.frames: rendered headless, content checked."""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from sensaopt import frames, plot  # noqa: E402
+from sensaopt.cli import main  # noqa: E402
+from sensaopt.io import load_instance  # noqa: E402
+from sensaopt.metrics import compute_metrics  # noqa: E402
+from sensaopt.profiles import catalog  # noqa: E402
+from sensaopt.result import Result, Status  # noqa: E402
+from sensaopt.schedule import Placement, Schedule, Segment  # noqa: E402
+from sensaopt.simulator import simulate  # noqa: E402
+from sensaopt.validator import check_schedule  # noqa: E402
+
+from .conftest import REPO  # noqa: E402
+from .util import instance, job  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def gids(ax, prefix):
+    arts = list(ax.patches) + list(ax.lines) + list(ax.collections)
+    return [a.get_gid() for a in arts if (a.get_gid() or "").startswith(prefix)]
+
+
+def hand_instance():
+    """Two nodes of 4 GPUs. a: 2 GPUs, sensitive (alexnet), preempted and resumed on
+    node 1; b: 4 GPUs insensitive (bert) on node 0; c: best effort 1 GPU."""
+    jobs = [
+        job("a", gpus=2, work=25.0, model="alexnet", deadline=60.0),
+        job("b", gpus=4, work=10.0, model="bert", deadline=15.0),
+        job("c", gpus=1, work=10.0, model="bert"),
+    ]
+    return instance(jobs, nodes=2, gpus=4, cpus=12, mem=250.0)
+
+
+def hand_schedule():
+    P = Placement
+    segs = (
+        Segment("a", 0, 1, (P(0, 2, 6, 125.0),)),          # round 0 on node 0
+        Segment("b", 1, 1, (P(0, 4, 12, 250.0),)),         # round 1, whole node 0 (a paused)
+        Segment("a", 2, 2, (P(1, 2, 6, 125.0),)),          # resumes on node 1, rounds 2-3
+        Segment("c", 0, 1, (P(1, 1, 3, 62.5),)),           # round 0 on node 1
+    )
+    return Schedule(segs, 10.0)
+
+
+def test_hand_schedule_is_valid_and_frames_match_validator():
+    inst, sched = hand_instance(), hand_schedule()
+    ev = check_schedule(inst, sched)
+    assert ev.ok, ev.errors
+    df = frames.outcomes_frame(inst, sched)
+    assert list(df.index) == ["a", "b", "c"]
+    for j in inst.jobs:
+        o = ev.outcomes[j.id]
+        assert df.loc[j.id, "finish"] == o.finish
+        assert df.loc[j.id, "jct"] == pytest.approx(o.finish - j.arrival)
+        assert df.loc[j.id, "queueing"] == pytest.approx(o.first_start - j.arrival)
+    assert bool(df.loc["a", "sensitive"]) and not bool(df.loc["b", "sensitive"])
+    assert df.loc["a", "preemptions"] == 1
+    assert df.loc["b", "met_deadline"] == 0.0 and df.loc["b", "lost_value"] == 1.0  # finishes at 20 > 15
+    assert np.isnan(df.loc["c", "met_deadline"]) and np.isnan(df.loc["c", "deadline"])
+
+
+def test_gantt_draws_one_bar_per_placement_run_and_marks_deadlines():
+    inst, sched = hand_instance(), hand_schedule()
+    ax = plot.gantt(inst, sched)
+    bars = gids(ax, "job:")
+    assert sorted(bars) == ["job:a", "job:a", "job:b", "job:c"]
+    rects = {(p.get_gid(), p.get_x()): p for p in ax.patches if (p.get_gid() or "").startswith("job:")}
+    # a resumed in round 2 = minute 20, 20 minutes long, 2 lanes tall (minus padding)
+    ra = rects[("job:a", 20.0)]
+    assert ra.get_width() == pytest.approx(20.0) and ra.get_height() == pytest.approx(2 - 0.12)
+    assert ra.get_hatch() == plot.SENSITIVE_HATCH and rects[("job:b", 10.0)].get_hatch() is None
+    # job colours differ
+    assert rects[("job:a", 0.0)].get_facecolor() != rects[("job:b", 10.0)].get_facecolor()
+    # deadline markers: a (met, triangle) and b (missed, X); c is best effort
+    marks = {ln.get_gid(): ln for ln in ax.lines if (ln.get_gid() or "").startswith("deadline:")}
+    assert set(marks) == {"deadline:a", "deadline:b"}
+    assert marks["deadline:a"].get_marker() == "v" and marks["deadline:b"].get_marker() == "X"
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["n-0", "n-1"]
+    assert ax.get_xlabel() == "time (minutes)"
+    ax.figure.canvas.draw()
+
+
+def test_gpu_lanes_keep_a_continuing_job_on_its_lanes():
+    inst = instance([job("x", gpus=2, work=30.0), job("y", gpus=1, work=10.0), job("z", gpus=1, work=10.0, arrival=10.0)], gpus=4)
+    P = Placement
+    # x resizes its CPU in round 1 (new segment, same node): it should keep its lanes
+    sched = Schedule((
+        Segment("y", 0, 1, (P(0, 1, 3, 62.5),)),
+        Segment("x", 0, 1, (P(0, 2, 6, 125.0),)),
+        Segment("z", 1, 1, (P(0, 1, 3, 62.5),)),
+        Segment("x", 1, 2, (P(0, 2, 4, 125.0),)),
+    ), 10.0)
+    assert check_schedule(inst, sched).ok
+    lanes = {(j, st): ln for j, n, st, en, ln in plot.gpu_lanes(inst, sched)}
+    assert lanes[("x", 1)] == lanes[("x", 0)]
+    assert set(lanes[("z", 1)]).isdisjoint(lanes[("x", 1)])
+
+
+def test_gantt_of_a_result_on_a_committed_instance_covers_every_placement():
+    inst = load_instance(REPO / "instances" / "small-8gpu.json")
+    res = simulate(inst, "edf")
+    ax = plot.gantt(inst, res, legend=False)
+    n_placements = sum(len(s.placements) for s in res.schedule.segments)
+    assert len(gids(ax, "job:")) >= n_placements  # one per contiguous lane run
+    # every job scheduled appears; bar area = GPU-minutes held
+    area = sum(p.get_width() * (p.get_height() + 0.12) for p in ax.patches if (p.get_gid() or "").startswith("job:"))
+    assert area == pytest.approx(check_schedule(inst, res.schedule).gpu_minutes)
+    assert len(gids(ax, "deadline:")) == sum(1 for j in inst.jobs if j.deadline is not None)
+    assert ax.get_title() == "small-8gpu: heuristic:edf"
+
+
+def test_utilization_lines_follow_the_validator_usage():
+    inst, sched = hand_instance(), hand_schedule()
+    ax = plot.utilization(inst, sched)
+    lines = {ln.get_gid(): ln for ln in ax.lines if (ln.get_gid() or "").startswith("util:")}
+    assert set(lines) == {"util:gpu", "util:cpu", "util:mem"}
+    y = lines["util:gpu"].get_ydata()
+    # rounds 0..3: GPUs held 3, 4, 2, 2 of 8
+    assert list(np.round(y[:4], 6)) == [37.5, 50.0, 25.0, 25.0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["GPU", "CPU", "memory"]
+    ax2 = plot.utilization(inst, sched, resources=("gpu",), bin_minutes=20)
+    y2 = [ln for ln in ax2.lines if ln.get_gid() == "util:gpu"][0].get_ydata()
+    assert list(np.round(y2[:2], 6)) == [43.75, 25.0]
+    with pytest.raises(ValueError):
+        plot.utilization(inst, sched, resources=("disk",))
+
+
+def test_cdfs_one_line_per_policy_ending_at_one():
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    results = {p: simulate(inst, p) for p in ("edf", "fifo")}
+    ax = plot.jct_cdf(results, instance=inst)
+    lines = [ln for ln in ax.lines if (ln.get_gid() or "").startswith("cdf:")]
+    assert [ln.get_gid() for ln in lines] == ["cdf:edf", "cdf:fifo"]
+    for ln, p in zip(lines, results):
+        x, y = ln.get_xdata(), ln.get_ydata()
+        assert y[-1] == pytest.approx(1.0) and len(y) == len(inst.jobs) + 1
+        jct = frames.outcomes_frame(inst, results[p])["jct"]
+        assert x[-1] == pytest.approx(jct.max())
+    assert ax.get_xlabel() == "JCT (minutes)"
+    fr = {p: frames.outcomes_frame(inst, r) for p, r in results.items()}
+    ax2 = plot.queueing_cdf(fr)
+    assert len([ln for ln in ax2.lines if (ln.get_gid() or "").startswith("cdf:")]) == 2
+    with pytest.raises(ValueError):
+        plot.jct_cdf(results)  # Results need the instance
+
+
+def test_sensitivity_curves_one_line_and_one_demand_point_per_model():
+    cat = catalog()
+    for axis in ("cpu", "mem"):
+        ax = plot.sensitivity_curves(axis)
+        assert len(gids(ax, "model:")) == len(cat) == 12
+        assert len(gids(ax, "demand:")) == len(cat)
+        styles = {ln.get_gid()[6:]: ln.get_linestyle() for ln in ax.lines if (ln.get_gid() or "").startswith("model:")}
+        for name, p in cat.items():
+            assert styles[name] == ("-" if p.is_sensitive() else "--")
+        plt.close(ax.figure)
+    ax = plot.sensitivity_curves("cpu", models=["alexnet"], at=62.5)
+    ln = [x for x in ax.lines if x.get_gid() == "model:alexnet"][0]
+    xs, ys = ln.get_xdata(), ln.get_ydata()
+    k = int(np.argmin(abs(xs - 3.0)))
+    assert ys[k] == pytest.approx(cat["alexnet"].speed(3.0, 62.5)) == pytest.approx(1.0)
+    assert ax.get_xlabel() == "CPU cores per GPU"
+    with pytest.raises(ValueError):
+        plot.sensitivity_curves("disk")
+
+
+def _fake_result(inst, sched, solver, status=Status.FEASIBLE, bound=None):
+    ev = check_schedule(inst, sched)
+    m = compute_metrics(inst, ev)
+    return Result(solver, status, m.objective, bound, 0.0, sched, m)
+
+
+def test_metrics_and_gap_frames_and_gap_bars():
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    heur = {p: simulate(inst, p) for p in ("edf", "fifo", "sensascale")}
+    best = min(heur.values(), key=lambda r: r.objective)
+    exact = _fake_result(inst, best.schedule, "exact-stand-in", Status.FEASIBLE, bound=best.objective / 2)
+    mf = frames.metrics_frame(heur)
+    assert list(mf.index) == ["edf", "fifo", "sensascale"]
+    assert mf.loc["edf", "objective"] == heur["edf"].objective
+    assert mf.loc["fifo", "slo_violations"] == heur["fifo"].metrics.slo_violations
+    assert list(frames.metrics_frame(list(heur.values())).index) == [r.solver for r in heur.values()]
+    g = frames.gap_frame(inst, heur, exact)
+    assert list(g["policy"]) == ["edf", "fifo", "sensascale"]
+    for _, row in g.iterrows():
+        r = heur[row["policy"]]
+        assert row["gap"] == pytest.approx((r.objective - best.objective) / best.objective)
+        assert row["gap_to_bound"] == pytest.approx((r.objective - best.objective / 2) / (best.objective / 2))
+    assert g["gap"].min() == pytest.approx(0.0)
+    g2 = pd.concat([g, g.assign(instance="other")], ignore_index=True)
+    ax = plot.gap_bars(g2)
+    assert len(gids(ax, "gap:")) == 6
+    assert [t.get_text() for t in ax.get_xticklabels()] == [inst.name, "other"]
+
+
+def test_outcomes_frame_uses_the_hidden_speed_factors_of_a_noisy_simulation():
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    res = simulate(inst, "edf", profile_error=0.3, seed=4)
+    df = frames.outcomes_frame(inst, res)
+    assert df["jct"].mean() == pytest.approx(res.metrics.avg_jct)
+
+
+def test_usage_frame_fractions():
+    inst, sched = hand_instance(), hand_schedule()
+    u = frames.usage_frame(inst, check_schedule(inst, sched))
+    assert list(u.index) == [0.0, 10.0, 20.0, 30.0]
+    assert list(u["gpu"]) == [3 / 8, 4 / 8, 2 / 8, 2 / 8]
+    assert u["cpu"].iloc[1] == pytest.approx(12 / 24)
+
+
+# ---- CLI ----------------------------------------------------------------------------------------
+def run(args, capsys):
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_plot_from_a_solve_result_and_a_bare_schedule(tmp_path, capsys):
+    tiny = REPO / "instances" / "tiny-16gpu.json"
+    res = tmp_path / "r.json"
+    assert run(["solve", tiny, "--policy", "edf", "-o", res], capsys)[0] == 0
+    png = tmp_path / "out" / "gantt.png"
+    code, out, err = run(["plot", res, "-o", png], capsys)
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "gantt" in out and "6 jobs" in out
+    bare = tmp_path / "s.json"
+    bare.write_text(json.dumps(json.loads(res.read_text())["schedule"]))
+    code, out, err = run(["plot", bare, "-o", tmp_path / "g.png"], capsys)
+    assert code == 2 and "--instance" in err and err.count("\n") == 1
+    code, _, err = run(["plot", bare, "--instance", tiny, "--kind", "both", "-o", tmp_path / "b.svg"], capsys)
+    assert code == 0, err
+    assert "<svg" in (tmp_path / "b.svg").read_text()[:1000]
+    code, _, err = run(["plot", bare, "--instance", tiny, "--kind", "pie", "-o", tmp_path / "p.png"], capsys)
+    assert code == 2 and "pie" in err and not (tmp_path / "p.png").exists()
+
+
+def test_cli_version_and_show_versions(capsys):
+    import sensaopt
+
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and out.strip() == f"sensaopt {sensaopt.__version__}"
+    code, out, _ = run(["show-versions"], capsys)
+    assert code == 0
+    names = {ln.split()[0] for ln in out.splitlines() if ln.strip()}
+    assert {"python", "sensaopt", "ortools", "pulp", "highspy", "numpy", "pandas"} <= names
