@@ -187,3 +187,67 @@ def sweep(
         typer.echo(f"failed {k}: {err}", err=True)
     if rep.failed:
         raise typer.Exit(1)
+
+
+experiment_app = typer.Typer(no_args_is_help=True, help="The paper's experiments.")
+app.add_typer(experiment_app, name="experiment")
+
+
+@experiment_app.command("paper")
+def experiment_paper(
+    output: Path = typer.Option(..., "-o", "--output", help="Output folder (runs/ is the resumable store)."),
+    scale: float = typer.Option(1.0, help="1 = the full traces and clusters; < 1: that fraction of jobs (seeded) on that fraction of GPUs."),
+    policy: List[str] = typer.Option([], "--policy", help="Policies (default: sensascale chronus synergy-tune edf fifo, those registered)."),
+    seed: int = typer.Option(0, help="Seed (model types, generator, thinning)."),
+    round_minutes: float = typer.Option(5.0, help="Round length, minutes."),
+    sensitive_fraction: float = typer.Option(0.5, help="Fraction of sensitive model types."),
+    node: str = typer.Option("synergy", help="synergy (3 cores, 62.5 GB per GPU) | chronus (128 cores, 256 GB per 8 GPUs)."),
+    helios_days: float = typer.Option(14.0, help="Days of Helios-calibrated arrivals."),
+    scheduler: Optional[str] = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
+    workers: int = typer.Option(2, help="LocalCluster worker processes."),
+    serial: bool = typer.Option(False, help="Run in this process, without Dask."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+):
+    """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies: table.md/csv, reduction vs Chronus, figures."""
+    from sensaopt.errors import InputError
+    from sensaopt.io import atomic_write_text
+    from sensaopt.policies import policy_names
+    from sensaopt.sweep import ResultStore, run_serial, run_sweep
+    from sensaopt.sweep.paper import POLICIES, PaperSettings, figures, paper_configs, reductions, table_csv, table_markdown, table_rows
+
+    known = set(policy_names())
+    pols = tuple(policy) if policy else tuple(p for p in POLICIES if p in known)
+    for p in pols:
+        if p not in known:
+            raise InputError("--policy", "policy", f"unknown policy {p!r} (known: {', '.join(sorted(known))})")
+    if not (0 < scale <= 1):
+        raise InputError("--scale", "scale", "must be within (0, 1]")
+    s = PaperSettings(scale=scale, policies=pols, seed=seed, round_minutes=round_minutes, sensitive_fraction=sensitive_fraction,
+                      node=node, helios_days=helios_days)
+    runs = paper_configs(s)
+    store = ResultStore(output / "runs")
+    bar, _ = _progress(len(runs), "paper", quiet)
+
+    def cb(n, total):
+        bar.total = total
+        bar.update(n - bar.n)
+
+    cfgs = [c for _, _, c in runs]
+    try:
+        rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
+    finally:
+        bar.close()
+    records = {c.key(): r for c in cfgs if (r := store.get(c.key())) is not None}
+    rows = table_rows(runs, records)
+    per, avg = reductions(rows)
+    md = f"Settings: {s}\n\n" + table_markdown(rows, per, avg)
+    atomic_write_text(output / "table.md", md)
+    atomic_write_text(output / "table.csv", table_csv(rows))
+    figs = figures(rows, runs, records, output) if rows else []
+    typer.echo(md)
+    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; "
+               f"{output / 'table.md'}, {', '.join(str(f) for f in figs)}")
+    for k, err in rep.failed.items():
+        typer.echo(f"failed {k}: {err}", err=True)
+    if rep.failed:
+        raise typer.Exit(1)

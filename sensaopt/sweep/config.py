@@ -33,6 +33,7 @@ class RunConfig:
     round_minutes: float = 5.0
     best_effort_fraction: float = 0.0
     profile_error: float = 0.0
+    sample: float = 1.0  # fraction of the jobs kept (seeded thinning)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -74,7 +75,7 @@ def run_config(cfg: RunConfig) -> dict:
     inst, data = make_instance(
         cfg.trace, cfg.preset, start=cfg.start, days=cfg.days, limit=cfg.limit, jobs=cfg.jobs, seed=cfg.seed,
         round_minutes=cfg.round_minutes, load=cfg.load, sensitive_fraction=cfg.sensitive_fraction, mix_mode=cfg.mix,
-        cpu_per_gpu=cfg.cpu_per_gpu, mem_per_gpu=cfg.mem_per_gpu, best_effort_fraction=cfg.best_effort_fraction,
+        cpu_per_gpu=cfg.cpu_per_gpu, mem_per_gpu=cfg.mem_per_gpu, best_effort_fraction=cfg.best_effort_fraction, sample=cfg.sample,
     )
     res, ev = run_policy(inst, cfg.policy, seed=cfg.seed, profile_error=cfg.profile_error)
     jct = [ev.outcomes[j.id].finish - j.arrival for j in inst.jobs if ev.outcomes[j.id].finish is not None]

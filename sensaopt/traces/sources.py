@@ -107,18 +107,20 @@ def make_instance(
     cpu_per_gpu: float | None = None,
     mem_per_gpu: float | None = None,
     best_effort_fraction: float = 0.0,
+    sample: float = 1.0,
     on_error: str = "raise",
 ):
-    """(instance, trace data) of a source on a cluster preset. ``load`` multiplies the
+    """(instance, trace data) of a source on a cluster preset. ``sample`` keeps that
+    fraction of the jobs (seeded, :func:`thin`). ``load`` multiplies the
     arrival rate (:func:`scale_load`); model types by :class:`SensitivityMix`; traces
     without deadlines get them by :class:`DeadlineRule` (``best_effort_fraction``)."""
     from sensaopt.traces.presets import preset_cluster
     from sensaopt.traces.sensitivity import SensitivityMix
-    from sensaopt.traces.trace import DeadlineRule, build_instance, scale_load
+    from sensaopt.traces.trace import DeadlineRule, build_instance, scale_load, thin
 
     cluster = preset_cluster(preset, cpu_per_gpu, mem_per_gpu)
     data = make_trace(spec, start=start, days=days, limit=limit, seed=seed, jobs=jobs, cluster_gpus=cluster.total_gpus, on_error=on_error)
-    data = scale_load(data, load)
+    data = scale_load(thin(data, sample, seed), load)
     mix = SensitivityMix(mode=mix_mode, sensitive_fraction=sensitive_fraction, guided=guided)
     try:
         mix.check()

@@ -122,6 +122,20 @@ def scale_load(data: TraceData, load: float) -> TraceData:
     return TraceData(data.name, data.source, jobs, data.has_deadlines, dict(data.skipped))
 
 
+def thin(data: TraceData, fraction: float, seed: int) -> TraceData:
+    """Keep each job with probability ``fraction`` (seeded): a scaled-down workload with
+    the same timeline; pair it with a cluster ``fraction`` × the size to keep the load."""
+    if not 0 < fraction <= 1:
+        raise InputError(data.source, "sample", "the kept fraction must be within (0, 1]")
+    if fraction == 1.0:
+        return data
+    keep = np.random.default_rng([seed, 7919]).random(len(data.jobs)) < fraction
+    jobs = [j for j, k in zip(data.jobs, keep) if k]
+    if not jobs:
+        raise InputError(data.source, "sample", "no job kept")
+    return TraceData(data.name, data.source, jobs, data.has_deadlines, dict(data.skipped))
+
+
 def build_instance(
     data: TraceData,
     cluster: Cluster,

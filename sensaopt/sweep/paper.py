@@ -1,0 +1,182 @@
+"""The paper's experiment: {Philly SLO, MIX1, MIX2, Helios-calibrated} ×
+{8-GPU, 16-GPU nodes} × policies, run as a sweep, reported as a table, the relative
+reduction of SensaScale versus Chronus (the paper's form) and figures.
+
+Settings (all recorded in each run's stored config):
+
+* Philly workloads: the three Chronus traces (all 14 days, GPU jobs only) on
+  ``philly-8`` (120 × 8 GPUs) / ``philly-16`` (60 × 16); Helios: the Helios-calibrated
+  generator (``helios_days`` days of Venus arrivals, deadlines by the SPEC rule) on
+  ``helios-8`` (96 × 8) / ``helios-16`` (48 × 16);
+* nodes: Synergy's ratio, 3 cores and 62.5 GB per GPU (``node="chronus"``: 16 cores
+  and 32 GB per GPU); model types: ``sensitive_fraction`` of the jobs sensitive;
+  rounds of ``round_minutes``; one ``seed``;
+* ``scale`` < 1 runs a scaled-down copy: every job kept with probability ``scale``
+  (seeded thinning, the timeline unchanged) on a cluster with ``scale`` × the GPUs
+  (rounded to a multiple of 16 so both node sizes have the same total), which keeps
+  the offered load.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from sensaopt.sweep.config import RunConfig
+
+WORKLOADS = (("Philly SLO", "chronus-slo", "philly"), ("Philly MIX1", "chronus-mix1", "philly"),
+             ("Philly MIX2", "chronus-mix2", "philly"), ("Helios", "helios-gen", "helios"))
+POLICIES = ("sensascale", "chronus", "synergy-tune", "edf", "fifo")
+FULL_GPUS = {"philly": 960, "helios": 768}
+PAPER_REDUCTION = {"slo_violation_rate": -74.22, "avg_jct": -25.86, "avg_queueing_time": -82.75}
+METRICS = (("slo_violation_rate", "SLO violation rate (%)", 100.0), ("avg_jct", "avg JCT (min)", 1.0), ("avg_queueing_time", "avg queueing (min)", 1.0))
+
+
+@dataclass(frozen=True)
+class PaperSettings:
+    scale: float = 1.0
+    policies: tuple[str, ...] = POLICIES
+    seed: int = 0
+    round_minutes: float = 5.0
+    sensitive_fraction: float = 0.5
+    node: str = "synergy"  # or "chronus"
+    helios_days: float = 14.0
+
+
+def cluster_for(family: str, node_gpus: int, s: PaperSettings) -> tuple[str, float]:
+    """(preset, kept job fraction) for a workload family and node size."""
+    suffix = "" if s.node == "synergy" else f"-{s.node}"
+    if s.scale >= 1.0:
+        return f"{family}-{node_gpus}{suffix}", 1.0
+    gpus = max(16, int(round(FULL_GPUS[family] * s.scale / 16)) * 16)
+    return f"{gpus // node_gpus}x{node_gpus}{suffix}", gpus / FULL_GPUS[family]
+
+
+def paper_configs(s: PaperSettings) -> list[tuple[str, int, RunConfig]]:
+    out = []
+    for label, trace, family in WORKLOADS:
+        for g in (8, 16):
+            preset, frac = cluster_for(family, g, s)
+            for pol in s.policies:
+                cfg = RunConfig(trace=trace, preset=preset, policy=pol, seed=s.seed, sensitive_fraction=s.sensitive_fraction,
+                                round_minutes=s.round_minutes, sample=frac, days=s.helios_days if family == "helios" else None)
+                out.append((label, g, cfg))
+    return out
+
+
+def table_rows(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict]) -> list[dict]:
+    rows = []
+    for label, g, cfg in runs:
+        r = records.get(cfg.key())
+        if r is None:
+            continue
+        m = r["metrics"]
+        rows.append({"workload": label, "node_gpus": g, "policy": cfg.policy, "preset": cfg.preset, "jobs": m["jobs"],
+                     "slo_violation_rate": m["slo_violation_rate"], "avg_jct": m["avg_jct"], "avg_queueing_time": m["avg_queueing_time"],
+                     "gpu_utilization": m["gpu_utilization"], "simulate_s": r.get("simulate_s")})
+    return rows
+
+
+def reductions(rows: list[dict], ours: str = "sensascale", base: str = "chronus") -> tuple[list[dict], dict]:
+    """Per (workload, nodes): 100·(ours − base)/base per metric; and their averages
+    (cells where the base is 0 are left out of the average and shown as n/a)."""
+    by = {(r["workload"], r["node_gpus"], r["policy"]): r for r in rows}
+    per, acc = [], {k: [] for k, _, _ in METRICS}
+    for (w, g, p), r in by.items():
+        if p != ours or (w, g, base) not in by:
+            continue
+        b = by[(w, g, base)]
+        row = {"workload": w, "node_gpus": g}
+        for k, _, _ in METRICS:
+            if b[k] and b[k] > 0 and r[k] is not None:
+                row[k] = 100.0 * (r[k] - b[k]) / b[k]
+                acc[k].append(row[k])
+            else:
+                row[k] = None
+        per.append(row)
+    avg = {k: (float(np.mean(v)) if v else None) for k, v in acc.items()}
+    return per, avg
+
+
+def _fmt(x, nd=2):
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
+
+
+def table_markdown(rows: list[dict], per: list[dict], avg: dict) -> str:
+    lines = ["| workload | nodes | policy | jobs | SLO violation rate (%) | avg JCT (min) | avg queueing (min) | GPU util. |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        lines.append(f"| {r['workload']} | {r['node_gpus']}-GPU | {r['policy']} | {r['jobs']} | {_fmt(100 * r['slo_violation_rate'])} | "
+                     f"{_fmt(r['avg_jct'], 1)} | {_fmt(r['avg_queueing_time'], 1)} | {_fmt(r['gpu_utilization'])} |")
+    lines += ["", "SensaScale vs Chronus, relative change (%) = 100·(SensaScale − Chronus)/Chronus:", "",
+              "| workload | nodes | SLO violation rate | avg JCT | avg queueing |", "| --- | --- | ---: | ---: | ---: |"]
+    for r in per:
+        lines.append(f"| {r['workload']} | {r['node_gpus']}-GPU | {_fmt(r['slo_violation_rate'])} | {_fmt(r['avg_jct'])} | {_fmt(r['avg_queueing_time'])} |")
+    lines.append(f"| **average** | | {_fmt(avg['slo_violation_rate'])} | {_fmt(avg['avg_jct'])} | {_fmt(avg['avg_queueing_time'])} |")
+    lines.append(f"| paper | | {PAPER_REDUCTION['slo_violation_rate']} | {PAPER_REDUCTION['avg_jct']} | {PAPER_REDUCTION['avg_queueing_time']} |")
+    return "\n".join(lines) + "\n"
+
+
+def table_csv(rows: list[dict]) -> str:
+    buf = io.StringIO()
+    if rows:
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    return buf.getvalue()
+
+
+def figures(rows: list[dict], runs, records: dict[str, dict], outdir) -> list:
+    """fig_bars.png (the three metrics per workload × nodes × policy) and
+    fig_jct_cdf.png (JCT CDF per workload × nodes, one line per policy)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from pathlib import Path
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    groups = sorted({(r["workload"], r["node_gpus"]) for r in rows}, key=lambda x: ([w for w, _, _ in WORKLOADS].index(x[0]), x[1]))
+    pols = [p for p in POLICIES if any(r["policy"] == p for r in rows)] + sorted({r["policy"] for r in rows} - set(POLICIES))
+    by = {(r["workload"], r["node_gpus"], r["policy"]): r for r in rows}
+    fig, axes = plt.subplots(3, 1, figsize=(12, 10), constrained_layout=True)
+    x = np.arange(len(groups))
+    wdt = 0.8 / max(1, len(pols))
+    for ax, (k, title, mult) in zip(axes, METRICS):
+        for i, p in enumerate(pols):
+            vals = [((by[(w, g, p)][k] or 0) * mult) if (w, g, p) in by else np.nan for w, g in groups]
+            ax.bar(x + (i - (len(pols) - 1) / 2) * wdt, vals, wdt, label=p)
+        ax.set_xticks(x, [f"{w}\n{g}-GPU" for w, g in groups])
+        ax.set_ylabel(title)
+    axes[0].legend(ncol=len(pols))
+    p1 = out / "fig_bars.png"
+    fig.savefig(p1, dpi=110)
+    plt.close(fig)
+    n = len(groups)
+    cols = min(4, max(1, n))
+    fig, axes = plt.subplots(int(math.ceil(n / cols)), cols, figsize=(4 * cols, 3.2 * math.ceil(n / cols)), squeeze=False, constrained_layout=True)
+    for ax, (w, g) in zip(axes.flat, groups):
+        for label, gg, cfg in runs:
+            if (label, gg) != (w, g):
+                continue
+            r = records.get(cfg.key())
+            if r is None or not r.get("jct"):
+                continue
+            v = np.sort(np.asarray(r["jct"], dtype=float))
+            ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=cfg.policy)
+        ax.set_xscale("log")
+        ax.set_title(f"{w}, {g}-GPU nodes", fontsize=9)
+        ax.set_xlabel("JCT (min)")
+        ax.set_ylabel("CDF")
+    axes.flat[0].legend(fontsize=7)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    p2 = out / "fig_jct_cdf.png"
+    fig.savefig(p2, dpi=110)
+    plt.close(fig)
+    return [p1, p2]
