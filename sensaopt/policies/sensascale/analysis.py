@@ -7,7 +7,7 @@ remaining work ÷ (profile speed × observed speed correction).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sensaopt.instance import Cluster, NodeType
 from sensaopt.policies.base import JobState, RoundState
@@ -57,14 +57,12 @@ class JobInfo:
     tier: int  # 0: deadline still reachable; 1: best effort or hopeless
     key: tuple  # sort key, smaller = more urgent
     lst: float  # latest start time, minutes (inf in tier 1)
+    id: str = field(init=False)  # the job's id (copied: read in every inner loop)
+    gpus: int = field(init=False)  # the job's GPUs
 
-    @property
-    def id(self) -> str:
-        return self.js.id
-
-    @property
-    def gpus(self) -> int:
-        return self.js.gpus
+    def __post_init__(self) -> None:
+        self.id = self.js.spec.id
+        self.gpus = self.js.spec.gpus
 
     def time_at(self, opt: Option) -> float:
         """Minutes to finish at this per-GPU option (observed speed correction applied)."""
@@ -79,36 +77,62 @@ class JobInfo:
         return self.overhead
 
 
-def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig) -> list[JobInfo]:
-    """JobInfo for every waiting or running job, most urgent first."""
+@dataclass(frozen=True)
+class JobConstants:
+    """What :func:`analyse` needs of a job that never changes during a run."""
+
+    facts: ProfileFacts
+    overhead: float  # restart overhead, minutes
+    deadlines: tuple[tuple[float, float], ...]  # (absolute minute, value), earliest first
+
+
+def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict | None = None) -> list[JobInfo]:
+    """JobInfo for every waiting or running job, most urgent first.
+
+    ``constants`` (optional) is a dict kept across the rounds of one run, mapping a
+    job's id to its :class:`JobConstants` (filled here on first sight).
+    """
     now, R = state.now, state.round_minutes
+    prev_round = state.round - 1
+    restart = state.overheads.restart_minutes
+    urgent_by = now + cfg.urgent_rounds * R
+    hopeless_be = cfg.hopeless_to_best_effort
+    cache = constants if constants is not None else {}
     out = []
     for js in state.jobs:
-        f = facts_of(js.spec.profile, js.gpus)
-        running = state.was_running(js)
-        oh = state.overheads.restart_minutes(js.gpus)
-        start_oh = 0.0 if (running or not js.started) else oh
+        spec = js.spec
+        c = cache.get(spec.id)
+        if c is None:
+            c = cache[spec.id] = JobConstants(facts_of(spec.profile, spec.gpus), restart(spec.gpus), spec.deadlines())
+        f = c.facts
+        running = js.last_round == prev_round
+        oh = c.overhead
+        start_oh = 0.0 if (running or js.last_round is None) else oh
         t_opt = js.remaining / (f.opt.speed * js.speed_correction)
         target = None
-        for at, _value in js.spec.deadlines():
+        for at, _value in c.deadlines:
             if now + start_oh + t_opt <= at + 1e-9:
                 target = at
                 break
-            if not cfg.hopeless_to_best_effort:
+            if not hopeless_be:
                 target = at
                 break
         if target is not None:
             lst = target - t_opt - start_oh
-            group = 0 if lst <= now + cfg.urgent_rounds * R else (1 if running else 2)
-            key = (0, group, lst, js.spec.arrival, js.id)
+            group = 0 if lst <= urgent_by else (1 if running else 2)
+            key = (0, group, lst, spec.arrival, spec.id)
             tier = 0
         else:
             lst = math.inf
-            key = (1, 0 if running else 1, t_opt + start_oh, js.spec.arrival, js.id)
+            key = (1, 0 if running else 1, t_opt + start_oh, spec.arrival, spec.id)
             tier = 1
         out.append(JobInfo(js, f, running, oh, target, tier, key, lst))
-    out.sort(key=lambda i: i.key)
+    out.sort(key=_key)
     return out
+
+
+def _key(info: "JobInfo") -> tuple:
+    return info.key
 
 
 def target_value(info: JobInfo) -> float:

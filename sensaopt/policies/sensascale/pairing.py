@@ -63,19 +63,35 @@ def pair_weight(s: JobInfo, i: JobInfo, cluster: Cluster, now: float, R: float, 
     return int(round(w * scale)) if w > 0 else 0
 
 
-def weight_matrix(sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int) -> np.ndarray:
+def urgencies(infos: list[JobInfo], now: float, R: float) -> np.ndarray:
+    """GPUs × :func:`urgency` of every job, as an array (same floats as the scalar code)."""
+    lst = np.array([x.lst for x in infos], dtype=float)
+    tier0 = np.array([x.tier == 0 for x in infos], dtype=bool)
+    g = np.array([x.gpus for x in infos], dtype=float)
+    u = np.ones(len(infos))
+    if tier0.any():
+        u[tier0] = 1.0 + R / (R + np.maximum(0.0, lst[tier0] - now))
+    return g * u
+
+
+def weight_matrix(
+    sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None
+) -> np.ndarray:
     """All edge weights at once. Gains depend only on the two jobs' (profile, GPUs)
-    types, so they are computed once per type pair and broadcast with numpy."""
+    types, so they are computed once per type pair (and kept in ``gain_cache``, a
+    dict the caller may keep for a whole run) and broadcast with numpy."""
     def types(infos):
         index, reps, idx = {}, [], []
         for x in infos:
-            k = (id(x.js.spec.profile), x.gpus)
-            if k not in index:
-                index[k] = len(reps)
+            k = (id(x.facts), x.gpus)
+            t = index.get(k)
+            if t is None:
+                t = index[k] = len(reps)
                 reps.append(x)
-            idx.append(index[k])
+            idx.append(t)
         return reps, np.array(idx, dtype=np.int64)
 
+    cache = gain_cache if gain_cache is not None else {}
     s_reps, s_idx = types(sens)
     i_reps, i_idx = types(insens)
     gs = np.zeros((len(s_reps), len(i_reps)))
@@ -83,11 +99,14 @@ def weight_matrix(sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, 
     ok = np.zeros(gs.shape, dtype=bool)
     for a, s in enumerate(s_reps):
         for b, i in enumerate(i_reps):
-            g = pair_gains(s, i, cluster)
+            key = (id(s.facts), s.gpus, id(i.facts), i.gpus)
+            g = cache.get(key, False)
+            if g is False:
+                g = cache[key] = pair_gains(s, i, cluster)
             if g is not None:
                 gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
-    us = np.array([x.gpus * urgency(x, now, R) for x in sens])
-    ui = np.array([x.gpus * urgency(x, now, R) for x in insens])
+    us = urgencies(sens, now, R)
+    ui = urgencies(insens, now, R)
     w = gs[np.ix_(s_idx, i_idx)] * us[:, None] + gi[np.ix_(s_idx, i_idx)] * ui[None, :]
     w[~ok[np.ix_(s_idx, i_idx)]] = 0.0
     W = np.rint(w * scale).astype(np.int64)
@@ -123,10 +142,9 @@ def match_networkx(W: np.ndarray) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-def make_pairs(infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig, now: float, R: float) -> dict[str, tuple[JobInfo, JobInfo]]:
-    """Pairs among the queue prefix; maps each paired job id to its (s, i) pair."""
-    if not cfg.pairing:
-        return {}
+def candidates(infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig) -> tuple[list[JobInfo], list[JobInfo]]:
+    """(sensitive, insensitive) jobs smaller than a node within the queue prefix that
+    asks for at most ``pairing_window`` × the cluster's GPUs."""
     budget = cfg.pairing_window * cluster.total_gpus
     max_g = cluster.reference_type.gpus
     sens, insens, used = [], [], 0
@@ -136,11 +154,25 @@ def make_pairs(infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig, no
         used += info.gpus
         if info.gpus < max_g:
             (sens if info.facts.sensitive else insens).append(info)
+    return sens, insens
+
+
+def match(W: np.ndarray, method: str = "assignment") -> list[tuple[int, int]]:
+    """Maximum-weight matching of ``W`` by ``method`` (see ``SensaScaleConfig.pairing_method``)."""
+    return match_assignment(W) if method == "assignment" else match_networkx(W)
+
+
+def make_pairs(
+    infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig, now: float, R: float, gain_cache: dict | None = None
+) -> dict[str, tuple[JobInfo, JobInfo]]:
+    """Pairs among the queue prefix; maps each paired job id to its (s, i) pair."""
+    if not cfg.pairing:
+        return {}
+    sens, insens = candidates(infos, cluster, cfg)
     if not sens or not insens:
         return {}
-    W = weight_matrix(sens, insens, cluster, now, R, cfg.weight_scale)
-    pairs = match_assignment(W) if cfg.pairing_method == "assignment" else match_networkx(W)
+    W = weight_matrix(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache)
     out = {}
-    for a, b in pairs:
+    for a, b in match(W, cfg.pairing_method):
         out[sens[a].id] = out[insens[b].id] = (sens[a], insens[b])
     return out

@@ -9,7 +9,9 @@ reserves; "conservative": every blocked unit does). Reservations count GPUs only
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from sensaopt.instance import Node
 from sensaopt.policies.placement import NodePool, option_placement
@@ -34,12 +36,51 @@ class Reservation:
     spare: dict[int, int] = field(default_factory=dict)  # node -> GPUs others may still use past `time`
 
 
+class FreeIndex:
+    """Nodes bucketed by free GPUs (each bucket sorted by node index), so that a
+    best-fit search visits nodes in (free GPUs, index) order without scanning the
+    full nodes. ``total`` is the pool's free GPUs."""
+
+    __slots__ = ("buckets", "total")
+
+    def __init__(self, free: list[int], max_gpus: int):
+        self.buckets: list[list[int]] = [[] for _ in range(max_gpus + 1)]
+        for n, f in enumerate(free):
+            self.buckets[f].append(n)
+        self.total = sum(free)
+
+    def move(self, node: int, old: int, new: int) -> None:
+        """Node ``node`` now has ``new`` free GPUs instead of ``old``."""
+        if old == new:
+            return
+        b = self.buckets[old]
+        del b[bisect_left(b, node)]
+        insort(self.buckets[new], node)
+        self.total += new - old
+
+    def best_fit(self, gpus: int) -> Iterator[int]:
+        """Nodes with at least ``gpus`` free GPUs, fewest free first, then by index.
+        The index must not change while the iterator is in use."""
+        for f in range(gpus, len(self.buckets)):
+            yield from self.buckets[f]
+
+
 class Planner:
     def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig):
         self.pool, self.now, self.cfg = pool, now, cfg
         self.planned: dict[str, Planned] = {}
         self.by_node: dict[int, list[Planned]] = {}
         self.reservations: list[Reservation] = []
+        self.max_gpus = max(n.gpus for n in pool.nodes)
+        self.free = FreeIndex(pool.gpus, self.max_gpus)
+
+    @property
+    def exhausted(self) -> bool:
+        """No GPU is free and no later unit can change the plan (no further
+        reservation will be made), so placing more units is pointless."""
+        if self.free.total > 0:
+            return False
+        return self.cfg.backfill == "none" or (self.cfg.backfill == "easy" and bool(self.reservations))
 
     # ---- allocation of one job on one node --------------------------------------------------
     def option_on(self, info: JobInfo, node: Node, gpus: int, free_cpu: int, free_mem: float) -> Option | None:
@@ -68,7 +109,11 @@ class Planner:
         return True
 
     def _commit(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
+        gpus = self.pool.gpus
+        before = [gpus[q.node] for q in pls]
         self.pool.take(pls)
+        for q, old in zip(pls, before):
+            self.free.move(q.node, old, gpus[q.node])
         p = Planned(info, pls, opt, end)
         self.planned[info.id] = p
         for q in pls:
@@ -80,7 +125,7 @@ class Planner:
     # ---- units ----------------------------------------------------------------------------
     def place_single(self, info: JobInfo) -> bool:
         pool = self.pool
-        if pool.free_gpus < info.gpus:
+        if self.free.total < info.gpus:
             return False
         prev = info.js.placements if info.running else None
         chosen: dict[int, Option] = {}
@@ -95,7 +140,7 @@ class Planner:
             chosen[node.index] = o
             return option_placement(node, g, o)
 
-        pls = pool.place(info.gpus, make, prev)
+        pls = self._place(info.gpus, make, prev)
         if pls is None:
             return False
         opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
@@ -103,29 +148,56 @@ class Planner:
         self._commit(info, pls, opt, self._end(info, opt, frozenset(p.node for p in pls)))
         return True
 
+    def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None) -> tuple[Placement, ...] | None:
+        """:meth:`NodePool.place` (same rule, same result) with the best-fit search
+        of single-node jobs going through the free-GPU buckets."""
+        pool = self.pool
+        if prefer is not None:
+            again = []
+            for p in prefer:
+                q = make(pool.nodes[p.node], p.gpus)
+                if q is None or not pool.fits(q):
+                    break
+                again.append(q)
+            else:
+                return tuple(again)
+        if gpus > self.max_gpus:
+            return pool._place_multi(gpus, make)
+        nodes = pool.nodes
+        for n in self.free.best_fit(gpus):
+            q = make(nodes[n], gpus)
+            if q is not None and pool.fits(q):
+                return (q,)
+        return None
+
     def place_pair(self, s: JobInfo, i: JobInfo, so: Option, io: Option) -> bool:
-        """Both jobs on one node at their pair options; prefers a node either ran on."""
+        """Both jobs on one node at their pair options; prefers a node either ran on,
+        else best fit (fewest free GPUs, then lowest index)."""
         pool = self.pool
         g = s.gpus + i.gpus
+        if self.free.total < g:
+            return False
         need_c = s.gpus * so.cpu + i.gpus * io.cpu
         need_m = s.gpus * so.mem + i.gpus * io.mem
         end_s = self.now + s.overhead + s.time_at(so)
         end_i = self.now + i.overhead + i.time_at(io)
+        end_both = max(end_s, end_i)
+
+        def feasible(n: int) -> bool:
+            if pool.gpus[n] < g or pool.cpus[n] < need_c or pool.mem[n] + 1e-9 < need_m:
+                return False
+            return not self.reservations or (self._allowed(n, s.gpus, end_s) and self._allowed(n, g, end_both))
+
         prefer = set()
         for x in (s, i):
             if x.running:
                 prefer |= {p.node for p in x.js.placements}
-        best, best_key = None, None
-        for n, node in enumerate(pool.nodes):
-            if pool.gpus[n] < g or pool.cpus[n] < need_c or pool.mem[n] + 1e-9 < need_m:
-                continue
-            if not (self._allowed(n, s.gpus, end_s) and self._allowed(n, g, max(end_s, end_i))):
-                continue
-            key = (n not in prefer, pool.gpus[n], n)
-            if best_key is None or key < best_key:
-                best, best_key = node, key
-        if best is None:
+        n_best = next((n for n in sorted(prefer, key=lambda n: (pool.gpus[n], n)) if feasible(n)), None)
+        if n_best is None:
+            n_best = next((n for n in self.free.best_fit(g) if feasible(n)), None)
+        if n_best is None:
             return False
+        best = pool.nodes[n_best]
         for x, o in ((s, so), (i, io)):
             pls = (option_placement(best, x.gpus, o),)
             self._commit(x, pls, o, self._end(x, o, frozenset({best.index})))

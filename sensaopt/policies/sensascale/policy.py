@@ -24,10 +24,14 @@ class SensaScalePolicy(BasePolicy):
         self.config = SensaScaleConfig(**{**base.__dict__, **overrides}) if overrides else base
         self._facts: dict[tuple[int, int], tuple[object, ProfileFacts]] = {}
         self.last_stats: dict = {}
+        self._constants: dict = {}  # job id -> analysis.JobConstants, per run
+        self._gains: dict = {}  # type pair -> pair gains (pairing.weight_matrix), per run
 
     def reset(self, instance: Instance) -> None:
         super().reset(instance)
         self._facts = {}
+        self._constants = {}
+        self._gains = {}
 
     def facts(self, profile, gpus: int) -> ProfileFacts:
         key = (id(profile), gpus)
@@ -38,12 +42,14 @@ class SensaScalePolicy(BasePolicy):
 
     def decide(self, state: RoundState) -> Allocation:
         cfg = self.config
-        infos = analyse(state, self.facts, cfg)  # steps 1-2
+        infos = analyse(state, self.facts, cfg, self._constants)  # steps 1-2
         n_protect = protect_running(infos, state) if cfg.protect_running else 0
-        pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes)  # step 3
+        pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes, self._gains)  # step 3
         planner = Planner(NodePool(state.cluster), state.now, cfg)
         done: set[str] = set()
         for info in infos:  # step 4, units in LST order
+            if planner.exhausted:  # nothing below can be placed or reserve anything
+                break
             if info.id in done:
                 continue
             pair = pairs.get(info.id)

@@ -1,0 +1,106 @@
+"""Shared helpers of the benchmark scripts: timing, percentiles, the JSON record.
+
+Every benchmark prints its figures and writes one JSON record (machine, package
+versions, git commit, figures) under ``benchmarks/results/`` (override with the
+``SENSAOPT_BENCH_OUT`` environment variable). Times are seconds unless a key says
+``_ms``; memory in MiB.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sensaopt.result import package_versions
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def out_dir() -> Path:
+    d = Path(os.environ.get("SENSAOPT_BENCH_OUT", REPO / "benchmarks" / "results"))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def git_commit() -> dict:
+    """HEAD commit and whether the checkout has uncommitted changes to sensaopt/."""
+    def run(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    return {"commit": run("rev-parse", "HEAD") or None, "dirty_sensaopt": bool(run("status", "--porcelain", "--", "sensaopt"))}
+
+
+def machine() -> dict:
+    info = {"platform": platform.platform(), "python": sys.version.split()[0], "cpus": os.cpu_count(), "processor": platform.processor() or platform.machine()}
+    try:
+        with open("/proc/meminfo") as f:
+            info["mem_total_gib"] = round(int(f.readline().split()[1]) / 2**20, 1)
+    except OSError:
+        pass
+    return info
+
+
+def pct(values, q: float) -> float:
+    """The q-th percentile (0-100) of ``values``; nan when empty."""
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if len(values) else float("nan")
+
+
+def ms_stats(seconds: list[float]) -> dict:
+    """p50/p99/max/mean in milliseconds of a list of durations in seconds."""
+    return {
+        "n": len(seconds),
+        "p50_ms": round(pct(seconds, 50) * 1e3, 3),
+        "p99_ms": round(pct(seconds, 99) * 1e3, 3),
+        "max_ms": round(max(seconds) * 1e3, 3) if seconds else None,
+        "mean_ms": round(float(np.mean(seconds)) * 1e3, 3) if seconds else None,
+    }
+
+
+def write_record(name: str, figures: dict, params: dict | None = None) -> Path:
+    """Write ``benchmarks/results/<name>-<timestamp>.json`` and ``<name>-latest.json``."""
+    rec = {
+        "benchmark": name,
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": machine(),
+        "versions": package_versions(),
+        "git": git_commit(),
+        "params": params or {},
+        "figures": figures,
+    }
+    d = out_dir()
+    text = json.dumps(rec, indent=2, default=str)
+    p = d / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    p.write_text(text)
+    (d / f"{name}-latest.json").write_text(text)
+    print(f"[{name}] record: {p}")
+    return p
+
+
+class TimedPolicy:
+    """Wraps a policy and records the wall time of every ``decide`` call (seconds)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = inner.name
+        self.times: list[float] = []
+        self.config = getattr(inner, "config", None)
+
+    def reset(self, instance) -> None:
+        self.times = []
+        self.inner.reset(instance)
+
+    def decide(self, state):
+        t = time.perf_counter()
+        out = self.inner.decide(state)
+        self.times.append(time.perf_counter() - t)
+        return out
