@@ -98,7 +98,7 @@ def test_instances_from_trace_feed_the_solvers(tmp_path, capsys):
         seen |= {j.id for j in inst.jobs}
         assert inst.cluster.total_gpus >= max(j.gpus for j in inst.jobs)
         raw = json.loads(f.read_text())
-        assert raw["provenance"]["generator"] == "sensaopt instances from-trace"
+        assert raw["provenance"]["generator"] == "sensaopt instances from-trace" and "--jobs 6" in raw["provenance"]["command"]
         res = solve(inst, solver="heuristic", policy="edf")
         assert check_schedule(inst, res.schedule).ok
 

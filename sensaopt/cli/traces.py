@@ -113,7 +113,10 @@ def instances_from_trace(
         wins = cut_windows(data, cfg, SensitivityMix(mode=mix, sensitive_fraction=sensitive_fraction))
     except ValueError as e:
         raise InputError("--deadlines", "options", str(e)) from None
-    cmd = "sensaopt " + " ".join(sys.argv[1:]) if sys.argv[1:] else "sensaopt instances from-trace"
+    opts = {"trace": trace, "jobs": jobs, "count": count, "stride": stride, "first": first, "start": start, "days": days,
+            "node_gpus": node_gpus, "cpu_per_gpu": cpu_per_gpu, "mem_per_gpu": mem_per_gpu, "load": load, "max_nodes": max_nodes,
+            "round_minutes": round_minutes, "deadlines": deadlines, "seed": seed, "sensitive_fraction": sensitive_fraction, "mix": mix}
+    cmd = "sensaopt instances from-trace " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in opts.items() if v is not None)
     for inst, prov in wins:
         prov["command"] = cmd
         p = Path(output) / f"{inst.name}.json"
