@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from sensaopt.errors import SensaoptError
 from sensaopt.exact.data import JobData, ModelData
 
 
@@ -49,6 +50,10 @@ class Vars:
     families: dict = field(default_factory=dict)  # family -> count
     objective_terms: list = field(default_factory=list)  # (coef, var) for the variable part
     objective_const: int = 0  # scaled constant part of the variable objective expression
+
+
+class HorizonTooShort(SensaoptError):
+    """Some job cannot finish within the horizon even alone: the model is infeasible."""
 
 
 def _is_var(v) -> bool:
@@ -262,7 +267,7 @@ def c_done(data, be, v, s):
         if not data.window:
             last = v.done[k, sl[-1]] if sl else 0
             if not _is_var(last):
-                raise AssertionError(f"job {jd.id} cannot finish within the horizon of {data.H} slots")
+                raise HorizonTooShort(f"job {jd.id} cannot finish within the horizon of {data.H} rounds")
             _add(be, v, last == 1, "finish_in_horizon")
 
 

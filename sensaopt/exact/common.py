@@ -153,10 +153,24 @@ def extract_schedule(data: ModelData, v: Vars, value) -> Schedule:
 
 
 def make_result(solver: str, data: ModelData, v: Vars, status: Status, value, scaled_bound: float | None,
-                runtime: float, params: dict, message: str = "", scaled_objective: float | None = None) -> Result:
+                runtime: float, params: dict, message: str = "", scaled_objective: float | None = None,
+                fallback: dict | None = None) -> Result:
     """Common Result: the METRICS objective of the extracted schedule, the solver bound
-    converted to the same units, and the honest status."""
+    converted to the same units, and the honest status.
+
+    ``fallback``: the warm-start values (a known feasible model solution). When the
+    solver returns no incumbent they become the incumbent; when it claims the model
+    infeasible the claim contradicts them (CBC does so when its preprocessing is cut
+    by the time limit), so the status becomes TIME_LIMIT."""
     schedule = metrics = objective = None
+    if fallback:
+        if status == Status.INFEASIBLE:
+            status = Status.TIME_LIMIT
+            message += "; solver claimed infeasibility although the warm start is feasible (interrupted presolve?)"
+        if value is None:
+            value = lambda var: fallback.get(var, 0)  # noqa: E731
+            scaled_objective = None
+            message += "; incumbent = warm start (solver found none)"
     if value is not None:
         schedule = extract_schedule(data, v, value)
         ev = check_schedule(data.instance, schedule)

@@ -14,7 +14,7 @@ import time
 
 from ortools.sat.python import cp_model
 
-from sensaopt.exact.builder import Strength, Vars, build
+from sensaopt.exact.builder import HorizonTooShort, Strength, Vars, build
 from sensaopt.exact.common import (
     DEFAULT_HORIZON_SLACK,
     DEFAULT_MAX_VARS,
@@ -27,7 +27,7 @@ from sensaopt.exact.common import (
 )
 from sensaopt.exact.data import ModelData
 from sensaopt.instance import Instance
-from sensaopt.result import Result, Status
+from sensaopt.result import Result, Status, package_versions
 
 
 class CpSatBackend:
@@ -114,8 +114,12 @@ def solve_cpsat(
     t0 = time.perf_counter()
     s = strength_from(strength)
     data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
-    be, v = build_cpsat(data, s)
-    hinted = False
+    try:
+        be, v = build_cpsat(data, s)
+    except HorizonTooShort as e:
+        return Result(f"cpsat", Status.INFEASIBLE, None, None, time.perf_counter() - t0, None, None,
+                      {"horizon": data.H, "time_limit": time_limit, "workers": workers, "seed": seed}, package_versions(), str(e))
+    hinted, vals = False, {}
     if hint is not None:
         vals = hint_values(data, v, hint)
         if vals:
@@ -126,4 +130,4 @@ def solve_cpsat(
     params = base_params("cpsat", time_limit, workers, seed, warm_start, data, s, v,
                          {"hinted": hinted, "heuristic_objective": heur.objective})
     msg += f"; optimal within a horizon of {data.H} rounds" if status == Status.OPTIMAL else ""
-    return make_result("cpsat", data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj)
+    return make_result("cpsat", data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj, vals)

@@ -26,7 +26,7 @@ import time
 import pulp
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.builder import Strength, Vars, build
+from sensaopt.exact.builder import HorizonTooShort, Strength, Vars, build, objective_offset
 from sensaopt.exact.common import (
     DEFAULT_HORIZON_SLACK,
     DEFAULT_MAX_VARS,
@@ -39,7 +39,7 @@ from sensaopt.exact.common import (
 )
 from sensaopt.exact.data import ModelData
 from sensaopt.instance import Instance
-from sensaopt.result import Result, Status
+from sensaopt.result import Result, Status, package_versions
 
 BACKENDS = ("highs", "cbc")
 
@@ -86,9 +86,12 @@ class _HiGHSWarm(pulp.HiGHS):
         self.warm = warm
 
     def callSolver(self, lp):
-        if self.warm:
-            import highspy
+        import highspy
 
+        # HiGHS keeps one global thread scheduler per process; a run asking for another
+        # thread count than the first one fails with kError unless it is reset
+        highspy.Highs.resetGlobalScheduler(True)
+        if self.warm:
             cols = sorted(lp.variables(), key=lambda x: x.index)
             sol = highspy.HighsSolution()
             sol.col_value = [float(c.varValue) if c.varValue is not None else float(c.lowBound or 0.0) for c in cols]
@@ -135,9 +138,10 @@ def run_milp(be: PulpBackend, v: Vars, backend: str, time_limit: float, workers:
         os.unlink(logp)
         ss = prob.sol_status
         has_sol = ss in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible)
-        if ss == pulp.LpSolutionOptimal and prob.status == pulp.LpStatusOptimal:
+        stopped = re.search(r"Result - Stopped|Stopped on time|time limit", text, re.I) is not None
+        if ss == pulp.LpSolutionOptimal and prob.status == pulp.LpStatusOptimal and not stopped:
             status = Status.OPTIMAL
-        elif prob.status == pulp.LpStatusInfeasible:
+        elif prob.status == pulp.LpStatusInfeasible and not stopped and re.search(r"infeasible", text, re.I):
             status = Status.INFEASIBLE
         elif ss in (pulp.LpSolutionIntegerFeasible, pulp.LpSolutionNoSolutionFound):
             status = Status.TIME_LIMIT
@@ -181,8 +185,12 @@ def solve_milp(
     t0 = time.perf_counter()
     s = strength_from(strength)
     data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
-    be, v = build_milp(data, s)
-    hinted = False
+    try:
+        be, v = build_milp(data, s)
+    except HorizonTooShort as e:
+        return Result(f"milp:{backend}", Status.INFEASIBLE, None, None, time.perf_counter() - t0, None, None,
+                      {"horizon": data.H, "time_limit": time_limit, "workers": workers, "seed": seed}, package_versions(), str(e))
+    hinted, vals = False, {}
     if hint is not None:
         vals = hint_values(data, v, hint)
         if vals:
@@ -194,7 +202,7 @@ def solve_milp(
                          {"hinted": hinted, "heuristic_objective": heur.objective})
     if status == Status.OPTIMAL:
         msg += f"; optimal within a horizon of {data.H} rounds"
-    return make_result(f"milp:{backend}", data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj)
+    return make_result(f"milp:{backend}", data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj, vals)
 
 
 def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int | None = None,
@@ -209,5 +217,7 @@ def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int |
         be.prob.writeLP(path)
     else:
         raise SensaoptError(f"unknown export format {fmt!r}; use mps or lp")
+    scale = max(data.n, 1) * data.obj_scale
+    # MPS/LP files drop the objective constant: add it back through the offset
     return {"horizon": data.H, "variables": len(be.prob.variables()), "constraints": len(be.prob.constraints),
-            "objective_scale": max(data.n, 1) * data.obj_scale, "objective_offset_minutes": __import__("sensaopt.exact.builder", fromlist=["x"]).objective_offset(data)}
+            "objective_scale": scale, "objective_offset_minutes": objective_offset(data) + v.objective_const / scale}

@@ -1,0 +1,134 @@
+"""Exact-model commands: ``sensaopt gap`` (heuristic vs exact optimum, one row per
+instance) and ``sensaopt export`` (the MILP as MPS or LP)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from sensaopt.cli.app import app
+
+GAP_COLUMNS = [
+    "instance", "policy", "heuristic_objective", "heuristic_runtime_s", "exact", "status", "exact_objective",
+    "bound", "abs_gap", "rel_gap", "heuristic_gap_to_bound", "solver_gap", "exact_runtime_s", "horizon",
+]
+
+
+def exact_solve(inst, exact: str, time_limit: float, workers: int, seed: int = 0):
+    """Run an exact backend by CLI name: cpsat, milp (= highs), highs, cbc."""
+    from sensaopt.errors import InputError
+    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.exact.milp import solve_milp
+
+    if exact == "cpsat":
+        return solve_cpsat(inst, time_limit=time_limit, workers=workers, seed=seed)
+    if exact in ("milp", "highs"):
+        return solve_milp(inst, backend="highs", time_limit=time_limit, workers=workers, seed=seed)
+    if exact == "cbc":
+        return solve_milp(inst, backend="cbc", time_limit=time_limit, workers=workers, seed=seed)
+    raise InputError("(command line)", "--exact", f"unknown exact solver {exact!r}; use cpsat, milp, highs or cbc")
+
+
+def gap_row(name: str, inst, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0) -> dict:
+    """One row: heuristic and exact objective (minutes-based objective of the metrics
+    module), the exact solver's bound and status, the gaps and both runtimes.
+
+    abs_gap = heuristic − exact objective; rel_gap = abs_gap / |exact objective|;
+    heuristic_gap_to_bound = (heuristic − bound) / |bound| (a proven upper bound on the
+    heuristic's relative gap); solver_gap = (exact − bound) / |exact|."""
+    from sensaopt.simulator import simulate
+
+    h = simulate(inst, policy)
+    e = exact_solve(inst, exact, time_limit, workers, seed)
+
+    def rel(a, b):
+        return (a / abs(b)) if (a is not None and b not in (None, 0)) else None
+
+    ab = h.objective - e.objective if e.objective is not None else None
+    return {
+        "instance": name,
+        "policy": policy,
+        "heuristic_objective": h.objective,
+        "heuristic_runtime_s": round(h.runtime_s, 3),
+        "exact": e.solver,
+        "status": e.status.value,
+        "exact_objective": e.objective,
+        "bound": e.bound,
+        "abs_gap": ab,
+        "rel_gap": rel(ab, e.objective),
+        "heuristic_gap_to_bound": rel(h.objective - e.bound, e.bound) if e.bound is not None else None,
+        "solver_gap": rel(e.objective - e.bound, e.objective) if (e.objective is not None and e.bound is not None) else None,
+        "exact_runtime_s": round(e.runtime_s, 3),
+        "horizon": e.params.get("horizon"),
+    }
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}" if abs(v) < 1e4 else f"{v:.6g}"
+    return str(v)
+
+
+def format_table(rows: list[dict], cols: list[str]) -> str:
+    cells = [cols] + [[_fmt(r.get(c)) for c in cols] for r in rows]
+    w = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+    return "\n".join("  ".join(x.rjust(w[i]) for i, x in enumerate(row)) for row in cells)
+
+
+def write_rows(rows: list[dict], path: Path, cols: list[str]) -> None:
+    from sensaopt.io import atomic_write_text
+
+    if path.suffix.lower() == ".json":
+        atomic_write_text(path, json.dumps(rows, indent=1))
+    else:
+        buf = io.StringIO()
+        wr = csv.DictWriter(buf, fieldnames=cols)
+        wr.writeheader()
+        wr.writerows(rows)
+        atomic_write_text(path, buf.getvalue())
+
+
+@app.command()
+def gap(
+    instances: List[Path] = typer.Argument(..., help="Instance JSON files."),
+    exact: str = typer.Option("cpsat", help="cpsat | milp (HiGHS) | highs | cbc"),
+    policy: str = typer.Option("sensascale", help="Heuristic policy to compare."),
+    time_limit: float = typer.Option(60.0, help="Seconds per exact solve."),
+    workers: int = typer.Option(2, help="Exact solver threads."),
+    seed: int = typer.Option(0, help="Exact solver random seed."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
+):
+    """Heuristic vs exact optimum, one row per instance."""
+    from sensaopt.io import load_instance
+
+    rows = []
+    for p in instances:
+        inst = load_instance(p)
+        rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed))
+    typer.echo(format_table(rows, GAP_COLUMNS))
+    if output is not None:
+        write_rows(rows, output, GAP_COLUMNS)
+
+
+@app.command()
+def export(
+    instance: Path = typer.Argument(..., help="Instance JSON file."),
+    format: str = typer.Option("mps", "--format", help="mps | lp"),
+    output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
+    horizon: Optional[int] = typer.Option(None, help="Rounds (default: SensaScale makespan + 2)."),
+):
+    """Write the offline MILP (scaled integer objective) for other solvers (SCIP, Gurobi, ...)."""
+    from sensaopt.exact.milp import export_model
+    from sensaopt.io import load_instance
+
+    inst = load_instance(instance)
+    info = export_model(inst, str(output), format, horizon=horizon)
+    typer.echo(f"wrote {output}: {info['variables']} variables, {info['constraints']} constraints, horizon {info['horizon']} rounds; "
+               f"objective = file objective / {info['objective_scale']} + {info['objective_offset_minutes']:.6g}")

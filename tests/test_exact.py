@@ -1,0 +1,219 @@
+"""Exact models: brute force agreement, backend agreement, validator/metrics agreement,
+never worse than the heuristics, honest statuses, size refusal."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sensaopt.errors import SensaoptError
+from sensaopt.exact.cpsat import solve_cpsat
+from sensaopt.exact.data import build_data, placements_of
+from sensaopt.exact.milp import solve_milp
+from sensaopt.generate import GeneratorConfig, generate
+from sensaopt.instance import Cluster, Instance, Job, NodeType, SoftDeadline
+from sensaopt.metrics import compute_metrics
+from sensaopt.profiles import get_profile
+from sensaopt.result import Status
+from sensaopt.schedule import Schedule
+from sensaopt.simulator import simulate
+from sensaopt.validator import check_schedule
+
+BACKENDS = ["cpsat", "highs", "cbc"]
+
+
+@pytest.fixture(params=BACKENDS)
+def exact_backend(request):
+    """A solve function ``(instance, **kw) -> Result`` for each exact backend."""
+    name = request.param
+    if name == "cpsat":
+        return lambda inst, **kw: solve_cpsat(inst, **kw)
+    return lambda inst, **kw: solve_milp(inst, backend=name, **kw)
+
+
+def _check_result(inst, res):
+    """The extracted schedule validates, its metrics objective is the result objective,
+    and equals the model's own objective when proven optimal."""
+    assert res.schedule is not None
+    ev = check_schedule(inst, res.schedule)
+    assert ev.errors == []
+    m = compute_metrics(inst, ev)
+    assert res.objective == pytest.approx(m.objective, abs=1e-9)
+    if res.status == Status.OPTIMAL:
+        assert res.params["model_objective"] == pytest.approx(res.objective, rel=1e-9, abs=1e-6)
+        assert res.bound == pytest.approx(res.objective, rel=1e-9, abs=1e-6)
+
+
+# ---- brute force ---------------------------------------------------------------------------------
+def micro_instance(seed: int) -> Instance:
+    """≤ 4 jobs on one 4-GPU node, profiles with few allocation options, 10-minute rounds."""
+    import random
+
+    rnd = random.Random(seed)
+    node = NodeType("n", 4, 12, 250.0, 1)
+    jobs = []
+    for k in range(rnd.randint(2, 4)):
+        a = float(rnd.choice([0, 0, 5, 10, 20]))
+        g = rnd.choice([1, 2, 2, 4])
+        w = float(rnd.choice([8, 10, 15, 20, 25]))
+        prof = get_profile(rnd.choice(["bert", "gnmt", "deepspeech", "vae"]))
+        dl = None
+        soft = ()
+        if rnd.random() < 0.8:
+            dl = a + rnd.choice([15, 20, 30, 40])
+            if rnd.random() < 0.4:
+                soft = (SoftDeadline(dl + 20, 0.5),)
+        jobs.append(Job(f"j{k}", a, g, w, prof, deadline=dl, soft_deadlines=soft))
+    return Instance(f"micro-{seed}", Cluster((node,)), 10.0, tuple(jobs), source=f"micro-{seed}")
+
+
+def brute_force(inst: Instance, H: int) -> float | None:
+    """Best metrics objective over every schedule of H rounds using the model's
+    allocation choices, by dynamic programming over rounds on the validator's state
+    (progress, last node set, ran before, finish round); the winner is re-scored by
+    the validator and the metrics module."""
+    data = build_data(inst, H)
+    R = inst.round_minutes
+    jobs = data.jobs
+    choices = [[None] + list(jd.pairs) for jd in jobs]
+    # state per job: (progress, ran_last_round, nodes_last_round, ran_before, finish_round)
+    start = tuple((0.0, False, None, False, None) for _ in jobs)
+    states = {start: []}
+    for t in range(H):
+        nxt = {}
+        for stt, hist in states.items():
+            for combo in itertools.product(*choices):
+                ok = True
+                use = {}
+                for jd, ch, js in zip(jobs, combo, stt):
+                    if ch is None:
+                        continue
+                    if t < jd.release or js[4] is not None:
+                        ok = False
+                        break
+                    for p in placements_of(data, jd, ch):
+                        u = use.setdefault(p.node, [0, 0, 0.0])
+                        u[0] += p.gpus; u[1] += p.cpus; u[2] += p.mem_gb
+                if not ok:
+                    continue
+                node = inst.cluster.nodes[0]
+                if any(u[0] > node.gpus or u[1] > node.cpus or u[2] > node.mem_gb + 1e-6 for u in use.values()):
+                    continue
+                new = []
+                for jd, ch, js in zip(jobs, combo, stt):
+                    prog, ran_last, nodes_last, ran_before, fin = js
+                    if ch is None:
+                        new.append((prog, False, None, ran_before, fin))
+                        continue
+                    pls = placements_of(data, jd, ch)
+                    ns = frozenset(p.node for p in pls)
+                    restart = ran_before and (not ran_last or nodes_last != ns)
+                    sp = min(jd.job.profile.speed(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in pls)
+                    prog2 = prog + sp * (max(R - jd.overhead_minutes, 0.0) if restart else R)
+                    fin2 = t if prog2 >= jd.job.work - 1e-6 else None
+                    new.append((round(prog2, 9), True, ns, True, fin2))
+                key = tuple(new)
+                if key not in nxt:
+                    nxt[key] = hist + [(t, combo)]
+        states = nxt
+    best, best_hist = None, None
+    for stt, hist in states.items():
+        if any(js[4] is None for js in stt):
+            continue
+        loss = sum(jd.job.loss((js[4] + 1) * R) for jd, js in zip(jobs, stt))
+        jct = sum((js[4] + 1) * R - jd.job.arrival for jd, js in zip(jobs, stt)) / len(jobs)
+        obj = inst.objective.violation_weight * loss + jct
+        if best is None or obj < best - 1e-9:
+            best, best_hist = obj, hist
+    if best is not None:  # re-score the winner with the validator + metrics
+        rounds = [(t, {jd.id: placements_of(data, jd, ch) for jd, ch in zip(jobs, combo) if ch is not None}) for t, combo in best_hist]
+        ev = check_schedule(inst, Schedule.from_rounds(rounds, R))
+        assert ev.errors == []
+        assert compute_metrics(inst, ev).objective == pytest.approx(best)
+    return best
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
+def test_brute_force_agrees(exact_backend, seed):
+    inst = micro_instance(seed)
+    H = 6
+    bf = brute_force(inst, H)
+    res = exact_backend(inst, horizon=H, time_limit=20, workers=1)
+    if bf is None:
+        assert res.status == Status.INFEASIBLE
+        return
+    assert res.status == Status.OPTIMAL
+    _check_result(inst, res)
+    assert res.objective == pytest.approx(bf, abs=1e-6)
+
+
+# ---- backends agree; schedules validate ---------------------------------------------------------
+@pytest.mark.parametrize("seed,jobs", [(2, 6), (4, 6), (3, 5)])
+def test_cpsat_and_highs_prove_same_optimum(seed, jobs):
+    inst = generate(GeneratorConfig(jobs=jobs, nodes=1, seed=seed))
+    a = solve_cpsat(inst, time_limit=60)
+    b = solve_milp(inst, backend="highs", time_limit=60)
+    assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL, (a.message, b.message)
+    _check_result(inst, a)
+    _check_result(inst, b)
+    assert a.objective == pytest.approx(b.objective, abs=1e-6)
+    assert a.objective <= a.params["heuristic_objective"] + 1e-6
+
+
+def test_two_nodes_with_symmetry_breaking():
+    inst = generate(GeneratorConfig(jobs=4, nodes=2, seed=3))
+    a = solve_cpsat(inst, time_limit=60)
+    b = solve_cpsat(inst, time_limit=60, strength={"symmetry": False, "aggregate": False, "prune": False, "trim": False}, warm_start=False)
+    assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL
+    _check_result(inst, a)
+    _check_result(inst, b)
+    assert a.objective == pytest.approx(b.objective, abs=1e-6)
+
+
+# ---- never worse than a heuristic --------------------------------------------------------------
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), jobs=st.integers(3, 4))
+def test_exact_never_worse_than_heuristics(seed, jobs):
+    inst = generate(GeneratorConfig(jobs=jobs, nodes=1, seed=seed))
+    heur = {p: simulate(inst, p) for p in ("sensascale", "edf", "fifo")}
+    H = max(math.ceil(r.metrics.makespan / inst.round_minutes - 1e-9) for r in heur.values())
+    res = solve_cpsat(inst, time_limit=20, horizon=H)
+    assert res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE)
+    _check_result(inst, res)
+    if res.status == Status.OPTIMAL:
+        for p, r in heur.items():
+            assert res.objective <= r.objective + 1e-6, p
+    # even without a proof, the bound never exceeds a feasible heuristic's value
+    for r in heur.values():
+        assert res.bound <= r.objective + 1e-6
+
+
+# ---- honest statuses --------------------------------------------------------------------------
+def test_status_honest_under_tiny_time_limit(exact_backend):
+    inst = generate(GeneratorConfig(jobs=12, nodes=2, seed=7))
+    res = exact_backend(inst, time_limit=0.05, workers=1)
+    assert res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE)
+    assert res.params["time_limit"] == 0.05 and res.params["workers"] == 1 and res.params["seed"] == 0
+    assert res.versions.get("ortools")
+    if res.status == Status.OPTIMAL:
+        assert res.bound == pytest.approx(res.objective)
+    if res.objective is not None:
+        _check_result(inst, res)
+        if res.bound is not None:
+            assert res.bound <= res.objective + 1e-6
+
+
+def test_refuses_too_large_model():
+    inst = generate(GeneratorConfig(jobs=8, nodes=1, seed=1))
+    with pytest.raises(SensaoptError, match="rolling"):
+        solve_cpsat(inst, max_vars=100)
+
+
+def test_short_horizon_is_infeasible():
+    inst = generate(GeneratorConfig(jobs=3, nodes=1, seed=1))
+    res = solve_cpsat(inst, horizon=1)
+    assert res.status == Status.INFEASIBLE and res.schedule is None
