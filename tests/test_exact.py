@@ -217,3 +217,17 @@ def test_short_horizon_is_infeasible():
     inst = generate(GeneratorConfig(jobs=3, nodes=1, seed=1))
     res = solve_cpsat(inst, horizon=1)
     assert res.status == Status.INFEASIBLE and res.schedule is None
+
+
+# ---- rolling horizon ----------------------------------------------------------------------------
+@pytest.mark.parametrize("policy", ["rolling-cpsat", "rolling-milp"])
+def test_rolling_policy_valid_and_not_better_than_optimum(policy):
+    from sensaopt.policies import policy_names
+
+    assert policy in policy_names()
+    inst = generate(GeneratorConfig(jobs=4, nodes=1, seed=4))
+    res = simulate(inst, policy, policy_config={"window": 3, "time_limit": 1.0})  # validates the schedule
+    assert check_schedule(inst, res.schedule).errors == []
+    opt = solve_cpsat(inst, time_limit=30)
+    assert opt.status == Status.OPTIMAL
+    assert res.objective >= opt.objective - 1e-6

@@ -21,6 +21,8 @@ _BUILTIN = {
     "sensascale": "sensaopt.policies.sensascale:SensaScalePolicy",
     "chronus": "sensaopt.policies.chronus:ChronusPolicy",
     "synergy-tune": "sensaopt.policies.synergy:SynergyTunePolicy",
+    "rolling-cpsat": "sensaopt.exact.rolling:RollingCPSATPolicy",
+    "rolling-milp": "sensaopt.exact.rolling:RollingMILPPolicy",
 }
 _REGISTRY: dict[str, type] = {}
 
