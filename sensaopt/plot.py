@@ -24,6 +24,7 @@ from sensaopt.validator import Evaluation
 
 RESOURCE_LABELS = {"gpu": "GPU", "cpu": "CPU", "mem": "memory"}
 RESOURCE_COLORS = {"gpu": "tab:green", "cpu": "tab:blue", "mem": "tab:orange"}
+RESOURCE_STYLES = {"gpu": "-", "cpu": "--", "mem": ":"}  # proportional shares make the lines coincide
 SENSITIVE_HATCH = "////"
 
 
@@ -36,12 +37,19 @@ def _axes(ax, figsize=(8, 4)):
     return ax
 
 
-def job_colors(instance: Instance) -> dict[str, tuple]:
-    """A stable colour per job (tab20, cycling, by position in the instance)."""
+_PALETTE_ORDER = tuple(range(0, 20, 2)) + tuple(range(1, 20, 2))  # tab20: the 10 dark colours first
+
+
+def palette(k: int) -> tuple:
+    """The k-th colour of tab20, dark shades first, so that neighbours differ."""
     import matplotlib
 
-    cmap = matplotlib.colormaps["tab20"]
-    return {j.id: cmap(k % 20) for k, j in enumerate(instance.jobs)}
+    return matplotlib.colormaps["tab20"](_PALETTE_ORDER[k % 20])
+
+
+def job_colors(instance: Instance) -> dict[str, tuple]:
+    """A stable colour per job (by position in the instance; 20 colours, cycling)."""
+    return {j.id: palette(k) for k, j in enumerate(instance.jobs)}
 
 
 # ---- Gantt --------------------------------------------------------------------------------------
@@ -170,6 +178,8 @@ def gantt(
                       linewidth=1.2, linestyles="--", zorder=3)
             ax.plot([j.deadline], [yc], linestyle="none", marker="v" if met else "X", markersize=8,
                     color=colors[job] if met else "red", markeredgecolor="black", zorder=4, gid=f"deadline:{job}")
+            if not met and labels:
+                ax.annotate(job, (j.deadline, yc), xytext=(5, -2), textcoords="offset points", fontsize=7, color="red", zorder=4)
         x_end = max([x_end] + [instance.job(k).deadline for k in last if instance.job(k).deadline is not None])
 
     ax.set_xlim(0, x_end * 1.02)
@@ -226,7 +236,8 @@ def utilization(
             raise ValueError(f"unknown resource {res!r}; known: {', '.join(RESOURCE_LABELS)}")
         x = np.append(df.index.to_numpy(dtype=float), (df.index[-1] + step) if len(df) else step)
         yv = 100 * np.append(df[res].to_numpy(), df[res].to_numpy()[-1] if len(df) else 0.0)
-        ax.step(x, yv, where="post", label=RESOURCE_LABELS[res], color=RESOURCE_COLORS[res], gid=f"util:{res}")
+        ax.step(x, yv, where="post", label=RESOURCE_LABELS[res], color=RESOURCE_COLORS[res],
+                linestyle=RESOURCE_STYLES[res], linewidth=1.5, gid=f"util:{res}")
     ax.set_ylim(0, 105)
     ax.set_xlabel("time (minutes)")
     ax.set_ylabel("cluster share held (%)")
@@ -311,7 +322,6 @@ def sensitivity_curves(
     cat = catalog()
     names = list(cat) if models is None else list(models)
     ax = _axes(ax)
-    cmap = matplotlib.colormaps["tab20"]
     fixed_desc = ""
     for k, name in enumerate(names):
         p = cat[name]
@@ -321,7 +331,7 @@ def sensitivity_curves(
         x = np.unique(np.concatenate([x, levels]))
         y = [p.speed(v, other) if axis == "cpu" else p.speed(other, v) for v in x]
         sens = p.is_sensitive()
-        color = cmap(k % 20)
+        color = palette(k)
         ax.plot(x, y, linestyle="-" if sens else "--", color=color, linewidth=1.6 if sens else 1.1,
                 label=f"{name}{'' if sens else ' (insensitive)'}", gid=f"model:{name}")
         if demand:
@@ -334,10 +344,10 @@ def sensitivity_curves(
     ax.set_ylabel("speed (1.0 = proportional share)")
     if axis == "cpu":
         ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
     ax.set_title(title if title is not None else f"speed vs {'CPU' if axis == 'cpu' else 'memory'} (other resource at {fixed_desc})")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2, loc="upper left")
+    ax.legend(fontsize=7, ncol=2, loc="best")
     return ax
 
 
