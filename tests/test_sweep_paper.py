@@ -54,3 +54,13 @@ def test_reductions_table_and_figures(tmp_path):
     # a missing run is simply absent from the table
     del recs[runs[0][2].key()]
     assert len(table_rows(runs, recs)) == 23
+
+
+def test_report_only_runs_nothing(tmp_path, capsys):
+    from sensaopt.cli import main
+
+    assert main(["experiment", "paper", "-o", str(tmp_path), "--report-only", "--scale", "0.1", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "40 runs: 0 reused, 0 computed, 0 failed, 40 missing" in out
+    assert (tmp_path / "table.md").is_file() and not (tmp_path / "runs").exists()
+    assert main(["experiment", "paper", "-o", str(tmp_path), "--report-only", "--policy", "nope"]) == 2

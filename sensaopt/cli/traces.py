@@ -209,6 +209,7 @@ def experiment_paper(
     scheduler: Optional[str] = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     workers: int = typer.Option(2, help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
+    report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ):
     """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies: table.md/csv, reduction vs Chronus, figures."""
@@ -237,7 +238,12 @@ def experiment_paper(
 
     cfgs = [c for _, _, c in runs]
     try:
-        rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
+        if report_only:
+            from sensaopt.sweep import SweepReport
+
+            rep = SweepReport(len(cfgs), sum(store.has(c.key()) for c in cfgs))
+        else:
+            rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
     finally:
         bar.close()
     records = {c.key(): r for c in cfgs if (r := store.get(c.key())) is not None}
@@ -248,7 +254,8 @@ def experiment_paper(
     atomic_write_text(output / "table.csv", table_csv(rows))
     figs = figures(rows, runs, records, output) if rows else []
     typer.echo(md)
-    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; "
+    missing = rep.total - len(records)
+    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed, {missing} missing; "
                f"{output / 'table.md'}, {', '.join(str(f) for f in figs)}")
     for k, err in rep.failed.items():
         typer.echo(f"failed {k}: {err}", err=True)
