@@ -228,9 +228,24 @@ def test_generated_instances_validate(R, seed):
     assert ev.errors == []
     assert res.metrics.finished == len(inst.jobs)
     st = pol.stats
-    assert st["lease_rounds"] == max(1, round(20 / R))
+    assert st["lease_rounds"] == {10.0: 2, 5.0: 4, 3.0: 7, 7.0: 3}[R]
     assert st["admitted"] + st["unadmitted"] + st["best_effort"] == len(inst.jobs)
     assert st["fallbacks"] == 0
+
+
+def test_admission_every_5_minutes_when_rounds_are_short():
+    # R = 2: admission every floor(5/2 + 1/2) = 3 rounds (rounds 0, 3, 6, ...); a job
+    # released in round 1 stays unseen (not run) until round 3 although GPUs are free
+    jobs = [Job("a", 0.0, 1, 30.0, FLAT, deadline=200.0), Job("b", 2.0, 1, 30.0, FLAT, deadline=200.0)]
+    inst = _tiny_instance(jobs, R=2.0)
+    pol = ChronusPolicy()
+    pol.reset(inst)
+    assert pol.adm_every == 3 and pol.k == 10
+    assert set(pol.decide(_state(inst, 0))) == {"a"}
+    assert set(pol.decide(_state(inst, 1))) == {"a"}
+    assert "b" not in pol.classes
+    assert set(pol.decide(_state(inst, 3))) == {"a", "b"}
+    assert pol.classes["b"] == "admitted"
 
 
 def test_cpsat_option_runs():

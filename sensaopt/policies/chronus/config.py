@@ -9,11 +9,11 @@ from dataclasses import dataclass
 class ChronusConfig:
     lease_minutes: float = 20.0
     """Lease length (paper: 20 min). With round length R the lease is
-    ``max(1, round(lease_minutes / R))`` rounds long; when R does not divide the
+    ``max(1, floor(lease_minutes / R + 1/2))`` rounds long (nearest, halves up); when R does not divide the
     lease, the effective lease (and the planning slot) is that many rounds × R."""
     admission_minutes: float = 5.0
     """New arrivals are admitted every 5 minutes in the artifact. With R >= 5 every
-    round is an admission round; with R < 5 every ``round(5 / R)`` rounds (jobs that
+    round is an admission round; with R < 5 every ``floor(5 / R + 1/2)`` rounds (jobs that
     arrived in between wait, unseen, until then)."""
     solver: str = "highs"
     """Lease MILP solver: "highs" (HiGHS through PuLP), "highspy" (the same HiGHS

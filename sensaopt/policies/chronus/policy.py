@@ -1,6 +1,6 @@
 """The Chronus policy: leases, admission, lease MILP, opportunistic filling.
 
-Per round (length R minutes; a lease is ``k = max(1, round(L / R))`` rounds):
+Per round (length R minutes; a lease is ``k = max(1, floor(L / R + 1/2))`` rounds):
 
 * **lease boundary** (first round of lease b, time T_b = b·k·R): every job is
   preempted and re-planned. Admitted jobs' lease counts ``l`` follow the artifact
@@ -100,9 +100,9 @@ class ChronusPolicy(BasePolicy):
         cfg = self.config
         R = instance.round_minutes
         self.R = R
-        self.k = max(1, round(cfg.lease_minutes / R))
+        self.k = max(1, math.floor(cfg.lease_minutes / R + 0.5))
         self.Lm = self.k * R
-        self.adm_every = 1 if R >= cfg.admission_minutes - 1e-9 else max(1, round(cfg.admission_minutes / R))
+        self.adm_every = 1 if R >= cfg.admission_minutes - 1e-9 else max(1, math.floor(cfg.admission_minutes / R + 0.5))
         self.max_cands = cfg.max_candidates if cfg.max_candidates is not None else int(1200 * cfg.lease_minutes // 60)
         self.total = instance.cluster.total_gpus
         ref = instance.cluster.reference_type
