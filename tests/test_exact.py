@@ -231,3 +231,14 @@ def test_rolling_policy_valid_and_not_better_than_optimum(policy):
     opt = solve_cpsat(inst, time_limit=30)
     assert opt.status == Status.OPTIMAL
     assert res.objective >= opt.objective - 1e-6
+
+
+def test_per_round_gap_nonnegative():
+    from sensaopt.exact.rolling import per_round_gaps
+
+    inst = generate(GeneratorConfig(jobs=3, nodes=1, seed=2))
+    rows = per_round_gaps(inst, "sensascale", window=3, time_limit=2.0)
+    assert rows
+    for r in rows:
+        if r["optimum_proven"] and r.get("abs_gap") is not None:
+            assert r["abs_gap"] >= -1e-6
