@@ -105,9 +105,9 @@ def simulate(
         for jid, pls in alloc.items():
             js = active[jid]
             job = truth_of[jid]
-            restart = js.started and (js.last_round != r - 1 or {p.node for p in js.placements} != {p.node for p in pls})
+            restart = js.last_round is not None and (js.last_round != r - 1 or not _same_nodes(js.placements, pls))
             minutes = max(R - overhead[jid], 0.0) if restart else R
-            prof = min(job.profile.speed(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in pls)
+            prof = _profile_speed(job.profile, pls)
             done = prof * job.speed_factor * minutes
             js.predicted_work += prof * minutes
             js.observed_work += done
@@ -144,6 +144,21 @@ def simulate(
     )
 
 
+def _same_nodes(a, b) -> bool:
+    """Do placements ``a`` and ``b`` use the same set of nodes?"""
+    if len(a) == 1 and len(b) == 1:
+        return a[0].node == b[0].node
+    return {p.node for p in a} == {p.node for p in b}
+
+
+def _profile_speed(profile, pls) -> float:
+    """Profile speed of a job over its placements: the slowest node's (validator rule)."""
+    if len(pls) == 1:
+        p = pls[0]
+        return profile.speed(p.cpus / p.gpus, p.mem_gb / p.gpus)
+    return min(profile.speed(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in pls)
+
+
 def _as_dict(cfg) -> dict:
     from dataclasses import asdict, is_dataclass
 
@@ -160,20 +175,30 @@ def _round_limit(inst: Instance) -> int:
 
 
 def _check_decision(alloc, active, inst: Instance, name: str, r: int) -> None:
+    """Raise :class:`PolicyError` if the allocation names a job that is not active,
+    breaks a job's gang size, or over-commits a node's GPUs, cores or GB."""
     nodes = inst.cluster.nodes
-    used: dict[int, list[float]] = {}
+    n_nodes = len(nodes)
+    ug = [0] * n_nodes
+    uc = [0] * n_nodes
+    um = [0.0] * n_nodes
+    touched: dict[int, None] = {}  # nodes in first-use order (the order errors are reported in)
     for jid, pls in alloc.items():
         js = active.get(jid)
         if js is None:
             raise PolicyError(f"policy {name!r} placed job {jid!r} in round {r}, which is not waiting or running")
-        if sum(p.gpus for p in pls) != js.gpus:
-            raise PolicyError(f"policy {name!r} gave job {jid!r} {sum(p.gpus for p in pls)} GPUs in round {r}; it needs {js.gpus}")
+        total = 0
         for p in pls:
-            u = used.setdefault(p.node, [0, 0, 0.0])
-            u[0] += p.gpus
-            u[1] += p.cpus
-            u[2] += p.mem_gb
-    for n, (g, c, m) in used.items():
+            n = p.node
+            total += p.gpus
+            ug[n] += p.gpus
+            uc[n] += p.cpus
+            um[n] += p.mem_gb
+            touched[n] = None
+        if total != js.spec.gpus:
+            raise PolicyError(f"policy {name!r} gave job {jid!r} {total} GPUs in round {r}; it needs {js.gpus}")
+    for n in touched:
         node = nodes[n]
+        g, c, m = ug[n], uc[n], um[n]
         if g > node.gpus or c > node.cpus or m > node.mem_gb + 1e-6:
             raise PolicyError(f"policy {name!r} over-committed node {node.name} in round {r}: {g} GPUs, {c} cores, {m:g} GB")

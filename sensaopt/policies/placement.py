@@ -46,10 +46,11 @@ def _type_reps(cluster: Cluster) -> list[Node]:
 class NodePool:
     """Free GPUs, cores and GB per node during one round's decision."""
 
-    __slots__ = ("nodes", "gpus", "cpus", "mem")
+    __slots__ = ("nodes", "gpus", "cpus", "mem", "max_gpus")
 
     def __init__(self, cluster: Cluster):
         self.nodes = cluster.nodes
+        self.max_gpus = max(n.gpus for n in self.nodes)  # GPUs of the largest node
         self.gpus = [n.gpus for n in self.nodes]
         self.cpus = [n.cpus for n in self.nodes]
         self.mem = [n.mem_gb for n in self.nodes]
@@ -99,8 +100,7 @@ class NodePool:
                 again.append(q)
             else:
                 return tuple(again)
-        max_g = max(n.gpus for n in self.nodes)
-        if gpus <= max_g:
+        if gpus <= self.max_gpus:
             best, best_free = None, None
             for i, node in enumerate(self.nodes):
                 fg = self.gpus[i]

@@ -24,7 +24,7 @@ def _needed_speed(p: Planned, now: float) -> float | None:
     avail = info.target - now - info.start_overhead(nodes)
     if avail <= 0:
         return float("inf")
-    return info.js.remaining / (avail * info.js.speed_correction)
+    return info.remaining / (avail * info.corr)
 
 
 def _donor_target(p: Planned, now: float, cfg: SensaScaleConfig, short_c: int, short_m: float) -> Option:

@@ -59,21 +59,31 @@ class JobInfo:
     lst: float  # latest start time, minutes (inf in tier 1)
     id: str = field(init=False)  # the job's id (copied: read in every inner loop)
     gpus: int = field(init=False)  # the job's GPUs
+    remaining: float = field(init=False)  # observed remaining work, minutes at speed 1.0
+    corr: float = field(init=False)  # observed speed correction (JobState.speed_correction)
+    _prev_nodes: frozenset | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.id = self.js.spec.id
-        self.gpus = self.js.spec.gpus
+        js = self.js
+        self.id = js.spec.id
+        self.gpus = js.spec.gpus
+        self.remaining = js.remaining
+        self.corr = js.speed_correction
 
     def time_at(self, opt: Option) -> float:
         """Minutes to finish at this per-GPU option (observed speed correction applied)."""
-        return self.js.remaining / (opt.speed * self.js.speed_correction)
+        return self.remaining / (opt.speed * self.corr)
 
     def start_overhead(self, nodes: frozenset[int] | None) -> float:
         """Overhead if placed on ``nodes`` this round (validator's restart rule)."""
-        if not self.js.started:
+        if self.js.last_round is None:
             return 0.0
-        if self.running and nodes is not None and nodes == frozenset(p.node for p in self.js.placements):
-            return 0.0
+        if self.running and nodes is not None:
+            prev = self._prev_nodes
+            if prev is None:
+                prev = self._prev_nodes = frozenset(p.node for p in self.js.placements)
+            if nodes == prev:
+                return 0.0
         return self.overhead
 
 

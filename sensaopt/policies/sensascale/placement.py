@@ -109,18 +109,25 @@ class Planner:
         return True
 
     def _commit(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
-        gpus = self.pool.gpus
-        before = [gpus[q.node] for q in pls]
-        self.pool.take(pls)
-        for q, old in zip(pls, before):
-            self.free.move(q.node, old, gpus[q.node])
+        pool = self.pool
+        gpus = pool.gpus
         p = Planned(info, pls, opt, end)
         self.planned[info.id] = p
         for q in pls:
-            self.by_node.setdefault(q.node, []).append(p)
+            n = q.node
+            old = gpus[n]
+            gpus[n] = old - q.gpus
+            pool.cpus[n] -= q.cpus
+            pool.mem[n] -= q.mem_gb
+            self.free.move(n, old, old - q.gpus)
+            on = self.by_node.get(n)
+            if on is None:
+                self.by_node[n] = [p]
+            else:
+                on.append(p)
             for res in self.reservations:
-                if q.node in res.spare and end > res.time + 1e-9:
-                    res.spare[q.node] -= q.gpus
+                if n in res.spare and end > res.time + 1e-9:
+                    res.spare[n] -= q.gpus
 
     # ---- units ----------------------------------------------------------------------------
     def place_single(self, info: JobInfo) -> bool:
@@ -143,8 +150,11 @@ class Planner:
         pls = self._place(info.gpus, make, prev)
         if pls is None:
             return False
-        opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
-        pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
+        if len(pls) == 1:  # already at its node's option
+            opt = chosen[pls[0].node]
+        else:  # the slowest node sets the pace: all nodes get that option
+            opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
+            pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
         self._commit(info, pls, opt, self._end(info, opt, frozenset(p.node for p in pls)))
         return True
 
