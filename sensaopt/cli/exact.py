@@ -131,7 +131,7 @@ def export(
     inst = load_instance(instance)
     info = export_model(inst, str(output), format, horizon=horizon)
     typer.echo(f"wrote {output}: {info['variables']} variables, {info['constraints']} constraints, horizon {info['horizon']} rounds; "
-               f"objective = file objective / {info['objective_scale']} + {info['objective_offset_minutes']:.6g}")
+               f"objective = file objective / {info['objective_scale']} + {info['objective_offset_minutes']!r}")
 
 
 @app.command("round-gap")
