@@ -37,7 +37,7 @@ def test_dask_localcluster_equals_serial(tmp_path):
     rep_s = run_serial(cfgs, serial)
     assert rep_s.ok and len(rep_s.computed) == len(cfgs)
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, protocol="tcp", dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, protocol="tcp", dashboard_address=":0") as cluster:
         assert cluster.scheduler_address.startswith("tcp://")
         with Client(cluster) as client:
             client.wait_for_workers(2)

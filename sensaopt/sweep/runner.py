@@ -78,7 +78,7 @@ def run_sweep(
             if scheduler:
                 client = own_client = Client(scheduler)
             else:
-                cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
+                cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0")
                 client = own_client = Client(cluster)
         futures = {client.submit(_run_safely, todo[k], key=f"sensaopt-run-{k}", pure=False): k for k in pending}
         for n, (fut, out) in enumerate(as_completed(futures, with_results=True), 1):
