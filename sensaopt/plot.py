@@ -69,14 +69,14 @@ def gpu_lanes(instance: Instance, schedule: Schedule, nodes: Sequence[int] | Non
     # continuing jobs first at each start round, so that their old lanes are still free
     cont = {(s.job, p.node, s.start) for segs in schedule.by_job().values() for a, s in zip(segs, segs[1:])
             if a.end == s.start for p in s.placements if p.node in a.nodes}
-    for st, en, job, node, g in sorted(items, key=lambda t: (t[0], (t[2], t[3], t[0]) not in cont, t[2], t[3])):
+    for st, en, job, node, g in sorted(items, key=lambda t: (t[0], (t[2], t[3], t[0]) not in cont, -t[4], t[2], t[3])):
         lanes_busy = busy.setdefault(node, [0] * instance.cluster.nodes[node].gpus)
         chosen: list[int] = []
         last = prev_end.get((job, node))
         if last is not None and last[0] == st:
             chosen = [ln for ln in last[1] if lanes_busy[ln] <= st][:g]
         free = [ln for ln in range(len(lanes_busy)) if lanes_busy[ln] <= st and ln not in chosen]
-        chosen += free[: g - len(chosen)]
+        chosen += _pick_lanes(free, g - len(chosen))
         while len(chosen) < g:  # over capacity: invalid schedule, draw above the node
             lanes_busy.append(0)
             chosen.append(len(lanes_busy) - 1)
@@ -85,6 +85,24 @@ def gpu_lanes(instance: Instance, schedule: Schedule, nodes: Sequence[int] | Non
         lanes = tuple(sorted(chosen))
         prev_end[(job, node)] = (en, lanes)
         out.append((job, node, st, en, lanes))
+    return out
+
+
+def _pick_lanes(free: list[int], n: int) -> list[int]:
+    """``n`` of the sorted ``free`` lanes: the first lanes of the smallest contiguous run
+    that holds them all (best fit), else the largest runs first."""
+    if n <= 0:
+        return []
+    runs = _runs(free)
+    fits = [r for r in runs if r[1] >= n]
+    if fits:
+        first, _ = min(fits, key=lambda r: (r[1], r[0]))
+        return list(range(first, first + n))
+    out: list[int] = []
+    for first, count in sorted(runs, key=lambda r: (-r[1], r[0])):
+        out += list(range(first, first + count))[: n - len(out)]
+        if len(out) == n:
+            break
     return out
 
 
