@@ -41,7 +41,7 @@ def git_commit() -> dict:
 
 
 def machine() -> dict:
-    info = {"platform": platform.platform(), "python": sys.version.split()[0], "cpus": os.cpu_count(), "processor": platform.processor() or platform.machine()}
+    info = {"loadavg": load_average(), "platform": platform.platform(), "python": sys.version.split()[0], "cpus": os.cpu_count(), "processor": platform.processor() or platform.machine()}
     try:
         with open("/proc/meminfo") as f:
             info["mem_total_gib"] = round(int(f.readline().split()[1]) / 2**20, 1)
@@ -93,14 +93,33 @@ class TimedPolicy:
         self.inner = inner
         self.name = inner.name
         self.times: list[float] = []
+        self.cpu_times: list[float] = []  # CPU seconds of this process per decision
         self.config = getattr(inner, "config", None)
 
     def reset(self, instance) -> None:
         self.times = []
+        self.cpu_times = []
         self.inner.reset(instance)
 
     def decide(self, state):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = self.inner.decide(state)
         self.times.append(time.perf_counter() - t)
+        self.cpu_times.append(time.process_time() - c)
         return out
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process so far."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def load_average() -> list[float] | None:
+    """1/5/15-minute load averages (others share the machine: wall times vary)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None

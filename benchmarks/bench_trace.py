@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import TimedPolicy, ms_stats, write_record
+from _common import TimedPolicy, cpu_seconds, ms_stats, write_record
 
 
 def load(limit: int | None = None, seed: int = 0):
@@ -40,21 +40,25 @@ def child(policy: str, limit: int | None) -> dict:
     inst = load(limit)
     t_load = time.perf_counter() - t0
     pol = TimedPolicy(make_policy(policy))
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), cpu_seconds()
     res = simulate(inst, pol, validate=True)
-    t_sim = time.perf_counter() - t1
-    t2 = time.perf_counter()
+    t_sim, c_sim = time.perf_counter() - t1, cpu_seconds() - c1
+    t2, c2 = time.perf_counter(), cpu_seconds()
     ev = check_schedule(inst, res.schedule)
-    t_val = time.perf_counter() - t2
+    t_val, c_val = time.perf_counter() - t2, cpu_seconds() - c2
     return {
         "policy": policy,
         "jobs": len(inst.jobs),
         "load_s": round(t_load, 3),
         "simulate_s": round(t_sim, 3),
+        "simulate_cpu_s": round(c_sim, 3),
         "decide_total_s": round(sum(pol.times), 3),
+        "decide_cpu_s": round(sum(pol.cpu_times), 3),
         "validate_s": round(t_val, 3),
+        "validate_cpu_s": round(c_val, 3),
         "rounds_decided": len(pol.times),
         "round": ms_stats(pol.times),
+        "round_cpu": ms_stats(pol.cpu_times),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "segments": len(res.schedule.segments),
         "valid": not ev.errors,
@@ -75,12 +79,13 @@ def run(policies: list[str], limit: int | None = None) -> dict:
         f = json.loads(out.stdout.strip().splitlines()[-1])
         figs[p] = f
         r = f["round"]
-        print(f"[trace] {p:10s} jobs {f['jobs']} rounds {f['rounds_decided']} simulate {f['simulate_s']:.1f} s "
+        print(f"[trace] {p:10s} jobs {f['jobs']} rounds {f['rounds_decided']} simulate {f['simulate_s']:.1f} s (cpu {f['simulate_cpu_s']:.1f} s) "
               f"(decide {f['decide_total_s']:.1f} s, round p50 {r['p50_ms']:.2f} ms p99 {r['p99_ms']:.2f} ms) "
               f"validate {f['validate_s']:.2f} s load {f['load_s']:.1f} s peak {f['peak_rss_mib']:.0f} MiB")
     if "sensascale" in figs and "edf" in figs:
         figs["sensascale_over_edf"] = round(figs["sensascale"]["simulate_s"] / figs["edf"]["simulate_s"], 2)
-        print(f"[trace] sensascale / edf simulate time: {figs['sensascale_over_edf']}x")
+        figs["sensascale_over_edf_cpu"] = round(figs["sensascale"]["simulate_cpu_s"] / figs["edf"]["simulate_cpu_s"], 2)
+        print(f"[trace] sensascale / edf simulate time: {figs['sensascale_over_edf']}x wall, {figs['sensascale_over_edf_cpu']}x cpu")
     return figs
 
 

@@ -81,15 +81,16 @@ def weight_matrix(
     types, so they are computed once per type pair (and kept in ``gain_cache``, a
     dict the caller may keep for a whole run) and broadcast with numpy."""
     def types(infos):
-        index, reps, idx = {}, [], []
-        for x in infos:
+        index, reps = {}, []
+        idx = np.empty(len(infos), dtype=np.int64)
+        for n, x in enumerate(infos):
             k = (id(x.facts), x.gpus)
             t = index.get(k)
             if t is None:
                 t = index[k] = len(reps)
                 reps.append(x)
-            idx.append(t)
-        return reps, np.array(idx, dtype=np.int64)
+            idx[n] = t
+        return reps, idx
 
     cache = gain_cache if gain_cache is not None else {}
     s_reps, s_idx = types(sens)
@@ -107,10 +108,15 @@ def weight_matrix(
                 gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
     us = urgencies(sens, now, R)
     ui = urgencies(insens, now, R)
-    w = gs[np.ix_(s_idx, i_idx)] * us[:, None] + gi[np.ix_(s_idx, i_idx)] * ui[None, :]
-    w[~ok[np.ix_(s_idx, i_idx)]] = 0.0
-    W = np.rint(w * scale).astype(np.int64)
-    W[W < 0] = 0
+    flat = s_idx[:, None] * len(i_reps) + i_idx[None, :]  # type-pair cell of every job pair
+    w = gs.ravel().take(flat)
+    w *= us[:, None]
+    w += gi.ravel().take(flat) * ui[None, :]
+    w *= scale
+    np.rint(w, out=w)
+    W = w.astype(np.int64)
+    W[~ok.ravel().take(flat)] = 0
+    np.maximum(W, 0, out=W)
     return W
 
 

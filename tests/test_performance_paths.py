@@ -1,0 +1,133 @@
+"""The performance fast paths give exactly what the plain code gives.
+
+* the free-GPU bucket search of the SensaScale planner picks the node
+  :meth:`NodePool.place` picks (random pools, random feasibility rules);
+* the per-run caches (job constants in ``analyse``, pair gains in
+  ``weight_matrix``) change nothing;
+* the simulator's decision check reports the same errors.
+
+Timing is measured in ``benchmarks/``, never asserted here. The end-to-end proof
+(schedules identical to the pre-optimisation commit) is
+``benchmarks/check_equivalence.py``.
+"""
+
+import random
+
+import numpy as np
+import pytest
+
+from sensaopt.errors import PolicyError
+from sensaopt.generate import GeneratorConfig, generate
+from sensaopt.instance import Cluster, NodeType
+from sensaopt.policies.base import JobState, RoundState
+from sensaopt.policies.placement import NodePool, proportional_placement
+from sensaopt.policies.sensascale import SensaScalePolicy
+from sensaopt.policies.sensascale.analysis import analyse
+from sensaopt.policies.sensascale.pairing import weight_matrix
+from sensaopt.policies.sensascale.placement import FreeIndex, Planner
+from sensaopt.schedule import Placement
+from sensaopt.simulator import _check_decision
+
+
+def random_pool(rng, cluster):
+    pool = NodePool(cluster)
+    for n, node in enumerate(pool.nodes):
+        used = rng.randint(0, node.gpus)
+        pool.gpus[n] -= used
+        pool.cpus[n] -= rng.randint(0, min(pool.cpus[n], 3 * used))
+        pool.mem[n] -= rng.choice([0.0, 62.5 * used * rng.random()])
+    return pool
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_bucket_search_picks_the_node_nodepool_picks(seed):
+    rng = random.Random(seed)
+    types = (NodeType("a", 8, 24, 500.0, rng.randint(1, 12)),) + ((NodeType("b", 4, 16, 200.0, rng.randint(1, 6)),) if seed % 3 == 0 else ())
+    cluster = Cluster(types)
+    pool = random_pool(rng, cluster)
+    planner = Planner(pool, 0.0, SensaScalePolicy().config)
+    banned = {n for n in range(len(pool.nodes)) if rng.random() < 0.2}
+
+    def make(node, g):  # an arbitrary feasibility rule on top of the GPU count
+        return None if node.index in banned else proportional_placement(node, g)
+
+    for gpus in range(1, cluster.max_node_gpus + 1):
+        prefer = None
+        if rng.random() < 0.3:
+            n = rng.randrange(len(pool.nodes))
+            prefer = (Placement(n, gpus, 1, 1.0),)
+        assert planner._place(gpus, make, prefer) == pool.place(gpus, make, prefer)
+
+
+def test_free_index_follows_commits():
+    rng = random.Random(3)
+    cluster = Cluster((NodeType("a", 8, 24, 500.0, 10),))
+    pool = NodePool(cluster)
+    idx = FreeIndex(pool.gpus, 8)
+    for _ in range(200):
+        n = rng.randrange(10)
+        new = rng.randint(0, 8)
+        idx.move(n, pool.gpus[n], new)
+        pool.gpus[n] = new
+        assert idx.total == sum(pool.gpus)
+        expect = sorted((n for n in range(10) if pool.gpus[n] >= 3), key=lambda n: (pool.gpus[n], n))
+        assert list(idx.best_fit(3)) == expect
+
+
+def some_state(seed):
+    inst = generate(GeneratorConfig(jobs=120, nodes=4, seed=seed, load=1.5))
+    rng = random.Random(seed)
+    states = []
+    for j in inst.jobs[:80]:
+        js = JobState(spec=j, remaining=j.work * rng.uniform(0.2, 1.0))
+        if rng.random() < 0.3:
+            js.last_round = rng.choice([2, 4])
+            js.placements = (Placement(rng.randrange(4), j.gpus, 3 * j.gpus, 62.5 * j.gpus),) if j.gpus <= 8 else None
+            js.predicted_work, js.observed_work = 10.0, rng.uniform(8, 12)
+            if js.placements is None:
+                js.last_round = None
+        states.append(js)
+    return inst, RoundState(5, 50.0, 10.0, inst.cluster, inst.overheads, states)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cached_analysis_and_weights_equal_uncached(seed):
+    inst, st = some_state(seed)
+    pol = SensaScalePolicy()
+    pol.reset(inst)
+    cache: dict = {}
+    for _ in range(2):  # second pass reads the cache
+        a = analyse(st, pol.facts, pol.config, cache)
+        b = analyse(st, pol.facts, pol.config)
+        assert [(x.id, x.key, x.tier, x.target, x.lst, x.overhead) for x in a] == [(x.id, x.key, x.tier, x.target, x.lst, x.overhead) for x in b]
+    sens = [x for x in a if x.facts.sensitive and x.gpus < 8]
+    insens = [x for x in a if not x.facts.sensitive and x.gpus < 8]
+    gains: dict = {}
+    W1 = weight_matrix(sens, insens, inst.cluster, 50.0, 10.0, 10**6, gains)
+    W2 = weight_matrix(sens, insens, inst.cluster, 50.0, 10.0, 10**6, gains)
+    W3 = weight_matrix(sens, insens, inst.cluster, 50.0, 10.0, 10**6)
+    assert np.array_equal(W1, W2) and np.array_equal(W1, W3) and W1.sum() > 0
+
+
+def test_decide_is_repeatable_with_warm_caches():
+    inst, st = some_state(7)
+    warm = SensaScalePolicy()
+    warm.reset(inst)
+    first = warm.decide(st)
+    cold = SensaScalePolicy()
+    cold.reset(inst)
+    assert warm.decide(st) == first == cold.decide(st)
+
+
+def test_decision_check_reports_the_first_bad_node():
+    inst = generate(GeneratorConfig(jobs=4, nodes=2, seed=1))
+    active = {j.id: JobState(spec=j, remaining=j.work) for j in inst.jobs}
+    j0, j1 = inst.jobs[0], inst.jobs[1]
+    over = {j0.id: (Placement(1, j0.gpus, 30, 10.0),), j1.id: (Placement(1, j1.gpus, 1, 10.0),)}
+    with pytest.raises(PolicyError, match="over-committed node"):
+        _check_decision(over, active, inst, "p", 0)
+    with pytest.raises(PolicyError, match="needs"):
+        _check_decision({j0.id: (Placement(0, j0.gpus + 1, 3, 10.0),)}, active, inst, "p", 0)
+    with pytest.raises(PolicyError, match="not waiting"):
+        _check_decision({"nope": (Placement(0, 1, 3, 10.0),)}, active, inst, "p", 0)
+    _check_decision({j0.id: (Placement(0, j0.gpus, 3 * j0.gpus, 62.5 * j0.gpus),)}, active, inst, "p", 0)
