@@ -181,3 +181,18 @@ def test_philly_malformed(tmp_path):
     p2.write_text("{}")
     with pytest.raises(InputError, match="JSON list"):
         read_philly(p2)
+
+
+def test_thin_and_scale_load():
+    from sensaopt.traces.trace import TraceData, TraceJob, scale_load, thin
+
+    jobs = [TraceJob(str(k), float(k), 1, 10.0, deadline=k + 60.0) for k in range(2000)]
+    d = TraceData("t", "t", jobs, has_deadlines=True)
+    t = thin(d, 0.25, seed=1)
+    assert 400 < len(t.jobs) < 600 and [j.id for j in thin(d, 0.25, seed=1).jobs] == [j.id for j in t.jobs]
+    assert thin(d, 1.0, seed=1) is d
+    with pytest.raises(InputError):
+        thin(d, 0.0, seed=1)
+    fast = scale_load(d, 2.0)
+    assert [j.arrival for j in fast.jobs[:3]] == [0.0, 0.5, 1.0]
+    assert all(j.deadline - j.arrival == 60.0 for j in fast.jobs)  # relative deadlines kept
