@@ -62,5 +62,5 @@ def test_report_only_runs_nothing(tmp_path, capsys):
     assert main(["experiment", "paper", "-o", str(tmp_path), "--report-only", "--scale", "0.1", "-q"]) == 0
     out = capsys.readouterr().out
     assert "40 runs: 0 reused, 0 computed, 0 failed, 40 missing" in out
-    assert (tmp_path / "table.md").is_file() and not (tmp_path / "runs").exists()
+    assert (tmp_path / "table.md").is_file() and not (tmp_path / "runs").exists() and not (tmp_path / "failed").exists()
     assert main(["experiment", "paper", "-o", str(tmp_path), "--report-only", "--policy", "nope"]) == 2

@@ -229,7 +229,7 @@ def experiment_paper(
     s = PaperSettings(scale=scale, policies=pols, seed=seed, round_minutes=round_minutes, sensitive_fraction=sensitive_fraction,
                       node=node, helios_days=helios_days)
     runs = paper_configs(s)
-    store = ResultStore(output / "runs")
+    store = ResultStore(output)  # runs in output/runs/<key>.json
     bar, _ = _progress(len(runs), "paper", quiet)
 
     def cb(n, total):
