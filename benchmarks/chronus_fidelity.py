@@ -45,8 +45,10 @@ def traces_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "traces"
 
 
-def read_trace(name: str, days: float, profile: str = "bert") -> list[Job]:
-    """Private reader of trace_job_Philly_<name>.csv; first ``days`` days of submissions."""
+def read_trace(name: str, days: float, profile: str = "bert", start_day: float = 0.0) -> list[Job]:
+    """Private reader of trace_job_Philly_<name>.csv: ``days`` days of submissions
+    from ``start_day`` (days counted from the first submission; times shifted so the
+    window starts at 0)."""
     path = traces_dir() / "chronus-philly" / f"trace_job_Philly_{name}.csv"
     prof = get_profile(profile)
     rows = []
@@ -59,8 +61,8 @@ def read_trace(name: str, days: float, profile: str = "bert") -> list[Job]:
     t0 = min(float(r["submit_time"]) for r in rows)
     jobs = []
     for r in rows:
-        sub = float(r["submit_time"])
-        if days > 0 and sub - t0 >= days * 1440:
+        sub = float(r["submit_time"]) - t0 - start_day * 1440
+        if sub < 0 or (days > 0 and sub >= days * 1440):
             continue
         be = r["best_effort"].strip() == "1" or r["job_type"].strip().startswith("best")
         deadline, value, soft = None, 1.0, ()
@@ -78,6 +80,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trace", default="SLO", choices=["SLO", "MIX1", "MIX2"])
     ap.add_argument("--days", type=float, default=3.0, help="first N days of submissions (0 = whole trace)")
+    ap.add_argument("--start-day", type=float, default=0.0, help="window start, days after the first submission")
     ap.add_argument("--nodes", type=int, default=120)
     ap.add_argument("--round", type=float, default=5.0, help="round length, minutes")
     ap.add_argument("--solver", default="highspy", choices=["highs", "highspy", "cpsat", "greedy"])
@@ -85,9 +88,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
 
-    jobs = read_trace(a.trace, a.days)
+    jobs = read_trace(a.trace, a.days, start_day=a.start_day)
     cluster = Cluster((NodeType("philly", 8, 128, 256.0, a.nodes),))
-    inst = Instance(f"chronus-philly-{a.trace}-{a.days:g}d", cluster, a.round, tuple(jobs))
+    inst = Instance(f"chronus-philly-{a.trace}-from{a.start_day:g}-{a.days:g}d", cluster, a.round, tuple(jobs))
     pol = ChronusPolicy(ChronusConfig(solver=a.solver, time_limit_s=a.time_limit))
     t0 = time.perf_counter()
     last = [t0]
@@ -114,7 +117,7 @@ def main(argv=None) -> int:
         miss_by_class[c] = {"jobs": len(js), "missed": sum(1 for j in js if fin.get(j.id, 1e18) > j.deadline + 1e-9)}
     gpu_min = sum(j.gpus * j.work for j in jobs)
     out = {
-        "trace": a.trace, "days": a.days, "jobs": len(jobs), "slo_jobs": len(slo), "nodes": a.nodes, "round_minutes": a.round,
+        "trace": a.trace, "start_day": a.start_day, "days": a.days, "jobs": len(jobs), "slo_jobs": len(slo), "nodes": a.nodes, "round_minutes": a.round,
         "offered_gpu_minutes": gpu_min,
         "miss_rate": m.slo_violation_rate, "weighted_miss_rate": m.weighted_violation_rate,
         "avg_jct": m.avg_jct, "avg_queueing": m.avg_queueing_time, "preemptions_per_job": m.preemptions / len(jobs),
