@@ -254,6 +254,24 @@ def c_progress(data, be, v, s):
                 _add(be, v, v.cum[k, t] >= jd.work_units * d, "completion")
 
 
+def c_min_run_slots(data, be, v, s):
+    """min_run_slots (``prune``): complete by t only after at least ceil(W / max F) run
+    slots up to t (a rounded-up consequence of work_progress and completion)."""
+    if not s.prune:
+        return
+    for jd in data.jobs:
+        k = jd.k
+        need = -(-jd.work_units // jd.best_full)
+        if need <= 1:
+            continue
+        runs = []
+        for t in data.slots(jd, s.trim):
+            runs.append(v.run[k, t])
+            d = v.done[k, t]
+            if _is_var(d):
+                _add(be, v, be.sum(runs) >= need * d, "min_run_slots")
+
+
 def c_done(data, be, v, s):
     """done_monotone, finish_in_horizon (offline), no_run_after_completion."""
     for jd in data.jobs:
@@ -313,6 +331,7 @@ FAMILIES = {
     "ran_before": c_ran_before,
     "restart": c_restart,
     "progress": c_progress,
+    "min_run_slots": c_min_run_slots,
     "done": c_done,
     "deadline": c_deadline,
     "symmetry": c_symmetry,

@@ -128,12 +128,22 @@ def run_milp(be: PulpBackend, v: Vars, backend: str, time_limit: float, workers:
         bound = info.mip_dual_bound + const if ms not in (S.kInfeasible,) and abs(info.mip_dual_bound) < 1e30 else None
         msg = f"highs {h.modelStatusToString(ms)}, gap {info.mip_gap:.3g}, {info.mip_node_count} nodes"
     elif backend == "cbc":
-        fd, logp = tempfile.mkstemp(suffix=".log")
-        os.close(fd)
-        solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=float(time_limit), threads=int(workers), warmStart=warm,
-                                   gapRel=0.0, gapAbs=0.5,
-                                   options=[f"randomSeed {int(seed) + 1}", f"randomCbcSeed {int(seed) + 1}"], logPath=logp)
-        prob.solve(solver)
+        note = ""
+        for attempt_warm in ((True, False) if warm else (False,)):
+            fd, logp = tempfile.mkstemp(suffix=".log")
+            os.close(fd)
+            left = max(float(time_limit) - (time.perf_counter() - t0), 0.1)
+            solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=left, threads=int(workers), warmStart=attempt_warm,
+                                       gapRel=0.0, gapAbs=0.5,
+                                       options=[f"randomSeed {int(seed) + 1}", f"randomCbcSeed {int(seed) + 1}"], logPath=logp)
+            try:
+                prob.solve(solver)
+                break
+            except pulp.PulpSolverError as e:  # CBC 2.10.3 crashes on some MIPSTART files
+                os.unlink(logp)
+                if not attempt_warm:
+                    return Status.ERROR, None, None, f"cbc failed: {e}".splitlines()[0] + note, None
+                note = "; cbc crashed with the MIPSTART warm start, retried without it"
         text = open(logp).read()
         os.unlink(logp)
         ss = prob.sol_status
@@ -153,7 +163,7 @@ def run_milp(be: PulpBackend, v: Vars, backend: str, time_limit: float, workers:
             bound = pulp.value(prob.objective)
         elif m:
             bound = float(m.group(1)) + const
-        msg = f"cbc {pulp.LpStatus[prob.status]}/sol_status {ss}"
+        msg = f"cbc {pulp.LpStatus[prob.status]}/sol_status {ss}{note}"
     else:
         raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
     wall = time.perf_counter() - t0
