@@ -216,7 +216,8 @@ class ChronusPolicy(BasePolicy):
             # recomputed from progress only when that makes it smaller
             cj.leases = l = min(cj.leases, leases_needed(self._est_remaining(cj, js), self.Lm))
             if l <= 0:
-                continue  # no lease left to plan: runs opportunistically until done or overrun
+                cj.plan = None  # no lease left to plan: runs opportunistically until done or overrun
+                continue
             ks = [cj.option] if cj.option is not None else list(range(len(cj.deadlines)))
             opts, idx = [], []
             for kk in ks:
