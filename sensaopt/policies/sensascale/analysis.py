@@ -61,7 +61,8 @@ class JobInfo:
     gpus: int = field(init=False)  # the job's GPUs
     remaining: float = field(init=False)  # observed remaining work, minutes at speed 1.0
     corr: float = field(init=False)  # observed speed correction (JobState.speed_correction)
-    _prev_nodes: frozenset | None = field(init=False, default=None, repr=False)
+    started: bool = field(init=False)  # it has run before (a restart may cost overhead)
+    prev_nodes: frozenset | None = field(init=False)  # nodes of the last round if running, else None
 
     def __post_init__(self) -> None:
         js = self.js
@@ -69,21 +70,19 @@ class JobInfo:
         self.gpus = js.spec.gpus
         self.remaining = js.remaining
         self.corr = js.speed_correction
+        self.started = js.last_round is not None
+        self.prev_nodes = frozenset(p.node for p in js.placements) if self.running else None
 
     def time_at(self, opt: Option) -> float:
         """Minutes to finish at this per-GPU option (observed speed correction applied)."""
         return self.remaining / (opt.speed * self.corr)
 
     def start_overhead(self, nodes: frozenset[int] | None) -> float:
-        """Overhead if placed on ``nodes`` this round (validator's restart rule)."""
-        if self.js.last_round is None:
+        """Overhead (minutes) if placed on ``nodes`` this round (validator's restart rule)."""
+        if not self.started:
             return 0.0
-        if self.running and nodes is not None:
-            prev = self._prev_nodes
-            if prev is None:
-                prev = self._prev_nodes = frozenset(p.node for p in self.js.placements)
-            if nodes == prev:
-                return 0.0
+        if nodes is not None and nodes == self.prev_nodes:  # prev_nodes is None unless running
+            return 0.0
         return self.overhead
 
 
@@ -177,7 +176,7 @@ def protect_running(infos: list[JobInfo], state: RoundState) -> int:
     for u in infos:
         if u.tier != 0 or u.key[1] != 0 or u.running or u.gpus > max_g:
             continue
-        if any(pool.gpus[n] >= u.gpus for n in range(len(pool.nodes))):
+        if max(pool.gpus) >= u.gpus:
             n = min((n for n in range(len(pool.nodes)) if pool.gpus[n] >= u.gpus), key=lambda n: pool.gpus[n])
             pool.gpus[n] -= u.gpus
             continue

@@ -26,12 +26,14 @@ class SensaScalePolicy(BasePolicy):
         self.last_stats: dict = {}
         self._constants: dict = {}  # job id -> analysis.JobConstants, per run
         self._gains: dict = {}  # type pair -> pair gains (pairing.weight_matrix), per run
+        self._pair_opts: dict = {}  # type pair -> pair options, per run
 
     def reset(self, instance: Instance) -> None:
         super().reset(instance)
         self._facts = {}
         self._constants = {}
         self._gains = {}
+        self._pair_opts = {}
 
     def facts(self, profile, gpus: int) -> ProfileFacts:
         key = (id(profile), gpus)
@@ -39,6 +41,14 @@ class SensaScalePolicy(BasePolicy):
         if hit is None:  # the profile is kept in the value so that its id stays unique
             hit = self._facts[key] = (profile, profile_facts(profile, gpus, self.instance.cluster, self.config))
         return hit[1]
+
+    def pair_options(self, s, i, cluster):
+        """:func:`pairing.pair_options`, memoised per type pair for the run."""
+        key = (id(s.facts), s.gpus, id(i.facts), i.gpus)
+        hit = self._pair_opts.get(key, False)
+        if hit is False:
+            hit = self._pair_opts[key] = pair_options(s, i, cluster)
+        return hit
 
     def decide(self, state: RoundState) -> Allocation:
         cfg = self.config
@@ -56,7 +66,7 @@ class SensaScalePolicy(BasePolicy):
             if pair is not None:
                 s, i = pair
                 done.update((s.id, i.id))
-                po = pair_options(s, i, state.cluster)
+                po = self.pair_options(s, i, state.cluster)
                 if po is not None and planner.place_pair(s, i, *po):
                     continue
                 members = sorted(pair, key=lambda x: x.key)
