@@ -59,7 +59,8 @@ def gpu_lanes(instance: Instance, schedule: Schedule, nodes: Sequence[int] | Non
 
     Returns ``(job, node, start round, end round, lanes)`` per placement. A job that
     continues on the same node right after its previous segment keeps its lanes where
-    it can; otherwise the lowest free lanes are used. On a schedule that overfills a
+    it can; otherwise it gets free lanes by best fit (the smallest run of adjacent free
+    lanes that holds it, so that a job's lanes stay together). On a schedule that overfills a
     node, extra lanes beyond the node's GPUs are used (visible above the node).
     """
     keep = set(range(instance.cluster.num_nodes)) if nodes is None else set(nodes)

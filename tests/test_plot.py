@@ -114,6 +114,26 @@ def test_gpu_lanes_keep_a_continuing_job_on_its_lanes():
     assert set(lanes[("z", 1)]).isdisjoint(lanes[("x", 1)])
 
 
+def test_lane_choice_is_best_fit_contiguous():
+    from sensaopt.plot import _pick_lanes
+
+    assert _pick_lanes([0, 1, 2, 5, 6], 2) == [5, 6]  # the 2-run fits exactly
+    assert _pick_lanes([0, 1, 2, 5, 6], 3) == [0, 1, 2]
+    assert sorted(_pick_lanes([0, 3, 4, 6], 3)) == [0, 3, 4]  # no run fits: largest runs first
+    assert _pick_lanes([1, 2], 0) == []
+
+
+def test_gantt_draws_an_overfilled_node_with_extra_lanes():
+    inst = instance([job("x", gpus=4, work=10.0), job("y", gpus=2, work=10.0)], gpus=4)
+    P = Placement
+    sched = Schedule((Segment("x", 0, 1, (P(0, 4, 12, 250.0),)), Segment("y", 0, 1, (P(0, 2, 6, 125.0),))), 10.0)
+    assert not check_schedule(inst, sched).ok  # capacity_gpu
+    lanes = {j: ln for j, n, st, en, ln in plot.gpu_lanes(inst, sched)}
+    assert lanes["x"] == (0, 1, 2, 3) and lanes["y"] == (4, 5)
+    ax = plot.gantt(inst, sched)
+    assert len(gids(ax, "job:")) == 2
+
+
 def test_gantt_of_a_result_on_a_committed_instance_covers_every_placement():
     inst = load_instance(REPO / "instances" / "small-8gpu.json")
     res = simulate(inst, "edf")
