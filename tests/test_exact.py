@@ -242,3 +242,24 @@ def test_per_round_gap_nonnegative():
     for r in rows:
         if r["optimum_proven"] and r.get("abs_gap") is not None:
             assert r["abs_gap"] >= -1e-6
+
+
+def test_multi_node_job_and_heterogeneous_nodes():
+    """A 12-GPU job must take one whole 8-GPU node plus part of another; two node
+    types (no symmetry between them); both backends agree and the schedule validates."""
+    big = NodeType("big", 8, 24, 500.0, 1)
+    small = NodeType("small", 4, 16, 250.0, 2)
+    jobs = (
+        Job("a", 0.0, 12, 30.0, get_profile("bert"), deadline=60.0),
+        Job("b", 0.0, 4, 20.0, get_profile("res18"), deadline=40.0),
+        Job("c", 10.0, 2, 25.0, get_profile("deepspeech")),
+    )
+    inst = Instance("hetero", Cluster((big, small)), 10.0, jobs, source="hetero")
+    a = solve_cpsat(inst, time_limit=30)
+    b = solve_milp(inst, backend="highs", time_limit=30)
+    assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL, (a.message, b.message)
+    _check_result(inst, a)
+    _check_result(inst, b)
+    assert a.objective == pytest.approx(b.objective, abs=1e-6)
+    segs = [s for s in a.schedule.segments if s.job == "a"]
+    assert all(len(s.placements) == 2 for s in segs)
