@@ -112,9 +112,13 @@ def main(argv=None) -> int:
     for seg in res.schedule.segments:
         fin[seg.job] = max(fin.get(seg.job, 0), (seg.start + seg.rounds) * a.round)
     miss_by_class = {}
-    for c in ("admitted", "unadmitted", "hopeless"):
-        js = [j for j in slo if cls.get(j.id) == c]
-        miss_by_class[c] = {"jobs": len(js), "missed": sum(1 for j in js if fin.get(j.id, 1e18) > j.deadline + 1e-9)}
+    for c in ("admitted", "unadmitted", "hopeless", "best_effort"):
+        js = [j for j in jobs if cls.get(j.id) == c]
+        miss_by_class[c] = {
+            "jobs": len(js),
+            "missed": sum(1 for j in js if j.deadline is not None and fin.get(j.id, 1e18) > j.deadline + 1e-9),
+            "avg_jct": (sum(fin[j.id] - j.arrival for j in js) / len(js)) if js else None,
+        }
     gpu_min = sum(j.gpus * j.work for j in jobs)
     out = {
         "trace": a.trace, "start_day": a.start_day, "days": a.days, "jobs": len(jobs), "slo_jobs": len(slo), "nodes": a.nodes, "round_minutes": a.round,
