@@ -96,7 +96,7 @@ def test_admitted_job_meets_deadline_end_to_end():
     res = simulate(inst, pol)
     ev = check_schedule(inst, res.schedule)
     assert ev.errors == []
-    fin = {o.job: o.finish for o in ev.outcomes} if isinstance(ev.outcomes, list) else {k: v.finish for k, v in ev.outcomes.items()}
+    fin = {k: o.finish for k, o in ev.outcomes.items()}
     assert fin["A"] <= 100.0 and fin["C"] <= 200.0
     assert pol.stats["fallbacks"] == 0 and pol.stats["lease_solves"] >= 1
 

@@ -22,12 +22,11 @@ Units: CPU in cores, memory in GB, times in minutes.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from sensaopt.instance import Cluster, Instance, Node
+from sensaopt.instance import Cluster, Instance
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
-from sensaopt.policies.placement import NodePool, job_options, option_placement, proportional_placement, proportional_share
+from sensaopt.policies.placement import NodePool, job_options, option_placement, proportional_placement
 from sensaopt.profiles import Option, SensitivityProfile
 from sensaopt.schedule import Placement
 
