@@ -23,8 +23,12 @@ from sensaopt.schedule import Placement, Schedule, Segment
 
 FORMAT_VERSION = 1
 
-PosFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# strict: a number given as a string ("5") or a boolean is a wrong type, not coerced
+PosFloat = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]
+NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False, strict=True)]
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False, strict=True)]
+
+MAX_ROUNDS = 1_000_000  # times (arrival, work, deadlines) beyond this many rounds are refused
 PosInt = Annotated[int, Field(gt=0, strict=True)]
 
 
@@ -52,7 +56,7 @@ class ProfileModel(_Strict):
 
 
 class SoftDeadlineModel(_Strict):
-    at: float = Field(allow_inf_nan=False, description="absolute, minutes")
+    at: FiniteFloat = Field(description="absolute, minutes")
     value: PosFloat
 
 
@@ -61,7 +65,7 @@ class JobModel(_Strict):
     arrival: NonNegFloat = Field(description="minutes")
     gpus: PosInt
     work: PosFloat = Field(description="minutes of run time at speed 1.0 (GPU-proportional share)")
-    deadline: float | None = Field(default=None, allow_inf_nan=False, description="absolute, minutes; null = best effort")
+    deadline: FiniteFloat | None = Field(default=None, description="absolute, minutes; null = best effort")
     value: PosFloat = Field(default=1.0, description="value of meeting the deadline")
     soft_deadlines: list[SoftDeadlineModel] = Field(default_factory=list)
     model: str | None = Field(default=None, description="a catalog model or a name in `profiles`")
@@ -130,6 +134,8 @@ def _from_validation_error(e: ValidationError, raw: Any, where: str) -> InputErr
         msg = "unknown field"
     elif first["type"] == "missing":
         msg = "missing required field"
+    elif first["type"] == "too_short" and loc == ("jobs",):
+        msg = "the instance has no jobs (an empty job list)"
     return InputError(where, _loc(loc), msg, job=_job_of(raw, loc))
 
 
@@ -159,6 +165,7 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
         custom[name] = _profile(name, pm, source, f"profiles.{name}", None)
     jobs = []
     for k, jm in enumerate(m.jobs):
+        _check_horizon(jm, k, m.round_minutes, source)
         if jm.profile is not None:
             prof = _profile(f"{jm.id}-profile", jm.profile, source, f"jobs[{k}].profile", jm.id)
         elif jm.model in custom:
@@ -190,6 +197,17 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
         overheads=Overheads(m.overheads.base_minutes, m.overheads.per_log2_gpu_minutes),
         source=source,
     )
+
+
+def _check_horizon(jm: "JobModel", k: int, R: float, source: str) -> None:
+    """Refuse times no schedule can reach: arrival, work or a deadline beyond
+    :data:`MAX_ROUNDS` rounds of ``R`` minutes (the simulator and validator count rounds)."""
+    times = [("arrival", jm.arrival), ("work", jm.work), ("deadline", jm.deadline)]
+    times += [(f"soft_deadlines[{s}].at", sd.at) for s, sd in enumerate(jm.soft_deadlines)]
+    for name, v in times:
+        if v is not None and v / R > MAX_ROUNDS:
+            raise InputError(source, f"jobs[{k}].{name}", f"{v:g} minutes is {v / R:.3g} rounds of {R:g} minutes; "
+                             f"at most {MAX_ROUNDS} rounds are supported", jm.id)
 
 
 def _profile(name: str, pm: ProfileModel, source: str, field: str, job: str | None) -> SensitivityProfile:

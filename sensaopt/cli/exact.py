@@ -108,9 +108,9 @@ def gap(
     """Heuristic vs exact optimum, one row per instance."""
     from sensaopt.io import load_instance
 
+    loaded = [(p, load_instance(p)) for p in instances]  # every file checked before any solve starts
     rows = []
-    for p in instances:
-        inst = load_instance(p)
+    for p, inst in loaded:
         rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed))
     typer.echo(format_table(rows, GAP_COLUMNS))
     if output is not None:

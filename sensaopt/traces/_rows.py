@@ -43,6 +43,17 @@ def open_csv(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int,
             yield reader.line_num, row
 
 
+def check_width(row: dict) -> None:
+    """A row with more or fewer fields than the header (a truncated line, a stray
+    delimiter) is malformed: ``csv.DictReader`` keeps extra values under the key
+    ``None`` and fills missing ones with ``None``."""
+    n = sum(1 for k in row if k is not None)
+    extra = row.get(None) or []
+    given = sum(1 for k, v in row.items() if k is not None and v is not None) + len(extra)
+    if extra or given != n:
+        raise RowError("(row)", f"{given} fields where the header has {n} (truncated or mis-columned row)")
+
+
 def field(row: dict, name: str) -> str:
     v = row.get(name)
     if v is None or v.strip() == "":

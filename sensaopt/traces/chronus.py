@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance, SoftDeadline
-from sensaopt.traces._rows import RowError, as_float, as_int, check_on_error, field, open_csv
+from sensaopt.traces._rows import RowError, as_float, as_int, check_on_error, check_width, field, open_csv
 from sensaopt.traces.sensitivity import SensitivityMix
 from sensaopt.traces.trace import TraceData, TraceJob, build_instance, window
 
@@ -38,6 +38,7 @@ def read_chronus(path: str | Path, on_error: str = "raise", name: str | None = N
     for line, row in open_csv(p, COLUMNS):
         jid = (row.get("job_id") or "").strip() or f"line{line}"
         try:
+            check_width(row)
             gpus = as_int(row, "num_gpu", 0)
             if gpus == 0:
                 data.skip("no_gpu")

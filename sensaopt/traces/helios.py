@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance
-from sensaopt.traces._rows import RowError, as_float, as_int, check_on_error, open_csv
+from sensaopt.traces._rows import RowError, as_float, as_int, check_on_error, check_width, open_csv
 from sensaopt.traces._time import seconds
 from sensaopt.traces.sensitivity import SensitivityMix
 from sensaopt.traces.trace import DeadlineRule, TraceData, TraceJob, build_instance, window
@@ -40,6 +40,7 @@ def read_helios(path: str | Path, on_error: str = "raise", states: tuple[str, ..
     for line, row in open_csv(p, REQUIRED):
         jid = (row.get("job_id") or "").strip() or f"line{line}"
         try:
+            check_width(row)
             gpus = as_int(row, "gpu_num", 0)
             if gpus == 0:
                 data.skip("no_gpu")
