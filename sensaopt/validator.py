@@ -107,7 +107,7 @@ def check_schedule(instance: Instance, schedule: Schedule, require_complete: boo
         if any(not (0 <= p.node < n_nodes) for p in seg.placements):
             err("unknown_node", "placement on a node the cluster does not have", seg.job, seg.start)
             continue
-        if len(seg.nodes) != len(seg.placements):
+        if len({p.node for p in seg.placements}) != len(seg.placements):
             err("duplicate_node", "the job is placed twice on one node", seg.job, seg.start)
         if sum(p.gpus for p in seg.placements) != job.gpus:
             err("gang", f"placements give {sum(p.gpus for p in seg.placements)} GPUs, the job needs {job.gpus}", seg.job, seg.start)
@@ -144,11 +144,12 @@ def check_schedule(instance: Instance, schedule: Schedule, require_complete: boo
             "mem": np.array([n.mem_gb for n in nodes], dtype=float),
         }
         lengths = (ends_a - starts_a) * R
+        # cell (round, node) of every placement's start and end, starts first: bincount
+        # adds in input order, as np.add.at would (same floating-point sums)
+        cells = np.concatenate([starts_a * n_nodes + nidx_a, ends_a * n_nodes + nidx_a])
         for res, vals in (("gpu", g), ("cpu", c), ("mem", m)):
             v = np.array(vals, dtype=float)
-            diff = np.zeros((T + 1, n_nodes))
-            np.add.at(diff, (starts_a, nidx_a), v)
-            np.add.at(diff, (ends_a, nidx_a), -v)
+            diff = np.bincount(cells, weights=np.concatenate([v, -v]), minlength=(T + 1) * n_nodes).reshape(T + 1, n_nodes)
             use = np.cumsum(diff, axis=0)[:T]
             usage[res] = use
             over = np.argwhere(use > caps[res][None, :] + 1e-6)
@@ -173,16 +174,19 @@ def check_schedule(instance: Instance, schedule: Schedule, require_complete: boo
         done, finish, prev = 0.0, None, None
         preempt = migr = 0
         overhead = instance.overheads.restart_minutes(job.gpus)
+        prev_nodes = None
         for seg in segs:
             if prev is not None and seg.start < prev.end:
                 err("overlap", f"segments starting at rounds {prev.start} and {seg.start} overlap", job.id, seg.start)
-                prev = seg if seg.end > prev.end else prev
+                if seg.end > prev.end:
+                    prev, prev_nodes = seg, seg.nodes
                 continue
             if finish is not None:
                 err("after_completion", f"holds resources in round {seg.start}, after completing at minute {finish:g}", job.id, seg.start)
-                prev = seg
+                prev, prev_nodes = seg, seg.nodes
                 continue
-            restart = is_restart(prev, seg)
+            nodes = seg.nodes
+            restart = prev is not None and (prev.end != seg.start or prev_nodes != nodes)  # is_restart()
             if restart:
                 if prev.end != seg.start:
                     preempt += 1
@@ -205,7 +209,7 @@ def check_schedule(instance: Instance, schedule: Schedule, require_complete: boo
                     err("after_completion", f"holds resources for {seg.rounds - k} round(s) after completing at minute {finish:g}", job.id, seg.start + k)
             else:
                 done += first + per_round * (seg.rounds - 1)
-            prev = seg
+            prev, prev_nodes = seg, nodes
         if finish is None and require_complete:
             err("incomplete", f"work done {done:g} of {job.work:g} minutes", job.id)
         outcomes[job.id] = JobOutcome(

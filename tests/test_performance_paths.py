@@ -131,3 +131,30 @@ def test_decision_check_reports_the_first_bad_node():
     with pytest.raises(PolicyError, match="not waiting"):
         _check_decision({"nope": (Placement(0, 1, 3, 10.0),)}, active, inst, "p", 0)
     _check_decision({j0.id: (Placement(0, j0.gpus, 3 * j0.gpus, 62.5 * j0.gpus),)}, active, inst, "p", 0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_validator_usage_equals_plain_accumulation(seed):
+    """The validator's per-round, per-node usage (np.bincount) equals the plain
+    np.add.at accumulation, bit for bit, on a valid and an over-committed schedule."""
+    from sensaopt.schedule import Schedule, Segment
+    from sensaopt.validator import check_schedule
+
+    inst = generate(GeneratorConfig(jobs=60, nodes=3, seed=seed, load=2.0))
+    from sensaopt.simulator import simulate
+
+    sched = simulate(inst, "edf").schedule
+    rng = random.Random(seed)
+    extra = [Segment(j.id, rng.randint(0, 5), rng.randint(1, 3), (Placement(rng.randrange(3), j.gpus, 3 * j.gpus, 62.5 * j.gpus),)) for j in inst.jobs[:10] if j.gpus <= 8]
+    for s in (sched, Schedule(sched.segments + tuple(extra), sched.round_minutes)):
+        ev = check_schedule(inst, s, require_complete=False)
+        T = max(seg.end for seg in s.segments)
+        for res, attr in (("gpu", "gpus"), ("cpu", "cpus"), ("mem", "mem_gb")):
+            diff = np.zeros((T + 1, len(inst.cluster.nodes)))
+            for seg in s.segments:
+                for p in seg.placements:
+                    np.add.at(diff, (seg.start, p.node), float(getattr(p, attr)))
+            for seg in s.segments:
+                for p in seg.placements:
+                    np.add.at(diff, (seg.end, p.node), -float(getattr(p, attr)))
+            assert np.array_equal(ev.usage[res], np.cumsum(diff, axis=0)[:T])
