@@ -30,6 +30,8 @@ def summary_line(res) -> str:
     parts = [f"{res.solver}: {res.status.value}"]
     if res.objective is not None:
         parts.append(f"objective {res.objective:.4f}")
+    elif res.schedule is None and res.status.value in ("TIME_LIMIT", "FEASIBLE", "ERROR"):
+        parts.append("no solution found")
     if res.bound is not None:
         parts.append(f"bound {res.bound:.4f}")
     if m is not None:
