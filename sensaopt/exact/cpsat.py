@@ -92,6 +92,8 @@ def run_cpsat(be: CpSatBackend, time_limit: float, workers: int, seed: int, log:
     msg = f"cp-sat {name}, {wall:.2f} s, {solver.num_branches} branches"
     if has_sol:
         msg += f", model objective {solver.objective_value:g}"
+    else:
+        msg += ", no solution found"
     return status, solver, value, bound, msg, (solver.objective_value if has_sol else None)
 
 

@@ -172,6 +172,8 @@ def run_milp(be: PulpBackend, v: Vars, backend: str, time_limit: float, workers:
     value = (lambda x: x.varValue or 0.0) if has_sol else None
     if has_sol:
         msg += f", model objective {pulp.value(prob.objective):g}"
+    else:
+        msg += ", no solution found"
     return status, value, bound, f"{msg}, {wall:.2f} s", (pulp.value(prob.objective) if has_sol else None)
 
 
