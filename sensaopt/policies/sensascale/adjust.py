@@ -20,8 +20,8 @@ def _needed_speed(p: Planned, now: float) -> float | None:
     info = p.info
     if info.target is None:
         return None
-    nodes = frozenset(q.node for q in p.placements)
-    avail = info.target - now - info.start_overhead(nodes)
+    oh = info.start_overhead(frozenset(q.node for q in p.placements)) if info.started else 0.0
+    avail = info.target - now - oh
     if avail <= 0:
         return float("inf")
     return info.remaining / (avail * info.corr)

@@ -164,6 +164,9 @@ def protect_running(infos: list[JobInfo], state: RoundState) -> int:
     """
     from sensaopt.policies.placement import NodePool
 
+    max_g = state.cluster.max_node_gpus
+    if not any(u.tier == 0 and u.key[1] == 0 and not u.running and u.gpus <= max_g for u in infos):
+        return 0  # no urgent waiting job: nothing to weigh
     pool = NodePool(state.cluster)
     on_node: dict[int, list[JobInfo]] = {}
     for i in infos:
@@ -171,7 +174,6 @@ def protect_running(infos: list[JobInfo], state: RoundState) -> int:
             pool.take(i.js.placements)
             for p in i.js.placements:
                 on_node.setdefault(p.node, []).append(i)
-    max_g = state.cluster.max_node_gpus
     demoted = 0
     for u in infos:
         if u.tier != 0 or u.key[1] != 0 or u.running or u.gpus > max_g:

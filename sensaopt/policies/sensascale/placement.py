@@ -141,9 +141,10 @@ class Planner:
             o = self.option_on(info, node, g, pool.cpus[node.index], pool.mem[node.index])
             if o is None:
                 return None
-            end = self.now + info.overhead + info.time_at(o)  # pessimistic: a move pays overhead
-            if not self._allowed(node.index, g, end):
-                return None
+            if self.reservations:
+                end = self.now + info.overhead + info.time_at(o)  # pessimistic: a move pays overhead
+                if not self._allowed(node.index, g, end):
+                    return None
             chosen[node.index] = o
             return option_placement(node, g, o)
 
