@@ -85,6 +85,23 @@ class _HiGHSWarm(pulp.HiGHS):
         super().__init__(*a, **kw)
         self.warm = warm
 
+    def createAndConfigureSolver(self, lp):
+        if self.msg:
+            return super().createAndConfigureSolver(lp)
+        # highspy prints its banner on construction, before output_flag can be set:
+        # silence file descriptor 1 meanwhile so that `--json` output stays clean
+        import sys
+
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "w") as null:
+                os.dup2(null.fileno(), 1)
+                return super().createAndConfigureSolver(lp)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+
     def callSolver(self, lp):
         import highspy
 
