@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
             print("aborted", file=sys.stderr)
             return 130
         raise
+    if rv == 130:  # typer (non-standalone) turns Ctrl-C into a returned 130; finished work is already saved
+        print("interrupted", file=sys.stderr)
     return rv if isinstance(rv, int) else 0
 
 
