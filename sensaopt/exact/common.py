@@ -5,11 +5,9 @@ solution extraction into a validated :class:`Schedule`, and the common :class:`R
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict
 
-from sensaopt.errors import SensaoptError
-from sensaopt.exact.builder import Strength, Vars, _is_var, build, to_objective
+from sensaopt.exact.builder import Strength, Vars, _is_var, to_objective
 from sensaopt.exact.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
@@ -213,5 +211,5 @@ def base_params(backend: str, time_limit, workers, seed, warm_start, data: Model
     return p
 
 
-__all__ = ["DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "build", "prepare", "hint_values",
-           "extract_schedule", "make_result", "strength_from", "base_params", "SensaoptError", "time"]
+__all__ = ["DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "prepare", "hint_values", "extract_schedule",
+           "make_result", "strength_from", "base_params", "relabel_identical_nodes"]
