@@ -47,7 +47,7 @@ def profile_facts(profile: SensitivityProfile, gpus: int, cluster: Cluster, cfg:
     return ProfileFacts(profile.is_sensitive(cfg.sensitivity_threshold, share), opts, opt, base)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class JobInfo:
     js: JobState
     facts: ProfileFacts

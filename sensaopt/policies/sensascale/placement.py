@@ -22,7 +22,7 @@ from .analysis import JobInfo
 from .config import SensaScaleConfig
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Planned:
     info: JobInfo
     placements: tuple[Placement, ...]
