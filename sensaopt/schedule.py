@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from sensaopt.errors import InputError
 
 FORMAT_VERSION = 1
 

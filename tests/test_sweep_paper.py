@@ -3,7 +3,6 @@ the real runs are far too long for the unit suite)."""
 
 import pytest
 
-from sensaopt.sweep.config import RunConfig
 from sensaopt.sweep.paper import PaperSettings, cluster_for, figures, paper_configs, reductions, table_markdown, table_rows
 from sensaopt.traces.presets import preset_cluster
 

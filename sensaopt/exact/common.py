@@ -5,9 +5,11 @@ solution extraction into a validated :class:`Schedule`, and the common :class:`R
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import asdict
+from typing import Callable
 
-from sensaopt.exact.builder import Strength, Vars, _is_var, to_objective
+from sensaopt.exact.builder import HorizonTooShort, Strength, Vars, _is_var, to_objective
 from sensaopt.exact.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
@@ -38,6 +40,7 @@ def relabel_identical_nodes(instance: Instance, schedule: Schedule) -> Schedule:
             first[p.node] = min(first.get(p.node, seg.start), seg.start)
     mapping: dict[int, int] = {}
     groups: dict[int, list[int]] = {}
+    gid = 0
     for n in nodes:  # runs of consecutive identical nodes, as in builder._sym_pairs
         if n.index > 0 and nodes[n.index - 1].type is n.type:
             groups[gid].append(n.index)
@@ -211,5 +214,37 @@ def base_params(backend: str, time_limit, workers, seed, warm_start, data: Model
     return p
 
 
-__all__ = ["DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "prepare", "hint_values", "extract_schedule",
+def solve_exact(solver: str, instance: Instance, build_fn: Callable, run_fn: Callable, *, time_limit: float, workers: int,
+                seed: int, warm_start: bool, horizon: int | None, horizon_slack: int, strength, work_scale: int,
+                max_vars: int) -> Result:
+    """The flow every backend shares: data → model → warm-start hint → solve (for the
+    time left of ``time_limit`` seconds) → validated Result.
+
+    ``build_fn(data, strength) -> (backend, vars)``; ``run_fn(backend, vars,
+    seconds_left, hinted) -> (status, value function, scaled bound, message, scaled
+    objective)``."""
+    t0 = time.perf_counter()
+    s = strength_from(strength)
+    data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
+    try:
+        be, v = build_fn(data, s)
+    except HorizonTooShort as e:
+        return Result(solver, Status.INFEASIBLE, None, None, time.perf_counter() - t0, None, None,
+                      {"horizon": data.H, "time_limit": time_limit, "workers": workers, "seed": seed}, package_versions(), str(e))
+    hinted, vals = False, {}
+    if hint is not None:
+        vals = hint_values(data, v, hint)
+        if vals:
+            be.hint(vals)
+            hinted = True
+    left = max(time_limit - (time.perf_counter() - t0), 0.1)
+    status, value, bound, msg, sobj = run_fn(be, v, left, hinted)
+    params = base_params(solver, time_limit, workers, seed, warm_start, data, s, v,
+                         {"hinted": hinted, "heuristic_objective": heur.objective})
+    if status == Status.OPTIMAL:
+        msg += f"; optimal within a horizon of {data.H} rounds"
+    return make_result(solver, data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj, vals)
+
+
+__all__ = ["solve_exact", "DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "prepare", "hint_values", "extract_schedule",
            "make_result", "strength_from", "base_params", "relabel_identical_nodes"]

@@ -14,20 +14,16 @@ import time
 
 from ortools.sat.python import cp_model
 
-from sensaopt.exact.builder import HorizonTooShort, Strength, Vars, build
+from sensaopt.exact.builder import Strength, Vars, build
 from sensaopt.exact.common import (
+    solve_exact,
     DEFAULT_HORIZON_SLACK,
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
-    base_params,
-    hint_values,
-    make_result,
-    prepare,
-    strength_from,
 )
 from sensaopt.exact.data import ModelData
 from sensaopt.instance import Instance
-from sensaopt.result import Result, Status, package_versions
+from sensaopt.result import Result, Status
 
 
 class CpSatBackend:
@@ -113,23 +109,10 @@ def solve_cpsat(
     """Exact offline optimum with CP-SAT (within ``horizon`` rounds; default: the
     SensaScale makespan + ``horizon_slack``). ``time_limit`` seconds, ``workers``
     search threads, ``seed`` the CP-SAT random seed."""
-    t0 = time.perf_counter()
-    s = strength_from(strength)
-    data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
-    try:
-        be, v = build_cpsat(data, s)
-    except HorizonTooShort as e:
-        return Result(f"cpsat", Status.INFEASIBLE, None, None, time.perf_counter() - t0, None, None,
-                      {"horizon": data.H, "time_limit": time_limit, "workers": workers, "seed": seed}, package_versions(), str(e))
-    hinted, vals = False, {}
-    if hint is not None:
-        vals = hint_values(data, v, hint)
-        if vals:
-            be.hint(vals)
-            hinted = True
-    left = max(time_limit - (time.perf_counter() - t0), 0.1)
-    status, _solver, value, bound, msg, sobj = run_cpsat(be, left, workers, seed, log)
-    params = base_params("cpsat", time_limit, workers, seed, warm_start, data, s, v,
-                         {"hinted": hinted, "heuristic_objective": heur.objective})
-    msg += f"; optimal within a horizon of {data.H} rounds" if status == Status.OPTIMAL else ""
-    return make_result("cpsat", data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj, vals)
+    def run(be, v, left, hinted):
+        status, _solver, value, bound, msg, sobj = run_cpsat(be, left, workers, seed, log)
+        return status, value, bound, msg, sobj
+
+    return solve_exact("cpsat", instance, build_cpsat, run, time_limit=time_limit, workers=workers, seed=seed,
+                       warm_start=warm_start, horizon=horizon, horizon_slack=horizon_slack, strength=strength,
+                       work_scale=work_scale, max_vars=max_vars)

@@ -26,20 +26,17 @@ import time
 import pulp
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.builder import HorizonTooShort, Strength, Vars, build, objective_offset
+from sensaopt.exact.builder import Strength, Vars, build, objective_offset
 from sensaopt.exact.common import (
+    solve_exact,
     DEFAULT_HORIZON_SLACK,
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
-    base_params,
-    hint_values,
-    make_result,
     prepare,
-    strength_from,
 )
 from sensaopt.exact.data import ModelData
 from sensaopt.instance import Instance
-from sensaopt.result import Result, Status, package_versions
+from sensaopt.result import Result, Status
 
 BACKENDS = ("highs", "cbc")
 
@@ -211,27 +208,12 @@ def solve_milp(
     """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc")."""
     if backend not in BACKENDS:
         raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
-    t0 = time.perf_counter()
-    s = strength_from(strength)
-    data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
-    try:
-        be, v = build_milp(data, s)
-    except HorizonTooShort as e:
-        return Result(f"milp:{backend}", Status.INFEASIBLE, None, None, time.perf_counter() - t0, None, None,
-                      {"horizon": data.H, "time_limit": time_limit, "workers": workers, "seed": seed}, package_versions(), str(e))
-    hinted, vals = False, {}
-    if hint is not None:
-        vals = hint_values(data, v, hint)
-        if vals:
-            be.hint(vals)
-            hinted = True
-    left = max(time_limit - (time.perf_counter() - t0), 0.1)
-    status, value, bound, msg, sobj = run_milp(be, v, backend, left, workers, seed, hinted, log)
-    params = base_params(f"milp:{backend}", time_limit, workers, seed, warm_start, data, s, v,
-                         {"hinted": hinted, "heuristic_objective": heur.objective})
-    if status == Status.OPTIMAL:
-        msg += f"; optimal within a horizon of {data.H} rounds"
-    return make_result(f"milp:{backend}", data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj, vals)
+    def run(be, v, left, hinted):
+        return run_milp(be, v, backend, left, workers, seed, hinted, log)
+
+    return solve_exact(f"milp:{backend}", instance, build_milp, run, time_limit=time_limit, workers=workers, seed=seed,
+                       warm_start=warm_start, horizon=horizon, horizon_slack=horizon_slack, strength=strength,
+                       work_scale=work_scale, max_vars=max_vars)
 
 
 def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int | None = None,
