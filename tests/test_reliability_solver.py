@@ -91,6 +91,8 @@ def test_too_large_model_is_refused_before_building(monkeypatch):
     monkeypatch.setattr(cps, "build_cpsat", never)
     with pytest.raises(SensaoptError, match="rolling-horizon policy.*rolling-cpsat"):
         solve_cpsat(inst("small-8gpu"), time_limit=1, workers=1, max_vars=1000)
+    with pytest.raises(AssertionError, match="the model was built"):  # the patch is where the model gets built
+        solve_cpsat(inst("tiny-8gpu"), time_limit=1, workers=1)
 
 
 def test_too_large_model_via_cli_is_one_line(tmp_path, capsys):
