@@ -144,3 +144,16 @@ def test_killed_dask_worker_tasks_are_retried(tmp_path):
     assert set(got) == set(serial.keys())
     for k in got:
         assert _comparable(got[k]) == _comparable(serial.get(k))
+
+
+def test_damaged_result_file_is_rerun_not_lost(tmp_path, capsys):
+    """Atomic writes cannot leave a half-written file, but a file damaged afterwards
+    (disk full, an editor) must count as missing: the resumed sweep redoes that run."""
+    store = tmp_path / "store"
+    assert main(sweep_argv(store, 3, "--serial")) == 0
+    victim = sorted((store / "runs").glob("*.json"))[0]
+    victim.write_text(victim.read_text()[:40])
+    capsys.readouterr()
+    assert main(sweep_argv(store, 3, "--serial")) == 0
+    assert "3 runs: 2 reused, 1 computed, 0 failed" in capsys.readouterr().out
+    assert set(stored(store)) == expected_keys(3)

@@ -22,7 +22,9 @@ class ResultStore:
         return self.root / "runs" / f"{key}.json"
 
     def has(self, key: str) -> bool:
-        return self.path(key).is_file()
+        """A finished run: its file exists and parses (a damaged file counts as missing,
+        so the run is redone rather than lost)."""
+        return self.get(key) is not None
 
     def get(self, key: str) -> dict | None:
         p = self.path(key)
