@@ -126,7 +126,7 @@ def _count(v: Vars, family: str, n: int = 1) -> None:
     v.families[family] = v.families.get(family, 0) + n
 
 
-def _add(be: Backend, v: Vars, con, family: str) -> None:
+def add_constraint(be: Backend, v: Vars, con, family: str) -> None:
     if isinstance(con, bool):
         if not con:
             raise AssertionError(f"constant constraint of family {family} is false")
@@ -140,14 +140,14 @@ def c_one_placement(data, be, v, s):
     """one_placement: at most one (pattern, option) per job and slot."""
     for (k, t), run in v.run.items():
         if len(data.jobs[k].pairs) > 1:
-            _add(be, v, run <= 1, "one_placement")
+            add_constraint(be, v, run <= 1, "one_placement")
 
 
 def c_release(data, be, v, s):
     """release: no run before the release slot (only needed without trimming)."""
     for (k, t, pair), x in v.x.items():
         if t < data.jobs[k].release:
-            _add(be, v, x == 0, "release")
+            add_constraint(be, v, x == 0, "release")
 
 
 def _node_usage(data: ModelData, v: Vars):
@@ -169,11 +169,11 @@ def c_capacity(data, be, v, s):
         node = nodes[nd]
         cap_m = data.mem_units(node.mem_gb, up=False)
         if sum(g for g, _, _, _ in items) > node.gpus:
-            _add(be, v, be.sum(g * x for g, _, _, x in items) <= node.gpus, "capacity_gpu")
+            add_constraint(be, v, be.sum(g * x for g, _, _, x in items) <= node.gpus, "capacity_gpu")
         if sum(c for _, c, _, _ in items) > node.cpus:
-            _add(be, v, be.sum(c * x for _, c, _, x in items) <= node.cpus, "capacity_cpu")
+            add_constraint(be, v, be.sum(c * x for _, c, _, x in items) <= node.cpus, "capacity_cpu")
         if sum(m for _, _, m, _ in items) > cap_m:
-            _add(be, v, be.sum(m * x for _, _, m, x in items) <= cap_m, "capacity_mem")
+            add_constraint(be, v, be.sum(m * x for _, _, m, x in items) <= cap_m, "capacity_mem")
 
 
 def c_aggregate(data, be, v, s):
@@ -193,11 +193,11 @@ def c_aggregate(data, be, v, s):
             a[0] += g; a[1] += c; a[2] += m
         vals = list(agg.values())
         if sum(a[0] for a in vals) > cl.total_gpus:
-            _add(be, v, be.sum(a[0] * a[3] for a in vals) <= cl.total_gpus, "aggregate_gpu")
+            add_constraint(be, v, be.sum(a[0] * a[3] for a in vals) <= cl.total_gpus, "aggregate_gpu")
         if sum(a[1] for a in vals) > cl.total_cpus:
-            _add(be, v, be.sum(a[1] * a[3] for a in vals) <= cl.total_cpus, "aggregate_cpu")
+            add_constraint(be, v, be.sum(a[1] * a[3] for a in vals) <= cl.total_cpus, "aggregate_cpu")
         if sum(a[2] for a in vals) > cap_m:
-            _add(be, v, be.sum(a[2] * a[3] for a in vals) <= cap_m, "aggregate_mem")
+            add_constraint(be, v, be.sum(a[2] * a[3] for a in vals) <= cap_m, "aggregate_mem")
 
 
 def _set_use(jd: JobData, v: Vars, t: int, S: frozenset):
@@ -211,11 +211,11 @@ def c_ran_before(data, be, v, s):
             continue
         prev = v.rb.get((k, t - 1), 0)
         if _is_var(prev):
-            _add(be, v, rb >= prev, "ran_before")
+            add_constraint(be, v, rb >= prev, "ran_before")
         elif prev == 1:
-            _add(be, v, rb >= 1, "ran_before")
+            add_constraint(be, v, rb >= 1, "ran_before")
         if (k, t - 1) in v.run:
-            _add(be, v, rb >= v.run[k, t - 1], "ran_before")
+            add_constraint(be, v, rb >= v.run[k, t - 1], "ran_before")
 
 
 def c_restart(data, be, v, s):
@@ -232,11 +232,11 @@ def c_restart(data, be, v, s):
                 before = _set_use(jd, v, t - 1, S)
             else:  # first slot of the model: the state before the window
                 before = 1 if (jd.init_nodes is not None and jd.init_nodes == S) else 0
-            _add(be, v, rs >= be.sum(now) - (be.sum(before) if isinstance(before, list) else before) + rb - 1, "restart_detect")
+            add_constraint(be, v, rs >= be.sum(now) - (be.sum(before) if isinstance(before, list) else before) + rb - 1, "restart_detect")
         if (k, t) in v.loss:
             dmax = max(f - r for f, r in zip(jd.full, jd.restart))
             terms = [(jd.full[p[1]] - jd.restart[p[1]]) * v.x[k, t, p] for p in jd.pairs if jd.full[p[1]] > jd.restart[p[1]]]
-            _add(be, v, v.loss[k, t] >= be.sum(terms) - dmax + dmax * rs, "restart_loss")
+            add_constraint(be, v, v.loss[k, t] >= be.sum(terms) - dmax + dmax * rs, "restart_loss")
 
 
 def c_progress(data, be, v, s):
@@ -247,11 +247,11 @@ def c_progress(data, be, v, s):
         for t in data.slots(jd, s.trim):
             gain = be.sum(jd.full[p[1]] * v.x[k, t, p] for p in jd.pairs)
             lost = v.loss.get((k, t), 0)
-            _add(be, v, v.cum[k, t] == prev + gain - lost, "work_progress")
+            add_constraint(be, v, v.cum[k, t] == prev + gain - lost, "work_progress")
             prev = v.cum[k, t]
             d = v.done[k, t]
             if _is_var(d):
-                _add(be, v, v.cum[k, t] >= jd.work_units * d, "completion")
+                add_constraint(be, v, v.cum[k, t] >= jd.work_units * d, "completion")
 
 
 def c_min_run_slots(data, be, v, s):
@@ -269,7 +269,7 @@ def c_min_run_slots(data, be, v, s):
             runs.append(v.run[k, t])
             d = v.done[k, t]
             if _is_var(d):
-                _add(be, v, be.sum(runs) >= need * d, "min_run_slots")
+                add_constraint(be, v, be.sum(runs) >= need * d, "min_run_slots")
 
 
 def c_done(data, be, v, s):
@@ -280,13 +280,13 @@ def c_done(data, be, v, s):
         for a, b in zip(sl, sl[1:]):
             da, db = v.done[k, a], v.done[k, b]
             if _is_var(da):
-                _add(be, v, db >= da, "done_monotone")
-                _add(be, v, v.run[k, b] <= 1 - da, "no_run_after_completion")
+                add_constraint(be, v, db >= da, "done_monotone")
+                add_constraint(be, v, v.run[k, b] <= 1 - da, "no_run_after_completion")
         if not data.window:
             last = v.done[k, sl[-1]] if sl else 0
             if not _is_var(last):
                 raise HorizonTooShort(f"job {jd.id} cannot finish within the horizon of {data.H} rounds")
-            _add(be, v, last == 1, "finish_in_horizon")
+            add_constraint(be, v, last == 1, "finish_in_horizon")
 
 
 def c_deadline(data, be, v, s):
@@ -299,13 +299,13 @@ def c_deadline(data, be, v, s):
             if not _is_var(m):
                 continue
             if last <= data.H - 1:
-                _add(be, v, m <= v.done[k, last], "deadline_met")
+                add_constraint(be, v, m <= v.done[k, last], "deadline_met")
             else:  # window only
                 end = v.cum[k, data.H - 1]
-                _add(be, v, end + jd.best_full * (last - data.H + 1) >= jd.work_units * m, "deadline_met")
+                add_constraint(be, v, end + jd.best_full * (last - data.H + 1) >= jd.work_units * m, "deadline_met")
         if data.window:
             end = v.cum[jd.k, data.H - 1] if (jd.k, data.H - 1) in v.cum else 0
-            _add(be, v, jd.best_full * v.leftover[k] + end >= jd.work_units, "leftover")
+            add_constraint(be, v, jd.best_full * v.leftover[k] + end >= jd.work_units, "leftover")
 
 
 def c_symmetry(data, be, v, s):
@@ -318,9 +318,9 @@ def c_symmetry(data, be, v, s):
             occ.setdefault((nd, t), []).append(x)
     for (n, t), e in v.ever.items():
         prev = v.ever.get((n, t - 1), 0)
-        _add(be, v, e <= prev + be.sum(occ.get((n, t), [])), "symmetry")
+        add_constraint(be, v, e <= prev + be.sum(occ.get((n, t), [])), "symmetry")
         for x in occ.get((n + 1, t), []):
-            _add(be, v, x <= e, "symmetry")
+            add_constraint(be, v, x <= e, "symmetry")
 
 
 FAMILIES = {
@@ -336,6 +336,7 @@ FAMILIES = {
     "deadline": c_deadline,
     "symmetry": c_symmetry,
 }
+BUILTIN_FAMILIES = frozenset(FAMILIES)  # the warm start provably satisfies exactly these
 
 
 # ---- objective -----------------------------------------------------------------------------

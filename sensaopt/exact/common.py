@@ -9,7 +9,7 @@ import time
 from dataclasses import asdict
 from typing import Callable
 
-from sensaopt.exact.builder import HorizonTooShort, Strength, Vars, _is_var, to_objective
+from sensaopt.exact.builder import BUILTIN_FAMILIES, FAMILIES, HorizonTooShort, Strength, Vars, _is_var, to_objective
 from sensaopt.exact.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
@@ -239,6 +239,8 @@ def solve_exact(solver: str, instance: Instance, build_fn: Callable, run_fn: Cal
             hinted = True
     left = max(time_limit - (time.perf_counter() - t0), 0.1)
     status, value, bound, msg, sobj = run_fn(be, v, left, hinted)
+    if set(FAMILIES) != BUILTIN_FAMILIES:
+        vals = {}  # a user-added family may cut off the warm start: it is no fallback incumbent
     params = base_params(solver, time_limit, workers, seed, warm_start, data, s, v,
                          {"hinted": hinted, "heuristic_objective": heur.objective})
     if status == Status.OPTIMAL:
