@@ -60,11 +60,26 @@ def _is_var(v) -> bool:
     return not isinstance(v, (int, float))
 
 
-def build(data: ModelData, be: Backend, strength: Strength = Strength()) -> Vars:
+class BuildTimeout(SensaoptError):
+    """The time limit ran out while the model was being built."""
+
+
+def build(data: ModelData, be: Backend, strength: Strength = Strength(), deadline: float | None = None) -> Vars:
+    """Variables, every family of ``FAMILIES``, objective. ``deadline`` (a
+    ``time.perf_counter()`` value) is checked after each step: building a large model
+    takes seconds, and a time limit is a limit on the whole call."""
+    import time
+
+    def check():
+        if deadline is not None and time.perf_counter() > deadline:
+            raise BuildTimeout("the time limit ran out while building the model")
+
     v = Vars()
     add_variables(data, be, v, strength)
+    check()
     for fam in FAMILIES.values():
         fam(data, be, v, strength)
+        check()
     add_objective(data, be, v)
     return v
 

@@ -9,7 +9,7 @@ import time
 from dataclasses import asdict
 from typing import Callable
 
-from sensaopt.exact.builder import BUILTIN_FAMILIES, FAMILIES, HorizonTooShort, Strength, Vars, _is_var, to_objective
+from sensaopt.exact.builder import BUILTIN_FAMILIES, FAMILIES, BuildTimeout, HorizonTooShort, Strength, Vars, _is_var, to_objective
 from sensaopt.exact.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
@@ -182,6 +182,8 @@ def make_result(solver: str, data: ModelData, v: Vars, status: Status, value, sc
             metrics = compute_metrics(data.instance, ev)
             objective = metrics.objective
     bound = to_objective(data, scaled_bound) if scaled_bound is not None else None
+    if bound is not None:
+        bound = max(bound, 0.0)  # the objective (lost value, average JCT) is never negative
     if scaled_objective is not None:
         params["model_objective"] = to_objective(data, scaled_objective)
     if bound is not None and objective is not None and status == Status.OPTIMAL:
@@ -218,7 +220,9 @@ def solve_exact(solver: str, instance: Instance, build_fn: Callable, run_fn: Cal
                 seed: int, warm_start: bool, horizon: int | None, horizon_slack: int, strength, work_scale: int,
                 max_vars: int) -> Result:
     """The flow every backend shares: data → model → warm-start hint → solve (for the
-    time left of ``time_limit`` seconds) → validated Result.
+    time left of ``time_limit`` seconds) → validated Result. ``time_limit`` bounds the
+    whole call: a model still being built when it runs out is abandoned (TIME_LIMIT,
+    the SensaScale schedule as incumbent, no bound).
 
     ``build_fn(data, strength) -> (backend, vars)``; ``run_fn(backend, vars,
     seconds_left, hinted) -> (status, value function, scaled bound, message, scaled
@@ -226,11 +230,17 @@ def solve_exact(solver: str, instance: Instance, build_fn: Callable, run_fn: Cal
     t0 = time.perf_counter()
     s = strength_from(strength)
     data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
+    stub_params = {"horizon": data.H, "time_limit": time_limit, "workers": workers, "seed": seed, "warm_start": warm_start}
     try:
-        be, v = build_fn(data, s)
+        be, v = build_fn(data, s, t0 + time_limit)
     except HorizonTooShort as e:
-        return Result(solver, Status.INFEASIBLE, None, None, time.perf_counter() - t0, None, None,
-                      {"horizon": data.H, "time_limit": time_limit, "workers": workers, "seed": seed}, package_versions(), str(e))
+        return Result(solver, Status.INFEASIBLE, None, None, time.perf_counter() - t0, None, None, stub_params, package_versions(), str(e))
+    except BuildTimeout as e:
+        if hint is None or set(FAMILIES) != BUILTIN_FAMILIES:
+            return Result(solver, Status.TIME_LIMIT, None, None, time.perf_counter() - t0, None, None, stub_params,
+                          package_versions(), f"{e}; no solution found")
+        return Result(solver, Status.TIME_LIMIT, heur.objective, None, time.perf_counter() - t0, heur.schedule, heur.metrics,
+                      stub_params, package_versions(), f"{e}; incumbent = the SensaScale warm start, no bound")
     hinted, vals = False, {}
     if hint is not None:
         vals = hint_values(data, v, hint)

@@ -55,9 +55,9 @@ class CpSatBackend:
             self.model.add_hint(var, int(round(val)))
 
 
-def build_cpsat(data: ModelData, strength: Strength = Strength()) -> tuple[CpSatBackend, Vars]:
+def build_cpsat(data: ModelData, strength: Strength = Strength(), deadline: float | None = None) -> tuple[CpSatBackend, Vars]:
     be = CpSatBackend()
-    v = build(data, be, strength)
+    v = build(data, be, strength, deadline)
     return be, v
 
 

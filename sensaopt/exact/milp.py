@@ -69,9 +69,9 @@ class PulpBackend:
             var.setInitialValue(val)
 
 
-def build_milp(data: ModelData, strength: Strength = Strength()) -> tuple[PulpBackend, Vars]:
+def build_milp(data: ModelData, strength: Strength = Strength(), deadline: float | None = None) -> tuple[PulpBackend, Vars]:
     be = PulpBackend(data.instance.name)
-    v = build(data, be, strength)
+    v = build(data, be, strength, deadline)
     return be, v
 
 
