@@ -128,6 +128,9 @@ def simulate(
         raise ev.errors[0]
     metrics = compute_metrics(truth, ev)
     params = {"policy": pol.name, "profile_error": profile_error, "seed": seed, "rounds_decided": rounds_run}
+    stats = getattr(pol, "stats", None)  # e.g. Chronus: lease solves, fallbacks (never silent)
+    if isinstance(stats, dict):
+        params["policy_stats"] = _jsonable(stats)
     cfg = getattr(pol, "config", None)
     if cfg is not None:
         params["config"] = _as_dict(cfg)
@@ -157,6 +160,14 @@ def _profile_speed(profile, pls) -> float:
         p = pls[0]
         return profile.speed(p.cpus / p.gpus, p.mem_gb / p.gpus)
     return min(profile.speed(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in pls)
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, set)):
+        return [_jsonable(v) for v in x]
+    return x if isinstance(x, (int, float, str, bool)) or x is None else str(x)
 
 
 def _as_dict(cfg) -> dict:

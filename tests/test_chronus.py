@@ -194,6 +194,7 @@ def test_fallback_is_counted_and_logged(monkeypatch, caplog):
     assert pol.stats["milp_optimal"] + pol.stats["milp_time_limit"] + pol.stats["fallbacks"] == pol.stats["lease_solves"]
     assert any("error: RuntimeError" in r for r in pol.stats["fallback_reasons"])
     assert any("greedy fallback" in r.message for r in caplog.records)
+    assert res.params["policy_stats"]["fallbacks"] == pol.stats["fallbacks"]  # in the Result too
 
 
 def test_greedy_solver_counts_every_lease_as_fallback():
