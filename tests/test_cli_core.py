@@ -126,3 +126,11 @@ def test_unknown_policy_is_a_clean_error(capsys):
 def test_version(capsys):
     code, out, _ = run(["--version"], capsys)
     assert code == 0 and out.startswith("sensaopt ")
+
+
+@pytest.mark.parametrize("args", [["--policy", "chronus"], ["--solver", "milp", "--time-limit", "20"]], ids=["chronus", "milp"])
+def test_json_stdout_is_clean_of_solver_banners(args):
+    # highspy prints a banner from C++ when a solver object is built
+    p = subprocess.run([sys.executable, "-m", "sensaopt", "solve", str(TINY), "--json", *args], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["status"] in ("FEASIBLE", "OPTIMAL")

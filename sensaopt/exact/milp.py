@@ -36,6 +36,7 @@ from sensaopt.exact.common import (
 )
 from sensaopt.exact.data import ModelData
 from sensaopt.instance import Instance
+from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Result, Status
 
 BACKENDS = ("highs", "cbc")
@@ -85,19 +86,8 @@ class _HiGHSWarm(pulp.HiGHS):
     def createAndConfigureSolver(self, lp):
         if self.msg:
             return super().createAndConfigureSolver(lp)
-        # highspy prints its banner on construction, before output_flag can be set:
-        # silence file descriptor 1 meanwhile so that `--json` output stays clean
-        import sys
-
-        sys.stdout.flush()
-        saved = os.dup(1)
-        try:
-            with open(os.devnull, "w") as null:
-                os.dup2(null.fileno(), 1)
-                return super().createAndConfigureSolver(lp)
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
+        with quiet_stdout():  # highspy's banner would corrupt `--json` output
+            return super().createAndConfigureSolver(lp)
 
     def callSolver(self, lp):
         import highspy

@@ -22,6 +22,8 @@ import logging
 import time
 from dataclasses import dataclass, field
 
+from sensaopt.quiet import quiet_stdout
+
 log = logging.getLogger(__name__)
 
 
@@ -182,7 +184,8 @@ def _solve_pulp_highs(jobs, cap, sign, time_limit, threads, seed):
             prob += pulp.LpAffineExpression(terms) <= cap[t], f"cap_{t}"
     prob += pulp.LpAffineExpression(obj)
     opts = {"random_seed": seed}
-    prob.solve(pulp.HiGHS(msg=False, timeLimit=time_limit, threads=threads, **opts))
+    with quiet_stdout():  # highspy prints its banner from C++ on construction
+        prob.solve(pulp.HiGHS(msg=False, timeLimit=time_limit, threads=threads, **opts))
     sol = prob.sol_status
     if sol not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
         return None, f"no solution ({pulp.LpStatus.get(prob.status, prob.status)}, sol_status {sol})", nvar
@@ -284,7 +287,8 @@ def _solve_highspy(jobs, cap, sign, time_limit, threads, seed):
     lp.a_matrix_.value_ = np.array(value)
     lp.sense_ = highspy.ObjSense.kMaximize
     lp.integrality_ = [highspy.HighsVarType.kInteger] * n
-    h = highspy.Highs()
+    with quiet_stdout():
+        h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("threads", int(threads))
