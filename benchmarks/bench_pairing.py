@@ -23,12 +23,12 @@ from sensaopt.policies.sensascale.analysis import analyse
 from _common import ms_stats, write_record
 
 
-def setup(n: int, seed: int = 0):
+def setup(n: int, seed: int = 0, method: str = "assignment", levels: int = 0):
     """(policy, infos, cluster, now, R) for ``n`` candidate jobs, all inside the window."""
     nodes = max(2, math.ceil(n * 2.0 / 8))  # mean job ≈ 2 GPUs; window 1.5 × GPUs ≥ demand
     inst = generate(GeneratorConfig(jobs=n, nodes=nodes, seed=seed, load=1.0))
     st = RoundState(0, 0.0, inst.round_minutes, inst.cluster, inst.overheads, [JobState(spec=j, remaining=j.work) for j in inst.jobs])
-    pol = SensaScalePolicy()
+    pol = SensaScalePolicy(pairing_method=method, urgency_levels=levels)
     pol.reset(inst)
     infos = analyse(st, pol.facts, pol.config)
     return pol, infos, inst.cluster, st.now, st.round_minutes
@@ -48,13 +48,21 @@ def timeit(fn, repeat: int) -> dict:
     return out
 
 
-def run(sizes=(200, 1000, 5000), repeat: int = 20, networkx_max: int = 200) -> dict:
+def policy_match(sens, insens, cluster, now, R, cfg, gains):
+    """The policy's matching step (job-index pairs) for its configured method."""
+    if cfg.pairing_method == "classes":
+        Wc, sm, im = pm.class_weights(sens, insens, cluster, now, R, cfg.weight_scale, gains, cfg.urgency_levels)
+        return pm.match_classes(Wc, sm, im)
+    return pm.match(pm.weight_matrix(sens, insens, cluster, now, R, cfg.weight_scale, gains, cfg.urgency_levels), cfg.pairing_method)
+
+
+def run(sizes=(200, 1000, 5000), repeat: int = 20, networkx_max: int = 200, method: str = "assignment", levels: int = 0) -> dict:
     figs = {}
     for n in sizes:
-        pol, infos, cluster, now, R = setup(n)
+        pol, infos, cluster, now, R = setup(n, method=method, levels=levels)
         cfg = pol.config
         sens, insens = pm.candidates(infos, cluster, cfg)
-        W = pm.weight_matrix(sens, insens, cluster, now, R, cfg.weight_scale)
+        W = pm.weight_matrix(sens, insens, cluster, now, R, cfg.weight_scale, None, levels)
         reps = repeat if n <= 1000 else max(3, repeat // 4)
         f = {
             "candidates": len(sens) + len(insens),
@@ -62,9 +70,9 @@ def run(sizes=(200, 1000, 5000), repeat: int = 20, networkx_max: int = 200) -> d
             "insensitive": len(insens),
             "make_pairs": timeit(lambda: pm.make_pairs(infos, cluster, cfg, now, R, pol._gains), reps),
             "weight_matrix": timeit(lambda: pm.weight_matrix(sens, insens, cluster, now, R, cfg.weight_scale, pol._gains), reps),
-            "match": timeit(lambda: pm.match(W, cfg.pairing_method), reps),
+            "match": timeit(lambda: policy_match(sens, insens, cluster, now, R, cfg, pol._gains), reps),
         }
-        fast = pm.match(W, cfg.pairing_method)
+        fast = policy_match(sens, insens, cluster, now, R, cfg, pol._gains)
         f["weight_policy"] = int(sum(int(W[a, b]) for a, b in fast))
         if f["candidates"] <= networkx_max:
             t = time.perf_counter()
@@ -84,8 +92,10 @@ def main(argv=None) -> dict:
     ap.add_argument("--sizes", default="200,1000,5000")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--networkx-max", type=int, default=200)
+    ap.add_argument("--method", default="assignment", help="assignment | classes | networkx")
+    ap.add_argument("--urgency-levels", type=int, default=0)
     a = ap.parse_args(argv)
-    figs = run(tuple(int(x) for x in a.sizes.split(",")), a.repeat, a.networkx_max)
+    figs = run(tuple(int(x) for x in a.sizes.split(",")), a.repeat, a.networkx_max, a.method, a.urgency_levels)
     write_record("pairing", figs, vars(a))
     return figs
 

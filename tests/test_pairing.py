@@ -79,3 +79,55 @@ def test_vectorised_weights_equal_per_pair_weights():
     ref = np.array([[pair_weight(s, i, inst.cluster, 30.0, 10.0, 10**6) for i in insens] for s in sens])
     assert W.shape == ref.shape and (W.sum() > 0)
     assert np.abs(W - ref).max() <= 1  # same value up to float rounding of the last unit
+
+
+def class_graph(rng, S, I, kr, kc):
+    """A job graph whose rows (columns) come from kr (kc) classes, and its class form."""
+    base = np.array([[rng.choice([0, 0, rng.randint(1, 10**6)]) for _ in range(kc)] for _ in range(kr)], dtype=np.int64)
+    rows = [rng.randrange(kr) for _ in range(S)]
+    cols = [rng.randrange(kc) for _ in range(I)]
+    W = base[np.ix_(rows, cols)] if S and I else np.zeros((S, I), dtype=np.int64)
+    return W, base, [[n for n, r in enumerate(rows) if r == c] for c in range(kr)], [[n for n, r in enumerate(cols) if r == c] for c in range(kc)]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_class_matching_has_the_weight_of_networkx(seed):
+    from sensaopt.policies.sensascale.pairing import match_classes
+
+    rng = random.Random(5000 + seed)
+    W, Wc, rm, cm = class_graph(rng, rng.randint(0, 30), rng.randint(0, 30), rng.randint(1, 5), rng.randint(1, 5))
+    pairs = match_classes(Wc, rm, cm)
+    assert is_matching(pairs) and all(W[a, b] > 0 for a, b in pairs)
+    assert total(W, pairs) == total(W, match_networkx(W)) == total(W, match_assignment(W))
+
+
+def test_class_weights_equal_the_job_matrix_on_a_policy_graph():
+    from sensaopt.generate import GeneratorConfig, generate
+    from sensaopt.policies.base import JobState, RoundState
+    from sensaopt.policies.sensascale import SensaScalePolicy
+    from sensaopt.policies.sensascale.analysis import analyse
+    from sensaopt.policies.sensascale.pairing import candidates, class_weights, match_classes, weight_matrix
+
+    inst = generate(GeneratorConfig(jobs=300, nodes=20, seed=2))
+    pol = SensaScalePolicy(pairing_method="classes", urgency_levels=16)
+    pol.reset(inst)
+    st = RoundState(12, 120.0, 10.0, inst.cluster, inst.overheads, [JobState(spec=j, remaining=j.work) for j in inst.jobs])
+    sens, insens = candidates(analyse(st, pol.facts, pol.config), inst.cluster, pol.config)
+    L = pol.config.urgency_levels
+    W = weight_matrix(sens, insens, inst.cluster, 120.0, 10.0, 10**6, None, L)
+    Wc, sm, im = class_weights(sens, insens, inst.cluster, 120.0, 10.0, 10**6, None, L)
+    for a, rows in enumerate(sm):
+        for b, cols in enumerate(im):
+            assert (W[np.ix_(rows, cols)] == Wc[a, b]).all()
+    assert len(sm) < len(sens)  # classes do merge jobs
+    assert total(W, match_classes(Wc, sm, im)) == total(W, match_assignment(W))
+
+
+def test_class_method_runs_end_to_end_and_validates():
+    from sensaopt.generate import GeneratorConfig, generate
+    from sensaopt.policies.sensascale import SensaScalePolicy
+    from sensaopt.simulator import simulate
+
+    inst = generate(GeneratorConfig(jobs=60, nodes=4, seed=6, load=1.8))
+    res = simulate(inst, SensaScalePolicy(pairing_method="classes", urgency_levels=16))
+    assert res.metrics.finished == 60 and res.params["config"]["pairing_method"] == "classes"

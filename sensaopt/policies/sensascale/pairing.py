@@ -38,10 +38,11 @@ def pair_options(s: JobInfo, i: JobInfo, cluster: Cluster) -> tuple[Option, Opti
     return (best, i.facts.opt) if best is not None else None
 
 
-def urgency(info: JobInfo, now: float, R: float) -> float:
+def urgency(info: JobInfo, now: float, R: float, levels: int = 0) -> float:
     if info.tier != 0:
         return 1.0
-    return 1.0 + R / (R + max(0.0, info.lst - now))
+    u = 1.0 + R / (R + max(0.0, info.lst - now))
+    return 1.0 + round((u - 1.0) * levels) / levels if levels > 0 else u
 
 
 def pair_gains(s: JobInfo, i: JobInfo, cluster: Cluster) -> tuple[float, float] | None:
@@ -54,16 +55,16 @@ def pair_gains(s: JobInfo, i: JobInfo, cluster: Cluster) -> tuple[float, float] 
     return so.speed / s.facts.base[nt].speed - 1.0, io.speed / i.facts.base[nt].speed - 1.0
 
 
-def pair_weight(s: JobInfo, i: JobInfo, cluster: Cluster, now: float, R: float, scale: int) -> int:
+def pair_weight(s: JobInfo, i: JobInfo, cluster: Cluster, now: float, R: float, scale: int, levels: int = 0) -> int:
     """Integer edge weight of one pair (0: no edge). Reference for :func:`weight_matrix`."""
     gains = pair_gains(s, i, cluster)
     if gains is None:
         return 0
-    w = s.gpus * gains[0] * urgency(s, now, R) + i.gpus * gains[1] * urgency(i, now, R)
+    w = s.gpus * gains[0] * urgency(s, now, R, levels) + i.gpus * gains[1] * urgency(i, now, R, levels)
     return int(round(w * scale)) if w > 0 else 0
 
 
-def urgencies(infos: list[JobInfo], now: float, R: float) -> np.ndarray:
+def urgencies(infos: list[JobInfo], now: float, R: float, levels: int = 0) -> np.ndarray:
     """GPUs × :func:`urgency` of every job, as an array (same floats as the scalar code)."""
     lst = np.array([x.lst for x in infos], dtype=float)
     tier0 = np.array([x.tier == 0 for x in infos], dtype=bool)
@@ -71,11 +72,14 @@ def urgencies(infos: list[JobInfo], now: float, R: float) -> np.ndarray:
     u = np.ones(len(infos))
     if tier0.any():
         u[tier0] = 1.0 + R / (R + np.maximum(0.0, lst[tier0] - now))
+        if levels > 0:
+            u[tier0] = 1.0 + np.round((u[tier0] - 1.0) * levels) / levels
     return g * u
 
 
 def weight_matrix(
-    sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None
+    sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None,
+    levels: int = 0,
 ) -> np.ndarray:
     """All edge weights at once. Gains depend only on the two jobs' (profile, GPUs)
     types, so they are computed once per type pair (and kept in ``gain_cache``, a
@@ -106,8 +110,8 @@ def weight_matrix(
                 g = cache[key] = pair_gains(s, i, cluster)
             if g is not None:
                 gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
-    us = urgencies(sens, now, R)
-    ui = urgencies(insens, now, R)
+    us = urgencies(sens, now, R, levels)
+    ui = urgencies(insens, now, R, levels)
     flat = s_idx[:, None] * len(i_reps) + i_idx[None, :]  # type-pair cell of every job pair
     w = gs.ravel().take(flat)
     w *= us[:, None]
@@ -129,6 +133,77 @@ def match_assignment(W: np.ndarray) -> list[tuple[int, int]]:
         return []
     rows, cols = linear_sum_assignment(W, maximize=True)
     return [(int(a), int(b)) for a, b in zip(rows, cols) if W[a, b] > 0]
+
+
+def job_classes(infos: list[JobInfo], u: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
+    """Group jobs by (profile facts, GPUs, GPUs × urgency): members of a class have
+    identical weight rows. Returns each job's class and each class's members in queue
+    order."""
+    index: dict = {}
+    cls = np.empty(len(infos), dtype=np.int64)
+    members: list[list[int]] = []
+    for n, (x, un) in enumerate(zip(infos, u.tolist())):
+        key = (id(x.facts), x.gpus, un)
+        c = index.get(key)
+        if c is None:
+            c = index[key] = len(members)
+            members.append([])
+        members[c].append(n)
+        cls[n] = c
+    return cls, members
+
+
+def match_classes(Wc: np.ndarray, r_members: list[list[int]], c_members: list[list[int]]) -> list[tuple[int, int]]:
+    """Exact maximum-weight matching of the job graph given at class level.
+
+    Jobs of one class have identical weight rows (columns), so the matching is a
+    b-matching between classes with their sizes as capacities: one min-cost flow
+    (OR-Tools) on classes × classes arcs instead of an assignment on jobs × jobs.
+    Expanded to jobs in queue order it has the total weight of a maximum-weight
+    matching of the job graph (tests check against networkx)."""
+    from ortools.graph.python import min_cost_flow
+
+    if Wc.size == 0 or Wc.max() <= 0:
+        return []
+    nr, nc = Wc.shape
+    r_cnt = np.array([len(m) for m in r_members], dtype=np.int64)
+    c_cnt = np.array([len(m) for m in c_members], dtype=np.int64)
+    src, snk = nr + nc, nr + nc + 1
+    k = int(min(r_cnt.sum(), c_cnt.sum()))
+    ra, ca = np.nonzero(Wc > 0)
+    tails = np.concatenate([np.full(nr, src), ra, nr + np.arange(nc), [src]]).astype(np.int32)
+    heads = np.concatenate([np.arange(nr), nr + ca, np.full(nc, snk), [snk]]).astype(np.int32)
+    caps = np.concatenate([r_cnt, np.minimum(r_cnt[ra], c_cnt[ca]), c_cnt, [k]]).astype(np.int64)
+    costs = np.concatenate([np.zeros(nr, dtype=np.int64), -Wc[ra, ca], np.zeros(nc + 1, dtype=np.int64)]).astype(np.int64)
+    mcf = min_cost_flow.SimpleMinCostFlow()
+    mcf.add_arcs_with_capacity_and_unit_cost(tails, heads, caps, costs)
+    mcf.set_node_supply(src, k)
+    mcf.set_node_supply(snk, -k)
+    if mcf.solve() != mcf.OPTIMAL:  # pragma: no cover - always feasible (the bypass arc)
+        raise RuntimeError("min-cost flow failed on the pairing graph")
+    flows = mcf.flows(np.arange(nr, nr + len(ra), dtype=np.int32))
+    left_r = [iter(m) for m in r_members]
+    left_c = [iter(m) for m in c_members]
+    out = []
+    for rc, cc, f in zip(ra.tolist(), ca.tolist(), flows.tolist()):
+        for _ in range(f):
+            out.append((next(left_r[rc]), next(left_c[cc])))
+    return sorted(out)
+
+
+def class_weights(
+    sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None,
+    levels: int = 0,
+) -> tuple[np.ndarray, list[list[int]], list[list[int]]]:
+    """The weight matrix between job classes (see :func:`job_classes`) and the classes'
+    members; entry (a, b) equals :func:`weight_matrix` at any member pair."""
+    us = urgencies(sens, now, R, levels)
+    ui = urgencies(insens, now, R, levels)
+    s_cls, s_members = job_classes(sens, us)
+    i_cls, i_members = job_classes(insens, ui)
+    s_rep = [sens[m[0]] for m in s_members]
+    i_rep = [insens[m[0]] for m in i_members]
+    return weight_matrix(s_rep, i_rep, cluster, now, R, scale, gain_cache, levels), s_members, i_members
 
 
 def match_networkx(W: np.ndarray) -> list[tuple[int, int]]:
@@ -177,8 +252,13 @@ def make_pairs(
     sens, insens = candidates(infos, cluster, cfg)
     if not sens or not insens:
         return {}
-    W = weight_matrix(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache)
+    if cfg.pairing_method == "classes":
+        Wc, s_members, i_members = class_weights(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels)
+        pairs = match_classes(Wc, s_members, i_members)
+    else:
+        W = weight_matrix(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels)
+        pairs = match(W, cfg.pairing_method)
     out = {}
-    for a, b in match(W, cfg.pairing_method):
+    for a, b in pairs:
         out[sens[a].id] = out[insens[b].id] = (sens[a], insens[b])
     return out
