@@ -83,6 +83,16 @@ class NodePool:
         """
         return self.place(gpus, lambda node, g: proportional_placement(node, g), prefer)
 
+    def place_again(self, prefer: tuple[Placement, ...], make) -> tuple[Placement, ...] | None:
+        """The job's previous nodes with the same GPUs each, if ``make`` fits on all."""
+        again = []
+        for p in prefer:
+            q = make(self.nodes[p.node], p.gpus)
+            if q is None or not self.fits(q):
+                return None
+            again.append(q)
+        return tuple(again)
+
     def place(self, gpus: int, make, prefer: tuple[Placement, ...] | None = None) -> tuple[Placement, ...] | None:
         """Room for ``gpus`` GPUs where ``make(node, g) -> Placement`` fits.
 
@@ -92,14 +102,9 @@ class NodePool:
         at most one partial node.
         """
         if prefer is not None:
-            again = []
-            for p in prefer:
-                q = make(self.nodes[p.node], p.gpus)
-                if q is None or not self.fits(q):
-                    break
-                again.append(q)
-            else:
-                return tuple(again)
+            again = self.place_again(prefer, make)
+            if again is not None:
+                return again
         if gpus <= self.max_gpus:
             best, best_free = None, None
             for i, node in enumerate(self.nodes):

@@ -164,14 +164,9 @@ class Planner:
         of single-node jobs going through the free-GPU buckets."""
         pool = self.pool
         if prefer is not None:
-            again = []
-            for p in prefer:
-                q = make(pool.nodes[p.node], p.gpus)
-                if q is None or not pool.fits(q):
-                    break
-                again.append(q)
-            else:
-                return tuple(again)
+            again = pool.place_again(prefer, make)
+            if again is not None:
+                return again
         if gpus > self.max_gpus:
             return pool._place_multi(gpus, make)
         nodes = pool.nodes
