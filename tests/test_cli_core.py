@@ -39,7 +39,12 @@ def test_generate_is_seeded(tmp_path, capsys):
         assert run(["generate", "-o", f, "--jobs", "7", "--seed", "3"], capsys)[0] == 0
     da, db = json.loads(a.read_text()), json.loads(b.read_text())
     assert da["jobs"] == db["jobs"] and len(da["jobs"]) == 7
-    assert "sensaopt generate" in da["provenance"]["command"]
+    cmd = da["provenance"]["command"].split()
+    assert cmd[:2] == ["sensaopt", "generate"]
+    c = tmp_path / "c.json"
+    cmd[cmd.index("--output") + 1] = str(c)
+    assert run(cmd[1:], capsys)[0] == 0  # the recorded command reproduces the instance
+    assert json.loads(c.read_text())["jobs"] == da["jobs"]
 
 
 def test_schema_matches_code(capsys):

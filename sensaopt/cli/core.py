@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from sensaopt.cli.app import app
+from sensaopt.cli.app import app, command_line
 
 
 def _version_cb(value: bool):
@@ -148,7 +148,11 @@ def generate(
     except ValueError as e:
         raise InputError("(command line)", "generate", f"bad option: {e}") from None
     prov = provenance(cfg)
-    prov["command"] = "sensaopt generate " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "sensaopt generate"
+    prov["command"] = command_line("generate", {
+        "output": output, "jobs": jobs, "nodes": nodes, "node_gpus": node_gpus, "node_cpus": node_cpus, "node_mem_gb": node_mem_gb,
+        "round_minutes": round_minutes, "load": load, "deadline_lo": deadline_lo, "deadline_hi": deadline_hi,
+        "deadline_round": deadline_round, "sensitive_fraction": sensitive_fraction, "best_effort_fraction": best_effort_fraction,
+        "work_median": work_median, "work_max": work_max, "gpu_mix": gpu_mix, "seed": seed, "name": name})
     save_instance(inst, output, prov)
     typer.echo(f"wrote {output}: {len(inst.jobs)} jobs, {inst.cluster.num_nodes} nodes x {node_gpus} GPUs")
 

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from sensaopt.cli.app import app
+from sensaopt.cli.app import app, command_line
 
 instances_app = typer.Typer(no_args_is_help=True, help="Make instance files.")
 app.add_typer(instances_app, name="instances")
@@ -115,7 +115,7 @@ def instances_from_trace(
     opts = {"trace": trace, "jobs": jobs, "count": count, "stride": stride, "first": first, "start": start, "days": days,
             "node_gpus": node_gpus, "cpu_per_gpu": cpu_per_gpu, "mem_per_gpu": mem_per_gpu, "load": load, "max_nodes": max_nodes,
             "round_minutes": round_minutes, "deadlines": deadlines, "seed": seed, "sensitive_fraction": sensitive_fraction, "mix": mix}
-    cmd = "sensaopt instances from-trace " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in opts.items() if v is not None)
+    cmd = command_line("instances from-trace", opts)
     for inst, prov in wins:
         prov["command"] = cmd
         p = Path(output) / f"{inst.name}.json"
