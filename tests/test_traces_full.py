@@ -9,7 +9,9 @@ from sensaopt.traces.paths import CHRONUS_TRACES, traces_dir
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize("policy", policy_names())
+# rolling-cpsat / rolling-milp solve an exact window model every round: at 960 GPUs and
+# ~5,000 rounds that is hours of solver time per run; they are tested on small instances.
+@pytest.mark.parametrize("policy", [p for p in policy_names() if not p.startswith("rolling")])
 def test_full_slo_trace(policy):
     if not (traces_dir() / CHRONUS_TRACES["chronus-slo"]).is_file():
         pytest.skip("Chronus traces not found (set SENSAOPT_TRACES)")
