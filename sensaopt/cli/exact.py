@@ -104,14 +104,20 @@ def gap(
     workers: int = typer.Option(2, help="Exact solver threads."),
     seed: int = typer.Option(0, help="Exact solver random seed."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ):
     """Heuristic vs exact optimum, one row per instance."""
+    from sensaopt.cli.app import progress_bar
     from sensaopt.io import load_instance
 
     loaded = [(p, load_instance(p)) for p in instances]  # every file checked before any solve starts
     rows = []
+    bar, _ = progress_bar(len(loaded), "gap", quiet, unit="instance")
     for p, inst in loaded:
+        bar.set_postfix_str(p.name, refresh=False)
         rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed))
+        bar.update(1)
+    bar.close()
     typer.echo(format_table(rows, GAP_COLUMNS))
     if output is not None:
         write_rows(rows, output, GAP_COLUMNS)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from sensaopt.cli.app import app, command_line
+from sensaopt.cli.app import app, command_line, progress_bar
 
 instances_app = typer.Typer(no_args_is_help=True, help="Make instance files.")
 app.add_typer(instances_app, name="instances")
@@ -17,15 +16,7 @@ _TRACE_HELP = "chronus-slo | chronus-mix1 | chronus-mix2 | helios-gen | philly-g
 
 
 def _progress(total: int, desc: str, quiet: bool):
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, desc=desc, unit="job", disable=quiet or not sys.stderr.isatty(), file=sys.stderr, leave=False)
-
-    def cb(r: int, done: int, tot: int) -> None:
-        bar.set_postfix_str(f"round {r}", refresh=False)
-        bar.update(done - bar.n)
-
-    return bar, cb
+    return progress_bar(total, desc, quiet)
 
 
 @app.command()
