@@ -23,8 +23,7 @@ from pathlib import Path
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance, SoftDeadline
 from sensaopt.traces._rows import RowError, as_float, as_int, check_on_error, check_width, field, open_csv
-from sensaopt.traces.sensitivity import SensitivityMix
-from sensaopt.traces.trace import TraceData, TraceJob, build_instance, window
+from sensaopt.traces.trace import TraceData, TraceJob, load_trace
 
 COLUMNS = ("job_id", "num_gpu", "submit_time", "duration", "expect_time_list", "expect_value_list", "best_effort", "job_type")
 _TYPES = {"strict": "strict", "soft": "soft", "best": "best", "best-effort": "best", "best_effort": "best"}
@@ -95,19 +94,7 @@ def _numbers(text: str, name: str) -> list[float]:
         raise RowError(name, f"not a '-'-separated list of numbers: {text!r}") from None
 
 
-def load_chronus(
-    path: str | Path,
-    cluster: Cluster,
-    *,
-    start: float = 0.0,
-    days: float | None = None,
-    limit: int | None = None,
-    mix: SensitivityMix | None = None,
-    seed: int = 0,
-    round_minutes: float = 5.0,
-    on_error: str = "raise",
-) -> Instance:
-    """A Chronus trace (window ``[start, start + days)`` minutes/days, first ``limit``
-    jobs) as an instance on ``cluster``."""
-    data = window(read_chronus(path, on_error), start, days, limit)
-    return build_instance(data, cluster, mix=mix, seed=seed, round_minutes=round_minutes)
+def load_chronus(path: str | Path, cluster: Cluster, **options) -> Instance:
+    """A Chronus trace CSV (deadlines from the trace) as an instance on ``cluster``; ``options`` as for
+    :func:`sensaopt.traces.trace.load_trace` (start, days, limit, mix, seed, round_minutes, on_error)."""
+    return load_trace(read_chronus, path, cluster, **options)

@@ -23,8 +23,7 @@ from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance
 from sensaopt.traces._rows import RowError, as_float, as_int, check_on_error, check_width, open_csv
 from sensaopt.traces._time import seconds
-from sensaopt.traces.sensitivity import SensitivityMix
-from sensaopt.traces.trace import DeadlineRule, TraceData, TraceJob, build_instance, window
+from sensaopt.traces.trace import TraceData, TraceJob, load_trace
 
 COLUMNS = ("job_id", "user", "vc", "gpu_num", "cpu_num", "node_num", "state", "submit_time", "start_time", "end_time", "duration", "queue")
 REQUIRED = ("job_id", "gpu_num", "state", "submit_time", "duration")
@@ -74,18 +73,7 @@ def read_helios(path: str | Path, on_error: str = "raise", states: tuple[str, ..
     return data
 
 
-def load_helios(
-    path: str | Path,
-    cluster: Cluster,
-    *,
-    start: float = 0.0,
-    days: float | None = None,
-    limit: int | None = None,
-    mix: SensitivityMix | None = None,
-    deadlines: DeadlineRule | None = None,
-    seed: int = 0,
-    round_minutes: float = 5.0,
-    on_error: str = "raise",
-) -> Instance:
-    data = window(read_helios(path, on_error), start, days, limit)
-    return build_instance(data, cluster, mix=mix, seed=seed, round_minutes=round_minutes, deadlines=deadlines)
+def load_helios(path: str | Path, cluster: Cluster, **options) -> Instance:
+    """A Helios job-log CSV as an instance on ``cluster``; ``options`` as for
+    :func:`sensaopt.traces.trace.load_trace` (start, days, limit, mix, seed, round_minutes, on_error)."""
+    return load_trace(read_helios, path, cluster, **options)

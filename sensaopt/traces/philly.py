@@ -27,8 +27,7 @@ from sensaopt.instance import Cluster, Instance
 from sensaopt.io import read_json
 from sensaopt.traces._rows import RowError, check_on_error
 from sensaopt.traces._time import seconds
-from sensaopt.traces.sensitivity import SensitivityMix
-from sensaopt.traces.trace import DeadlineRule, TraceData, TraceJob, build_instance, window
+from sensaopt.traces.trace import TraceData, TraceJob, load_trace
 
 
 class _Skip(Exception):
@@ -104,18 +103,7 @@ def _parse(e: dict) -> tuple[float, int, float]:
     return submit, gpus, t1 - t0
 
 
-def load_philly(
-    path: str | Path,
-    cluster: Cluster,
-    *,
-    start: float = 0.0,
-    days: float | None = None,
-    limit: int | None = None,
-    mix: SensitivityMix | None = None,
-    deadlines: DeadlineRule | None = None,
-    seed: int = 0,
-    round_minutes: float = 5.0,
-    on_error: str = "raise",
-) -> Instance:
-    data = window(read_philly(path, on_error), start, days, limit)
-    return build_instance(data, cluster, mix=mix, seed=seed, round_minutes=round_minutes, deadlines=deadlines)
+def load_philly(path: str | Path, cluster: Cluster, **options) -> Instance:
+    """A Philly cluster_job_log JSON as an instance on ``cluster``; ``options`` as for
+    :func:`sensaopt.traces.trace.load_trace` (start, days, limit, mix, seed, round_minutes, on_error)."""
+    return load_trace(read_philly, path, cluster, **options)

@@ -164,3 +164,24 @@ def build_instance(
         for j, m in zip(jobs, models)
     ]
     return Instance(name=name or data.name, cluster=cluster, round_minutes=round_minutes, jobs=tuple(out), source=data.source)
+
+
+def load_trace(
+    read,
+    path,
+    cluster: Cluster,
+    *,
+    start: float = 0.0,
+    days: float | None = None,
+    limit: int | None = None,
+    mix=None,
+    deadlines=None,
+    seed: int = 0,
+    round_minutes: float = 5.0,
+    on_error: str = "raise",
+):
+    """``read(path, on_error) -> TraceData``, cut to the window ``[start, start + days)``
+    (minutes, days) and its first ``limit`` jobs, as an instance on ``cluster``
+    (``deadlines``: the rule for traces without deadlines; ``mix``: model types)."""
+    data = window(read(path, on_error), start, days, limit)
+    return build_instance(data, cluster, mix=mix, seed=seed, round_minutes=round_minutes, deadlines=deadlines)
