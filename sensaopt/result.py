@@ -61,7 +61,7 @@ class Result:
         return d
 
 
-_PACKAGES = ("sensaopt", "ortools", "pulp", "highspy", "networkx", "numpy", "scipy", "pandas")
+_PACKAGES = ("sensaopt", "ortools", "pulp", "highspy", "networkx", "numpy", "scipy", "pandas", "pydantic", "matplotlib", "dask", "distributed")
 
 
 def package_versions() -> dict:
