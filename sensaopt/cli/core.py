@@ -175,4 +175,4 @@ def show_versions():
     from sensaopt.result import package_versions
 
     for k, v in package_versions().items():
-        typer.echo(f"{k:10s} {v}")
+        typer.echo(f"{k:12s} {v}")
