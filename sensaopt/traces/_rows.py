@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from sensaopt.errors import InputError
 
@@ -85,3 +85,35 @@ def as_float(row: dict, name: str, minimum: float | None = None) -> float:
     if minimum is not None and x < minimum:
         raise RowError(name, f"must be >= {minimum:g}, got {x:g}")
     return x
+
+
+def gpu_rows(path: str | Path, required: tuple[str, ...], gpu_field: str, data, on_error: str,
+             parse: Callable[[dict, str, int], object]) -> Iterator[tuple[str, object]]:
+    """``(job id, parse(row, job id, gpus))`` for every well-formed GPU row of a CSV.
+
+    Shared by the Chronus and Helios readers: rows with no GPU are skipped and counted
+    (``data.skip("no_gpu")``); a row of the wrong width, one ``parse`` rejects with a
+    :class:`RowError`, or a repeated job id is malformed (``on_error``). ``parse`` may
+    return ``None`` to drop a row it has counted itself."""
+    check_on_error(on_error)
+    seen: set[str] = set()
+    for line, row in open_csv(path, required):
+        jid = (row.get("job_id") or "").strip() or f"line{line}"
+        try:
+            check_width(row)
+            gpus = as_int(row, gpu_field, 0)
+            if gpus == 0:
+                data.skip("no_gpu")
+                continue
+            value = parse(row, jid, gpus)
+            if value is None:
+                continue
+            if jid in seen:
+                raise RowError("job_id", "duplicate job id")
+        except RowError as e:
+            if on_error == "skip":
+                data.skip("malformed")
+                continue
+            raise InputError(str(path), f"line {line}: {e.field}", e.message, jid) from None
+        seen.add(jid)
+        yield jid, value

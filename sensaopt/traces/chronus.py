@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance, SoftDeadline
-from sensaopt.traces._rows import RowError, as_float, as_int, check_on_error, check_width, field, open_csv
+from sensaopt.traces._rows import RowError, as_float, as_int, field, gpu_rows
 from sensaopt.traces.trace import TraceData, TraceJob, load_trace
 
 COLUMNS = ("job_id", "num_gpu", "submit_time", "duration", "expect_time_list", "expect_value_list", "best_effort", "job_type")
@@ -30,27 +30,9 @@ _TYPES = {"strict": "strict", "soft": "soft", "best": "best", "best-effort": "be
 
 
 def read_chronus(path: str | Path, on_error: str = "raise", name: str | None = None) -> TraceData:
-    check_on_error(on_error)
     p = Path(path)
     data = TraceData(name or p.stem, str(p), [], has_deadlines=True)
-    seen: set[str] = set()
-    for line, row in open_csv(p, COLUMNS):
-        jid = (row.get("job_id") or "").strip() or f"line{line}"
-        try:
-            check_width(row)
-            gpus = as_int(row, "num_gpu", 0)
-            if gpus == 0:
-                data.skip("no_gpu")
-                continue
-            job = _parse(row, jid, gpus)
-            if jid in seen:
-                raise RowError("job_id", "duplicate job id")
-        except RowError as e:
-            if on_error == "skip":
-                data.skip("malformed")
-                continue
-            raise InputError(str(p), f"line {line}: {e.field}", e.message, jid) from None
-        seen.add(jid)
+    for _jid, job in gpu_rows(p, COLUMNS, "num_gpu", data, on_error, _parse):
         data.jobs.append(job)
     if not data.jobs:
         raise InputError(str(p), "rows", "no GPU job in the trace")

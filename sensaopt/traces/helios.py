@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance
-from sensaopt.traces._rows import RowError, as_float, as_int, check_on_error, check_width, open_csv
+from sensaopt.traces._rows import RowError, as_float, gpu_rows
 from sensaopt.traces._time import seconds
 from sensaopt.traces.trace import TraceData, TraceJob, load_trace
 
@@ -30,38 +30,25 @@ REQUIRED = ("job_id", "gpu_num", "state", "submit_time", "duration")
 
 
 def read_helios(path: str | Path, on_error: str = "raise", states: tuple[str, ...] | None = None, name: str | None = None) -> TraceData:
-    check_on_error(on_error)
     p = Path(path)
     data = TraceData(name or p.stem, str(p), [], has_deadlines=False)
-    raw: list[tuple[str, float, int, float]] = []
-    seen: set[str] = set()
     wanted = {s.upper() for s in states} if states else None
-    for line, row in open_csv(p, REQUIRED):
-        jid = (row.get("job_id") or "").strip() or f"line{line}"
-        try:
-            check_width(row)
-            gpus = as_int(row, "gpu_num", 0)
-            if gpus == 0:
-                data.skip("no_gpu")
-                continue
-            if wanted is not None and (row.get("state") or "").strip().upper() not in wanted:
-                data.skip("state")
-                continue
-            submit = seconds(row.get("submit_time"), "submit_time")
-            if (row.get("duration") or "").strip():
-                dur = as_float(row, "duration", 0.0)
-            else:
-                dur = seconds(row.get("end_time"), "end_time") - seconds(row.get("start_time"), "start_time")
-                if dur < 0:
-                    raise RowError("end_time", "ends before it starts")
-            if jid in seen:
-                raise RowError("job_id", "duplicate job id")
-        except RowError as e:
-            if on_error == "skip":
-                data.skip("malformed")
-                continue
-            raise InputError(str(p), f"line {line}: {e.field}", e.message, jid) from None
-        seen.add(jid)
+
+    def parse(row: dict, jid: str, gpus: int):
+        if wanted is not None and (row.get("state") or "").strip().upper() not in wanted:
+            data.skip("state")
+            return None
+        submit = seconds(row.get("submit_time"), "submit_time")
+        if (row.get("duration") or "").strip():
+            dur = as_float(row, "duration", 0.0)
+        else:
+            dur = seconds(row.get("end_time"), "end_time") - seconds(row.get("start_time"), "start_time")
+            if dur < 0:
+                raise RowError("end_time", "ends before it starts")
+        return submit, gpus, dur
+
+    raw: list[tuple[str, float, int, float]] = []
+    for jid, (submit, gpus, dur) in gpu_rows(p, REQUIRED, "gpu_num", data, on_error, parse):
         if dur <= 0:
             data.skip("zero_duration")
             continue
