@@ -22,3 +22,19 @@ def shared_traces() -> Path:
     if not d.is_dir():
         pytest.skip(f"shared traces not found at {d} (set SENSAOPT_TRACES)")
     return d
+
+
+EXACT_BACKENDS = ["cpsat", "highs", "cbc"]
+
+
+@pytest.fixture(params=EXACT_BACKENDS)
+def exact_backend(request):
+    """A solve function ``(instance, **kw) -> Result`` for each exact backend (every
+    test taking this fixture runs once per backend)."""
+    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.exact.milp import solve_milp
+
+    name = request.param
+    if name == "cpsat":
+        return lambda inst, **kw: solve_cpsat(inst, **kw)
+    return lambda inst, **kw: solve_milp(inst, backend=name, **kw)

@@ -23,18 +23,6 @@ from sensaopt.schedule import Schedule
 from sensaopt.simulator import simulate
 from sensaopt.validator import check_schedule
 
-BACKENDS = ["cpsat", "highs", "cbc"]
-
-
-@pytest.fixture(params=BACKENDS)
-def exact_backend(request):
-    """A solve function ``(instance, **kw) -> Result`` for each exact backend."""
-    name = request.param
-    if name == "cpsat":
-        return lambda inst, **kw: solve_cpsat(inst, **kw)
-    return lambda inst, **kw: solve_milp(inst, backend=name, **kw)
-
-
 def _check_result(inst, res):
     """The extracted schedule validates, its metrics objective is the result objective,
     and equals the model's own objective when proven optimal."""

@@ -50,6 +50,8 @@ class Vars:
     families: dict = field(default_factory=dict)  # family -> count
     objective_terms: list = field(default_factory=list)  # (coef, var) for the variable part
     objective_const: int = 0  # scaled constant part of the variable objective expression
+    loss_terms: list = field(default_factory=list)  # (coef, var): the deadline-loss part of objective_terms
+    loss_const: int = 0  # scaled constant of the deadline-loss part (hopeless deadlines)
 
 
 class HorizonTooShort(SensaoptError):
@@ -370,7 +372,9 @@ def objective_parts(data: ModelData) -> tuple[int, dict]:
 
 def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
     """n·Q × (violation_weight·Σ loss + avg JCT) minus a constant (see :func:`objective_offset`):
-    Σ R·Q·(1 − done[t]) + Σ c_d·(1 − met_d) (+ leftover rounds in a rolling window)."""
+    Σ R·Q·(1 − done[t]) + Σ c_d·(1 − met_d) (+ leftover rounds in a rolling window).
+    The deadline-loss part Σ c_d·(1 − met_d) is also kept apart (``v.loss_terms``,
+    ``v.loss_const``) for the lexicographic solve."""
     slot_coef, met_coef = objective_parts(data)
     terms, const = [], 0
     have: dict = {}
@@ -383,16 +387,36 @@ def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
             terms.append((-slot_coef, d)); const += slot_coef
         elif d == 0:
             const += slot_coef
+    loss_terms, loss_const = [], 0
     for (k, d), m in v.met.items():
         c = met_coef[k, d]
         if _is_var(m):
-            terms.append((-c, m)); const += c
+            loss_terms.append((-c, m)); loss_const += c
         elif m == 0:
-            const += c
+            loss_const += c
     for k, lo in v.leftover.items():
         terms.append((slot_coef, lo))
-    v.objective_terms, v.objective_const = terms, const
-    be.minimize(be.sum(c * x for c, x in terms) + const)
+    v.objective_terms, v.objective_const = terms + loss_terms, const + loss_const
+    v.loss_terms, v.loss_const = loss_terms, loss_const
+    be.minimize(objective_expr(be, v))
+
+
+def objective_expr(be: Backend, v: Vars):
+    """The whole scaled objective as a backend expression."""
+    return be.sum(c * x for c, x in v.objective_terms) + v.objective_const
+
+
+def loss_expr(be: Backend, v: Vars):
+    """The scaled deadline-loss part (weight·n·Q·lost value) as a backend expression."""
+    return be.sum(c * x for c, x in v.loss_terms) + v.loss_const
+
+
+def model_variables(v: Vars) -> list:
+    """Every decision variable of the model (constants left out), for complete hints."""
+    out = list(v.x.values())
+    for group in (v.rb, v.restart, v.loss, v.cum, v.done, v.met, v.leftover, v.ever):
+        out.extend(x for x in group.values() if _is_var(x))
+    return out
 
 
 def objective_offset(data: ModelData) -> float:

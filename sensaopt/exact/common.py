@@ -20,6 +20,7 @@ from sensaopt.exact.data import (
     pair_of,
     placements_of,
 )
+from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, solve_lexicographic
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
 from sensaopt.result import Result, Status, package_versions
@@ -218,7 +219,7 @@ def base_params(backend: str, time_limit, workers, seed, warm_start, data: Model
 
 def solve_exact(solver: str, instance: Instance, build_fn: Callable, run_fn: Callable, *, time_limit: float, workers: int,
                 seed: int, warm_start: bool, horizon: int | None, horizon_slack: int, strength, work_scale: int,
-                max_vars: int) -> Result:
+                max_vars: int, lexicographic: bool = True, phase1_share: float = DEFAULT_PHASE1_SHARE) -> Result:
     """The flow every backend shares: data → model → warm-start hint → solve (for the
     time left of ``time_limit`` seconds) → validated Result. ``time_limit`` bounds the
     whole call: a model still being built when it runs out is abandoned (TIME_LIMIT,
@@ -226,7 +227,9 @@ def solve_exact(solver: str, instance: Instance, build_fn: Callable, run_fn: Cal
 
     ``build_fn(data, strength) -> (backend, vars)``; ``run_fn(backend, vars,
     seconds_left, hinted) -> (status, value function, scaled bound, message, scaled
-    objective)``."""
+    objective)``. ``lexicographic``: deadline loss first, then the whole objective
+    (:mod:`sensaopt.exact.lexicographic`; ``phase1_share`` of the time at most for the
+    first phase)."""
     t0 = time.perf_counter()
     s = strength_from(strength)
     data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
@@ -248,11 +251,17 @@ def solve_exact(solver: str, instance: Instance, build_fn: Callable, run_fn: Cal
             be.hint(vals)
             hinted = True
     left = max(time_limit - (time.perf_counter() - t0), 0.1)
-    status, value, bound, msg, sobj = run_fn(be, v, left, hinted)
     if set(FAMILIES) != BUILTIN_FAMILIES:
         vals = {}  # a user-added family may cut off the warm start: it is no fallback incumbent
+    lex: dict | bool = False
+    if lexicographic:
+        status, value, bound, msg, sobj, phase1_vals, lex = solve_lexicographic(data, be, v, run_fn, left, hinted, phase1_share)
+        if phase1_vals:
+            vals = phase1_vals  # feasible for the phase-2 model (the warm start may not be)
+    else:
+        status, value, bound, msg, sobj = run_fn(be, v, left, hinted)
     params = base_params(solver, time_limit, workers, seed, warm_start, data, s, v,
-                         {"hinted": hinted, "heuristic_objective": heur.objective})
+                         {"hinted": hinted, "heuristic_objective": heur.objective, "lexicographic": lex})
     if status == Status.OPTIMAL:
         msg += f"; optimal within a horizon of {data.H} rounds"
     return make_result(solver, data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj, vals)

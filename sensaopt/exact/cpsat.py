@@ -22,6 +22,7 @@ from sensaopt.exact.common import (
     DEFAULT_WORK_SCALE,
 )
 from sensaopt.exact.data import ModelData
+from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
 
@@ -51,6 +52,8 @@ class CpSatBackend:
         self.model.minimize(expr)
 
     def hint(self, values: dict) -> None:
+        """Replace the hint by ``values`` (var -> value)."""
+        self.model.clear_hints()
         for var, val in values.items():
             self.model.add_hint(var, int(round(val)))
 
@@ -105,6 +108,8 @@ def solve_cpsat(
     work_scale: int = DEFAULT_WORK_SCALE,
     max_vars: int = DEFAULT_MAX_VARS,
     log: bool = False,
+    lexicographic: bool = True,
+    phase1_share: float = DEFAULT_PHASE1_SHARE,
 ) -> Result:
     """Exact offline optimum with CP-SAT (within ``horizon`` rounds; default: the
     SensaScale makespan + ``horizon_slack``). ``time_limit`` seconds, ``workers``
@@ -115,4 +120,4 @@ def solve_cpsat(
 
     return solve_exact("cpsat", instance, build_cpsat, run, time_limit=time_limit, workers=workers, seed=seed,
                        warm_start=warm_start, horizon=horizon, horizon_slack=horizon_slack, strength=strength,
-                       work_scale=work_scale, max_vars=max_vars)
+                       work_scale=work_scale, max_vars=max_vars, lexicographic=lexicographic, phase1_share=phase1_share)

@@ -35,6 +35,7 @@ from sensaopt.exact.common import (
     prepare,
 )
 from sensaopt.exact.data import ModelData
+from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.instance import Instance
 from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Result, Status
@@ -66,7 +67,15 @@ class PulpBackend:
         self.prob.setObjective(expr)
 
     def hint(self, values: dict) -> None:
+        """Initial values (var -> value); solver round-off is cleaned: values within
+        1e-6 of an integer are rounded and all are clamped to the variable's bounds."""
         for var, val in values.items():
+            r = round(val)
+            val = r if abs(val - r) <= 1e-6 else val
+            if var.lowBound is not None:
+                val = max(val, var.lowBound)
+            if var.upBound is not None:
+                val = min(val, var.upBound)
             var.setInitialValue(val)
 
 
@@ -107,7 +116,8 @@ class _HiGHSWarm(pulp.HiGHS):
 def run_milp(be: PulpBackend, v: Vars, backend: str, time_limit: float, workers: int, seed: int, warm: bool, log: bool = False):
     """Solve; returns (Status, value function or None, scaled bound or None, message)."""
     prob = be.prob
-    const = v.objective_const
+    # HiGHS and CBC drop the objective constant: add it back to their bounds
+    const = prob.objective.constant if prob.objective is not None else 0
     t0 = time.perf_counter()
     if backend == "highs":
         import highspy
@@ -194,6 +204,8 @@ def solve_milp(
     work_scale: int = DEFAULT_WORK_SCALE,
     max_vars: int = DEFAULT_MAX_VARS,
     log: bool = False,
+    lexicographic: bool = True,
+    phase1_share: float = DEFAULT_PHASE1_SHARE,
 ) -> Result:
     """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc")."""
     if backend not in BACKENDS:
@@ -203,7 +215,7 @@ def solve_milp(
 
     return solve_exact(f"milp:{backend}", instance, build_milp, run, time_limit=time_limit, workers=workers, seed=seed,
                        warm_start=warm_start, horizon=horizon, horizon_slack=horizon_slack, strength=strength,
-                       work_scale=work_scale, max_vars=max_vars)
+                       work_scale=work_scale, max_vars=max_vars, lexicographic=lexicographic, phase1_share=phase1_share)
 
 
 def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int | None = None,

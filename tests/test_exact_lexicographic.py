@@ -1,0 +1,77 @@
+"""Lexicographic solve (deadline loss first, then the whole objective): the same
+proven optimum as the weighted one-phase solve, a valid bound when phase 1 is cut
+short, and a JCT lower bound that no solution beats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sensaopt.exact.builder import Strength
+from sensaopt.exact.common import hint_values, prepare
+from sensaopt.exact.cpsat import build_cpsat
+from sensaopt.exact.lexicographic import jct_lower_bound
+from sensaopt.generate import GeneratorConfig, generate
+from sensaopt.io import load_instance
+from sensaopt.metrics import compute_metrics
+from sensaopt.result import Status
+from sensaopt.validator import check_schedule
+
+INSTANCES = Path(__file__).resolve().parents[1] / "instances"
+
+
+def _valid(inst, res):
+    ev = check_schedule(inst, res.schedule)
+    assert ev.errors == []
+    assert res.objective == pytest.approx(compute_metrics(inst, ev).objective, abs=1e-9)
+
+
+def test_same_optimum_as_weighted_solve(exact_backend):
+    """tiny-8gpu needs one deadline miss: both ways prove 100115.4."""
+    inst = load_instance(INSTANCES / "tiny-8gpu.json")
+    lex = exact_backend(inst, time_limit=60, workers=2)
+    one = exact_backend(inst, time_limit=60, workers=2, lexicographic=False)
+    assert lex.status == Status.OPTIMAL and one.status == Status.OPTIMAL, (lex.message, one.message)
+    _valid(inst, lex)
+    assert lex.objective == pytest.approx(one.objective, abs=1e-6)
+    assert lex.params["lexicographic"]["phase1"]["status"] == "OPTIMAL"
+    assert lex.params["lexicographic"]["phase1"]["loss_bound"] == pytest.approx(1e5)
+    assert lex.params["lexicographic"] is not False and one.params["lexicographic"] is False
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_bound_valid_when_phase1_is_cut_short(seed):
+    """Phase 1 with almost no time: the final bound still never exceeds the optimum."""
+    from sensaopt.exact.cpsat import solve_cpsat
+
+    inst = generate(GeneratorConfig(jobs=6, nodes=1, seed=seed, load=2.5))
+    ref = solve_cpsat(inst, time_limit=60, lexicographic=False)
+    assert ref.status == Status.OPTIMAL
+    cut = solve_cpsat(inst, time_limit=60, phase1_share=1e-4)
+    _valid(inst, cut)
+    assert cut.bound <= ref.objective + 1e-6
+    assert cut.objective >= ref.objective - 1e-6
+    if cut.status == Status.OPTIMAL:
+        assert cut.objective == pytest.approx(ref.objective, abs=1e-6)
+
+
+def test_jct_lower_bound_is_below_any_solution():
+    inst = load_instance(INSTANCES / "tiny-16gpu.json")
+    data, heur, hint = prepare(inst, None, 2, True, 10_000, 10**6)
+    be, v = build_cpsat(data, Strength())
+    vals = hint_values(data, v, hint)
+    assert vals
+    loss = v.loss_const + sum(c * vals[x] for c, x in v.loss_terms)
+    total = v.objective_const + sum(c * vals[x] for c, x in v.objective_terms)
+    assert 0 <= jct_lower_bound(v) <= total - loss
+
+
+def test_no_open_deadline_skips_phase1():
+    """Without deadline variables (every deadline beyond the horizon) there is one phase."""
+    from sensaopt.exact.cpsat import solve_cpsat
+
+    inst = generate(GeneratorConfig(jobs=3, nodes=1, seed=0, deadline_lo=20.0, deadline_hi=30.0))
+    res = solve_cpsat(inst, time_limit=30)
+    assert res.status == Status.OPTIMAL
+    assert res.params["lexicographic"]["phase1"].startswith("skipped")
