@@ -64,3 +64,16 @@ def test_export_reads_back_and_solves_to_same_optimum(inst_file, tmp_path, fmt, 
 def test_solve_cli_cpsat(inst_file, capsys):
     assert main(["solve", str(inst_file), "--solver", "cpsat", "--time-limit", "10", "--workers", "1"]) == 0
     assert "cpsat: OPTIMAL" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "milp"])
+def test_solve_weighted_flag(inst_file, capsys, solver):
+    """--weighted turns the lexicographic two-phase solve off; both prove the same optimum."""
+    outs = []
+    for extra in ([], ["--weighted"]):
+        assert main(["solve", str(inst_file), "--solver", solver, "--time-limit", "20", "--json", *extra]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    lex, one = outs
+    assert lex["status"] == one["status"] == "OPTIMAL"
+    assert lex["objective"] == pytest.approx(one["objective"], abs=1e-6)
+    assert lex["params"]["lexicographic"] is not False and one["params"]["lexicographic"] is False

@@ -52,6 +52,7 @@ def solve(
     policy: str = typer.Option("sensascale", help="Policy for --solver heuristic (sensascale, edf, fifo, ...)."),
     time_limit: Optional[float] = typer.Option(None, help="Seconds, exact solvers."),
     workers: Optional[int] = typer.Option(None, help="Solver threads, exact solvers."),
+    weighted: bool = typer.Option(False, "--weighted", help="Exact solvers: one weighted solve instead of deadline loss first, then the whole objective."),
     seed: int = typer.Option(0, help="Random seed (solver seed; profile-error draw for heuristics)."),
     profile_error: float = typer.Option(0.0, help="Heuristics: sigma of the hidden log-normal true-speed factor."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
@@ -70,6 +71,8 @@ def solve(
             params["time_limit"] = time_limit
         if workers is not None:
             params["workers"] = workers
+        if weighted:
+            params["lexicographic"] = False
     res = do_solve(inst, solver=solver, **params)
     d = res.to_dict(inst)
     d["instance"] = str(instance)

@@ -19,22 +19,23 @@ GAP_COLUMNS = [
 ]
 
 
-def exact_solve(inst, exact: str, time_limit: float, workers: int, seed: int = 0):
+def exact_solve(inst, exact: str, time_limit: float, workers: int, seed: int = 0, lexicographic: bool = True):
     """Run an exact backend by CLI name: cpsat, milp (= highs), highs, cbc."""
     from sensaopt.errors import InputError
     from sensaopt.exact.cpsat import solve_cpsat
     from sensaopt.exact.milp import solve_milp
 
     if exact == "cpsat":
-        return solve_cpsat(inst, time_limit=time_limit, workers=workers, seed=seed)
+        return solve_cpsat(inst, time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic)
     if exact in ("milp", "highs"):
-        return solve_milp(inst, backend="highs", time_limit=time_limit, workers=workers, seed=seed)
+        return solve_milp(inst, backend="highs", time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic)
     if exact == "cbc":
-        return solve_milp(inst, backend="cbc", time_limit=time_limit, workers=workers, seed=seed)
+        return solve_milp(inst, backend="cbc", time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic)
     raise InputError("(command line)", "--exact", f"unknown exact solver {exact!r}; use cpsat, milp, highs or cbc")
 
 
-def gap_row(name: str, inst, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0) -> dict:
+def gap_row(name: str, inst, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0,
+            lexicographic: bool = True) -> dict:
     """One row: heuristic and exact objective (minutes-based objective of the metrics
     module), the exact solver's bound and status, the gaps and both runtimes.
 
@@ -44,7 +45,7 @@ def gap_row(name: str, inst, policy: str, exact: str, time_limit: float, workers
     from sensaopt.simulator import simulate
 
     h = simulate(inst, policy)
-    e = exact_solve(inst, exact, time_limit, workers, seed)
+    e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic)
 
     def rel(a, b):
         return (a / abs(b)) if (a is not None and b not in (None, 0)) else None
@@ -103,6 +104,7 @@ def gap(
     time_limit: float = typer.Option(60.0, help="Seconds per exact solve."),
     workers: int = typer.Option(2, help="Exact solver threads."),
     seed: int = typer.Option(0, help="Exact solver random seed."),
+    weighted: bool = typer.Option(False, "--weighted", help="One weighted exact solve instead of deadline loss first, then the whole objective."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ):
@@ -115,7 +117,7 @@ def gap(
     bar, _ = progress_bar(len(loaded), "gap", quiet, unit="instance")
     for p, inst in loaded:
         bar.set_postfix_str(p.name, refresh=False)
-        rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed))
+        rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted))
         bar.update(1)
     bar.close()
     typer.echo(format_table(rows, GAP_COLUMNS))
