@@ -157,3 +157,33 @@ def test_same_seed_one_worker_same_objective_and_schedule(seed):
     assert a.status == b.status
     assert a.objective == b.objective and a.bound == b.bound
     assert a.schedule.to_dict(i) == b.schedule.to_dict(i)
+
+
+# ---- wall-clock limits of the MILP solvers ----------------------------------------------------
+def test_cbc_is_killed_after_its_deadline(monkeypatch, tmp_path):
+    """CBC that ignores -sec (as it did for minutes in preprocessing on medium models)
+    is killed CBC_GRACE_S after the deadline; the result is TIME_LIMIT with the warm
+    start, within the time limit plus the grace."""
+    import time
+
+    import sensaopt.exact.milp as milp
+
+    fake = tmp_path / "cbc"
+    fake.write_text("#!/bin/sh\nsleep 60\n")
+    fake.chmod(0o755)
+
+    class SlowCbc(milp._CbcWallClock):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            self.path = str(fake)
+
+    monkeypatch.setattr(milp, "_CbcWallClock", SlowCbc)
+    monkeypatch.setattr(milp, "CBC_GRACE_S", 0.5)
+    i = inst("tiny-16gpu")
+    t0 = time.perf_counter()
+    r = milp.solve_milp(i, backend="cbc", time_limit=3, workers=1)
+    wall = time.perf_counter() - t0
+    assert wall < 3 + 2 * 0.5 + 2, wall  # the limit, a grace per phase, the heuristic run
+    assert r.status == Status.TIME_LIMIT and "killed" in r.message, r.message
+    assert r.objective == pytest.approx(r.params["heuristic_objective"])
+    assert not list(tmp_path.glob("*.mps"))

@@ -41,6 +41,11 @@ def jct_lower_bound(v: Vars) -> int:
     return v.objective_const - v.loss_const + sum(c for c, _ in jct_terms if c < 0)
 
 
+def _raise(bound, floor):
+    """The larger of a solver bound (None: none) and a bound known without solving."""
+    return floor if bound is None else max(bound, floor)
+
+
 def _value_of(terms, const, values: dict) -> float:
     return const + sum(c * values.get(x, 0) for c, x in terms)
 
@@ -54,10 +59,11 @@ def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds:
     the phase-2 model) or None."""
     t0 = time.perf_counter()
     info: dict = {"phase1_share": phase1_share}
+    trivial = v.loss_const + sum(c for c, _ in v.loss_terms)  # every open deadline met
     if not v.loss_terms:  # no deadline decision left open: one phase
         info["phase1"] = "skipped (no open deadline decision)"
         status, value, bound, msg, sobj = run_fn(be, v, seconds, hinted)
-        return status, value, bound, msg, sobj, None, info
+        return status, value, _raise(bound, trivial + jct_lower_bound(v)), msg, sobj, None, info
     be.minimize(loss_expr(be, v))
     s1, value1, b1, msg1, obj1 = run_fn(be, v, max(seconds * phase1_share, 0.05), hinted)
     t1 = time.perf_counter() - t0
@@ -71,22 +77,21 @@ def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds:
         return s1, None, None, f"phase 1 (deadline loss): {msg1}", None, None, info
     if value1 is None:  # no phase-1 solution: the whole objective from the original hint
         status, value, bound, msg, sobj = run_fn(be, v, left, hinted)
-        return status, value, bound, f"phase 1 (deadline loss) found no solution; {msg}", sobj, None, info
+        floor = trivial if b1 is None else max(trivial, math.ceil(b1 - 1e-6))
+        return (status, value, _raise(bound, floor + jct_lower_bound(v)),
+                f"lexicographic: phase 1 (deadline loss) {s1.value} without a solution ({msg1}); phase 2 {msg}", sobj, None, info)
     values = {x: value1(x) for x in model_variables(v)}
     loss1 = _value_of(v.loss_terms, v.loss_const, values)
     jct1 = _value_of(v.objective_terms, v.objective_const, values) - loss1
     cap = math.floor(loss1 + (jct1 - jct_lower_bound(v)) + 1e-6)
     add_constraint(be, v, loss_expr(be, v) <= cap, "lexicographic")
-    lo = None
-    if b1 is not None and s1 in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE):
+    lo = trivial
+    if b1 is not None and s1 in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE) and math.ceil(b1 - 1e-6) > trivial:
         lo = math.ceil(b1 - 1e-6)
-        if lo > v.loss_const - sum(-c for c, _ in v.loss_terms):  # not trivial
-            add_constraint(be, v, loss_expr(be, v) >= lo, "lexicographic")
+        add_constraint(be, v, loss_expr(be, v) >= lo, "lexicographic")
     info["loss_cap"], info["loss_floor"] = cap, lo
     be.hint(values)
     status, value, bound, msg, sobj = run_fn(be, v, left, True)
-    if lo is not None:  # every schedule: loss >= lo and JCT part >= its lower bound
-        floor_bound = lo + jct_lower_bound(v)
-        bound = floor_bound if bound is None else max(bound, floor_bound)
+    bound = _raise(bound, lo + jct_lower_bound(v))  # every schedule: loss >= lo, JCT part >= its bound
     msg = f"lexicographic: phase 1 (deadline loss) {s1.value} in {t1:.2f} s; phase 2 {msg}"
     return status, value, bound, msg, sobj, values, info

@@ -88,9 +88,10 @@ def build_milp(data: ModelData, strength: Strength = Strength(), deadline: float
 class _HiGHSWarm(pulp.HiGHS):
     """pulp.HiGHS that passes the variables' initial values to HiGHS as a start."""
 
-    def __init__(self, *a, warm: bool = False, **kw):
+    def __init__(self, *a, warm: bool = False, deadline: float | None = None, **kw):
         super().__init__(*a, **kw)
         self.warm = warm
+        self.deadline = deadline  # time.perf_counter() value: the time limit counts from the call
 
     def createAndConfigureSolver(self, lp):
         if self.msg:
@@ -110,7 +111,71 @@ class _HiGHSWarm(pulp.HiGHS):
             sol.col_value = [float(c.varValue) if c.varValue is not None else float(c.lowBound or 0.0) for c in cols]
             sol.value_valid = True
             lp.solverModel.setSolution(sol)
+        if self.deadline is not None:  # passing the model to HiGHS took time: HiGHS gets what is left
+            lp.solverModel.setOptionValue("time_limit", max(self.deadline - time.perf_counter(), 0.05))
         lp.solverModel.run()
+
+
+CBC_GRACE_S = 2.0  # seconds CBC gets past the deadline to write its solution before it is killed
+
+
+class _CbcWallClock(pulp.PULP_CBC_CMD):
+    """PuLP's CBC command with a wall-clock deadline. CBC checks ``-sec`` only between
+    its own steps: on medium models its preprocessing and root LP ran for minutes past a
+    60 s limit. So ``-sec`` is set to the time left when CBC starts (PuLP's MPS writing
+    comes first), and the process is killed ``CBC_GRACE_S`` after the deadline
+    (``killed`` is then True and the caller reports TIME_LIMIT without a CBC solution)."""
+
+    def __init__(self, *a, deadline: float, **kw):
+        super().__init__(*a, **kw)
+        self.deadline = deadline
+        self.killed = False
+
+    def solve_CBC(self, lp, use_mps=True):
+        import subprocess
+        import threading
+
+        from pulp.apis import coin_api
+
+        outer = self
+
+        class _Popen(subprocess.Popen):
+            def __init__(self, args, *pa, **pk):
+                args = list(args)
+                if "-sec" in args:
+                    i = args.index("-sec") + 1
+                    args[i] = f"{max(outer.deadline - time.perf_counter(), 0.05):.3f}"
+                super().__init__(args, *pa, **pk)
+                wait = max(outer.deadline + CBC_GRACE_S - time.perf_counter(), 0.0)
+                self._guard = threading.Timer(wait, self._stop)
+                self._guard.daemon = True
+                self._guard.start()
+
+            def _stop(self):
+                if self.poll() is None:
+                    outer.killed = True
+                    self.kill()
+
+            def wait(self, *wa, **wk):
+                try:
+                    return super().wait(*wa, **wk)
+                finally:
+                    self._guard.cancel()
+
+        class _Subprocess:  # the subprocess module as coin_api sees it, with the guarded Popen
+            Popen = _Popen
+
+            def __getattr__(self, name):
+                return getattr(subprocess, name)
+
+        saved = coin_api.subprocess
+        coin_api.subprocess = _Subprocess()
+        with tempfile.TemporaryDirectory(prefix="sensaopt-cbc-") as tmp:
+            self.tmpDir = tmp  # PuLP leaves its MPS/solution files behind when CBC fails
+            try:
+                return super().solve_CBC(lp, use_mps)
+            finally:
+                coin_api.subprocess = saved
 
 
 def run_milp(be: PulpBackend, v: Vars, backend: str, time_limit: float, workers: int, seed: int, warm: bool, log: bool = False):
@@ -124,7 +189,7 @@ def run_milp(be: PulpBackend, v: Vars, backend: str, time_limit: float, workers:
 
         # the scaled objective is integral: absolute gap < 1 proves optimality; no relative gap
         solver = _HiGHSWarm(msg=log, timeLimit=float(time_limit), threads=int(workers), gapRel=0.0, gapAbs=0.5,
-                            random_seed=int(seed), warm=warm)
+                            random_seed=int(seed), warm=warm, deadline=t0 + float(time_limit))
         prob.solve(solver)
         h = prob.solverModel
         ms = h.getModelStatus()
@@ -147,14 +212,19 @@ def run_milp(be: PulpBackend, v: Vars, backend: str, time_limit: float, workers:
             fd, logp = tempfile.mkstemp(suffix=".log")
             os.close(fd)
             left = max(float(time_limit) - (time.perf_counter() - t0), 0.1)
-            solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=left, threads=int(workers), warmStart=attempt_warm,
-                                       gapRel=0.0, gapAbs=0.5,
-                                       options=[f"randomSeed {int(seed) + 1}", f"randomCbcSeed {int(seed) + 1}"], logPath=logp)
+            solver = _CbcWallClock(msg=False, timeLimit=left, threads=int(workers), warmStart=attempt_warm,
+                                   gapRel=0.0, gapAbs=0.5, deadline=t0 + float(time_limit),
+                                   options=[f"randomSeed {int(seed) + 1}", f"randomCbcSeed {int(seed) + 1}"], logPath=logp)
             try:
                 prob.solve(solver)
                 break
             except pulp.PulpSolverError as e:  # CBC 2.10.3 crashes on some MIPSTART files
                 os.unlink(logp)
+                if solver.killed:
+                    wall = time.perf_counter() - t0
+                    return (Status.TIME_LIMIT, None, None,
+                            f"cbc killed {CBC_GRACE_S:g} s after the {time_limit:.1f} s limit (it did not stop on its own){note}, {wall:.2f} s",
+                            None)
                 if not attempt_warm:
                     return Status.ERROR, None, None, f"cbc failed: {e}".splitlines()[0] + note, None
                 note = "; cbc crashed with the MIPSTART warm start, retried without it"
