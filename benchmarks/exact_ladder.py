@@ -113,15 +113,17 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--ablation", action="store_true")
-    ap.add_argument("--gen", default=None, help="JOBS,NODES,SEED: use one generated instance instead of instances/")
+    ap.add_argument("--gen", default=None, help="JOBS,NODES,SEED[;JOBS,NODES,SEED...]: generated instances instead of instances/")
     ap.add_argument("-o", "--output", default=None)
     a = ap.parse_args(argv)
     if a.gen:
         from sensaopt.generate import GeneratorConfig, generate
 
-        jobs, nodes, seed = (int(x) for x in a.gen.split(","))
-        inst = generate(GeneratorConfig(jobs=jobs, nodes=nodes, seed=seed))
-        insts = {inst.name: inst}
+        insts = {}
+        for spec in a.gen.split(";"):
+            jobs, nodes, seed = (int(x) for x in spec.split(","))
+            inst = generate(GeneratorConfig(jobs=jobs, nodes=nodes, seed=seed))
+            insts[inst.name] = inst
     else:
         insts = load_ladder(a.rungs.split(","))
     rows = []
