@@ -75,6 +75,7 @@ def main(argv=None) -> int:
             jd.k = k
         data.jobs = keep
         be, v = build_cpsat(data, Strength())
+        be.model.clear_objective()  # a pure feasibility question
         for m in v.met.values():
             if _is_var(m):
                 be.model.add(m == 1)
