@@ -75,3 +75,12 @@ def test_no_open_deadline_skips_phase1():
     res = solve_cpsat(inst, time_limit=30)
     assert res.status == Status.OPTIMAL
     assert res.params["lexicographic"]["phase1"].startswith("skipped")
+
+
+@pytest.mark.parametrize("share", [0, 1.5])
+def test_phase1_share_checked(share):
+    from sensaopt.errors import SensaoptError
+    from sensaopt.exact.cpsat import solve_cpsat
+
+    with pytest.raises(SensaoptError, match="phase1_share"):
+        solve_cpsat(load_instance(INSTANCES / "tiny-16gpu.json"), time_limit=5, phase1_share=share)

@@ -20,7 +20,7 @@ from sensaopt.exact.data import (
     pair_of,
     placements_of,
 )
-from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, solve_lexicographic
+from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, check_phase1_share, solve_lexicographic
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
 from sensaopt.result import Result, Status, package_versions
@@ -232,6 +232,8 @@ def solve_exact(solver: str, instance: Instance, build_fn: Callable, run_fn: Cal
     first phase)."""
     t0 = time.perf_counter()
     s = strength_from(strength)
+    if lexicographic:
+        check_phase1_share(phase1_share)  # before the heuristic run and the build
     data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
     stub_params = {"horizon": data.H, "time_limit": time_limit, "workers": workers, "seed": seed, "warm_start": warm_start}
     try:

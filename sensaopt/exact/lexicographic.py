@@ -26,11 +26,17 @@ import math
 import time
 from typing import Callable
 
+from sensaopt.errors import SensaoptError
 from sensaopt.exact.builder import Vars, add_constraint, loss_expr, model_variables, objective_expr
 from sensaopt.exact.data import ModelData
 from sensaopt.result import Status
 
 DEFAULT_PHASE1_SHARE = 0.5
+
+
+def check_phase1_share(share: float) -> None:
+    if not 0 < share <= 1:
+        raise SensaoptError(f"phase1_share must be in (0, 1], got {share}")
 
 
 def jct_lower_bound(v: Vars) -> int:
@@ -46,8 +52,9 @@ def _raise(bound, floor):
     return floor if bound is None else max(bound, floor)
 
 
-def _value_of(terms, const, values: dict) -> float:
-    return const + sum(c * values.get(x, 0) for c, x in terms)
+def _value_of(terms, const, values: dict) -> int:
+    """Objective terms are integer variables (done, met, leftover): MILP round-off removed."""
+    return const + sum(c * round(values.get(x, 0)) for c, x in terms)
 
 
 def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds: float, hinted: bool,
@@ -57,6 +64,7 @@ def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds:
     Returns ``(status, value, scaled bound, message, scaled objective, fallback values,
     info dict)``; ``fallback values`` is the phase-1 solution (a feasible incumbent of
     the phase-2 model) or None."""
+    check_phase1_share(phase1_share)
     t0 = time.perf_counter()
     info: dict = {"phase1_share": phase1_share}
     trivial = v.loss_const + sum(c for c, _ in v.loss_terms)  # every open deadline met
@@ -83,7 +91,7 @@ def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds:
     values = {x: value1(x) for x in model_variables(v)}
     loss1 = _value_of(v.loss_terms, v.loss_const, values)
     jct1 = _value_of(v.objective_terms, v.objective_const, values) - loss1
-    cap = math.floor(loss1 + (jct1 - jct_lower_bound(v)) + 1e-6)
+    cap = loss1 + (jct1 - jct_lower_bound(v))
     add_constraint(be, v, loss_expr(be, v) <= cap, "lexicographic")
     lo = trivial
     if b1 is not None and s1 in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE) and math.ceil(b1 - 1e-6) > trivial:
