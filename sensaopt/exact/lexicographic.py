@@ -68,10 +68,11 @@ def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds:
     t0 = time.perf_counter()
     info: dict = {"phase1_share": phase1_share}
     trivial = v.loss_const + sum(c for c, _ in v.loss_terms)  # every open deadline met
+    jlb = jct_lower_bound(v)
     if not v.loss_terms:  # no deadline decision left open: one phase
         info["phase1"] = "skipped (no open deadline decision)"
         status, value, bound, msg, sobj = run_fn(be, v, seconds, hinted)
-        return status, value, _raise(bound, trivial + jct_lower_bound(v)), msg, sobj, None, info
+        return status, value, _raise(bound, trivial + jlb), msg, sobj, None, info
     be.minimize(loss_expr(be, v))
     s1, value1, b1, msg1, obj1 = run_fn(be, v, max(seconds * phase1_share, 0.05), hinted)
     t1 = time.perf_counter() - t0
@@ -86,12 +87,12 @@ def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds:
     if value1 is None:  # no phase-1 solution: the whole objective from the original hint
         status, value, bound, msg, sobj = run_fn(be, v, left, hinted)
         floor = trivial if b1 is None else max(trivial, math.ceil(b1 - 1e-6))
-        return (status, value, _raise(bound, floor + jct_lower_bound(v)),
+        return (status, value, _raise(bound, floor + jlb),
                 f"lexicographic: phase 1 (deadline loss) {s1.value} without a solution ({msg1}); phase 2 {msg}", sobj, None, info)
     values = {x: value1(x) for x in model_variables(v)}
     loss1 = _value_of(v.loss_terms, v.loss_const, values)
     jct1 = _value_of(v.objective_terms, v.objective_const, values) - loss1
-    cap = loss1 + (jct1 - jct_lower_bound(v))
+    cap = loss1 + (jct1 - jlb)
     add_constraint(be, v, loss_expr(be, v) <= cap, "lexicographic")
     lo = trivial
     if b1 is not None and s1 in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE) and math.ceil(b1 - 1e-6) > trivial:
@@ -100,6 +101,6 @@ def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds:
     info["loss_cap"], info["loss_floor"] = cap, lo
     be.hint(values)
     status, value, bound, msg, sobj = run_fn(be, v, left, True)
-    bound = _raise(bound, lo + jct_lower_bound(v))  # every schedule: loss >= lo, JCT part >= its bound
+    bound = _raise(bound, lo + jlb)  # every schedule: loss >= lo, JCT part >= its bound
     msg = f"lexicographic: phase 1 (deadline loss) {s1.value} in {t1:.2f} s; phase 2 {msg}"
     return status, value, bound, msg, sobj, values, info
