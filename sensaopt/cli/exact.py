@@ -25,12 +25,11 @@ def exact_solve(inst, exact: str, time_limit: float, workers: int, seed: int = 0
     from sensaopt.exact.cpsat import solve_cpsat
     from sensaopt.exact.milp import solve_milp
 
-    if exact == "cpsat":
-        return solve_cpsat(inst, time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic)
-    if exact in ("milp", "highs"):
-        return solve_milp(inst, backend="highs", time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic)
-    if exact == "cbc":
-        return solve_milp(inst, backend="cbc", time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic)
+    backends = {"cpsat": (solve_cpsat, {}), "milp": (solve_milp, {"backend": "highs"}),
+                "highs": (solve_milp, {"backend": "highs"}), "cbc": (solve_milp, {"backend": "cbc"})}
+    if exact in backends:
+        fn, kw = backends[exact]
+        return fn(inst, time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic, **kw)
     raise InputError("(command line)", "--exact", f"unknown exact solver {exact!r}; use cpsat, milp, highs or cbc")
 
 

@@ -39,12 +39,17 @@ def check_phase1_share(share: float) -> None:
         raise SensaoptError(f"phase1_share must be in (0, 1], got {share}")
 
 
+def _min_value(terms, const) -> int:
+    """Smallest value of ``const + Σ c·x`` over 0/1 variables (every objective variable
+    is a done/met indicator offline; leftover rounds, in windows only, are ≥ 0)."""
+    return const + sum(c for c, _ in terms if c < 0)
+
+
 def jct_lower_bound(v: Vars) -> int:
     """Smallest value of the scaled JCT part (objective minus loss part): every
-    ``done`` variable at 1, every leftover at 0."""
-    loss_ids = {id(x) for _, x in v.loss_terms}
-    jct_terms = [(c, x) for c, x in v.objective_terms if id(x) not in loss_ids]
-    return v.objective_const - v.loss_const + sum(c for c, _ in jct_terms if c < 0)
+    ``done`` variable at 1, every leftover at 0. The two parts share no variable, so
+    it is the objective's minimum minus the loss part's minimum."""
+    return _min_value(v.objective_terms, v.objective_const) - _min_value(v.loss_terms, v.loss_const)
 
 
 def _raise(bound, floor):
@@ -67,7 +72,7 @@ def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds:
     check_phase1_share(phase1_share)
     t0 = time.perf_counter()
     info: dict = {"phase1_share": phase1_share}
-    trivial = v.loss_const + sum(c for c, _ in v.loss_terms)  # every open deadline met
+    trivial = _min_value(v.loss_terms, v.loss_const)  # every open deadline met
     jlb = jct_lower_bound(v)
     if not v.loss_terms:  # no deadline decision left open: one phase
         info["phase1"] = "skipped (no open deadline decision)"
@@ -83,7 +88,7 @@ def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds:
     be.minimize(objective_expr(be, v))
     left = max(seconds - t1, 0.05)
     if s1 == Status.INFEASIBLE:
-        return s1, None, None, f"phase 1 (deadline loss): {msg1}", None, None, info
+        return s1, None, None, f"lexicographic: phase 1 (deadline loss) {msg1}", None, None, info
     if value1 is None:  # no phase-1 solution: the whole objective from the original hint
         status, value, bound, msg, sobj = run_fn(be, v, left, hinted)
         floor = trivial if b1 is None else max(trivial, math.ceil(b1 - 1e-6))
