@@ -7,8 +7,14 @@ import platform
 from dataclasses import dataclass, field
 from importlib import metadata
 
+from typing import TYPE_CHECKING
+
 from sensaopt.metrics import Metrics
 from sensaopt.schedule import Schedule
+
+if TYPE_CHECKING:
+    from sensaopt.instance import Instance
+    from sensaopt.validator import Evaluation
 
 
 class Status(str, enum.Enum):
@@ -31,6 +37,11 @@ class Result:
     params: dict = field(default_factory=dict)  # time limit, workers, seed, policy config
     versions: dict = field(default_factory=dict)
     message: str = ""
+    # the validator's evaluation of ``schedule`` (per-job outcomes, resource use) and the
+    # instance it was scored on (the truth: hidden speed factors drawn when profile error
+    # applies); downstream code reads these instead of re-validating
+    evaluation: Evaluation | None = field(default=None, repr=False, compare=False)
+    truth: Instance | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self, instance=None, with_schedule: bool = True) -> dict:
         m = self.metrics

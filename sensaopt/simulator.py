@@ -144,6 +144,8 @@ def simulate(
         metrics=metrics,
         params=params,
         versions=package_versions(),
+        evaluation=ev,
+        truth=truth,
     )
 
 
