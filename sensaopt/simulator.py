@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
-from typing import Callable
+from dataclasses import asdict, is_dataclass, replace
+from typing import Any, Callable
 
 import numpy as np
 
@@ -53,16 +53,21 @@ def simulate(
     validate: bool = True,
     progress: ProgressFn | None = None,
     max_rounds: int | None = None,
-    policy_config: dict | None = None,
+    policy_config: dict[str, Any] | None = None,
 ) -> Result:
     """Run ``policy`` on ``instance`` until every job finishes; return its Result.
 
     ``profile_error`` > 0 draws hidden true-speed factors (seeded by ``seed``) so that
     observed progress differs from the profiles. ``validate`` re-checks the schedule
-    with the validator (raises on a bad one: that is a policy bug).
+    with the validator (raises on a bad one: that is a policy bug). ``policy_config``
+    overrides knobs of a policy given by name (keys: fields of its config dataclass).
+    ``Result.params`` carries the policy's ``config`` and ``stats`` (``"policy_stats"``).
     """
     t0 = time.perf_counter()
     pol = make_policy(policy, **(policy_config or {})) if isinstance(policy, str) else policy
+    if not isinstance(pol, Policy):
+        missing = [a for a in ("name", "config", "stats", "reset", "decide") if not hasattr(pol, a)]
+        raise TypeError(f"{type(pol).__name__} is not a Policy (missing: {', '.join(missing)})")
     truth = apply_profile_error(instance, profile_error, seed)
     public = public_instance(truth)
     pol.reset(public)
@@ -127,13 +132,9 @@ def simulate(
     if validate and ev.errors:
         raise ev.errors[0]
     metrics = compute_metrics(truth, ev)
-    params = {"policy": pol.name, "profile_error": profile_error, "seed": seed, "rounds_decided": rounds_run}
-    stats = getattr(pol, "stats", None)  # e.g. Chronus: lease solves, fallbacks (never silent)
-    if isinstance(stats, dict):
-        params["policy_stats"] = _jsonable(stats)
-    cfg = getattr(pol, "config", None)
-    if cfg is not None:
-        params["config"] = _as_dict(cfg)
+    params = {"policy": pol.name, "profile_error": profile_error, "seed": seed, "rounds_decided": rounds_run,
+              "policy_stats": _jsonable(pol.stats),  # e.g. Chronus: lease solves, fallbacks (never silent)
+              "config": _as_dict(pol.config)}
     return Result(
         solver=f"heuristic:{pol.name}",
         status=Status.FEASIBLE,
@@ -164,7 +165,7 @@ def _profile_speed(profile, pls) -> float:
     return min(profile.speed(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in pls)
 
 
-def _jsonable(x):
+def _jsonable(x: Any) -> Any:
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple, set)):
@@ -172,10 +173,9 @@ def _jsonable(x):
     return x if isinstance(x, (int, float, str, bool)) or x is None else str(x)
 
 
-def _as_dict(cfg) -> dict:
-    from dataclasses import asdict, is_dataclass
-
-    return asdict(cfg) if is_dataclass(cfg) else dict(cfg)
+def _as_dict(cfg: Any) -> dict[str, Any]:
+    """A policy's config as a JSON-ready dict (a dataclass; a mapping is accepted too)."""
+    return _jsonable(asdict(cfg) if is_dataclass(cfg) and not isinstance(cfg, type) else dict(cfg))
 
 
 def _round_limit(inst: Instance) -> int:

@@ -10,12 +10,14 @@ Add your own with :func:`register_policy`::
 
 from __future__ import annotations
 
-import importlib
+from dataclasses import is_dataclass
+from typing import Any, Callable
 
-from sensaopt.policies.base import Allocation, BasePolicy, JobState, Policy, RoundState
+from sensaopt.policies.base import Allocation, BasePolicy, JobState, NoConfig, Policy, RoundState
+from sensaopt.registry import Registry
 
-# name -> "module:Class"; imported on first use so that `import sensaopt` stays light
-_BUILTIN = {
+# name -> policy class, or "module:Class" imported on first use (so that `import sensaopt` stays light)
+POLICIES: Registry[type] = Registry("policy", {
     "fifo": "sensaopt.policies.simple:FIFOPolicy",
     "edf": "sensaopt.policies.simple:EDFPolicy",
     "sensascale": "sensaopt.policies.sensascale:SensaScalePolicy",
@@ -23,39 +25,41 @@ _BUILTIN = {
     "synergy-tune": "sensaopt.policies.synergy:SynergyTunePolicy",
     "rolling-cpsat": "sensaopt.exact.rolling:RollingCPSATPolicy",
     "rolling-milp": "sensaopt.exact.rolling:RollingMILPPolicy",
-}
-_REGISTRY: dict[str, type] = {}
+})
 
 
-def register_policy(name: str):
-    def deco(cls):
-        _REGISTRY[name] = cls
-        return cls
-
-    return deco
+def register_policy(name: str) -> Callable[[type], type]:
+    """Class decorator: ``@register_policy("mine")`` makes the class available by name."""
+    return POLICIES.decorator(name)
 
 
 def register_builtin(name: str, target: str) -> None:
     """Register a policy by import path (``"package.module:Class"``)."""
-    _BUILTIN[name] = target
+    POLICIES.register(name, target)
 
 
 def policy_names() -> list[str]:
-    return sorted(set(_BUILTIN) | set(_REGISTRY))
+    return POLICIES.names()
 
 
 def policy_class(name: str) -> type:
-    if name in _REGISTRY:
-        return _REGISTRY[name]
-    if name not in _BUILTIN:
-        raise KeyError(f"unknown policy {name!r}; known: {', '.join(policy_names())}")
-    mod, cls = _BUILTIN[name].split(":")
-    return getattr(importlib.import_module(mod), cls)
+    return POLICIES.get(name)
 
 
-def make_policy(name: str, **config) -> Policy:
-    """A fresh policy by name; ``config`` goes to its constructor."""
-    return policy_class(name)(**config)
+def make_policy(name: str, config: Any = None, **overrides: Any) -> Policy:
+    """A fresh policy by name: ``config`` (its config dataclass) and/or keyword overrides
+    of single knobs go to its constructor."""
+    cls = policy_class(name)
+    pol: Policy = cls(config=config, **overrides) if config is not None else cls(**overrides)
+    return pol
 
 
-__all__ = ["Allocation", "BasePolicy", "JobState", "Policy", "RoundState", "make_policy", "policy_names", "register_policy", "register_builtin"]
+def policy_config_class(name: str) -> type:
+    """The config dataclass of a policy: the type of a default instance's ``config``
+    (:class:`NoConfig` for a policy without knobs)."""
+    cfg = make_policy(name).config
+    return type(cfg) if is_dataclass(cfg) else NoConfig
+
+
+__all__ = ["Allocation", "BasePolicy", "JobState", "NoConfig", "POLICIES", "Policy", "RoundState", "make_policy", "policy_class",
+           "policy_config_class", "policy_names", "register_builtin", "register_policy"]

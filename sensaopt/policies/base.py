@@ -1,7 +1,10 @@
 """The policy interface: one call per round, state in, allocation out.
 
-A policy is a small class with a ``name`` and ``decide(state) -> Allocation``;
-it may keep its own memory between rounds (``reset`` is called once per run).
+A policy (:class:`Policy`) is a small class with a ``name``, its knobs in ``config``
+(a frozen dataclass), its counters in ``stats`` (a dict, reset by ``reset``) and
+``decide(state) -> Allocation``; it may keep its own memory between rounds
+(``reset`` is called once per run). The simulator copies ``config`` and ``stats``
+into ``Result.params`` (keys ``"config"`` and ``"policy_stats"``).
 The simulator owns the truth; a policy sees :class:`JobState` objects with the
 job's public data (its ``speed_factor`` is hidden: always 1.0 in ``spec``) and
 what a real scheduler observes (work done so far, where the job ran last round).
@@ -9,8 +12,8 @@ what a real scheduler observes (work done so far, where the job ran last round).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from sensaopt.instance import Cluster, Instance, Job, Overheads
 from sensaopt.schedule import Placement
@@ -57,14 +60,19 @@ class RoundState:
     overheads: Overheads
     jobs: list[JobState]  # arrived, unfinished, in arrival order
     pending_arrivals: int = 0  # jobs not arrived yet
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def was_running(self, js: JobState) -> bool:
         return js.last_round == self.round - 1
 
 
+@runtime_checkable
 class Policy(Protocol):
+    """What the simulator needs from a policy."""
+
     name: str
+    config: Any  # a (frozen) dataclass instance: the policy's knobs
+    stats: dict[str, Any]  # counters since the last reset (JSON-ready values)
 
     def reset(self, instance: Instance) -> None:
         """Called once before a run; ``instance`` jobs carry no speed factors."""
@@ -73,13 +81,38 @@ class Policy(Protocol):
         """Placements for this round; jobs left out do not run this round."""
 
 
-class BasePolicy:
-    """Convenience base: stores the instance on ``reset``."""
+@dataclass(frozen=True)
+class NoConfig:
+    """The config of a policy without knobs."""
 
-    name = "base"
+
+class BasePolicy:
+    """Convenience base: ``config`` built from :attr:`config_class` (a frozen dataclass)
+    and keyword overrides, ``stats`` emptied and the instance stored on ``reset``."""
+
+    name: str = "base"
+    config_class: ClassVar[type] = NoConfig
+
+    def __init__(self, config: Any = None, **overrides: Any) -> None:
+        self.config = make_config(self.config_class, config, overrides)
+        self.stats: dict[str, Any] = {}
 
     def reset(self, instance: Instance) -> None:
         self.instance = instance
+        self.stats = {}
 
     def decide(self, state: RoundState) -> Allocation:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def make_config(config_class: type, config: Any = None, overrides: dict[str, Any] | None = None) -> Any:
+    """An instance of the dataclass ``config_class``: ``config`` (default: all defaults)
+    with ``overrides`` applied; an unknown knob raises TypeError naming the allowed ones."""
+    base = config if config is not None else config_class()
+    if not overrides:
+        return base
+    allowed = {f.name for f in fields(config_class)} if is_dataclass(config_class) else set()
+    unknown = sorted(set(overrides) - allowed)
+    if unknown:
+        raise TypeError(f"{config_class.__name__} has no knob {', '.join(unknown)} (knobs: {', '.join(sorted(allowed)) or 'none'})")
+    return replace(base, **overrides)

@@ -65,9 +65,8 @@ class SynergyTunePolicy(BasePolicy):
     """Synergy-TUNE; see the module docstring. ``config`` is a :class:`SynergyConfig`."""
 
     name = "synergy-tune"
-
-    def __init__(self, config: SynergyConfig | None = None, **kwargs):
-        self.config = config if config is not None else SynergyConfig(**kwargs)
+    config_class = SynergyConfig
+    config: SynergyConfig
 
     def reset(self, instance: Instance) -> None:
         super().reset(instance)

@@ -90,9 +90,8 @@ class ChronusPolicy(BasePolicy):
     final class in ``self.classes`` (admitted / unadmitted / best_effort / hopeless)."""
 
     name = "chronus"
-
-    def __init__(self, config: ChronusConfig | None = None, **kwargs):
-        self.config = config if config is not None else ChronusConfig(**kwargs)
+    config_class = ChronusConfig
+    config: ChronusConfig
 
     # ------------------------------------------------------------------ setup
     def reset(self, instance: Instance) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sensaopt.instance import Instance
 from sensaopt.policies.base import Allocation, BasePolicy, RoundState
 from sensaopt.policies.placement import NodePool
@@ -18,18 +20,20 @@ class SensaScalePolicy(BasePolicy):
     safe backfill → deadline-aware adjustment. Knobs: :class:`SensaScaleConfig`."""
 
     name = "sensascale"
+    config_class = SensaScaleConfig
+    config: SensaScaleConfig
 
-    def __init__(self, config: SensaScaleConfig | None = None, **overrides):
-        base = config or SensaScaleConfig()
-        self.config = SensaScaleConfig(**{**base.__dict__, **overrides}) if overrides else base
+    def __init__(self, config: SensaScaleConfig | None = None, **overrides: Any) -> None:
+        super().__init__(config, **overrides)
         self._facts: dict[tuple[int, int], tuple[object, ProfileFacts]] = {}
-        self.last_stats: dict = {}
+        self.last_stats: dict[str, int] = {}  # this round's counts (``stats``: their sums since reset)
         self._constants: dict = {}  # job id -> analysis.JobConstants, per run
         self._gains: dict = {}  # type pair -> pair gains (pairing.weight_matrix), per run
         self._pair_opts: dict = {}  # type pair -> pair options, per run
 
     def reset(self, instance: Instance) -> None:
         super().reset(instance)
+        self.last_stats = {}
         self._facts = {}
         self._constants = {}
         self._gains = {}
@@ -79,5 +83,9 @@ class SensaScalePolicy(BasePolicy):
         n_adj = adjust(planner, cfg) if cfg.adjust else 0  # step 5
         if cfg.fill_spare:
             fill_spare(planner)
-        self.last_stats = {"jobs": len(infos), "pairs": len(pairs) // 2, "placed": len(planner.planned), "adjusted": n_adj, "demoted": n_protect, "reservations": len(planner.reservations)}
+        self.last_stats = {"jobs": len(infos), "pairs": len(pairs) // 2, "placed": len(planner.planned), "adjusted": n_adj,
+                           "demoted": n_protect, "reservations": len(planner.reservations)}
+        self.stats["rounds"] = self.stats.get("rounds", 0) + 1
+        for k, v in self.last_stats.items():
+            self.stats[k] = self.stats.get(k, 0) + v
         return {jid: p.placements for jid, p in planner.planned.items()}
