@@ -1,7 +1,9 @@
 """pandas views of instances, schedules and results (for notebooks and reports).
 
-Every number is recomputed by the validator (:func:`sensaopt.validator.check_schedule`)
-from the instance and the schedule, so a frame can never disagree with the metrics.
+Every outcome comes from the validator's evaluation (the one a Result carries, else
+:func:`sensaopt.validator.check_schedule`) through the definitions of
+:mod:`sensaopt.metrics`, whose dataclass fields are also the columns, so a frame can
+never disagree with the metrics.
 Units: minutes (times), cores, GB; ``gap`` columns are fractions (0.05 = 5 %).
 
 * :func:`jobs_frame`: the instance's jobs (model, sensitivity, GPUs, work, deadline);
@@ -14,46 +16,51 @@ Units: minutes (times), cores, GB; ``gap`` columns are fractions (0.05 = 5 %).
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from dataclasses import astuple
+from typing import Iterable, Mapping, get_type_hints
 
 import numpy as np
 import pandas as pd
 
 from sensaopt.instance import Instance
+from sensaopt.metrics import JOB_METRIC_COLUMNS, METRIC_COLUMNS as _METRICS, JobMetrics, job_metrics
 from sensaopt.result import Result
 from sensaopt.schedule import Schedule
 from sensaopt.validator import Evaluation, check_schedule
 
-OUTCOME_COLUMNS = (
-    "job", "model", "sensitive", "gpus", "arrival", "work", "deadline", "value", "first_start", "finish",
-    "jct", "queueing", "met_deadline", "lost_value", "preemptions", "migrations",
-)
-METRIC_COLUMNS = (
-    "solver", "status", "objective", "bound", "runtime_s", "slo_violations", "slo_jobs", "slo_violation_rate",
-    "weighted_violations", "avg_jct", "avg_queueing_time", "makespan", "gpu_utilization", "cpu_utilization",
-    "mem_utilization", "preemptions", "migrations", "finished", "jobs",
-)
+JOB_COLUMNS = ("job", "model", "sensitive", "gpus", "arrival", "work", "deadline", "value")  # jobs_frame, with the index
+OUTCOME_COLUMNS = JOB_COLUMNS + JOB_METRIC_COLUMNS[1:]
+RESULT_COLUMNS = ("solver", "status", "objective", "bound", "runtime_s")
+METRIC_COLUMNS = RESULT_COLUMNS + tuple(c for c in _METRICS if c not in RESULT_COLUMNS)
+# per-job fields that may be None: float columns with NaN (met_deadline: 1.0 / 0.0 / NaN)
+_OPTIONAL = tuple(name for name, t in get_type_hints(JobMetrics).items() if type(None) in getattr(t, "__args__", ()))
 
 
 def truth_instance(instance: Instance, result: Result | None) -> Instance:
-    """The instance a result was scored on: with the hidden speed factors drawn from
-    ``result.params['profile_error']`` and ``['seed']`` when the simulation used them."""
-    if result is None:
+    """The instance a result was scored on: ``result.truth`` (with the hidden speed
+    factors when profile error applied), else ``instance``."""
+    if result is None or result.truth is None:
+        if result is not None and float(result.params.get("profile_error") or 0.0) > 0:
+            raise ValueError(f"result of {result.solver} was simulated with profile error but carries no truth instance")
         return instance
-    sigma = float(result.params.get("profile_error") or 0.0)
-    if sigma <= 0:
-        return instance
-    from sensaopt.simulator import apply_profile_error
-
-    return apply_profile_error(instance, sigma, int(result.params.get("seed", 0)))
+    if len(result.truth.jobs) != len(instance.jobs) or any(a.id != b.id for a, b in zip(result.truth.jobs, instance.jobs)):
+        raise ValueError(f"result of {result.solver} was scored on instance {result.truth.name!r}, whose jobs differ from {instance.name!r}'s")
+    return result.truth
 
 
 def evaluate(instance: Instance, result_or_schedule: Result | Schedule, require_complete: bool = True) -> Evaluation:
-    """Validator evaluation of a Result's (or a bare) schedule on ``instance``."""
+    """Validator evaluation of a Result's (or a bare) schedule on ``instance``: the
+    evaluation a Result carries when it answers the same question (every job finished,
+    so ``require_complete`` changes nothing), else a fresh one on its truth instance."""
     if isinstance(result_or_schedule, Result):
-        if result_or_schedule.schedule is None:
-            raise ValueError(f"result of {result_or_schedule.solver} ({result_or_schedule.status.value}) has no schedule")
-        return check_schedule(truth_instance(instance, result_or_schedule), result_or_schedule.schedule, require_complete)
+        res = result_or_schedule
+        if res.schedule is None:
+            raise ValueError(f"result of {res.solver} ({res.status.value}) has no schedule")
+        truth = truth_instance(instance, res)
+        ev = res.evaluation
+        if ev is not None and all(o.finish is not None for o in ev.outcomes.values()):
+            return ev
+        return check_schedule(truth, res.schedule, require_complete)
     return check_schedule(instance, result_or_schedule, require_complete)
 
 
@@ -68,47 +75,35 @@ def jobs_frame(instance: Instance) -> pd.DataFrame:
         }
         for j in instance.jobs
     ]
-    return pd.DataFrame(rows).set_index("job")
+    return pd.DataFrame(rows, columns=list(JOB_COLUMNS)).set_index("job")
 
 
 def outcomes_frame(instance: Instance, result_or_schedule: Result | Schedule, evaluation: Evaluation | None = None) -> pd.DataFrame:
-    """Per-job outcomes of a schedule (or a Result's schedule), indexed by job id.
-
-    ``jct`` = finish − arrival, ``queueing`` = first start − arrival (minutes; NaN for
-    jobs that never finished / started); ``met_deadline`` is NaN for best-effort jobs.
-    Pass ``evaluation`` to skip re-running the validator.
-    """
+    """Per-job outcomes of a schedule (or a Result's schedule), indexed by job id:
+    :func:`jobs_frame`'s columns, then :class:`sensaopt.metrics.JobMetrics`' (minutes;
+    NaN where a job never finished / started; ``met_deadline`` 1.0 / 0.0, NaN for
+    best-effort jobs). Pass ``evaluation`` to skip re-running the validator."""
     ev = evaluation if evaluation is not None else evaluate(instance, result_or_schedule, require_complete=False)
-    base = jobs_frame(instance)
-    rows = []
-    for j in instance.jobs:
-        o = ev.outcomes[j.id]
-        fin = np.nan if o.finish is None else o.finish
-        start = np.nan if o.first_start is None else o.first_start
-        met = np.nan if j.deadline is None else float(o.finish is not None and o.finish <= j.deadline + 1e-9)
-        rows.append({
-            "job": j.id, "first_start": start, "finish": fin, "jct": fin - j.arrival, "queueing": start - j.arrival,
-            "met_deadline": met, "lost_value": j.loss(o.finish), "preemptions": o.preemptions, "migrations": o.migrations,
-        })
-    out = base.join(pd.DataFrame(rows).set_index("job"))
-    return out[list(OUTCOME_COLUMNS[1:])]
+    df = pd.DataFrame.from_records([astuple(r) for r in job_metrics(instance, ev)], columns=JOB_METRIC_COLUMNS)
+    for c in _OPTIONAL:
+        df[c] = df[c].astype(float)
+    return jobs_frame(instance).join(df.set_index("job"))[list(OUTCOME_COLUMNS[1:])]
 
 
 def metrics_frame(results: Mapping[str, Result] | Iterable[Result]) -> pd.DataFrame:
-    """One row per Result with :data:`METRIC_COLUMNS`. A mapping's keys become the
-    index (e.g. policy names); otherwise the index is each result's ``solver``."""
+    """One row per Result with :data:`METRIC_COLUMNS` (the Result's own fields, then
+    every :class:`sensaopt.metrics.Metrics` field). A mapping's keys become the index
+    (e.g. policy names); otherwise the index is each result's ``solver``."""
     if isinstance(results, Mapping):
         items = list(results.items())
     else:
         items = [(r.solver, r) for r in results]
     rows = []
-    for label, r in items:
-        row = {"solver": r.solver, "status": r.status.value, "objective": r.objective, "bound": r.bound, "runtime_s": r.runtime_s}
-        if r.metrics is not None:
-            row.update({k: v for k, v in r.metrics.to_dict().items() if k in METRIC_COLUMNS})
-        rows.append((label, row))
-    df = pd.DataFrame([row for _, row in rows], index=pd.Index([lab for lab, _ in rows], name="label"), columns=list(METRIC_COLUMNS))
-    return df
+    for _, r in items:
+        row = r.metrics.to_dict() if r.metrics is not None else {}
+        row.update({"solver": r.solver, "status": r.status.value, "objective": r.objective, "bound": r.bound, "runtime_s": r.runtime_s})
+        rows.append(row)
+    return pd.DataFrame(rows, index=pd.Index([lab for lab, _ in items], name="label"), columns=list(METRIC_COLUMNS))
 
 
 def usage_frame(instance: Instance, evaluation: Evaluation) -> pd.DataFrame:

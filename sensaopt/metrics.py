@@ -1,75 +1,127 @@
 """The one metrics module and the one objective function.
 
-All times are minutes. JCT = finish − arrival; queueing time = first start − arrival
-(the first round the job held GPUs). A job *violates* its SLO when it has a deadline
-and finishes after it (soft deadlines may still earn part of its value: the value it
-lost is its ``loss``). Utilization = resource-minutes held ÷ (capacity × makespan),
-with the makespan measured from minute 0 to the last completion.
+All times are minutes. Each derived quantity has one definition here:
+
+* per job (:class:`JobMetrics`, :func:`job_metrics`): JCT = finish − arrival; queueing
+  time = first start − arrival (the first round the job held GPUs); it *violates* its
+  SLO when it has a deadline and finishes after it, or never (soft deadlines may still
+  earn part of its value: the value it lost is its ``lost_value``);
+* per schedule (:class:`Metrics`, :func:`compute_metrics`): aggregates of those rows;
+  utilization = resource-minutes held ÷ (capacity × makespan), with the makespan
+  measured from minute 0 to the last completion.
+
+Column lists of every table (frames, per-job CSV, sweep summaries) are the dataclass
+fields: :data:`JOB_METRIC_COLUMNS` and :data:`METRIC_COLUMNS`.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 from sensaopt.instance import Instance
 from sensaopt.validator import Evaluation
 
+DEADLINE_EPS = 1e-9  # minutes: a finish this close after the deadline still meets it
+
+
+@dataclass(frozen=True)
+class JobMetrics:
+    """One job's outcome in a schedule (minutes; ``None``: never started / never
+    finished, or, for ``met_deadline``, a best-effort job)."""
+
+    job: str
+    first_start: float | None  # start of the first round the job held GPUs
+    finish: float | None  # end of the completion round
+    jct: float | None  # finish − arrival
+    queueing: float | None  # first start − arrival
+    met_deadline: bool | None  # finished by its (first) deadline
+    lost_value: float  # deadline value lost (0 for best-effort jobs)
+    preemptions: int  # resumes after a gap
+    migrations: int  # resumes right away on other nodes
+
 
 @dataclass(frozen=True)
 class Metrics:
-    jobs: int
-    finished: int
-    slo_jobs: int  # jobs with a deadline
+    """Aggregates of one schedule's :class:`JobMetrics` (field order = column order)."""
+
     slo_violations: int  # deadline jobs finishing after their (first) deadline, or never
     slo_violation_rate: float  # slo_violations / slo_jobs (0 when there are none)
-    weighted_violations: float  # sum of lost value
-    weighted_violation_rate: float  # lost value / total deadline value
     avg_jct: float | None  # minutes, finished jobs
     avg_queueing_time: float | None  # minutes, jobs that started
     makespan: float  # minutes
-    gpu_utilization: float
+    jobs: int
+    finished: int
+    slo_jobs: int  # jobs with a deadline
+    weighted_violations: float  # sum of lost value
+    weighted_violation_rate: float  # lost value / total deadline value
+    gpu_utilization: float  # fraction of GPU-minutes over the makespan
     cpu_utilization: float
     mem_utilization: float
     preemptions: int
     migrations: int
-    objective: float | None  # see objective(); None if a job is unfinished
+    objective: float | None  # see objective_value(); None if a job is unfinished
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, int | float | None]:
         return asdict(self)
 
 
-def compute_metrics(instance: Instance, ev: Evaluation) -> Metrics:
-    jobs = instance.jobs
-    out = ev.outcomes
-    slo = [j for j in jobs if j.has_deadline]
-    viol = sum(1 for j in slo if out[j.id].finish is None or out[j.id].finish > j.deadline + 1e-9)
-    loss = sum(j.loss(out[j.id].finish) for j in slo)
-    total_value = sum(j.value for j in slo)
-    fin = [j for j in jobs if out[j.id].finish is not None]
-    started = [j for j in jobs if out[j.id].first_start is not None]
-    avg_jct = sum(out[j.id].finish - j.arrival for j in fin) / len(fin) if fin else None
-    avg_q = sum(out[j.id].first_start - j.arrival for j in started) / len(started) if started else None
-    makespan = max((out[j.id].finish for j in fin), default=0.0)
+JOB_METRIC_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(JobMetrics))  # starts with "job"
+METRIC_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(Metrics))
+
+
+def job_metrics(instance: Instance, ev: Evaluation) -> list[JobMetrics]:
+    """One :class:`JobMetrics` per job of ``instance`` (in its order) from the
+    validator's outcomes ``ev``."""
+    rows = []
+    for j in instance.jobs:
+        o = ev.outcomes[j.id]
+        fin, start = o.finish, o.first_start
+        rows.append(JobMetrics(
+            job=j.id,
+            first_start=start,
+            finish=fin,
+            jct=None if fin is None else fin - j.arrival,
+            queueing=None if start is None else start - j.arrival,
+            met_deadline=None if j.deadline is None else (fin is not None and fin <= j.deadline + DEADLINE_EPS),
+            lost_value=j.loss(fin),
+            preemptions=o.preemptions,
+            migrations=o.migrations,
+        ))
+    return rows
+
+
+def compute_metrics(instance: Instance, ev: Evaluation, rows: list[JobMetrics] | None = None) -> Metrics:
+    """The schedule's :class:`Metrics` from its per-job rows (computed from ``ev``
+    unless given); sums run in job order."""
+    rows = job_metrics(instance, ev) if rows is None else rows
+    slo = [r for r in rows if r.met_deadline is not None]
+    viol = sum(1 for r in slo if not r.met_deadline)
+    loss = sum(r.lost_value for r in slo)
+    total_value = sum(j.value for j in instance.jobs if j.has_deadline)
+    jcts = [r.jct for r in rows if r.jct is not None]
+    waits = [r.queueing for r in rows if r.queueing is not None]
+    avg_jct = sum(jcts) / len(jcts) if jcts else None
+    avg_q = sum(waits) / len(waits) if waits else None
+    makespan = max((r.finish for r in rows if r.finish is not None), default=0.0)
     c = instance.cluster
     span = makespan if makespan > 0 else 1.0
-    all_done = len(fin) == len(jobs)
     return Metrics(
-        jobs=len(jobs),
-        finished=len(fin),
-        slo_jobs=len(slo),
         slo_violations=viol,
         slo_violation_rate=viol / len(slo) if slo else 0.0,
-        weighted_violations=loss,
-        weighted_violation_rate=loss / total_value if total_value else 0.0,
         avg_jct=avg_jct,
         avg_queueing_time=avg_q,
         makespan=makespan,
+        jobs=len(rows),
+        finished=len(jcts),
+        slo_jobs=len(slo),
+        weighted_violations=loss,
+        weighted_violation_rate=loss / total_value if total_value else 0.0,
         gpu_utilization=ev.gpu_minutes / (c.total_gpus * span),
         cpu_utilization=ev.cpu_minutes / (c.total_cpus * span),
         mem_utilization=ev.mem_gb_minutes / (c.total_mem_gb * span),
-        preemptions=sum(o.preemptions for o in out.values()),
-        migrations=sum(o.migrations for o in out.values()),
-        objective=objective_value(instance, loss, avg_jct) if all_done else None,
+        preemptions=sum(r.preemptions for r in rows),
+        migrations=sum(r.migrations for r in rows),
+        objective=objective_value(instance, loss, avg_jct) if avg_jct is not None and len(jcts) == len(rows) else None,
     )
 
 

@@ -6,10 +6,10 @@ import enum
 import platform
 from dataclasses import dataclass, field
 from importlib import metadata
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
-
-from sensaopt.metrics import Metrics
+from sensaopt.metrics import JobMetrics, Metrics
+from sensaopt.metrics import job_metrics as _job_metrics
 from sensaopt.schedule import Schedule
 
 if TYPE_CHECKING:
@@ -43,26 +43,32 @@ class Result:
     evaluation: Evaluation | None = field(default=None, repr=False, compare=False)
     truth: Instance | None = field(default=None, repr=False, compare=False)
 
-    def to_dict(self, instance=None, with_schedule: bool = True) -> dict:
+    def __repr__(self) -> str:
         m = self.metrics
-        d = {
+        parts = [f"solver={self.solver!r}", f"status={self.status.value}", f"objective={self.objective!r}", f"bound={self.bound!r}",
+                 f"runtime_s={self.runtime_s:.3g}"]
+        if m is not None:
+            parts += [f"jobs={m.jobs}", f"slo_violations={m.slo_violations}", f"avg_jct={m.avg_jct!r}"]
+        if self.message:
+            parts.append(f"message={self.message!r}")
+        return f"Result({', '.join(parts)})"
+
+    def job_metrics(self) -> list[JobMetrics]:
+        """Per-job outcomes (minutes, job order) from the carried evaluation and truth;
+        ValueError for a result that carries none (e.g. no schedule)."""
+        if self.evaluation is None or self.truth is None:
+            raise ValueError(f"result of {self.solver} ({self.status.value}) carries no evaluation")
+        return _job_metrics(self.truth, self.evaluation)
+
+    def to_dict(self, instance: Instance | None = None, with_schedule: bool = True) -> dict[str, Any]:
+        """JSON-ready form; the schedule needs ``instance`` (else it is written as null)."""
+        d: dict[str, Any] = {
             "solver": self.solver,
             "status": self.status.value,
             "objective": self.objective,
             "bound": self.bound,
             "runtime_s": self.runtime_s,
-            "metrics": (
-                {
-                    "slo_violations": m.slo_violations,
-                    "slo_violation_rate": m.slo_violation_rate,
-                    "avg_jct": m.avg_jct,
-                    "avg_queueing_time": m.avg_queueing_time,
-                    "makespan": m.makespan,
-                    **{k: v for k, v in m.to_dict().items() if k not in {"slo_violations", "slo_violation_rate", "avg_jct", "avg_queueing_time", "makespan"}},
-                }
-                if m
-                else None
-            ),
+            "metrics": self.metrics.to_dict() if self.metrics else None,
             "params": self.params,
             "versions": self.versions,
             "message": self.message,

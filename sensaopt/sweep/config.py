@@ -77,8 +77,8 @@ def run_config(cfg: RunConfig) -> dict:
         round_minutes=cfg.round_minutes, load=cfg.load, sensitive_fraction=cfg.sensitive_fraction, mix_mode=cfg.mix,
         cpu_per_gpu=cfg.cpu_per_gpu, mem_per_gpu=cfg.mem_per_gpu, best_effort_fraction=cfg.best_effort_fraction, sample=cfg.sample,
     )
-    res, ev = run_policy(inst, cfg.policy, seed=cfg.seed, profile_error=cfg.profile_error)
-    jct = [ev.outcomes[j.id].finish - j.arrival for j in inst.jobs if ev.outcomes[j.id].finish is not None]
+    res, _ = run_policy(inst, cfg.policy, seed=cfg.seed, profile_error=cfg.profile_error)
+    jct = [m.jct for m in res.job_metrics() if m.jct is not None]
     return {
         "key": cfg.key(),
         "config": cfg.to_dict(),

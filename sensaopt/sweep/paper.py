@@ -23,6 +23,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,9 @@ WORKLOADS = (("Philly SLO", "chronus-slo", "philly"), ("Philly MIX1", "chronus-m
 POLICIES = ("sensascale", "chronus", "synergy-tune", "edf", "fifo")
 FULL_GPUS = {"philly": 960, "helios": 768}
 PAPER_REDUCTION = {"slo_violation_rate": -74.22, "avg_jct": -25.86, "avg_queueing_time": -82.75}
+# the paper's three metrics (names of sensaopt.metrics.Metrics fields): (name, axis label, multiplier)
 METRICS = (("slo_violation_rate", "SLO violation rate (%)", 100.0), ("avg_jct", "avg JCT (min)", 1.0), ("avg_queueing_time", "avg queueing (min)", 1.0))
+TABLE_METRICS = ("jobs",) + tuple(k for k, _, _ in METRICS) + ("gpu_utilization",)  # the table's Metrics columns
 
 
 @dataclass(frozen=True)
@@ -68,16 +71,17 @@ def paper_configs(s: PaperSettings) -> list[tuple[str, int, RunConfig]]:
     return out
 
 
-def table_rows(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict]) -> list[dict]:
+def table_rows(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per stored run: workload, node size, policy, preset, the
+    :data:`TABLE_METRICS` of its record and the simulation's wall time (seconds)."""
     rows = []
     for label, g, cfg in runs:
         r = records.get(cfg.key())
         if r is None:
             continue
         m = r["metrics"]
-        rows.append({"workload": label, "node_gpus": g, "policy": cfg.policy, "preset": cfg.preset, "jobs": m["jobs"],
-                     "slo_violation_rate": m["slo_violation_rate"], "avg_jct": m["avg_jct"], "avg_queueing_time": m["avg_queueing_time"],
-                     "gpu_utilization": m["gpu_utilization"], "simulate_s": r.get("simulate_s")})
+        rows.append({"workload": label, "node_gpus": g, "policy": cfg.policy, "preset": cfg.preset, **{k: m[k] for k in TABLE_METRICS},
+                     "simulate_s": r.get("simulate_s")})
     return rows
 
 

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Any
+
+from sensaopt.metrics import METRIC_COLUMNS
 
 CONFIG_COLUMNS = ("trace", "preset", "policy", "seed", "load", "sensitive_fraction", "mix", "cpu_per_gpu", "mem_per_gpu")
-METRIC_COLUMNS = ("jobs", "slo_jobs", "slo_violations", "slo_violation_rate", "weighted_violation_rate", "avg_jct",
-                  "avg_queueing_time", "makespan", "gpu_utilization", "preemptions", "migrations", "objective")
+SUMMARY_COLUMNS = ("key",) + CONFIG_COLUMNS + METRIC_COLUMNS + ("simulate_s",)
 
 
-def summary_rows(records: list[dict]) -> list[dict]:
+def summary_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per stored record (:data:`SUMMARY_COLUMNS`): its key, the configuration
+    axes, every :class:`sensaopt.metrics.Metrics` field (empty when a record predates
+    it) and the simulation's wall time in seconds."""
     rows = []
     for r in records:
         row = {"key": r["key"]}
@@ -21,10 +26,10 @@ def summary_rows(records: list[dict]) -> list[dict]:
     return rows
 
 
-def summary_csv(records: list[dict]) -> str:
+def summary_csv(records: list[dict[str, Any]]) -> str:
+    """:func:`summary_rows` as CSV text."""
     buf = io.StringIO()
-    cols = ("key",) + CONFIG_COLUMNS + METRIC_COLUMNS + ("simulate_s",)
-    w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
     w.writeheader()
     w.writerows(summary_rows(records))
     return buf.getvalue()

@@ -1,8 +1,9 @@
 """Running policies on trace instances and writing their results.
 
 Per policy: ``<outdir>/<policy>.jobs.csv`` (one row per job: arrival, GPUs, work,
-model, deadline, value, first start, finish, JCT, queueing time, lost value,
-preemptions, migrations; minutes) and ``<outdir>/<policy>.summary.json`` (the
+model, sensitivity, deadline, value, then its :class:`sensaopt.metrics.JobMetrics`:
+first start, finish, JCT, queueing time, met deadline, lost value, preemptions,
+migrations; minutes) and ``<outdir>/<policy>.summary.json`` (the
 :mod:`sensaopt.metrics` figures via :meth:`Result.to_dict`, without the schedule,
 plus the workload settings).
 """
@@ -12,50 +13,51 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import astuple
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from sensaopt.instance import Instance
 from sensaopt.io import atomic_write_text
+from sensaopt.metrics import JOB_METRIC_COLUMNS, job_metrics
 from sensaopt.result import Result
 from sensaopt.simulator import simulate
-from sensaopt.validator import Evaluation, check_schedule
+from sensaopt.validator import Evaluation
 
-JOB_COLUMNS = (
-    "job", "arrival", "gpus", "work", "model", "sensitive", "deadline", "value", "first_start", "finish",
-    "jct", "queueing", "met_deadline", "lost_value", "preemptions", "migrations",
-)
+JOB_INFO_COLUMNS = ("job", "arrival", "gpus", "work", "model", "sensitive", "deadline", "value")
+JOB_COLUMNS = JOB_INFO_COLUMNS + JOB_METRIC_COLUMNS[1:]
 
 
-def run_policy(instance: Instance, policy: str, *, seed: int = 0, profile_error: float = 0.0, progress: Callable | None = None) -> tuple[Result, Evaluation]:
-    """Simulate ``policy``; the schedule is validated (a bad one raises)."""
+def run_policy(instance: Instance, policy: str, *, seed: int = 0, profile_error: float = 0.0,
+               progress: Callable[[int, int, int], Any] | None = None) -> tuple[Result, Evaluation]:
+    """Simulate ``policy``; the schedule is validated once, by the simulator (a bad one
+    raises). Returns the Result and the evaluation it carries (on its truth instance)."""
     res = simulate(instance, policy, seed=seed, profile_error=profile_error, progress=progress, validate=True)
-    truth = instance
-    if profile_error > 0:
-        from sensaopt.simulator import apply_profile_error
-
-        truth = apply_profile_error(instance, profile_error, seed)
-    ev = check_schedule(truth, res.schedule)
-    return res, ev
+    return res, _carried(res)
 
 
-def job_rows(instance: Instance, ev: Evaluation) -> list[dict]:
+def _carried(res: Result) -> Evaluation:
+    if res.evaluation is None:
+        raise ValueError(f"result of {res.solver} carries no evaluation")
+    return res.evaluation
+
+
+def job_rows(instance: Instance, ev: Evaluation) -> list[dict[str, Any]]:
+    """One CSV row per job (:data:`JOB_COLUMNS`): the job, then its
+    :class:`sensaopt.metrics.JobMetrics` (minutes; empty: none, e.g. best effort)."""
     rows = []
-    for j in instance.jobs:
-        o = ev.outcomes[j.id]
-        rows.append({
-            "job": j.id, "arrival": j.arrival, "gpus": j.gpus, "work": j.work, "model": j.model,
-            "sensitive": int(j.profile.is_sensitive()), "deadline": "" if j.deadline is None else j.deadline,
-            "value": j.value if j.deadline is not None else "", "first_start": "" if o.first_start is None else o.first_start,
-            "finish": "" if o.finish is None else o.finish, "jct": "" if o.finish is None else o.finish - j.arrival,
-            "queueing": "" if o.first_start is None else o.first_start - j.arrival,
-            "met_deadline": "" if j.deadline is None else int(o.finish is not None and o.finish <= j.deadline + 1e-9),
-            "lost_value": j.loss(o.finish), "preemptions": o.preemptions, "migrations": o.migrations,
-        })
+    for j, m in zip(instance.jobs, job_metrics(instance, ev)):
+        row: dict[str, Any] = {
+            "job": j.id, "arrival": j.arrival, "gpus": j.gpus, "work": j.work, "model": j.model, "sensitive": int(j.profile.is_sensitive()),
+            "deadline": "" if j.deadline is None else j.deadline, "value": j.value if j.deadline is not None else "",
+        }
+        row.update({k: "" if v is None else int(v) if isinstance(v, bool) else v for k, v in zip(JOB_METRIC_COLUMNS[1:], astuple(m)[1:])})
+        rows.append(row)
     return rows
 
 
 def jobs_csv(instance: Instance, ev: Evaluation) -> str:
+    """The jobs.csv text: a header of :data:`JOB_COLUMNS`, one row per job."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=JOB_COLUMNS, lineterminator="\n")
     w.writeheader()
@@ -63,7 +65,9 @@ def jobs_csv(instance: Instance, ev: Evaluation) -> str:
     return buf.getvalue()
 
 
-def summary(instance: Instance, res: Result, workload: dict | None = None) -> dict:
+def summary(instance: Instance, res: Result, workload: dict | None = None) -> dict[str, Any]:
+    """The summary.json object: :meth:`Result.to_dict` without the schedule, plus the
+    instance's size and the workload settings."""
     d = res.to_dict(instance, with_schedule=False)
     d["instance"] = {"name": instance.name, "jobs": len(instance.jobs), "nodes": instance.cluster.num_nodes,
                      "gpus": instance.cluster.total_gpus, "round_minutes": instance.round_minutes}
@@ -72,9 +76,12 @@ def summary(instance: Instance, res: Result, workload: dict | None = None) -> di
     return d
 
 
-def write_outputs(outdir: str | Path, policy: str, instance: Instance, res: Result, ev: Evaluation, workload: dict | None = None) -> tuple[Path, Path]:
+def write_outputs(outdir: str | Path, policy: str, instance: Instance, res: Result, ev: Evaluation | None = None,
+                  workload: dict | None = None) -> tuple[Path, Path]:
+    """Write ``<policy>.jobs.csv`` and ``<policy>.summary.json``; ``ev`` defaults to the
+    evaluation ``res`` carries."""
     out = Path(outdir)
     jp, sp = out / f"{policy}.jobs.csv", out / f"{policy}.summary.json"
-    atomic_write_text(jp, jobs_csv(instance, ev))
+    atomic_write_text(jp, jobs_csv(instance, ev if ev is not None else _carried(res)))
     atomic_write_text(sp, json.dumps(summary(instance, res, workload), indent=1))
     return jp, sp
