@@ -16,14 +16,16 @@ Units: minutes (times), cores, GB; ``gap`` columns are fractions (0.05 = 5 %).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import astuple
-from typing import Iterable, Mapping, get_type_hints
+from typing import get_type_hints
 
 import numpy as np
 import pandas as pd
 
 from sensaopt.instance import Instance
-from sensaopt.metrics import JOB_METRIC_COLUMNS, METRIC_COLUMNS as _METRICS, JobMetrics, job_metrics
+from sensaopt.metrics import JOB_METRIC_COLUMNS, JobMetrics, job_metrics
+from sensaopt.metrics import METRIC_COLUMNS as _METRICS
 from sensaopt.result import Result
 from sensaopt.schedule import Schedule
 from sensaopt.validator import Evaluation, check_schedule

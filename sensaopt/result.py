@@ -81,9 +81,9 @@ class Result:
 _PACKAGES = ("sensaopt", "ortools", "pulp", "highspy", "networkx", "numpy", "scipy", "pandas", "pydantic", "matplotlib", "dask", "distributed")
 
 
-def package_versions() -> dict:
+def package_versions() -> dict[str, str | None]:
     """Versions of Python and of the packages whose behaviour a result depends on."""
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for p in _PACKAGES:
         try:
             out[p] = metadata.version(p)

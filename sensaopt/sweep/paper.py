@@ -23,6 +23,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -55,11 +56,12 @@ def cluster_for(family: str, node_gpus: int, s: PaperSettings) -> tuple[str, flo
     suffix = "" if s.node == "synergy" else f"-{s.node}"
     if s.scale >= 1.0:
         return f"{family}-{node_gpus}{suffix}", 1.0
-    gpus = max(16, int(round(FULL_GPUS[family] * s.scale / 16)) * 16)
+    gpus = max(16, round(FULL_GPUS[family] * s.scale / 16) * 16)
     return f"{gpus // node_gpus}x{node_gpus}{suffix}", gpus / FULL_GPUS[family]
 
 
 def paper_configs(s: PaperSettings) -> list[tuple[str, int, RunConfig]]:
+    """(workload label, GPUs per node, run configuration) of every run of the experiment."""
     out = []
     for label, trace, family in WORKLOADS:
         for g in (8, 16):
@@ -85,16 +87,17 @@ def table_rows(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[s
     return rows
 
 
-def reductions(rows: list[dict], ours: str = "sensascale", base: str = "chronus") -> tuple[list[dict], dict]:
+def reductions(rows: list[dict[str, Any]], ours: str = "sensascale", base: str = "chronus") -> tuple[list[dict[str, Any]], dict[str, float | None]]:
     """Per (workload, nodes): 100·(ours − base)/base per metric; and their averages
     (cells where the base is 0 are left out of the average and shown as n/a)."""
     by = {(r["workload"], r["node_gpus"], r["policy"]): r for r in rows}
-    per, acc = [], {k: [] for k, _, _ in METRICS}
+    per: list[dict[str, Any]] = []
+    acc: dict[str, list[float]] = {k: [] for k, _, _ in METRICS}
     for (w, g, p), r in by.items():
         if p != ours or (w, g, base) not in by:
             continue
         b = by[(w, g, base)]
-        row = {"workload": w, "node_gpus": g}
+        row: dict[str, Any] = {"workload": w, "node_gpus": g}
         for k, _, _ in METRICS:
             if b[k] and b[k] > 0 and r[k] is not None:
                 row[k] = 100.0 * (r[k] - b[k]) / b[k]
@@ -106,11 +109,11 @@ def reductions(rows: list[dict], ours: str = "sensascale", base: str = "chronus"
     return per, avg
 
 
-def _fmt(x, nd=2):
+def _fmt(x: float | None, nd: int = 2) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
 
 
-def table_markdown(rows: list[dict], per: list[dict], avg: dict) -> str:
+def table_markdown(rows: list[dict[str, Any]], per: list[dict[str, Any]], avg: dict[str, float | None]) -> str:
     lines = ["| workload | nodes | policy | jobs | SLO violation rate (%) | avg JCT (min) | avg queueing (min) | GPU util. |",
              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
@@ -125,7 +128,7 @@ def table_markdown(rows: list[dict], per: list[dict], avg: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table_csv(rows: list[dict]) -> str:
+def table_csv(rows: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
     if rows:
         w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
@@ -134,14 +137,14 @@ def table_csv(rows: list[dict]) -> str:
     return buf.getvalue()
 
 
-def figures(rows: list[dict], runs, records: dict[str, dict], outdir) -> list:
+def figures(rows: list[dict[str, Any]], runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]],
+            outdir: str | Path) -> list[Path]:
     """fig_bars.png (the three metrics per workload × nodes × policy) and
     fig_jct_cdf.png (JCT CDF per workload × nodes, one line per policy)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from pathlib import Path
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -163,7 +166,7 @@ def figures(rows: list[dict], runs, records: dict[str, dict], outdir) -> list:
     plt.close(fig)
     n = len(groups)
     cols = min(4, max(1, n))
-    fig, axes = plt.subplots(int(math.ceil(n / cols)), cols, figsize=(4 * cols, 3.2 * math.ceil(n / cols)), squeeze=False, constrained_layout=True)
+    fig, axes = plt.subplots(math.ceil(n / cols), cols, figsize=(4 * cols, 3.2 * math.ceil(n / cols)), squeeze=False, constrained_layout=True)
     for ax, (w, g) in zip(axes.flat, groups):
         for label, gg, cfg in runs:
             if (label, gg) != (w, g):

@@ -13,9 +13,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import astuple
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sensaopt.instance import Instance
 from sensaopt.io import atomic_write_text
