@@ -1,48 +1,66 @@
 """One entry point: ``solve(instance, solver=..., **params) -> Result``.
 
-Solvers are found by name: ``heuristic`` (a policy run through the simulator; pick it
-with ``policy=``) and the exact backends, imported on first use.
+Solvers are found by name in :data:`SOLVERS`: ``heuristic`` (a policy run through the
+simulator; pick it with ``policy=``) and the exact backends ``cpsat``, ``highs``,
+``cbc`` and ``milp`` (HiGHS, or ``backend="cbc"``), imported on first use.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Callable
+from typing import Any, Callable
 
 from sensaopt.instance import Instance
+from sensaopt.registry import Registry
 from sensaopt.result import Result
 
-# name -> "module:function"; each function takes (instance, **params) -> Result
-_SOLVERS: dict[str, str] = {
-    "heuristic": "sensaopt.solve:solve_heuristic",
+SolverFn = Callable[..., Result]  # (instance, **params) -> Result
+
+HEURISTIC = "heuristic"
+SOLVERS: Registry[SolverFn] = Registry("solver", {
+    HEURISTIC: "sensaopt.solve:solve_heuristic",
     "cpsat": "sensaopt.exact.cpsat:solve_cpsat",
-    "milp": "sensaopt.exact.milp:solve_milp",
-}
+    "milp": "sensaopt.exact.milp:solve_milp",  # backend= highs (default) or cbc
+    "highs": "sensaopt.solve:solve_highs",
+    "cbc": "sensaopt.solve:solve_cbc",
+})
 
 
-def register_solver(name: str, target: str) -> None:
-    _SOLVERS[name] = target
+def register_solver(name: str, target: SolverFn | str) -> None:
+    """Add a solver: a function ``(instance, **params) -> Result`` or its ``"module:function"``."""
+    SOLVERS.register(name, target)
 
 
 def solver_names() -> list[str]:
-    return sorted(_SOLVERS)
+    return SOLVERS.names()
 
 
-def _solver(name: str) -> Callable[..., Result]:
-    if name not in _SOLVERS:
-        raise KeyError(f"unknown solver {name!r}; known: {', '.join(solver_names())}")
-    mod, fn = _SOLVERS[name].split(":")
-    return getattr(importlib.import_module(mod), fn)
+def exact_solver_names() -> list[str]:
+    """Every solver but the heuristic one (the ``--exact`` choices of ``sensaopt gap``)."""
+    return [n for n in SOLVERS.names() if n != HEURISTIC]
 
 
-def solve(instance: Instance, solver: str = "heuristic", **params) -> Result:
+def solve(instance: Instance, solver: str = HEURISTIC, **params: Any) -> Result:
     """Solve ``instance`` with the named solver; every solver returns a :class:`Result`
     whose schedule has passed the common validator."""
-    return _solver(solver)(instance, **params)
+    return SOLVERS.get(solver)(instance, **params)
 
 
-def solve_heuristic(instance: Instance, policy: str = "sensascale", **params) -> Result:
+def solve_heuristic(instance: Instance, policy: str = "sensascale", **params: Any) -> Result:
     """Run a policy (``sensascale``, ``edf``, ``fifo``, …) through the simulator."""
     from sensaopt.simulator import simulate
 
     return simulate(instance, policy, **params)
+
+
+def solve_highs(instance: Instance, **params: Any) -> Result:
+    """The MILP solved by HiGHS (through PuLP)."""
+    from sensaopt.exact.milp import solve_milp
+
+    return solve_milp(instance, backend="highs", **params)
+
+
+def solve_cbc(instance: Instance, **params: Any) -> Result:
+    """The MILP solved by CBC (through PuLP)."""
+    from sensaopt.exact.milp import solve_milp
+
+    return solve_milp(instance, backend="cbc", **params)

@@ -12,6 +12,8 @@ from typing import List, Optional
 import typer
 
 from sensaopt.cli.app import app
+from sensaopt.instance import Instance
+from sensaopt.result import Result
 
 GAP_COLUMNS = [
     "instance", "policy", "heuristic_objective", "heuristic_runtime_s", "exact", "status", "exact_objective",
@@ -19,18 +21,14 @@ GAP_COLUMNS = [
 ]
 
 
-def exact_solve(inst, exact: str, time_limit: float, workers: int, seed: int = 0, lexicographic: bool = True):
-    """Run an exact backend by CLI name: cpsat, milp (= highs), highs, cbc."""
+def exact_solve(inst: Instance, exact: str, time_limit: float, workers: int, seed: int = 0, lexicographic: bool = True) -> Result:
+    """Run an exact solver of :data:`sensaopt.solve.SOLVERS` by name: cpsat, milp (= highs), highs, cbc."""
     from sensaopt.errors import InputError
-    from sensaopt.exact.cpsat import solve_cpsat
-    from sensaopt.exact.milp import solve_milp
+    from sensaopt.solve import SOLVERS, exact_solver_names
 
-    backends = {"cpsat": (solve_cpsat, {}), "milp": (solve_milp, {"backend": "highs"}),
-                "highs": (solve_milp, {"backend": "highs"}), "cbc": (solve_milp, {"backend": "cbc"})}
-    if exact in backends:
-        fn, kw = backends[exact]
-        return fn(inst, time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic, **kw)
-    raise InputError("(command line)", "--exact", f"unknown exact solver {exact!r}; use cpsat, milp, highs or cbc")
+    if exact not in exact_solver_names():
+        raise InputError("(command line)", "--exact", f"unknown exact solver {exact!r}; use {', '.join(exact_solver_names())}")
+    return SOLVERS.get(exact)(inst, time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic)
 
 
 def gap_row(name: str, inst, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0,

@@ -25,17 +25,18 @@ from dataclasses import dataclass
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, NodeType
+from sensaopt.registry import Registry
 
-PRESETS: dict[str, tuple[int, int]] = {  # name -> (nodes, GPUs per node)
+PRESETS: Registry[tuple[int, int]] = Registry("cluster preset", {  # name -> (nodes, GPUs per node)
     "philly-8": (120, 8),
     "philly-16": (60, 16),
     "helios-8": (96, 8),
     "helios-16": (48, 16),
-}
-NODE_VARIANTS: dict[str, tuple[float, float]] = {  # name -> (cores per GPU, GB per GPU)
+})
+NODE_VARIANTS: Registry[tuple[float, float]] = Registry("node variant", {  # name -> (cores per GPU, GB per GPU)
     "synergy": (3.0, 62.5),
     "chronus": (16.0, 32.0),
-}
+})
 
 
 @dataclass(frozen=True)
@@ -57,26 +58,26 @@ class ClusterSpec:
 
 
 def preset_names() -> list[str]:
-    return sorted(PRESETS) + sorted(f"{p}-{v}" for p in PRESETS for v in NODE_VARIANTS if v != "synergy")
+    return PRESETS.names() + sorted(f"{p}-{v}" for p in PRESETS.names() for v in NODE_VARIANTS.names() if v != "synergy")
 
 
 def preset_spec(name: str, cpu_per_gpu: float | None = None, mem_per_gpu: float | None = None, node: str | None = None) -> ClusterSpec:
     """The :class:`ClusterSpec` of a preset. ``cpu_per_gpu``/``mem_per_gpu`` override
     the node variant's ratio (cores, GB per GPU)."""
     base, variant = name, node or "synergy"
-    for v in NODE_VARIANTS:
+    for v in NODE_VARIANTS.names():
         if name.endswith(f"-{v}") and (name[: -len(v) - 1] in PRESETS or re.fullmatch(r"\d+x\d+", name[: -len(v) - 1])):
             base, variant = name[: -len(v) - 1], v
     custom = re.fullmatch(r"(\d+)x(\d+)", base)
     if custom and int(custom.group(1)) > 0 and int(custom.group(2)) > 0:
         nodes, gpus = int(custom.group(1)), int(custom.group(2))
     elif base in PRESETS:
-        nodes, gpus = PRESETS[base]
+        nodes, gpus = PRESETS.get(base)
     else:
         raise InputError("--preset", "preset", f"unknown cluster preset {name!r} (known: {', '.join(preset_names())}, or NxG)")
     if variant not in NODE_VARIANTS:
-        raise InputError("--preset", "node", f"unknown node variant {variant!r} (known: {', '.join(NODE_VARIANTS)})")
-    c, m = NODE_VARIANTS[variant]
+        raise InputError("--preset", "node", f"unknown node variant {variant!r} (known: {', '.join(NODE_VARIANTS.names())})")
+    c, m = NODE_VARIANTS.get(variant)
     c = c if cpu_per_gpu is None else cpu_per_gpu
     m = m if mem_per_gpu is None else mem_per_gpu
     if not (c > 0 and m > 0 and math.isfinite(c) and math.isfinite(m)):

@@ -7,6 +7,7 @@
 * ``helios-gen``, ``philly-gen``: the calibrated generators;
 * ``synthetic``: :func:`sensaopt.generate.generate`'s job mix (small, file-free; for
   tests and quick sweeps; ``jobs`` sets the job count);
+* a name added with ``SOURCES.register(name, fn)`` (``fn(SourceRequest) -> TraceData``);
 * a file path: ``*.json`` is a Philly ``cluster_job_log``; a ``*.csv`` whose header has
   ``expect_time_list`` is a Chronus trace, one with ``gpu_num`` a Helios job log.
 """
@@ -14,17 +15,77 @@
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from sensaopt.errors import InputError
 from sensaopt.traces.paths import CHRONUS_TRACES, data_file
+from sensaopt.registry import Registry
 from sensaopt.traces.trace import TraceData, TraceJob, window
+
+if TYPE_CHECKING:
+    from sensaopt.config import WorkloadConfig
+    from sensaopt.instance import Instance
 
 GENERATORS = ("helios-gen", "philly-gen", "synthetic")
 
 
+@dataclass(frozen=True)
+class SourceRequest:
+    """What a named source is asked for: window ``start`` (minutes) + ``days``, the first
+    ``limit`` jobs; ``seed`` and ``jobs`` (job count) for generators; ``cluster_gpus``
+    sizes the Philly generator's arrival rate; ``on_error``: raise or skip bad rows."""
+
+    start: float = 0.0
+    days: float | None = None
+    limit: int | None = None
+    seed: int = 0
+    jobs: int | None = None
+    cluster_gpus: int = 960
+    on_error: str = "raise"
+
+
+SourceFn = Callable[[SourceRequest], TraceData]
+
+
+def _chronus_trace(name: str) -> SourceFn:
+    def load(q: SourceRequest) -> TraceData:
+        from sensaopt.traces.chronus import read_chronus
+
+        return window(read_chronus(data_file(CHRONUS_TRACES[name]), q.on_error, name=name), q.start, q.days, q.limit)
+
+    return load
+
+
+def _helios_gen(q: SourceRequest) -> TraceData:
+    from sensaopt.traces.generators import HeliosConfig, generate_helios
+
+    d = generate_helios(HeliosConfig(days=q.days or 7.0, start_day=q.start / 1440.0, seed=q.seed))
+    return window(d, 0.0, None, q.limit)
+
+
+def _philly_gen(q: SourceRequest) -> TraceData:
+    from sensaopt.traces.generators import PhillyConfig, generate_philly
+
+    d = generate_philly(PhillyConfig(jobs=q.jobs or q.limit or 1000, cluster_gpus=q.cluster_gpus, seed=q.seed))
+    return window(d, q.start, q.days, q.limit)
+
+
+def _synthetic_source(q: SourceRequest) -> TraceData:
+    return window(_synthetic(q.jobs or q.limit or 20, q.seed), q.start, q.days, q.limit)
+
+
+SOURCES: Registry[SourceFn] = Registry("trace source", {
+    **{name: _chronus_trace(name) for name in CHRONUS_TRACES},
+    "helios-gen": _helios_gen,
+    "philly-gen": _philly_gen,
+    "synthetic": _synthetic_source,
+})
+
+
 def source_names() -> list[str]:
-    return sorted(CHRONUS_TRACES) + list(GENERATORS)
+    return SOURCES.names()
 
 
 def make_trace(
@@ -38,25 +99,13 @@ def make_trace(
     cluster_gpus: int = 960,
     on_error: str = "raise",
 ) -> TraceData:
-    """The jobs of ``spec`` (window ``start`` minutes + ``days``, first ``limit``).
-    ``seed`` drives generators; ``jobs`` sets the generators' job count (Philly,
-    synthetic); ``cluster_gpus`` sizes the Philly generator's arrival rate."""
-    if spec in CHRONUS_TRACES:
-        from sensaopt.traces.chronus import read_chronus
-
-        return window(read_chronus(data_file(CHRONUS_TRACES[spec]), on_error, name=spec), start, days, limit)
-    if spec == "helios-gen":
-        from sensaopt.traces.generators import HeliosConfig, generate_helios
-
-        d = generate_helios(HeliosConfig(days=days or 7.0, start_day=start / 1440.0, seed=seed))
-        return window(d, 0.0, None, limit)
-    if spec == "philly-gen":
-        from sensaopt.traces.generators import PhillyConfig, generate_philly
-
-        d = generate_philly(PhillyConfig(jobs=jobs or limit or 1000, cluster_gpus=cluster_gpus, seed=seed))
-        return window(d, start, days, limit)
-    if spec == "synthetic":
-        return window(_synthetic(jobs or limit or 20, seed), start, days, limit)
+    """The jobs of ``spec`` (a name in :data:`SOURCES` or a file; window ``start``
+    minutes + ``days``, first ``limit``). ``seed`` drives generators; ``jobs`` sets the
+    generators' job count (Philly, synthetic); ``cluster_gpus`` sizes the Philly
+    generator's arrival rate."""
+    q = SourceRequest(start, days, limit, seed, jobs, cluster_gpus, on_error)
+    if spec in SOURCES:
+        return SOURCES.get(spec)(q)
     p = Path(spec)
     if not p.exists():
         raise InputError(spec, "--trace", f"no such file, and not a known source ({', '.join(source_names())})")
@@ -109,7 +158,7 @@ def make_instance(
     best_effort_fraction: float = 0.0,
     sample: float = 1.0,
     on_error: str = "raise",
-):
+) -> tuple[Instance, TraceData]:
     """(instance, trace data) of a source on a cluster preset. ``sample`` keeps that
     fraction of the jobs (seeded, :func:`thin`). ``load`` multiplies the
     arrival rate (:func:`scale_load`); model types by :class:`SensitivityMix`; traces
@@ -129,3 +178,13 @@ def make_instance(
     inst = build_instance(data, cluster, mix=mix, seed=seed, round_minutes=round_minutes,
                           deadlines=DeadlineRule(best_effort_fraction=best_effort_fraction), name=f"{data.name}@{preset}")
     return inst, data
+
+
+def workload_instance(w: WorkloadConfig, on_error: str = "raise") -> tuple[Instance, TraceData]:
+    """(instance, trace data) of a :class:`sensaopt.config.WorkloadConfig` (its
+    ``profile_error`` is the simulator's business, not the instance's)."""
+    return make_instance(
+        w.trace, w.preset, start=w.start, days=w.days, limit=w.limit, jobs=w.jobs, seed=w.seed, round_minutes=w.round_minutes,
+        load=w.load, sensitive_fraction=w.sensitive_fraction, mix_mode=w.mix, guided=w.guided, cpu_per_gpu=w.cpu_per_gpu,
+        mem_per_gpu=w.mem_per_gpu, best_effort_fraction=w.best_effort_fraction, sample=w.sample, on_error=on_error,
+    )
