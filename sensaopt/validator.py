@@ -1,20 +1,32 @@
 """The one independent validator: recomputes everything from instance + schedule.
 
-Rules (each error names its rule):
+Each rule is one function ``rule_<name>`` returning the :class:`ScheduleError`\\ s it
+finds (an empty tuple when the rule holds); :data:`RULES` maps the rule names to them
+and :func:`check_schedule` composes them. Rules by the scope they look at:
+
+a segment on its own, checked in this order (:data:`GATE_RULES` first: a segment that
+breaks one of them is left out of every later check):
 
 ``unknown_job``      a segment names a job the instance does not have
+``bad_segment``      a segment with ``rounds < 1``, ``start < 0`` or no placement (also
+                     a schedule whose round length differs from the instance's)
 ``unknown_node``     a placement names a node index outside the cluster
-``bad_segment``      a segment with ``rounds < 1``, ``start < 0`` or no placement
+``duplicate_node``   a segment places the job twice on the same node
 ``gang``             a segment's placements do not add up to exactly the job's GPUs
 ``single_node``      a job that fits one node is spread over several
 ``whole_nodes``      a job larger than every node uses a partial node more than once
-``duplicate_node``   a segment places the job twice on the same node
 ``floor``            CPU or memory per GPU below the profile's floor, or a placement
                      with no GPU
-``overlap``          two segments of one job share a round
 ``before_arrival``   a job runs in a round that starts before its arrival
+
+a node in a round (over every well-formed segment, see :class:`Usage`):
+
 ``capacity_gpu``, ``capacity_cpu``, ``capacity_mem``
                      a node's GPUs, cores or GB exceeded in some round
+
+a job's segments in start order (see :class:`JobReplay`):
+
+``overlap``          two segments of one job share a round
 ``after_completion`` a job holds resources in a round after the one its work ended in
 ``incomplete``       a job's work is never completed (only with ``require_complete``)
 
@@ -30,15 +42,20 @@ boundaries), so completion times are multiples of the round length.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
 from sensaopt.errors import ScheduleError
-from sensaopt.instance import Instance, Job
+from sensaopt.instance import Instance, Job, Node
 from sensaopt.schedule import Schedule, Segment
 
 WORK_EPS = 1e-6  # minutes of work: a job with less than this left is done
+
+Findings = tuple[ScheduleError, ...]  # what one rule reports; () when it holds
+NONE: Findings = ()
 
 
 @dataclass(frozen=True)
@@ -60,167 +77,437 @@ class Evaluation:
     gpu_minutes: float = 0.0  # resource-minutes actually held
     cpu_minutes: float = 0.0
     mem_gb_minutes: float = 0.0
-    usage: dict = field(default_factory=dict, repr=False)  # per-round per-node arrays
+    usage: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # per-round per-node arrays
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
 
+@dataclass(frozen=True)
+class RuleContext:
+    """What the rules read about the instance, looked up once per check."""
+
+    instance: Instance
+    nodes: tuple[Node, ...]
+    round_minutes: float  # R, minutes per round
+    max_node_gpus: int  # GPUs of the largest node: a job with more spans nodes
+
+    @classmethod
+    def of(cls, instance: Instance) -> RuleContext:
+        cluster = instance.cluster
+        return cls(instance, cluster.nodes, instance.round_minutes, cluster.max_node_gpus)
+
+
 def segment_speed(job: Job, seg: Segment) -> float:
-    """True speed of a job over a segment: slowest node's profile speed × speed_factor."""
-    s = min(job.profile.speed(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in seg.placements)
+    """True speed of a job over a segment: slowest node's profile speed × speed_factor
+    (0.0 when a placement has no GPU: such a segment breaks ``floor`` and makes no progress)."""
+    speed, pls = job.profile.speed, seg.placements
+    if len(pls) == 1:  # the common case, without the generator
+        p = pls[0]
+        s = speed(p.cpus / p.gpus, p.mem_gb / p.gpus) if p.gpus > 0 else 0.0
+    else:
+        s = min(speed(p.cpus / p.gpus, p.mem_gb / p.gpus) if p.gpus > 0 else 0.0 for p in pls)
     return s * job.speed_factor
 
 
 def is_restart(prev: Segment | None, seg: Segment) -> bool:
     """Does ``seg`` pay the restart overhead? Yes if the job ran before and either
     paused in between or moved to another set of nodes."""
-    return prev is not None and (prev.end != seg.start or prev.nodes != seg.nodes)
+    return prev is not None and (prev.end != seg.start or not same_nodes(prev, seg))
 
 
-def check_schedule(instance: Instance, schedule: Schedule, require_complete: bool = True, max_errors: int = 50) -> Evaluation:
-    """Check every rule and recompute outcomes; never raises on a bad schedule."""
-    errors: list[ScheduleError] = []
-    R = instance.round_minutes
-    nodes = instance.cluster.nodes
-    n_nodes = len(nodes)
-    max_g = instance.cluster.max_node_gpus
+def same_nodes(a: Segment, b: Segment) -> bool:
+    """Do two segments use the same set of nodes?"""
+    pa, pb = a.placements, b.placements
+    if len(pa) == 1 and len(pb) == 1:  # the common case, without building sets
+        return pa[0].node == pb[0].node
+    return a.nodes == b.nodes
 
-    def err(rule: str, msg: str, job: str | None = None, r: int | None = None) -> None:
-        if len(errors) < max_errors:
-            errors.append(ScheduleError(rule, msg, job, r))
 
+# ---- schedule-level ----------------------------------------------------------------------------
+def rule_round_length(ctx: RuleContext, schedule: Schedule) -> Findings:
+    """bad_segment (schedule level): the schedule's round length is the instance's."""
+    R = ctx.round_minutes
     if abs(schedule.round_minutes - R) > 1e-9:
-        err("bad_segment", f"schedule round length {schedule.round_minutes} != instance round length {R}")
+        return (ScheduleError("bad_segment", f"schedule round length {schedule.round_minutes} != instance round length {R}"),)
+    return NONE
 
-    # ---- structural checks per segment ------------------------------------------------
+
+# ---- segment rules -----------------------------------------------------------------------------
+def rule_unknown_job(ctx: RuleContext, seg: Segment) -> Findings:
+    """unknown_job: the segment names a job of the instance."""
+    if seg.job not in ctx.instance.job_index:
+        return (ScheduleError("unknown_job", f"unknown job {seg.job!r}", seg.job, seg.start),)
+    return NONE
+
+
+def rule_bad_segment(ctx: RuleContext, seg: Segment) -> Findings:
+    """bad_segment: at least one round, a start at round 0 or later, at least one placement."""
+    if seg.rounds < 1 or seg.start < 0 or not seg.placements:
+        msg = f"segment start={seg.start} rounds={seg.rounds} with {len(seg.placements)} placements"
+        return (ScheduleError("bad_segment", msg, seg.job, seg.start),)
+    return NONE
+
+
+def rule_unknown_node(ctx: RuleContext, seg: Segment) -> Findings:
+    """unknown_node: every placement is on a node of the cluster."""
+    n_nodes = len(ctx.nodes)
+    for p in seg.placements:
+        if not (0 <= p.node < n_nodes):
+            return (ScheduleError("unknown_node", "placement on a node the cluster does not have", seg.job, seg.start),)
+    return NONE
+
+
+def rule_duplicate_node(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
+    """duplicate_node: at most one placement per node."""
+    pls = seg.placements
+    if len(pls) > 1 and len({p.node for p in pls}) != len(pls):
+        return (ScheduleError("duplicate_node", "the job is placed twice on one node", seg.job, seg.start),)
+    return NONE
+
+
+def rule_gang(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
+    """gang: the placements give exactly the job's GPUs."""
+    given = sum(p.gpus for p in seg.placements)
+    if given != job.gpus:
+        return (ScheduleError("gang", f"placements give {given} GPUs, the job needs {job.gpus}", seg.job, seg.start),)
+    return NONE
+
+
+def rule_single_node(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
+    """single_node: a job that fits the largest node runs on one node."""
+    if job.gpus <= ctx.max_node_gpus and len(seg.placements) > 1:
+        return (ScheduleError("single_node", f"a {job.gpus}-GPU job must run on one node", seg.job, seg.start),)
+    return NONE
+
+
+def rule_whole_nodes(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
+    """whole_nodes: a job larger than every node takes whole nodes and at most one partial node."""
+    if job.gpus <= ctx.max_node_gpus:
+        return NONE
+    nodes = ctx.nodes
+    partial = sum(1 for p in seg.placements if p.gpus != nodes[p.node].gpus)
+    if partial > 1:
+        msg = f"{partial} partial nodes; a job larger than a node uses whole nodes and at most one partial node"
+        return (ScheduleError("whole_nodes", msg, seg.job, seg.start),)
+    return NONE
+
+
+def rule_floor(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
+    """floor: every placement has a GPU and at least the profile's floor of cores and GB per GPU."""
+    fc, fm = job.profile.floor
+    found: Findings = NONE
+    for p in seg.placements:
+        if p.gpus <= 0:
+            found += (ScheduleError("floor", "a placement with no GPU", seg.job, seg.start),)
+        elif p.cpus / p.gpus < fc - 1e-9 or p.mem_gb / p.gpus < fm - 1e-9:
+            msg = (f"{p.cpus / p.gpus:g} cores and {p.mem_gb / p.gpus:g} GB per GPU on node {ctx.nodes[p.node].name} "
+                   f"is below the profile floor ({fc:g}, {fm:g})")
+            found += (ScheduleError("floor", msg, seg.job, seg.start),)
+    return found
+
+
+def rule_before_arrival(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
+    """before_arrival: the segment starts at or after the job's release round."""
+    if seg.start < ctx.instance.release_round(job):
+        msg = f"runs in round {seg.start} (minute {seg.start * ctx.round_minutes:g}) before arrival at minute {job.arrival:g}"
+        return (ScheduleError("before_arrival", msg, seg.job, seg.start),)
+    return NONE
+
+
+GateRule = Callable[[RuleContext, Segment], Findings]
+SegmentRule = Callable[[RuleContext, Job, Segment], Findings]
+GATE_RULES: tuple[GateRule, ...] = (rule_unknown_job, rule_bad_segment, rule_unknown_node)
+SEGMENT_RULES: tuple[SegmentRule, ...] = (
+    rule_duplicate_node, rule_gang, rule_single_node, rule_whole_nodes, rule_floor, rule_before_arrival,
+)
+
+
+class _Report:
+    """The errors found so far, at most ``limit`` of them (later ones are dropped)."""
+
+    def __init__(self, limit: int) -> None:
+        self.errors: list[ScheduleError] = []
+        self.limit = limit
+
+    def add(self, found: Iterable[ScheduleError]) -> None:
+        for e in found:
+            if len(self.errors) < self.limit:
+                self.errors.append(e)
+
+
+def well_formed_segments(ctx: RuleContext, segments: Iterable[Segment], report: _Report) -> list[Segment]:
+    """Apply the segment rules; return the segments that pass :data:`GATE_RULES` (the
+    rest of the checks and the progress replay see only those)."""
     good: list[Segment] = []
-    for seg in schedule.segments:
-        if seg.job not in instance.job_index:
-            err("unknown_job", f"unknown job {seg.job!r}", seg.job, seg.start)
-            continue
-        job = instance.job(seg.job)
-        if seg.rounds < 1 or seg.start < 0 or not seg.placements:
-            err("bad_segment", f"segment start={seg.start} rounds={seg.rounds} with {len(seg.placements)} placements", seg.job, seg.start)
-            continue
-        if any(not (0 <= p.node < n_nodes) for p in seg.placements):
-            err("unknown_node", "placement on a node the cluster does not have", seg.job, seg.start)
-            continue
-        if len({p.node for p in seg.placements}) != len(seg.placements):
-            err("duplicate_node", "the job is placed twice on one node", seg.job, seg.start)
-        if sum(p.gpus for p in seg.placements) != job.gpus:
-            err("gang", f"placements give {sum(p.gpus for p in seg.placements)} GPUs, the job needs {job.gpus}", seg.job, seg.start)
-        if job.gpus <= max_g and len(seg.placements) > 1:
-            err("single_node", f"a {job.gpus}-GPU job must run on one node", seg.job, seg.start)
-        if job.gpus > max_g:
-            partial = sum(1 for p in seg.placements if p.gpus != nodes[p.node].gpus)
-            if partial > 1:
-                err("whole_nodes", f"{partial} partial nodes; a job larger than a node uses whole nodes and at most one partial node", seg.job, seg.start)
-        fc, fm = job.profile.floor
-        for p in seg.placements:
-            if p.gpus <= 0:
-                err("floor", "a placement with no GPU", seg.job, seg.start)
-            elif p.cpus / p.gpus < fc - 1e-9 or p.mem_gb / p.gpus < fm - 1e-9:
-                err("floor", f"{p.cpus / p.gpus:g} cores and {p.mem_gb / p.gpus:g} GB per GPU on node {nodes[p.node].name} is below the profile floor ({fc:g}, {fm:g})", seg.job, seg.start)
-        if seg.start < instance.release_round(job):
-            err("before_arrival", f"runs in round {seg.start} (minute {seg.start * R:g}) before arrival at minute {job.arrival:g}", seg.job, seg.start)
-        good.append(seg)
+    index, jobs = ctx.instance.job_index, ctx.instance.jobs
+    for seg in segments:
+        for gate in GATE_RULES:
+            found = gate(ctx, seg)
+            if found:
+                report.add(found)
+                break
+        else:
+            job = jobs[index[seg.job]]
+            for rule in SEGMENT_RULES:
+                found = rule(ctx, job, seg)
+                if found:
+                    report.add(found)
+            good.append(seg)
+    return good
 
-    # ---- capacity per node and round ----------------------------------------------------
-    T = max((s.end for s in good), default=0)
-    usage: dict[str, np.ndarray] = {}
-    gpu_min = cpu_min = mem_min = 0.0
-    if good:
-        starts, ends, nidx, g, c, m = [], [], [], [], [], []
-        for s in good:
+
+# ---- capacity rules ----------------------------------------------------------------------------
+RESOURCES = ("gpu", "cpu", "mem")  # GPUs, cores, GB
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Resources held by a set of segments.
+
+    ``per_round[res]`` is a (rounds, nodes) array of GPUs, cores or GB in use in each
+    round on each node (empty without segments); ``minutes[res]`` the GPU-, core- or
+    GB-minutes held in total.
+    """
+
+    per_round: dict[str, np.ndarray]
+    minutes: dict[str, float]
+
+    @classmethod
+    def of(cls, ctx: RuleContext, segments: list[Segment]) -> Usage:
+        if not segments:
+            return cls({}, dict.fromkeys(RESOURCES, 0.0))
+        n_nodes = len(ctx.nodes)
+        T = max(s.end for s in segments)
+        starts, ends, nidx = [], [], []
+        g: list[float] = []
+        c: list[float] = []
+        m: list[float] = []
+        for s in segments:
             for p in s.placements:
-                starts.append(s.start); ends.append(s.end); nidx.append(p.node)
-                g.append(p.gpus); c.append(p.cpus); m.append(p.mem_gb)
+                starts.append(s.start)
+                ends.append(s.end)
+                nidx.append(p.node)
+                g.append(p.gpus)
+                c.append(p.cpus)
+                m.append(p.mem_gb)
+        vals = {"gpu": g, "cpu": c, "mem": m}
         starts_a, ends_a, nidx_a = np.array(starts), np.array(ends), np.array(nidx)
-        caps = {
-            "gpu": np.array([n.gpus for n in nodes], dtype=float),
-            "cpu": np.array([n.cpus for n in nodes], dtype=float),
-            "mem": np.array([n.mem_gb for n in nodes], dtype=float),
-        }
-        lengths = (ends_a - starts_a) * R
+        lengths = (ends_a - starts_a) * ctx.round_minutes
         # cell (round, node) of every placement's start and end, starts first: bincount
         # adds in input order, as np.add.at would (same floating-point sums)
         cells = np.concatenate([starts_a * n_nodes + nidx_a, ends_a * n_nodes + nidx_a])
-        for res, vals in (("gpu", g), ("cpu", c), ("mem", m)):
-            v = np.array(vals, dtype=float)
+        per_round: dict[str, np.ndarray] = {}
+        minutes: dict[str, float] = {}
+        for res in RESOURCES:
+            v = np.array(vals[res], dtype=float)
             diff = np.bincount(cells, weights=np.concatenate([v, -v]), minlength=(T + 1) * n_nodes).reshape(T + 1, n_nodes)
-            use = np.cumsum(diff, axis=0)[:T]
-            usage[res] = use
-            over = np.argwhere(use > caps[res][None, :] + 1e-6)
-            for r, n in over[:5]:
-                holders = sorted(s.job for s in good if s.start <= r < s.end and any(p.node == n for p in s.placements))
-                err(f"capacity_{res}", f"node {nodes[n].name} uses {use[r, n]:g} of {caps[res][n]:g} {res} (jobs {', '.join(holders)})", holders[0] if holders else None, int(r))
-            total = float(np.dot(v, lengths))
-            if res == "gpu":
-                gpu_min = total
-            elif res == "cpu":
-                cpu_min = total
-            else:
-                mem_min = total
+            per_round[res] = np.cumsum(diff, axis=0)[:T]
+            minutes[res] = float(np.dot(v, lengths))
+        return cls(per_round, minutes)
 
-    # ---- progress, completion, overlap ---------------------------------------------------
+
+def _capacity(ctx: RuleContext, usage: Usage, segments: list[Segment], res: str) -> Findings:
+    """The first five (round, node) cells where resource ``res`` exceeds the node's capacity."""
+    use = usage.per_round.get(res)
+    if use is None:
+        return NONE
+    nodes = ctx.nodes
+    attr = {"gpu": "gpus", "cpu": "cpus", "mem": "mem_gb"}[res]
+    caps = np.array([getattr(n, attr) for n in nodes], dtype=float)
+    found = []
+    for r, n in np.argwhere(use > caps[None, :] + 1e-6)[:5]:
+        holders = sorted(s.job for s in segments if s.start <= r < s.end and any(p.node == n for p in s.placements))
+        msg = f"node {nodes[n].name} uses {use[r, n]:g} of {caps[n]:g} {res} (jobs {', '.join(holders)})"
+        found.append(ScheduleError(f"capacity_{res}", msg, holders[0] if holders else None, int(r)))
+    return tuple(found)
+
+
+def rule_capacity_gpu(ctx: RuleContext, usage: Usage, segments: list[Segment]) -> Findings:
+    """capacity_gpu: no node holds more GPUs than it has in any round."""
+    return _capacity(ctx, usage, segments, "gpu")
+
+
+def rule_capacity_cpu(ctx: RuleContext, usage: Usage, segments: list[Segment]) -> Findings:
+    """capacity_cpu: no node gives out more cores than it has in any round."""
+    return _capacity(ctx, usage, segments, "cpu")
+
+
+def rule_capacity_mem(ctx: RuleContext, usage: Usage, segments: list[Segment]) -> Findings:
+    """capacity_mem: no node gives out more GB than it has in any round."""
+    return _capacity(ctx, usage, segments, "mem")
+
+
+CAPACITY_RULES = (rule_capacity_gpu, rule_capacity_cpu, rule_capacity_mem)
+
+
+# ---- job rules: progress replay ------------------------------------------------------------------
+@dataclass(slots=True)
+class JobReplay:
+    """A job's progress, replayed over its segments in start order (:meth:`run`, :meth:`skip`).
+
+    ``done`` is minutes of work at speed 1.0; ``finish_round`` the round at whose end the
+    work was complete (None while unfinished); ``prev`` the segment ending last so far.
+    """
+
+    job: Job
+    round_minutes: float  # R
+    restart_minutes: float  # overhead lost in the first round of a restart
+    done: float = 0.0
+    finish_round: int | None = None
+    first_round: int | None = None
+    prev: Segment | None = None
+    preemptions: int = 0
+    migrations: int = 0
+
+    @classmethod
+    def start(cls, instance: Instance, job: Job) -> JobReplay:
+        return cls(job, instance.round_minutes, instance.overheads.restart_minutes(job.gpus))
+
+    @property
+    def finish(self) -> float | None:
+        """Completion time, minutes (end of the completion round)."""
+        return None if self.finish_round is None else self.finish_round * self.round_minutes
+
+    def skip(self, seg: Segment) -> None:
+        """Pass over a segment that overlaps the previous one (no progress): the one
+        ending later stays the previous segment."""
+        if self.prev is None or seg.end > self.prev.end:
+            self.prev = seg
+
+    def run(self, seg: Segment) -> None:
+        """Advance over ``seg``: restart overhead, work done, completion (nothing is
+        gained once the job is complete)."""
+        prev = self.prev
+        self.prev = seg
+        if self.finish_round is not None:
+            return
+        restart = False  # is_restart(prev, seg), counted as a preemption or a migration
+        if prev is None:
+            self.first_round = seg.start
+        elif prev.end != seg.start:
+            restart, self.preemptions = True, self.preemptions + 1
+        elif not same_nodes(prev, seg):
+            restart, self.migrations = True, self.migrations + 1
+        R, job = self.round_minutes, self.job
+        speed = segment_speed(job, seg)
+        per_round = speed * R
+        first = speed * max(R - self.restart_minutes, 0.0) if restart else per_round
+        left = job.work - self.done
+        k: int | None  # rounds of seg until the work is done
+        if first >= left - WORK_EPS:
+            k = 1
+        elif per_round <= 0:
+            k = None
+        else:
+            k = 1 + math.ceil((left - first - WORK_EPS) / per_round)
+        if k is not None and k <= seg.rounds:
+            self.done = job.work
+            self.finish_round = seg.start + k
+        else:
+            self.done += first + per_round * (seg.rounds - 1)
+
+    def outcome(self) -> JobOutcome:
+        return JobOutcome(
+            job=self.job.id,
+            first_start=None if self.first_round is None else self.first_round * self.round_minutes,
+            finish=None if self.finish_round is None else self.finish_round * self.round_minutes,
+            work_done=min(self.done, self.job.work),
+            preemptions=self.preemptions,
+            migrations=self.migrations,
+        )
+
+
+def rule_overlap(rp: JobReplay, seg: Segment) -> Findings:
+    """overlap: the segment (next in start order) starts after the job's previous segments end."""
+    prev = rp.prev
+    if prev is not None and seg.start < prev.end:
+        return (ScheduleError("overlap", f"segments starting at rounds {prev.start} and {seg.start} overlap", rp.job.id, seg.start),)
+    return NONE
+
+
+def rule_after_completion(rp: JobReplay, seg: Segment) -> Findings:
+    """after_completion: once ``rp`` has run ``seg``, the segment holds no round after the
+    one the job's work was completed in."""
+    fin = rp.finish_round
+    if fin is None or seg.end <= fin:
+        return NONE
+    if fin <= seg.start:
+        msg = f"holds resources in round {seg.start}, after completing at minute {rp.finish:g}"
+        return (ScheduleError("after_completion", msg, rp.job.id, seg.start),)
+    msg = f"holds resources for {seg.end - fin} round(s) after completing at minute {rp.finish:g}"
+    return (ScheduleError("after_completion", msg, rp.job.id, fin),)
+
+
+def rule_incomplete(rp: JobReplay) -> Findings:
+    """incomplete: the replayed segments complete the job's work."""
+    if rp.finish_round is None:
+        return (ScheduleError("incomplete", f"work done {rp.done:g} of {rp.job.work:g} minutes", rp.job.id),)
+    return NONE
+
+
+_start = attrgetter("start")
+
+
+def replay_job(instance: Instance, job: Job, segments: Iterable[Segment], report: _Report) -> JobReplay:
+    """Replay ``job`` over its ``segments`` (any order), reporting ``overlap`` and
+    ``after_completion`` as they come."""
+    rp = JobReplay.start(instance, job)
+    for seg in sorted(segments, key=_start):
+        found = rule_overlap(rp, seg)
+        if found:
+            report.add(found)
+            rp.skip(seg)
+            continue
+        rp.run(seg)
+        found = rule_after_completion(rp, seg)
+        if found:
+            report.add(found)
+    return rp
+
+
+RULES: dict[str, Callable[..., Findings]] = {
+    "unknown_job": rule_unknown_job,
+    "bad_segment": rule_bad_segment,
+    "unknown_node": rule_unknown_node,
+    "duplicate_node": rule_duplicate_node,
+    "gang": rule_gang,
+    "single_node": rule_single_node,
+    "whole_nodes": rule_whole_nodes,
+    "floor": rule_floor,
+    "before_arrival": rule_before_arrival,
+    "capacity_gpu": rule_capacity_gpu,
+    "capacity_cpu": rule_capacity_cpu,
+    "capacity_mem": rule_capacity_mem,
+    "overlap": rule_overlap,
+    "after_completion": rule_after_completion,
+    "incomplete": rule_incomplete,
+}
+"""Every rule by name; the name is the ``rule`` of the errors it reports."""
+
+
+def check_schedule(instance: Instance, schedule: Schedule, require_complete: bool = True, max_errors: int = 50) -> Evaluation:
+    """Check every rule and recompute outcomes; never raises on a bad schedule.
+    At most ``max_errors`` errors are kept, in the order the rules find them."""
+    ctx = RuleContext.of(instance)
+    report = _Report(max_errors)
+    report.add(rule_round_length(ctx, schedule))
+    good = well_formed_segments(ctx, schedule.segments, report)
+    usage = Usage.of(ctx, good)
+    for capacity in CAPACITY_RULES:
+        report.add(capacity(ctx, usage, good))
     by_job: dict[str, list[Segment]] = {}
     for s in good:
         by_job.setdefault(s.job, []).append(s)
     outcomes: dict[str, JobOutcome] = {}
     for job in instance.jobs:
-        segs = sorted(by_job.get(job.id, ()), key=lambda s: s.start)
-        done, finish, prev = 0.0, None, None
-        preempt = migr = 0
-        overhead = instance.overheads.restart_minutes(job.gpus)
-        prev_nodes = None
-        for seg in segs:
-            if prev is not None and seg.start < prev.end:
-                err("overlap", f"segments starting at rounds {prev.start} and {seg.start} overlap", job.id, seg.start)
-                if seg.end > prev.end:
-                    prev, prev_nodes = seg, seg.nodes
-                continue
-            if finish is not None:
-                err("after_completion", f"holds resources in round {seg.start}, after completing at minute {finish:g}", job.id, seg.start)
-                prev, prev_nodes = seg, seg.nodes
-                continue
-            nodes = seg.nodes
-            restart = prev is not None and (prev.end != seg.start or prev_nodes != nodes)  # is_restart()
-            if restart:
-                if prev.end != seg.start:
-                    preempt += 1
-                else:
-                    migr += 1
-            speed = segment_speed(job, seg)
-            per_round = speed * R
-            first = speed * max(R - overhead, 0.0) if restart else per_round
-            left = job.work - done
-            if first >= left - WORK_EPS:
-                k = 1
-            elif per_round <= 0:
-                k = None
-            else:
-                k = 1 + math.ceil((left - first - WORK_EPS) / per_round)
-            if k is not None and k <= seg.rounds:
-                done = job.work
-                finish = (seg.start + k) * R
-                if k < seg.rounds:
-                    err("after_completion", f"holds resources for {seg.rounds - k} round(s) after completing at minute {finish:g}", job.id, seg.start + k)
-            else:
-                done += first + per_round * (seg.rounds - 1)
-            prev, prev_nodes = seg, nodes
-        if finish is None and require_complete:
-            err("incomplete", f"work done {done:g} of {job.work:g} minutes", job.id)
-        outcomes[job.id] = JobOutcome(
-            job=job.id,
-            first_start=segs[0].start * R if segs else None,
-            finish=finish,
-            work_done=min(done, job.work),
-            preemptions=preempt,
-            migrations=migr,
-        )
-    return Evaluation(outcomes, errors, gpu_min, cpu_min, mem_min, usage)
+        rp = replay_job(instance, job, by_job.get(job.id, ()), report)
+        if require_complete:
+            report.add(rule_incomplete(rp))
+        outcomes[job.id] = rp.outcome()
+    m = usage.minutes
+    return Evaluation(outcomes, report.errors, m["gpu"], m["cpu"], m["mem"], usage.per_round)
 
 
 def validate(instance: Instance, schedule: Schedule, require_complete: bool = True) -> Evaluation:
