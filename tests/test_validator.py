@@ -7,7 +7,21 @@ import pytest
 from sensaopt.metrics import compute_metrics
 from sensaopt.schedule import Placement as P
 from sensaopt.schedule import Schedule, Segment
-from sensaopt.validator import check_schedule, validate
+from sensaopt.validator import (
+    CAPACITY_RULES,
+    GATE_RULES,
+    RULES,
+    SEGMENT_RULES,
+    JobReplay,
+    RuleContext,
+    Usage,
+    check_schedule,
+    rule_after_completion,
+    rule_incomplete,
+    rule_overlap,
+    rule_round_length,
+    validate,
+)
 
 from .util import instance, job
 
@@ -80,6 +94,97 @@ def test_each_rule_broken_alone(rule):
     assert rules(CASES[rule], require_complete=rule != "unknown_node") == {rule}
 
 
+# ---- each rule function on its own ------------------------------------------------------------
+FLOOR = replace_seg("a", placements=(P(0, 1, 3, 10.0),))
+DUPLICATE = replace_seg("c", placements=(P(0, 8, 24, 500.0), P(0, 4, 12, 250.0)))
+SCHEDULE_CASES = {**{r: segs for r, segs in CASES.items() if RULES[r] not in (rule_overlap, rule_after_completion, rule_incomplete)},
+                  "floor": FLOOR, "duplicate_node": DUPLICATE}
+
+
+def alone(name, segs):
+    """The errors of one segment or capacity rule function, applied at its scope to every segment."""
+    fn, ctx = RULES[name], RuleContext.of(INST)
+    passed = [s for s in segs if not any(gate(ctx, s) for gate in GATE_RULES)]
+    if fn in GATE_RULES:
+        return [e for s in segs for e in fn(ctx, s)]
+    if fn in SEGMENT_RULES:
+        return [e for s in passed for e in fn(ctx, INST.job(s.job), s)]
+    assert fn in CAPACITY_RULES
+    return list(fn(ctx, Usage.of(ctx, passed), passed))
+
+
+def test_every_rule_has_a_function_and_a_case():
+    assert len(RULES) == 15 and set(RULES) == set(CASES) | {"floor", "duplicate_node"}
+    assert set(SCHEDULE_CASES) | {"overlap", "after_completion", "incomplete"} == set(RULES)
+
+
+@pytest.mark.parametrize("rule", sorted(SCHEDULE_CASES))
+def test_rule_function_reports_its_case(rule):
+    found = alone(rule, SCHEDULE_CASES[rule])
+    assert found and {e.rule for e in found} == {rule}
+
+
+@pytest.mark.parametrize("rule", sorted(SCHEDULE_CASES))
+def test_valid_schedule_passes_each_rule_function(rule):
+    assert alone(rule, base_segments()) == []
+
+
+def test_round_length_is_a_bad_segment():
+    ctx = RuleContext.of(INST)
+    assert rule_round_length(ctx, sched(base_segments())) == ()
+    (e,) = rule_round_length(ctx, Schedule(tuple(base_segments()), 5.0))
+    assert e.rule == "bad_segment" and "round length 5.0" in e.message
+
+
+def replay(job_id, segs):
+    rp = JobReplay.start(INST, INST.job(job_id))
+    for s in segs:
+        rp.run(s)
+    return rp
+
+
+A0 = Segment("a", 0, 2, (P(0, 1, 3, 62.5),))  # a: 20 minutes of work at speed 1 -> done at the end of round 1
+
+
+def test_overlap_rule_alone():
+    rp = replay("a", [A0])
+    assert rule_overlap(rp, Segment("a", 2, 1, A0.placements)) == ()
+    (e,) = rule_overlap(rp, Segment("a", 1, 1, (P(1, 1, 3, 62.5),)))
+    assert (e.rule, e.job, e.round, e.message) == ("overlap", "a", 1, "segments starting at rounds 0 and 1 overlap")
+    assert rule_overlap(replay("a", []), A0) == ()  # a first segment overlaps nothing
+
+
+def test_after_completion_rule_alone():
+    rp = replay("a", [A0])
+    assert rp.finish == 20 and rule_after_completion(rp, A0) == ()
+    long = replace(A0, rounds=3)
+    rp = replay("a", [long])
+    (e,) = rule_after_completion(rp, long)
+    assert (e.rule, e.round, e.message) == ("after_completion", 2, "holds resources for 1 round(s) after completing at minute 20")
+    later = Segment("a", 5, 1, A0.placements)
+    rp.run(later)
+    (e,) = rule_after_completion(rp, later)
+    assert (e.round, e.message) == (5, "holds resources in round 5, after completing at minute 20")
+
+
+def test_incomplete_rule_alone():
+    assert rule_incomplete(replay("a", [A0])) == ()
+    (e,) = rule_incomplete(replay("a", [replace(A0, rounds=1)]))
+    assert (e.rule, e.job, e.round, e.message) == ("incomplete", "a", None, "work done 10 of 20 minutes")
+    assert rule_incomplete(replay("a", []))[0].message == "work done 0 of 20 minutes"
+
+
+def test_no_gpu_placement_is_a_floor_error_not_a_crash():
+    segs = replace_seg("a", placements=(P(0, 0, 3, 62.5),))
+    ev = check_schedule(INST, sched(segs), require_complete=False)
+    assert {e.rule for e in ev.errors} == {"floor", "gang"} and ev.outcomes["a"].work_done == 0
+
+
+def test_errors_are_capped_in_the_order_found():
+    segs = base_segments() + [Segment(f"x{k}", 0, 1, (P(0, 1, 3, 62.5),)) for k in range(5)]
+    full = check_schedule(INST, sched(segs)).errors
+    capped = check_schedule(INST, sched(segs), max_errors=3).errors
+    assert [str(e) for e in capped] == [str(e) for e in full[:3]] and full[0].message == "unknown job 'x0'"
 
 
 def test_floor_broken_alone():
