@@ -290,6 +290,8 @@ class ScheduleModel(_Strict):
 
 
 def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>") -> Schedule:
+    """Parse a schedule object; checks types and names (not feasibility: that is the
+    validator's job). Raises :class:`InputError`."""
     if isinstance(raw, dict) and "schedule" in raw and "segments" not in raw:
         raw = raw["schedule"]  # a `solve --json` result file holds its schedule
     try:
@@ -320,7 +322,13 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
 
 
 def load_schedule(path: str | Path, instance: Instance) -> Schedule:
+    """Read a schedule file (or a ``solve --json`` result holding one). Raises :class:`InputError`."""
     return parse_schedule_dict(read_json(path), instance, str(path))
+
+
+def save_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> None:
+    """Write ``schedule`` as a schedule file (nodes by name), atomically."""
+    atomic_write_text(path, json.dumps(schedule.to_dict(instance), indent=1))
 
 
 # ---- files ------------------------------------------------------------------------------------

@@ -6,15 +6,20 @@ consecutive rounds starting at round ``start`` (round r covers minutes
 the job's GPUs and the **total** CPU cores and memory GB it gets there (not per
 GPU). A job's placement may change between rounds (resizing, migration,
 preemption): that starts a new segment.
+
+This module is the data only; reading and writing schedule files is
+:mod:`sensaopt.io`'s (``parse_schedule_dict``, ``load_schedule``, ``save_schedule``),
+which imports this module and never the other way round.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from sensaopt.instance import Instance
 
 FORMAT_VERSION = 1
 
@@ -48,10 +53,10 @@ class Segment:
 class Schedule:
     segments: tuple[Segment, ...]
     round_minutes: float
-    meta: dict = field(default_factory=dict, compare=False)
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
-    def from_rounds(cls, rounds: Iterable[tuple[int, dict[str, tuple[Placement, ...]]]], round_minutes: float) -> "Schedule":
+    def from_rounds(cls, rounds: Iterable[tuple[int, dict[str, tuple[Placement, ...]]]], round_minutes: float) -> Schedule:
         """Build from per-round allocations ``(round, {job: placements})``, merging
         consecutive rounds with identical placements into one segment."""
         builder = ScheduleBuilder(round_minutes)
@@ -75,7 +80,8 @@ class Schedule:
         return {s.job: s.placements for s in self.segments if s.start <= round_ < s.end}
 
     # ---- JSON --------------------------------------------------------------------
-    def to_dict(self, instance) -> dict:
+    def to_dict(self, instance: Instance) -> dict[str, Any]:
+        """The schedule file's JSON object (nodes by name; read back by :func:`sensaopt.io.parse_schedule_dict`)."""
         names = [n.name for n in instance.cluster.nodes]
         return {
             "format_version": FORMAT_VERSION,
@@ -95,45 +101,41 @@ class Schedule:
             ],
         }
 
-    @classmethod
-    def from_dict(cls, d: dict, instance, source: str = "<schedule>") -> "Schedule":
-        """Parse a schedule; checks types and names (not feasibility: that is the
-        validator's job). Raises :class:`InputError`."""
-        from sensaopt.io import parse_schedule_dict
 
-        return parse_schedule_dict(d, instance, source)
+@dataclass(slots=True)
+class _OpenSegment:
+    """A segment still growing in a :class:`ScheduleBuilder`."""
+
+    start: int  # first round
+    rounds: int
+    placements: tuple[Placement, ...]
 
 
 class ScheduleBuilder:
     """Accumulates per-round allocations into segments (used by the simulator)."""
 
-    def __init__(self, round_minutes: float):
+    def __init__(self, round_minutes: float) -> None:
         self.round_minutes = round_minutes
-        self._open: dict[str, list] = {}  # job -> [start, rounds, placements]
+        self._open: dict[str, _OpenSegment] = {}  # by job
         self._done: list[Segment] = []
 
     def add_round(self, r: int, alloc: dict[str, tuple[Placement, ...]]) -> None:
-        for job in [j for j, (start, n, pl) in self._open.items() if start + n != r or alloc.get(j) != pl]:
+        for job in [j for j, o in self._open.items() if o.start + o.rounds != r or alloc.get(j) != o.placements]:
             self._close(job)
         for job, pl in alloc.items():
             cur = self._open.get(job)
             if cur is None:
-                self._open[job] = [r, 1, pl]
+                self._open[job] = _OpenSegment(r, 1, pl)
             else:
-                cur[1] += 1
+                cur.rounds += 1
 
     def _close(self, job: str) -> None:
-        start, n, pl = self._open.pop(job)
-        self._done.append(Segment(job, start, n, pl))
+        o = self._open.pop(job)
+        self._done.append(Segment(job, o.start, o.rounds, o.placements))
 
-    def build(self, meta: dict | None = None) -> Schedule:
+    def build(self, meta: dict[str, Any] | None = None) -> Schedule:
         for job in list(self._open):
             self._close(job)
         segs = sorted(self._done, key=lambda s: (s.start, s.job))
         return Schedule(tuple(segs), self.round_minutes, meta or {})
 
-
-def save_schedule(schedule: Schedule, instance, path: str | Path) -> None:
-    from sensaopt.io import atomic_write_text
-
-    atomic_write_text(path, json.dumps(schedule.to_dict(instance), indent=1))
