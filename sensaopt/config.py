@@ -52,6 +52,11 @@ class WorkloadConfig:
         return WorkloadConfig(**{f.name: getattr(self, f.name) for f in fields(WorkloadConfig)})
 
 
+def field_help(cls: type, name: str) -> str:
+    """The help text of field ``name`` of the dataclass ``cls`` (its ``metadata["help"]``)."""
+    return str(next(f for f in fields(cls) if f.name == name).metadata.get("help", ""))
+
+
 def field_types(cls: type) -> dict[str, Any]:
     """Resolved type of every field of the dataclass ``cls``."""
     hints = typing.get_type_hints(cls)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
-from typing import Optional
+from typing import Any, List, Optional
 
 import typer
 
 from sensaopt.cli.app import app, command_line
+from sensaopt.cli.options import TextCodec, at_least_one, dataclass_options, positive, set_option
+from sensaopt.generate import GeneratorConfig
 
 
 def _version_cb(value: bool):
@@ -48,31 +51,38 @@ def summary_line(res) -> str:
 @app.command()
 def solve(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
-    solver: str = typer.Option("heuristic", help="heuristic | cpsat | milp"),
+    solver: str = typer.Option("heuristic", help="heuristic | cpsat | highs | cbc | milp (= highs): a name of sensaopt.solve.SOLVERS."),
     policy: str = typer.Option("sensascale", help="Policy for --solver heuristic (sensascale, edf, fifo, ...)."),
-    time_limit: Optional[float] = typer.Option(None, help="Seconds, exact solvers."),
-    workers: Optional[int] = typer.Option(None, help="Solver threads, exact solvers."),
+    settings: List[str] = set_option(),
+    time_limit: Optional[float] = typer.Option(None, callback=positive, help="Seconds, exact solvers (> 0)."),
+    workers: Optional[int] = typer.Option(None, callback=at_least_one, help="Solver threads, exact solvers (>= 1)."),
     weighted: bool = typer.Option(False, "--weighted", help="Exact solvers: one weighted solve instead of deadline loss first, then the whole objective."),
     seed: int = typer.Option(0, help="Random seed (solver seed; profile-error draw for heuristics)."),
     profile_error: float = typer.Option(0.0, help="Heuristics: sigma of the hidden log-normal true-speed factor."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write the result (with schedule) as JSON."),
-):
+) -> None:
     """Solve an instance and report the common metrics."""
+    from sensaopt.config import policy_settings
+    from sensaopt.errors import InputError
     from sensaopt.io import atomic_write_text, load_instance
+    from sensaopt.solve import HEURISTIC, SOLVERS
     from sensaopt.solve import solve as do_solve
 
-    inst = load_instance(instance)
-    params: dict = {"seed": seed}
-    if solver == "heuristic":
-        params.update(policy=policy, profile_error=profile_error)
+    SOLVERS.get(solver)  # an unknown name fails before the instance is read
+    params: dict[str, Any] = {"seed": seed}
+    if solver == HEURISTIC:
+        params.update(policy=policy, profile_error=profile_error, policy_config=policy_settings([policy], settings)[policy])
     else:
+        if settings:
+            raise InputError("--set", settings[0].partition("=")[0], "policy knobs apply to --solver heuristic only")
         if time_limit is not None:
             params["time_limit"] = time_limit
         if workers is not None:
             params["workers"] = workers
         if weighted:
             params["lexicographic"] = False
+    inst = load_instance(instance)
     res = do_solve(inst, solver=solver, **params)
     d = res.to_dict(inst)
     d["instance"] = str(instance)
@@ -113,51 +123,60 @@ def validate(
         raise typer.Exit(1)
 
 
+def _mix_text(mix: tuple[tuple[int, float], ...]) -> str:
+    return ",".join(f"{g}:{w:g}" for g, w in mix)
+
+
+def _mix_parse(text: str) -> tuple[tuple[int, float], ...]:
+    try:
+        return tuple((int(g), float(w)) for g, w in (item.split(":") for item in text.split(",")))
+    except ValueError:
+        raise ValueError(f"expected 'g:w,g:w' (GPUs per job and their weights), got {text!r}") from None
+
+
+# the GeneratorConfig fields `generate` exposes, with their help (defaults come from GeneratorConfig)
+GENERATE_HELP = {
+    "jobs": "Number of jobs.",
+    "nodes": "Number of nodes.",
+    "node_gpus": "GPUs per node.",
+    "node_cpus": "CPU cores per node.",
+    "node_mem_gb": "Memory GB per node.",
+    "round_minutes": "Round length, minutes.",
+    "load": "Offered GPU work / capacity over the arrival window.",
+    "gpu_mix": "GPUs per job and their weights, as 'g:w,g:w'.",
+    "work_median": "Median work, minutes at speed 1.0.",
+    "work_max": "Largest work, minutes.",
+    "deadline_lo": "Deadline factor λ lower end (deadline = arrival + λ·work).",
+    "deadline_hi": "Deadline factor λ upper end (tightness).",
+    "deadline_round": "Round deadlines up to a multiple of this many minutes.",
+    "best_effort_fraction": "Fraction of jobs without a deadline.",
+    "sensitive_fraction": "Fraction of jobs with a sensitive model.",
+    "seed": "Random seed.",
+    "name": "Instance name.",
+}
+
+
 @app.command()
+@dataclass_options(GeneratorConfig, "cfg", names=tuple(GENERATE_HELP), helps=GENERATE_HELP,
+                   codecs={"gpu_mix": TextCodec(_mix_text, _mix_parse)})
 def generate(
+    cfg: GeneratorConfig,
     output: Path = typer.Option(..., "-o", "--output", help="Instance file to write."),
-    jobs: int = typer.Option(20, help="Number of jobs."),
-    nodes: int = typer.Option(2, help="Number of nodes."),
-    node_gpus: int = typer.Option(8, help="GPUs per node."),
-    node_cpus: int = typer.Option(24, help="CPU cores per node."),
-    node_mem_gb: float = typer.Option(500.0, help="Memory GB per node."),
-    round_minutes: float = typer.Option(10.0, help="Round length, minutes."),
-    load: float = typer.Option(1.3, help="Offered GPU work / capacity over the arrival window."),
-    deadline_lo: float = typer.Option(1.1, help="Deadline factor λ lower end (deadline = arrival + λ·work)."),
-    deadline_hi: float = typer.Option(2.0, help="Deadline factor λ upper end (tightness)."),
-    deadline_round: float = typer.Option(60.0, help="Round deadlines up to a multiple of this many minutes."),
-    sensitive_fraction: float = typer.Option(0.5, help="Fraction of jobs with a sensitive model."),
-    best_effort_fraction: float = typer.Option(0.0, help="Fraction of jobs without a deadline."),
-    work_median: float = typer.Option(60.0, help="Median work, minutes at speed 1.0."),
-    work_max: float = typer.Option(480.0, help="Largest work, minutes."),
-    gpu_mix: str = typer.Option("1:0.6,2:0.2,4:0.15,8:0.05", help="GPUs per job and their weights, as 'g:w,g:w'."),
-    seed: int = typer.Option(0, help="Random seed."),
-    name: Optional[str] = typer.Option(None, help="Instance name."),
-):
+) -> None:
     """Write a seeded synthetic instance."""
     from sensaopt.errors import InputError
-    from sensaopt.generate import GeneratorConfig, generate as gen, provenance
+    from sensaopt.generate import generate as gen, provenance
     from sensaopt.io import save_instance
 
     try:
-        mix = tuple((int(g), float(w)) for g, w in (item.split(":") for item in gpu_mix.split(",")))
-        cfg = GeneratorConfig(
-            jobs=jobs, nodes=nodes, node_gpus=node_gpus, node_cpus=node_cpus, node_mem_gb=node_mem_gb,
-            round_minutes=round_minutes, load=load, gpu_mix=mix, work_median=work_median, work_max=work_max,
-            deadline_lo=deadline_lo, deadline_hi=deadline_hi, deadline_round=deadline_round,
-            sensitive_fraction=sensitive_fraction, best_effort_fraction=best_effort_fraction, seed=seed, name=name,
-        )
         inst = gen(cfg)
     except ValueError as e:
         raise InputError("(command line)", "generate", f"bad option: {e}") from None
     prov = provenance(cfg)
-    prov["command"] = command_line("generate", {
-        "output": output, "jobs": jobs, "nodes": nodes, "node_gpus": node_gpus, "node_cpus": node_cpus, "node_mem_gb": node_mem_gb,
-        "round_minutes": round_minutes, "load": load, "deadline_lo": deadline_lo, "deadline_hi": deadline_hi,
-        "deadline_round": deadline_round, "sensitive_fraction": sensitive_fraction, "best_effort_fraction": best_effort_fraction,
-        "work_median": work_median, "work_max": work_max, "gpu_mix": gpu_mix, "seed": seed, "name": name})
+    shown = {k: _mix_text(v) if k == "gpu_mix" else v for k, v in asdict(cfg).items() if k in GENERATE_HELP}
+    prov["command"] = command_line("generate", {"output": output, **shown})
     save_instance(inst, output, prov)
-    typer.echo(f"wrote {output}: {len(inst.jobs)} jobs, {inst.cluster.num_nodes} nodes x {node_gpus} GPUs")
+    typer.echo(f"wrote {output}: {len(inst.jobs)} jobs, {inst.cluster.num_nodes} nodes x {cfg.node_gpus} GPUs")
 
 
 @app.command()

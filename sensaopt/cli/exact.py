@@ -12,6 +12,7 @@ from typing import List, Optional
 import typer
 
 from sensaopt.cli.app import app
+from sensaopt.cli.options import at_least_one, positive
 from sensaopt.instance import Instance
 from sensaopt.result import Result
 
@@ -98,8 +99,8 @@ def gap(
     instances: List[Path] = typer.Argument(..., help="Instance JSON files."),
     exact: str = typer.Option("cpsat", help="cpsat | milp (HiGHS) | highs | cbc"),
     policy: str = typer.Option("sensascale", help="Heuristic policy to compare."),
-    time_limit: float = typer.Option(60.0, help="Seconds per exact solve."),
-    workers: int = typer.Option(2, help="Exact solver threads."),
+    time_limit: float = typer.Option(60.0, callback=positive, help="Seconds per exact solve (> 0)."),
+    workers: int = typer.Option(2, callback=at_least_one, help="Exact solver threads (>= 1)."),
     seed: int = typer.Option(0, help="Exact solver random seed."),
     weighted: bool = typer.Option(False, "--weighted", help="One weighted exact solve instead of deadline loss first, then the whole objective."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
@@ -144,7 +145,7 @@ def round_gap(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
     policy: str = typer.Option("sensascale", help="Policy whose round decisions are scored."),
     window: int = typer.Option(4, help="Window length, rounds."),
-    time_limit: float = typer.Option(2.0, help="Seconds per window solve."),
+    time_limit: float = typer.Option(2.0, callback=positive, help="Seconds per window solve (> 0)."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
 ):
     """Per-round gap: each round decision of a policy vs the window model's optimum."""

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from sensaopt.cli.app import app, command_line, progress_bar
+from sensaopt.cli.options import at_least_one, set_option, with_workload
+from sensaopt.config import WorkloadConfig, field_help
 
 instances_app = typer.Typer(no_args_is_help=True, help="Make instance files.")
 app.add_typer(instances_app, name="instances")
 
-_TRACE_HELP = "chronus-slo | chronus-mix1 | chronus-mix2 | helios-gen | philly-gen | synthetic | FILE (Chronus/Helios CSV, Philly JSON)"
+_TRACE_HELP = field_help(WorkloadConfig, "trace")
 
 
 def _progress(total: int, desc: str, quiet: bool):
@@ -20,51 +23,35 @@ def _progress(total: int, desc: str, quiet: bool):
 
 
 @app.command()
+@with_workload(required=("trace",))
 def simulate(
-    trace: str = typer.Option(..., "--trace", help=_TRACE_HELP),
-    preset: str = typer.Option("philly-8", help="Cluster preset: philly-8, philly-16, helios-8, helios-16 (suffix -chronus: Chronus nodes)."),
+    workload: WorkloadConfig,
     policy: List[str] = typer.Option(["sensascale"], "--policy", help="Policy name; repeat for several."),
-    start: float = typer.Option(0.0, help="Window start, minutes from the trace origin."),
-    days: Optional[float] = typer.Option(None, help="Window length, days (generators: days generated)."),
-    limit: Optional[int] = typer.Option(None, help="Keep the first N jobs of the window."),
-    jobs: Optional[int] = typer.Option(None, help="Job count for philly-gen / synthetic."),
-    round_minutes: float = typer.Option(5.0, help="Round length, minutes."),
-    seed: int = typer.Option(0, help="Seed: generators, model-type and deadline draws, profile error."),
-    sensitive_fraction: float = typer.Option(0.5, help="Fraction of jobs given sensitive model types (mode fraction)."),
-    mix: str = typer.Option("fraction", help="Model-type mix: fraction | synergy (image/language/speech 20/70/10)."),
-    guided: bool = typer.Option(False, help="Give sensitive/image models to jobs drawing high Alibaba CPU-per-GPU asks."),
-    cpu_per_gpu: Optional[float] = typer.Option(None, help="Cores per GPU (default: the preset's node variant)."),
-    mem_per_gpu: Optional[float] = typer.Option(None, help="GB per GPU (default: the preset's node variant)."),
-    load: float = typer.Option(1.0, help="Arrival-rate multiplier."),
-    best_effort_fraction: float = typer.Option(0.0, help="Traces without deadlines: fraction made best effort."),
-    profile_error: float = typer.Option(0.0, help="Sigma of the hidden log-normal true-speed factor."),
+    settings: List[str] = set_option(),
     skip_malformed: bool = typer.Option(False, help="Skip (and count) malformed trace rows instead of stopping."),
     output: Path = typer.Option(..., "-o", "--output", help="Output folder."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-):
+) -> None:
     """Simulate policies on a trace or generator; write per-job CSV and summary JSON per policy."""
     from sensaopt.cli.core import summary_line
-    from sensaopt.traces.run import run_policy, write_outputs
-    from sensaopt.traces.sources import make_instance
+    from sensaopt.config import policy_settings
+    from sensaopt.simulator import simulate as run
+    from sensaopt.traces.run import write_outputs
+    from sensaopt.traces.sources import workload_instance
 
-    inst, data = make_instance(
-        trace, preset, start=start, days=days, limit=limit, jobs=jobs, seed=seed, round_minutes=round_minutes, load=load,
-        sensitive_fraction=sensitive_fraction, mix_mode=mix, guided=guided, cpu_per_gpu=cpu_per_gpu, mem_per_gpu=mem_per_gpu,
-        best_effort_fraction=best_effort_fraction, on_error="skip" if skip_malformed else "raise",
-    )
+    knobs = policy_settings(policy, settings)  # every --set checked before the trace is read
+    inst, data = workload_instance(workload, on_error="skip" if skip_malformed else "raise")
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(data.skipped.items())) or "none"
     typer.echo(f"{inst.name}: {len(inst.jobs)} jobs on {inst.cluster.num_nodes} nodes / {inst.cluster.total_gpus} GPUs (skipped: {skipped})", err=True)
-    workload = {"trace": trace, "preset": preset, "start": start, "days": days, "limit": limit, "jobs": jobs, "seed": seed,
-                "round_minutes": round_minutes, "sensitive_fraction": sensitive_fraction, "mix": mix, "guided": guided,
-                "cpu_per_gpu": cpu_per_gpu, "mem_per_gpu": mem_per_gpu, "load": load, "best_effort_fraction": best_effort_fraction,
-                "profile_error": profile_error, "skipped": data.skipped}
+    described = {**asdict(workload), "skipped": data.skipped}
     for pol in policy:
         bar, cb = _progress(len(inst.jobs), pol, quiet)
         try:
-            res, ev = run_policy(inst, pol, seed=seed, profile_error=profile_error, progress=cb)
+            res = run(inst, pol, seed=workload.seed, profile_error=workload.profile_error, progress=cb, policy_config=knobs[pol])
         finally:
             bar.close()
-        write_outputs(output, pol, inst, res, ev, workload)
+        assert res.evaluation is not None  # the simulator always evaluates its schedule
+        write_outputs(output, pol, inst, res, res.evaluation, {**described, "policy_config": knobs[pol]})
         typer.echo(summary_line(res))
 
 
@@ -116,56 +103,31 @@ def instances_from_trace(
         raise InputError(trace, "windows", "no window could be cut (trace too short or jobs too large for --max-nodes)")
 
 
-def _floats_or_none(vals: List[str], name: str) -> list:
-    from sensaopt.errors import InputError
-
-    out = []
-    for v in vals:
-        if v.lower() in ("none", "preset", "default"):
-            out.append(None)
-            continue
-        try:
-            out.append(float(v))
-        except ValueError:
-            raise InputError(f"--{name}", name, f"not a number: {v!r}") from None
-    return out or [None]
-
-
 @app.command()
+@with_workload(grid=True)
 def sweep(
-    trace: List[str] = typer.Option(["synthetic"], "--trace", help=_TRACE_HELP + " (repeat)"),
-    preset: List[str] = typer.Option(["philly-8"], "--preset", help="Cluster preset (repeat)."),
+    workload: List[WorkloadConfig],
     policy: List[str] = typer.Option(["edf"], "--policy", help="Policy (repeat)."),
-    seed: List[int] = typer.Option([0], "--seed", help="Seed (repeat)."),
-    load: List[float] = typer.Option([1.0], "--load", help="Arrival-rate multiplier (repeat)."),
-    sensitive_fraction: List[float] = typer.Option([0.5], "--sensitive-fraction", help="Sensitive fraction (repeat)."),
-    cpu_per_gpu: List[str] = typer.Option([], "--cpu-per-gpu", help="Cores per GPU (repeat; 'preset' = the preset's)."),
-    mem_per_gpu: List[str] = typer.Option([], "--mem-per-gpu", help="GB per GPU (repeat; 'preset' = the preset's)."),
-    mix: str = typer.Option("fraction", help="fraction | synergy"),
-    start: float = typer.Option(0.0, help="Window start, minutes."),
-    days: Optional[float] = typer.Option(None, help="Window, days."),
-    limit: Optional[int] = typer.Option(None, help="First N jobs of the window."),
-    jobs: Optional[int] = typer.Option(None, help="Job count for philly-gen / synthetic."),
-    round_minutes: float = typer.Option(5.0, help="Round length, minutes."),
+    settings: List[str] = set_option(),
     store: Path = typer.Option(..., "--store", help="Result folder (runs/<hash>.json); rerun to resume."),
     scheduler: Optional[str] = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
-    workers: int = typer.Option(2, help="LocalCluster worker processes."),
+    workers: int = typer.Option(2, callback=at_least_one, help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-):
-    """Run the cartesian product of the options on Dask; finished runs are kept by config hash."""
-    from sensaopt.sweep import ResultStore, RunConfig, grid, run_serial, run_sweep
-    from sensaopt.sweep.report import summary_csv
+) -> None:
+    """Run the cartesian product of the options (repeat any workload option) on Dask; finished runs are kept by config hash."""
+    from sensaopt.config import as_pairs, policy_settings
     from sensaopt.io import atomic_write_text
+    from sensaopt.sweep import ResultStore, RunConfig, run_serial, run_sweep
+    from sensaopt.sweep.report import summary_csv
 
-    base = RunConfig(mix=mix, start=start, days=days, limit=limit, jobs=jobs, round_minutes=round_minutes)
-    cfgs = grid(base, trace=trace, preset=preset, policy=policy, seed=seed, load=load, sensitive_fraction=sensitive_fraction,
-                cpu_per_gpu=_floats_or_none(cpu_per_gpu, "cpu-per-gpu"), mem_per_gpu=_floats_or_none(mem_per_gpu, "mem-per-gpu"))
+    knobs = policy_settings(policy, settings)
+    cfgs = [RunConfig(**asdict(w), policy=p, policy_config=as_pairs(knobs[p])) for w in workload for p in policy]
     st = ResultStore(store)
     bar, _ = _progress(len(cfgs), "sweep", quiet)
     bar.unit = "run"
 
-    def cb(n, total):
+    def cb(n: int, total: int) -> None:
         bar.total = total
         bar.update(n - bar.n)
 
@@ -197,7 +159,7 @@ def experiment_paper(
     node: str = typer.Option("synergy", help="synergy (3 cores, 62.5 GB per GPU) | chronus (128 cores, 256 GB per 8 GPUs)."),
     helios_days: float = typer.Option(14.0, help="Days of Helios-calibrated arrivals."),
     scheduler: Optional[str] = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
-    workers: int = typer.Option(2, help="LocalCluster worker processes."),
+    workers: int = typer.Option(2, callback=at_least_one, help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),

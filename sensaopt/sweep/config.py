@@ -11,40 +11,43 @@ import itertools
 import json
 import time
 from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from sensaopt.config import Settings, WorkloadConfig
 
 SCHEMA = 1  # bump when a run's meaning changes: old stored results stop matching
 
+# fields added after SCHEMA 1 -> the value at which they are left out of key() and
+# to_dict(), so that runs stored before they existed keep their keys
+_NEUTRAL: dict[str, Any] = {"guided": False, "policy_config": ()}
+
 
 @dataclass(frozen=True)
-class RunConfig:
-    trace: str = "synthetic"  # a source of sensaopt.traces.sources
-    preset: str = "philly-8"
-    policy: str = "edf"
-    seed: int = 0
-    load: float = 1.0  # arrival-rate multiplier
-    sensitive_fraction: float = 0.5
-    mix: str = "fraction"
-    cpu_per_gpu: float | None = None  # cores per GPU (None: the preset's)
-    mem_per_gpu: float | None = None  # GB per GPU
-    start: float = 0.0  # minutes
-    days: float | None = None
-    limit: int | None = None
-    jobs: int | None = None
-    round_minutes: float = 5.0
-    best_effort_fraction: float = 0.0
-    profile_error: float = 0.0
-    sample: float = 1.0  # fraction of the jobs kept (seeded thinning)
+class RunConfig(WorkloadConfig):
+    """One sweep run: a workload (every :class:`WorkloadConfig` field) and a policy
+    with its knob overrides (``policy_config``: sorted (knob, value) pairs, as
+    :func:`sensaopt.config.as_pairs` makes them; empty: the policy's defaults)."""
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    policy: str = "edf"
+    policy_config: Settings = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for name, neutral in _NEUTRAL.items():
+            if d[name] == neutral:
+                del d[name]
+        if "policy_config" in d:
+            d["policy_config"] = [list(kv) for kv in self.policy_config]
+        return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "RunConfig":
+    def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         names = {f.name for f in fields(cls)}
         unknown = set(d) - names
         if unknown:
             raise ValueError(f"unknown run-config field(s): {', '.join(sorted(unknown))}")
-        return cls(**d)
+        pc = d.get("policy_config") or ()
+        return cls(**{**d, "policy_config": tuple((str(k), v) for k, v in pc)})
 
     def key(self) -> str:
         """Stable hash of the configuration (and :data:`SCHEMA`)."""
@@ -52,7 +55,7 @@ class RunConfig:
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def grid(base: RunConfig | None = None, **axes) -> list[RunConfig]:
+def grid(base: RunConfig | None = None, **axes: Any) -> list[RunConfig]:
     """Cartesian product: ``grid(policy=["edf", "fifo"], seed=[0, 1])``."""
     from dataclasses import replace
 

@@ -1,0 +1,142 @@
+"""Command-line options shared by several commands, generated from the one definition
+of each setting: the workload options from :class:`sensaopt.config.WorkloadConfig`,
+``--set`` for policy knobs, and range checks for solver options."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import typing
+from dataclasses import MISSING, fields
+from typing import Any, Callable, List, Optional, TypeVar
+
+import typer
+
+from sensaopt.config import WorkloadConfig, field_types, parse_value
+from sensaopt.errors import InputError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+SET_HELP = ("Policy knob as key=value (repeat; 'policy.key=value' for one policy only): a field of the policy's config "
+            "dataclass, e.g. backfill=none for sensascale, time_limit_s=2 for chronus.")
+
+
+def set_option() -> Any:
+    """The ``--set key=value`` option (repeatable)."""
+    return typer.Option([], "--set", help=SET_HELP, metavar="KEY=VALUE")
+
+
+def _check(pred: Callable[[Any], bool], what: str) -> Callable[[Any], Any]:
+    def cb(value: Any) -> Any:
+        if value is not None and not pred(value):
+            raise typer.BadParameter(f"must be {what}, got {value}")
+        return value
+
+    return cb
+
+
+positive = _check(lambda v: v > 0, "> 0")
+at_least_one = _check(lambda v: v >= 1, ">= 1")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+class TextCodec:
+    """How a field that is not a plain bool/int/float/str looks on the command line."""
+
+    def __init__(self, to_text: Callable[[Any], str], from_text: Callable[[str], Any]) -> None:
+        self.to_text, self.from_text = to_text, from_text
+
+
+def dataclass_options(
+    cls: type,
+    param: str,
+    *,
+    names: tuple[str, ...] | None = None,
+    helps: dict[str, str] | None = None,
+    required: tuple[str, ...] = (),
+    grid: bool = False,
+    codecs: dict[str, TextCodec] | None = None,
+) -> Callable[[F], F]:
+    """Add one option per field of the dataclass ``cls`` (or of ``names``) to a typer
+    command whose function takes ``param``; defaults come from the dataclass, help texts
+    from ``helps`` or the field's ``metadata["help"]``. The function gets one ``cls``
+    instance built from the options, or with ``grid=True`` (every option repeatable) the
+    list of instances of their cartesian product (``none``/``preset``: None)."""
+    types = field_types(cls)
+    chosen = [f for f in fields(cls) if names is None or f.name in names]
+    codecs = codecs or {}
+
+    def deco(fn: F) -> F:
+        sig = inspect.signature(fn, eval_str=True)
+        own = [p for p in sig.parameters.values() if p.name != param]
+        added = []
+        for f in chosen:
+            help_ = (helps or {}).get(f.name) or f.metadata.get("help", "")
+            default_value = f.default if f.default is not MISSING else None
+            codec = codecs.get(f.name)
+            if grid:
+                ann: Any = List[str]
+                default: Any = typer.Option([], _flag(f.name), help=f"{help_} Repeat for a grid (default {default_value}).")
+            else:
+                ann = str if codec else _typer_type(types[f.name])
+                value = ... if f.name in required else (codec.to_text(default_value) if codec else default_value)
+                default = typer.Option(value, _flag(f.name), help=help_)
+            added.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann))
+
+        @functools.wraps(fn)
+        def wrapper(**kwargs: Any) -> Any:
+            given = {f.name: kwargs.pop(f.name) for f in chosen}
+            if grid:
+                kwargs[param] = _grid(cls, given, types)
+            else:
+                for name, codec in codecs.items():
+                    if name in given:
+                        try:
+                            given[name] = codec.from_text(given[name])
+                        except ValueError as e:
+                            raise InputError(_flag(name), name, str(e)) from None
+                kwargs[param] = cls(**given)
+            return fn(**kwargs)
+
+        wrapper.__signature__ = sig.replace(parameters=[*own, *added])  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in [*own, *added]}
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
+
+def with_workload(*, grid: bool = False, required: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """One option per :class:`WorkloadConfig` field; the function's ``workload``
+    parameter gets the config (``grid=True``: the list of configs of the grid)."""
+    return dataclass_options(WorkloadConfig, "workload", grid=grid, required=required)
+
+
+def _typer_type(tp: Any) -> Any:
+    """``X | None`` as ``Optional[X]`` (what every typer version understands)."""
+    args = typing.get_args(tp)
+    if type(None) in args:
+        (inner,) = [a for a in args if a is not type(None)]
+        return Optional[inner]
+    return tp
+
+
+def _grid(cls: type, given: dict[str, list[str]], types: dict[str, Any]) -> list[Any]:
+    axes: dict[str, list[Any]] = {}
+    for name, texts in given.items():
+        if not texts:
+            continue
+        vals = []
+        for t in texts:
+            if t.strip().lower() == "preset" and type(None) in typing.get_args(types[name]):
+                t = "none"
+            try:
+                vals.append(parse_value(types[name], t))
+            except ValueError as e:
+                raise InputError(_flag(name), name, str(e)) from None
+        axes[name] = vals
+    names = list(axes)
+    return [cls(**dict(zip(names, combo))) for combo in itertools.product(*(axes[n] for n in names))]
