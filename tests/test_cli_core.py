@@ -139,3 +139,58 @@ def test_json_stdout_is_clean_of_solver_banners(args):
     p = subprocess.run([sys.executable, "-m", "sensaopt", "solve", str(TINY), "--json", *args], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["status"] in ("FEASIBLE", "OPTIMAL")
+
+
+USAGE_ERRORS = {
+    "misspelt option": (["solve", str(TINY), "--polcy", "edf"], "--polcy"),
+    "missing argument": (["solve"], "instance"),
+    "misspelt command": (["solv"], "solv"),
+    "missing required option": (["generate", "--jobs", "10"], "--output"),
+    "time limit zero": (["solve", str(TINY), "--solver", "cpsat", "--time-limit", "0"], "--time-limit"),
+    "no workers": (["solve", str(TINY), "--solver", "cpsat", "--workers", "0"], "--workers"),
+    "sweep without workers": (["sweep", "--store", "/nonexistent", "--workers", "0"], "--workers"),
+    "gap negative time limit": (["gap", str(TINY), "--time-limit", "-1"], "--time-limit"),
+    "unknown knob": (["solve", str(TINY), "--set", "nope=1"], "nope"),
+    "bad knob value": (["solve", str(TINY), "--set", "urgency_levels=1.5"], "urgency_levels"),
+    "knob for another policy": (["solve", str(TINY), "--policy", "edf", "--set", "backfill=none"], "backfill"),
+    "not key=value": (["solve", str(TINY), "--set", "backfill"], "key=value"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(USAGE_ERRORS))
+def test_usage_errors_give_one_line_and_exit_2(case):
+    args, needle = USAGE_ERRORS[case]
+    p = subprocess.run([sys.executable, "-m", "sensaopt", *args], capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert needle.lower() in lines[0].lower() and p.stdout == ""
+
+
+def test_set_changes_the_policy_config_and_reaches_params(capsys):
+    code, out, _ = run(["solve", TINY, "--json", "--set", "backfill=none", "--set", "pairing=false", "--set", "urgency_levels=4"], capsys)
+    assert code == 0
+    cfg = json.loads(out)["params"]["config"]
+    assert cfg["backfill"] == "none" and cfg["pairing"] is False and cfg["urgency_levels"] == 4
+    stats = json.loads(out)["params"]["policy_stats"]
+    assert stats["pairs"] == 0 and stats["rounds"] == json.loads(out)["params"]["rounds_decided"]
+
+
+def test_solve_picks_cbc_by_name(capsys):
+    code, out, _ = run(["solve", TINY, "--solver", "cbc", "--time-limit", "30", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["solver"].endswith("cbc") and d["status"] == "OPTIMAL"
+
+
+def test_registry_lists_known_names_on_a_miss():
+    from sensaopt.registry import Registry
+    from sensaopt.solve import SOLVERS
+    from sensaopt.traces.presets import PRESETS
+    from sensaopt.traces.sources import SOURCES
+
+    assert {"cbc", "highs", "cpsat", "milp", "heuristic"} <= set(SOLVERS.names())
+    assert "philly-8" in PRESETS and "synthetic" in SOURCES
+    reg: Registry[int] = Registry("thing", {"a": 1, "lazy": "math:pi"})
+    assert reg.get("a") == 1 and abs(reg.get("lazy") - 3.14159) < 1e-5
+    with pytest.raises(KeyError, match="unknown thing 'b'; known: a, lazy"):
+        reg.get("b")

@@ -50,6 +50,23 @@ def test_fast_policies_are_the_registered_ones():
     assert {"edf", "fifo", "sensascale"} <= set(FAST_POLICIES) and not any(p.startswith("rolling") for p in FAST_POLICIES)
 
 
+@pytest.mark.parametrize("name", policy_names())
+def test_every_registered_policy_keeps_the_protocol(name):
+    """Every policy (the rolling ones too) is a Policy with a frozen dataclass config,
+    a dict of stats, and both reach Result.params."""
+    import dataclasses
+
+    from sensaopt.policies import Policy, make_policy, policy_config_class
+
+    pol = make_policy(name)
+    assert isinstance(pol, Policy) and isinstance(pol.stats, dict)
+    if not name.startswith("rolling-"):  # their config dataclass is the exact package's
+        assert dataclasses.is_dataclass(pol.config) and type(pol.config).__dataclass_params__.frozen
+        assert policy_config_class(name) is type(pol.config)
+        res = simulate(generate(GeneratorConfig(jobs=4, seed=1)), pol)
+        assert res.params["policy_stats"] == pol.stats and res.params["config"] == dataclasses.asdict(pol.config)
+
+
 def recount_progress(inst, schedule) -> dict[str, list[float]]:
     """Per job, the work done in each round it ran (minutes at speed 1.0), recounted
     from the schedule: speed x (round length, less the restart overhead in the first

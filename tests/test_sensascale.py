@@ -105,3 +105,16 @@ def test_fewer_violations_than_edf_when_cpu_is_scarce():
         for p in totals:
             totals[p] += simulate(inst, p).metrics.slo_violations
     assert totals["sensascale"] < totals["edf"], totals
+
+
+def test_stats_are_cumulative_and_reach_result_params():
+    inst = generate(GeneratorConfig(jobs=20, seed=2))
+    pol = SensaScalePolicy()
+    res = simulate(inst, pol)
+    st = res.params["policy_stats"]
+    assert st == pol.stats and st["rounds"] == res.params["rounds_decided"]
+    assert st["placed"] >= st["rounds"] and st["jobs"] >= st["placed"]  # summed over rounds, not the last round's
+    assert set(pol.last_stats) < set(st)
+    assert res.params["config"] == {k: getattr(pol.config, k) for k in res.params["config"]}
+    simulate(inst, pol)  # reset empties them
+    assert pol.stats == st
