@@ -46,7 +46,8 @@ def truth_instance(instance: Instance, result: Result | None) -> Instance:
             raise ValueError(f"result of {result.solver} was simulated with profile error but carries no truth instance")
         return instance
     if len(result.truth.jobs) != len(instance.jobs) or any(a.id != b.id for a, b in zip(result.truth.jobs, instance.jobs)):
-        raise ValueError(f"result of {result.solver} was scored on instance {result.truth.name!r}, whose jobs differ from {instance.name!r}'s")
+        raise ValueError(f"result of {result.solver} was scored on instance {result.truth.name!r}, "
+                         f"whose jobs differ from {instance.name!r}'s")
     return result.truth
 
 

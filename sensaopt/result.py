@@ -78,7 +78,8 @@ class Result:
         return d
 
 
-_PACKAGES = ("sensaopt", "ortools", "pulp", "highspy", "networkx", "numpy", "scipy", "pandas", "pydantic", "matplotlib", "dask", "distributed")
+_PACKAGES = ("sensaopt", "ortools", "pulp", "highspy", "networkx", "numpy", "scipy", "pandas", "pydantic", "matplotlib", "dask",
+             "distributed")
 
 
 def package_versions() -> dict[str, str | None]:

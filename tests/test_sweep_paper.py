@@ -29,7 +29,7 @@ def test_scaled_clusters_keep_equal_totals_and_load():
 def fake(runs):
     recs = {}
     vals = {"sensascale": (0.1, 100.0, 10.0), "chronus": (0.4, 200.0, 40.0), "edf": (0.5, 300.0, 0.0)}
-    for label, g, cfg in runs:
+    for _label, _g, cfg in runs:
         v, j, q = vals[cfg.policy]
         recs[cfg.key()] = {"key": cfg.key(), "metrics": {"jobs": 3, "slo_violation_rate": v, "avg_jct": j, "avg_queueing_time": q,
                                                            "gpu_utilization": 0.5}, "jct": [j / 2, j, 1.5 * j], "simulate_s": 1.0}

@@ -86,7 +86,8 @@ def test_simulate_helios_log(tmp_path, capsys):
 def test_instances_from_trace_feed_the_solvers(tmp_path, capsys):
     trace = small_chronus(tmp_path, n=30)
     out = tmp_path / "wins"
-    code, stdout, err = run(["instances", "from-trace", "--trace", trace, "-n", "6", "--count", "4", "--round-minutes", "10", "-o", out], capsys)
+    code, stdout, err = run(["instances", "from-trace", "--trace", trace, "-n", "6", "--count", "4", "--round-minutes", "10", "-o", out],
+                            capsys)
     assert code == 0, err
     files = sorted(out.glob("*.json"))
     assert len(files) == 4

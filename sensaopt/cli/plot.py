@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -12,7 +11,7 @@ from sensaopt.cli.app import app
 KINDS = ("gantt", "utilization", "both")
 
 
-def _find_instance(schedule_path: Path, raw: dict, instance: Optional[Path]) -> Path:
+def _find_instance(schedule_path: Path, raw: dict, instance: Path | None) -> Path:
     """The instance file: ``--instance``, else the ``instance`` path a ``solve -o``
     result records (as given, or relative to the schedule file's folder)."""
     from sensaopt.errors import InputError
@@ -32,17 +31,18 @@ def _find_instance(schedule_path: Path, raw: dict, instance: Optional[Path]) -> 
 def plot(
     schedule: Path = typer.Argument(..., help="Schedule JSON, or a result file written by `sensaopt solve -o`."),
     output: Path = typer.Option(..., "-o", "--output", help="Image file to write (.png, .pdf, .svg)."),
-    instance: Optional[Path] = typer.Option(None, "--instance", "-i", help="Instance JSON (default: the path a result file records)."),
+    instance: Path | None = typer.Option(None, "--instance", "-i", help="Instance JSON (default: the path a result file records)."),
     kind: str = typer.Option("gantt", help="gantt | utilization | both"),
     max_nodes: int = typer.Option(16, help="Draw at most this many nodes in the Gantt chart (the first ones)."),
-    bin_minutes: Optional[float] = typer.Option(None, help="Utilization: average over bins of this many minutes."),
+    bin_minutes: float | None = typer.Option(None, help="Utilization: average over bins of this many minutes."),
     dpi: int = typer.Option(120, help="Resolution of raster images."),
-):
+) -> None:
     """Draw a schedule as a Gantt chart per node (GPU lanes) and/or its utilization over time."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     from sensaopt import plot as splot
     from sensaopt.errors import InputError
@@ -65,12 +65,11 @@ def plot(
                                      height_ratios=[max(2.2, 0.22 * lanes + 1.4), 3.5], layout="constrained")
         splot.gantt(inst, sched, a1, nodes=nodes, title=title)
         splot.utilization(inst, sched, a2, bin_minutes=bin_minutes)
-    elif kind == "gantt":
-        ax = splot.gantt(inst, sched, nodes=nodes, title=title)
-        fig = ax.figure
     else:
-        ax = splot.utilization(inst, sched, bin_minutes=bin_minutes, title=title)
-        fig = ax.figure
+        ax = (splot.gantt(inst, sched, nodes=nodes, title=title) if kind == "gantt"
+              else splot.utilization(inst, sched, bin_minutes=bin_minutes, title=title))
+        root = ax.figure
+        fig = root if isinstance(root, Figure) else root.figure  # a SubFigure's root Figure
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
         fig.savefig(output, dpi=dpi)

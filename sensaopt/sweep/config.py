@@ -72,15 +72,13 @@ def run_config(cfg: RunConfig) -> dict:
     Raises on failure (the sweep records the failure and retries it next time)."""
     from sensaopt.result import package_versions
     from sensaopt.traces.run import run_policy
-    from sensaopt.traces.sources import make_instance
+    from sensaopt.traces.sources import workload_instance
 
     t0 = time.perf_counter()
-    inst, data = make_instance(
-        cfg.trace, cfg.preset, start=cfg.start, days=cfg.days, limit=cfg.limit, jobs=cfg.jobs, seed=cfg.seed,
-        round_minutes=cfg.round_minutes, load=cfg.load, sensitive_fraction=cfg.sensitive_fraction, mix_mode=cfg.mix,
-        cpu_per_gpu=cfg.cpu_per_gpu, mem_per_gpu=cfg.mem_per_gpu, best_effort_fraction=cfg.best_effort_fraction, sample=cfg.sample,
-    )
-    res, _ = run_policy(inst, cfg.policy, seed=cfg.seed, profile_error=cfg.profile_error)
+    inst, data = workload_instance(cfg)
+    res, _ = run_policy(inst, cfg.policy, seed=cfg.seed, profile_error=cfg.profile_error, policy_config=dict(cfg.policy_config))
+    if res.metrics is None:
+        raise RuntimeError(f"{res.solver} on {inst.name} returned no metrics ({res.status.value})")
     jct = [m.jct for m in res.job_metrics() if m.jct is not None]
     return {
         "key": cfg.key(),

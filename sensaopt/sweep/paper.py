@@ -36,7 +36,8 @@ POLICIES = ("sensascale", "chronus", "synergy-tune", "edf", "fifo")
 FULL_GPUS = {"philly": 960, "helios": 768}
 PAPER_REDUCTION = {"slo_violation_rate": -74.22, "avg_jct": -25.86, "avg_queueing_time": -82.75}
 # the paper's three metrics (names of sensaopt.metrics.Metrics fields): (name, axis label, multiplier)
-METRICS = (("slo_violation_rate", "SLO violation rate (%)", 100.0), ("avg_jct", "avg JCT (min)", 1.0), ("avg_queueing_time", "avg queueing (min)", 1.0))
+METRICS = (("slo_violation_rate", "SLO violation rate (%)", 100.0), ("avg_jct", "avg JCT (min)", 1.0),
+           ("avg_queueing_time", "avg queueing (min)", 1.0))
 TABLE_METRICS = ("jobs",) + tuple(k for k, _, _ in METRICS) + ("gpu_utilization",)  # the table's Metrics columns
 
 
@@ -87,7 +88,8 @@ def table_rows(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[s
     return rows
 
 
-def reductions(rows: list[dict[str, Any]], ours: str = "sensascale", base: str = "chronus") -> tuple[list[dict[str, Any]], dict[str, float | None]]:
+def reductions(rows: list[dict[str, Any]], ours: str = "sensascale",
+               base: str = "chronus") -> tuple[list[dict[str, Any]], dict[str, float | None]]:
     """Per (workload, nodes): 100·(ours − base)/base per metric; and their averages
     (cells where the base is 0 are left out of the average and shown as n/a)."""
     by = {(r["workload"], r["node_gpus"], r["policy"]): r for r in rows}
@@ -122,9 +124,11 @@ def table_markdown(rows: list[dict[str, Any]], per: list[dict[str, Any]], avg: d
     lines += ["", "SensaScale vs Chronus, relative change (%) = 100·(SensaScale − Chronus)/Chronus:", "",
               "| workload | nodes | SLO violation rate | avg JCT | avg queueing |", "| --- | --- | ---: | ---: | ---: |"]
     for r in per:
-        lines.append(f"| {r['workload']} | {r['node_gpus']}-GPU | {_fmt(r['slo_violation_rate'])} | {_fmt(r['avg_jct'])} | {_fmt(r['avg_queueing_time'])} |")
+        lines.append(f"| {r['workload']} | {r['node_gpus']}-GPU | {_fmt(r['slo_violation_rate'])} | {_fmt(r['avg_jct'])} | "
+                     f"{_fmt(r['avg_queueing_time'])} |")
     lines.append(f"| **average** | | {_fmt(avg['slo_violation_rate'])} | {_fmt(avg['avg_jct'])} | {_fmt(avg['avg_queueing_time'])} |")
-    lines.append(f"| paper | | {PAPER_REDUCTION['slo_violation_rate']} | {PAPER_REDUCTION['avg_jct']} | {PAPER_REDUCTION['avg_queueing_time']} |")
+    lines.append(f"| paper | | {PAPER_REDUCTION['slo_violation_rate']} | {PAPER_REDUCTION['avg_jct']} | "
+                 f"{PAPER_REDUCTION['avg_queueing_time']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -166,7 +170,8 @@ def figures(rows: list[dict[str, Any]], runs: list[tuple[str, int, RunConfig]], 
     plt.close(fig)
     n = len(groups)
     cols = min(4, max(1, n))
-    fig, axes = plt.subplots(math.ceil(n / cols), cols, figsize=(4 * cols, 3.2 * math.ceil(n / cols)), squeeze=False, constrained_layout=True)
+    n_rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(n_rows, cols, figsize=(4 * cols, 3.2 * n_rows), squeeze=False, constrained_layout=True)
     for ax, (w, g) in zip(axes.flat, groups):
         for label, gg, cfg in runs:
             if (label, gg) != (w, g):

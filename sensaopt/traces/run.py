@@ -30,10 +30,13 @@ JOB_COLUMNS = JOB_INFO_COLUMNS + JOB_METRIC_COLUMNS[1:]
 
 
 def run_policy(instance: Instance, policy: str, *, seed: int = 0, profile_error: float = 0.0,
-               progress: Callable[[int, int, int], Any] | None = None) -> tuple[Result, Evaluation]:
-    """Simulate ``policy``; the schedule is validated once, by the simulator (a bad one
-    raises). Returns the Result and the evaluation it carries (on its truth instance)."""
-    res = simulate(instance, policy, seed=seed, profile_error=profile_error, progress=progress, validate=True)
+               progress: Callable[[int, int, int], Any] | None = None,
+               policy_config: dict[str, Any] | None = None) -> tuple[Result, Evaluation]:
+    """Simulate ``policy`` (knobs overridden by ``policy_config``); the schedule is
+    validated once, by the simulator (a bad one raises). Returns the Result and the
+    evaluation it carries (on its truth instance)."""
+    res = simulate(instance, policy, seed=seed, profile_error=profile_error, progress=progress, validate=True,
+                   policy_config=policy_config)
     return res, _carried(res)
 
 
