@@ -16,8 +16,10 @@ code that builds an :class:`Instance` in Python gets the same checks through
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import NoReturn
 
 from sensaopt.errors import InputError
 from sensaopt.profiles import SensitivityProfile
@@ -214,65 +216,77 @@ class Instance:
         """First round a job may run in: the first round starting at or after arrival."""
         return math.ceil(job.arrival / self.round_minutes - 1e-9)
 
-    def with_jobs(self, jobs) -> "Instance":
+    def with_jobs(self, jobs: Iterable[Job]) -> Instance:
         return replace(self, jobs=tuple(jobs))
 
 
 def check_instance(inst: Instance) -> None:
     """Consistency checks a JSON schema cannot express. Raises :class:`InputError`."""
     where = inst.source or inst.name
-
-    def bad(field_: str, msg: str, job: str | None = None) -> None:
-        raise InputError(where, field_, msg, job=job)
-
     if not (inst.round_minutes > 0 and math.isfinite(inst.round_minutes)):
-        bad("round_minutes", "must be a positive finite number of minutes")
-    if not inst.cluster.node_types:
-        bad("cluster.node_types", "the cluster has no nodes")
-    for k, nt in enumerate(inst.cluster.node_types):
-        f = f"cluster.node_types[{k}]"
-        if nt.gpus <= 0 or nt.cpus <= 0 or not (nt.mem_gb > 0 and math.isfinite(nt.mem_gb)) or nt.count <= 0:
-            bad(f, "gpus, cpus, mem_gb and count must be positive")
+        _bad(where, "round_minutes", "must be a positive finite number of minutes")
+    _check_cluster(where, inst.cluster)
     if not inst.jobs:
-        bad("jobs", "the instance has no jobs")
+        _bad(where, "jobs", "the instance has no jobs")
     seen: set[str] = set()
     cap = inst.cluster.total_gpus
     for k, j in enumerate(inst.jobs):
-        f = f"jobs[{k}]"
         if j.id in seen:
-            bad(f"{f}.id", "duplicate job id", j.id)
+            _bad(where, f"jobs[{k}].id", "duplicate job id", j.id)
         seen.add(j.id)
-        if not (math.isfinite(j.arrival) and j.arrival >= 0):
-            bad(f"{f}.arrival", "must be a finite number of minutes >= 0", j.id)
-        if j.gpus <= 0:
-            bad(f"{f}.gpus", "must be >= 1", j.id)
-        if j.gpus > cap:
-            bad(f"{f}.gpus", f"needs {j.gpus} GPUs but the whole cluster has {cap}", j.id)
-        if not (math.isfinite(j.work) and j.work > 0):
-            bad(f"{f}.work", "must be a positive finite number of minutes", j.id)
-        if not (math.isfinite(j.speed_factor) and j.speed_factor > 0):
-            bad(f"{f}.speed_factor", "must be positive and finite", j.id)
-        if j.deadline is not None:
-            if not math.isfinite(j.deadline):
-                bad(f"{f}.deadline", "must be finite (use null for best effort)", j.id)
-            if j.deadline <= j.arrival:
-                bad(f"{f}.deadline", f"deadline {j.deadline} is not after arrival {j.arrival}", j.id)
-            if not (math.isfinite(j.value) and j.value > 0):
-                bad(f"{f}.value", "must be positive and finite", j.id)
-            prev_at, prev_v = j.deadline, j.value
-            for s, sd in enumerate(j.soft_deadlines):
-                if not (math.isfinite(sd.at) and sd.at > prev_at):
-                    bad(f"{f}.soft_deadlines[{s}].at", "soft deadlines must come later, in order", j.id)
-                if not (math.isfinite(sd.value) and 0 < sd.value < prev_v):
-                    bad(f"{f}.soft_deadlines[{s}].value", "soft deadline values must be positive and decreasing", j.id)
-                prev_at, prev_v = sd.at, sd.value
-        elif j.soft_deadlines:
-            bad(f"{f}.soft_deadlines", "a best-effort job (deadline null) cannot have soft deadlines", j.id)
+        _check_job(where, f"jobs[{k}]", j, cap)
     ow = inst.objective
     if not (math.isfinite(ow.violation_weight) and ow.violation_weight >= 0):
-        bad("objective.violation_weight", "must be a finite number >= 0")
+        _bad(where, "objective.violation_weight", "must be a finite number >= 0")
     ov = inst.overheads
     for name in ("base_minutes", "per_log2_gpu_minutes"):
         v = getattr(ov, name)
         if not (math.isfinite(v) and v >= 0):
-            bad(f"overheads.{name}", "must be a finite number of minutes >= 0")
+            _bad(where, f"overheads.{name}", "must be a finite number of minutes >= 0")
+
+
+def _bad(where: str, field_: str, msg: str, job: str | None = None) -> NoReturn:
+    raise InputError(where, field_, msg, job=job)
+
+
+def _check_cluster(where: str, cluster: Cluster) -> None:
+    if not cluster.node_types:
+        _bad(where, "cluster.node_types", "the cluster has no nodes")
+    for k, nt in enumerate(cluster.node_types):
+        if nt.gpus <= 0 or nt.cpus <= 0 or not (nt.mem_gb > 0 and math.isfinite(nt.mem_gb)) or nt.count <= 0:
+            _bad(where, f"cluster.node_types[{k}]", "gpus, cpus, mem_gb and count must be positive")
+
+
+def _check_job(where: str, f: str, j: Job, cap: int) -> None:
+    """One job's numbers (``f`` is its field path, ``cap`` the cluster's GPUs)."""
+    if not (math.isfinite(j.arrival) and j.arrival >= 0):
+        _bad(where, f"{f}.arrival", "must be a finite number of minutes >= 0", j.id)
+    if j.gpus <= 0:
+        _bad(where, f"{f}.gpus", "must be >= 1", j.id)
+    if j.gpus > cap:
+        _bad(where, f"{f}.gpus", f"needs {j.gpus} GPUs but the whole cluster has {cap}", j.id)
+    if not (math.isfinite(j.work) and j.work > 0):
+        _bad(where, f"{f}.work", "must be a positive finite number of minutes", j.id)
+    if not (math.isfinite(j.speed_factor) and j.speed_factor > 0):
+        _bad(where, f"{f}.speed_factor", "must be positive and finite", j.id)
+    if j.deadline is not None:
+        _check_deadlines(where, f, j, j.deadline)
+    elif j.soft_deadlines:
+        _bad(where, f"{f}.soft_deadlines", "a best-effort job (deadline null) cannot have soft deadlines", j.id)
+
+
+def _check_deadlines(where: str, f: str, j: Job, deadline: float) -> None:
+    """A job's deadline, value and soft deadlines (later, in order, with decreasing values)."""
+    if not math.isfinite(deadline):
+        _bad(where, f"{f}.deadline", "must be finite (use null for best effort)", j.id)
+    if deadline <= j.arrival:
+        _bad(where, f"{f}.deadline", f"deadline {deadline} is not after arrival {j.arrival}", j.id)
+    if not (math.isfinite(j.value) and j.value > 0):
+        _bad(where, f"{f}.value", "must be positive and finite", j.id)
+    prev_at, prev_v = deadline, j.value
+    for s, sd in enumerate(j.soft_deadlines):
+        if not (math.isfinite(sd.at) and sd.at > prev_at):
+            _bad(where, f"{f}.soft_deadlines[{s}].at", "soft deadlines must come later, in order", j.id)
+        if not (math.isfinite(sd.value) and 0 < sd.value < prev_v):
+            _bad(where, f"{f}.soft_deadlines[{s}].value", "soft deadline values must be positive and decreasing", j.id)
+        prev_at, prev_v = sd.at, sd.value

@@ -7,6 +7,7 @@ interrupted run never leaves a half-written result.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -73,7 +74,7 @@ class JobModel(_Strict):
     speed_factor: PosFloat = Field(default=1.0, description="true speed / profile speed (hidden from policies)")
 
     @model_validator(mode="after")
-    def _one_profile(self):
+    def _one_profile(self) -> JobModel:
         if (self.model is None) == (self.profile is None):
             raise ValueError("give exactly one of `model` and `profile`")
         return self
@@ -199,7 +200,7 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
     )
 
 
-def _check_horizon(jm: "JobModel", k: int, R: float, source: str) -> None:
+def _check_horizon(jm: JobModel, k: int, R: float, source: str) -> None:
     """Refuse times no schedule can reach: arrival, work or a deadline beyond
     :data:`MAX_ROUNDS` rounds of ``R`` minutes (the simulator and validator count rounds)."""
     times = [("arrival", jm.arrival), ("work", jm.work), ("deadline", jm.deadline)]
@@ -242,7 +243,9 @@ def instance_to_dict(inst: Instance, provenance: dict | None = None) -> dict:
         if cat.get(p.name) == p:
             d["model"] = p.name
         else:
-            custom[p.name] = {"cpu_levels": list(p.cpu_levels), "mem_levels": list(p.mem_levels), "speeds": [list(r) for r in p.speeds], "task": p.task}
+            custom[p.name] = {
+                "cpu_levels": list(p.cpu_levels), "mem_levels": list(p.mem_levels), "speeds": [list(r) for r in p.speeds], "task": p.task,
+            }
             d["model"] = p.name
         if j.speed_factor != 1.0:
             d["speed_factor"] = j.speed_factor
@@ -251,7 +254,9 @@ def instance_to_dict(inst: Instance, provenance: dict | None = None) -> dict:
         "format_version": FORMAT_VERSION,
         "name": inst.name,
         "round_minutes": inst.round_minutes,
-        "cluster": {"node_types": [{"name": n.name, "gpus": n.gpus, "cpus": n.cpus, "mem_gb": n.mem_gb, "count": n.count} for n in inst.cluster.node_types]},
+        "cluster": {"node_types": [
+            {"name": n.name, "gpus": n.gpus, "cpus": n.cpus, "mem_gb": n.mem_gb, "count": n.count} for n in inst.cluster.node_types
+        ]},
         "objective": {"violation_weight": inst.objective.violation_weight},
         "overheads": {"base_minutes": inst.overheads.base_minutes, "per_log2_gpu_minutes": inst.overheads.per_log2_gpu_minutes},
     }
@@ -301,10 +306,8 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
         loc = first["loc"]
         job = None
         if len(loc) >= 2 and loc[0] == "segments" and isinstance(loc[1], int):
-            try:
+            with contextlib.suppress(AttributeError, IndexError, KeyError, TypeError):
                 job = raw["segments"][loc[1]].get("job")
-            except (AttributeError, IndexError, KeyError, TypeError):
-                pass
         msg = {"extra_forbidden": "unknown field", "missing": "missing required field"}.get(first["type"], first["msg"])
         raise InputError(source, _loc(loc), msg, job) from None
     names = {n.name: n.index for n in instance.cluster.nodes}
@@ -349,8 +352,6 @@ def atomic_write_text(path: str | Path, text: str) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, p)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise

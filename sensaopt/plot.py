@@ -13,7 +13,8 @@ Drawn artists carry a ``gid`` so that callers (and the tests) can find them:
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,13 +23,20 @@ from sensaopt.result import Result
 from sensaopt.schedule import Schedule
 from sensaopt.validator import Evaluation
 
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+
 RESOURCE_LABELS = {"gpu": "GPU", "cpu": "CPU", "mem": "memory"}
 RESOURCE_COLORS = {"gpu": "tab:green", "cpu": "tab:blue", "mem": "tab:orange"}
 RESOURCE_STYLES = {"gpu": "-", "cpu": "--", "mem": ":"}  # proportional shares make the lines coincide
 SENSITIVE_HATCH = "////"
 
+RGBA = tuple[float, float, float, float]  # a matplotlib colour
+Lane = tuple[str, int, int, int, tuple[int, ...]]  # (job, node, start round, end round, GPU lanes): see gpu_lanes
 
-def _axes(ax, figsize=(8, 4)):
+
+def _axes(ax: Axes | None, figsize: tuple[float, float] = (8, 4)) -> Axes:
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
@@ -41,20 +49,20 @@ def _axes(ax, figsize=(8, 4)):
 _PALETTE_ORDER = tuple(k for k in range(0, 20, 2) if k != 6) + tuple(k for k in range(1, 20, 2) if k != 7)
 
 
-def palette(k: int) -> tuple:
+def palette(k: int) -> RGBA:
     """The k-th of 18 job/model colours (tab20 less red, dark shades first; cycling)."""
     import matplotlib
 
     return matplotlib.colormaps["tab20"](_PALETTE_ORDER[k % len(_PALETTE_ORDER)])
 
 
-def job_colors(instance: Instance) -> dict[str, tuple]:
+def job_colors(instance: Instance) -> dict[str, RGBA]:
     """A stable colour per job (by position in the instance; 18 colours, cycling)."""
     return {j.id: palette(k) for k, j in enumerate(instance.jobs)}
 
 
 # ---- Gantt --------------------------------------------------------------------------------------
-def gpu_lanes(instance: Instance, schedule: Schedule, nodes: Sequence[int] | None = None) -> list[tuple[str, int, int, int, tuple[int, ...]]]:
+def gpu_lanes(instance: Instance, schedule: Schedule, nodes: Sequence[int] | None = None) -> list[Lane]:
     """Assign GPU lanes (0 .. node GPUs − 1) to every placement.
 
     Returns ``(job, node, start round, end round, lanes)`` per placement. A job that
@@ -122,14 +130,14 @@ def _runs(lanes: Sequence[int]) -> list[tuple[int, int]]:
 def gantt(
     instance: Instance,
     schedule: Schedule | Result,
-    ax=None,
+    ax: Axes | None = None,
     *,
     nodes: Sequence[int] | None = None,
     deadlines: bool = True,
     labels: bool | None = None,
     legend: bool | None = None,
     title: str | None = None,
-):
+) -> Axes:
     """Schedule Gantt chart: one row block per node, one lane per GPU.
 
     Each placement is a bar over its rounds (x: minutes) on the GPU lanes it holds,
@@ -140,9 +148,6 @@ def gantt(
     job ids into bars wide enough (default: on when ≤ 40 jobs); ``legend`` lists the
     job colours (default: on when ≤ 16 jobs).
     """
-    import matplotlib.lines as mlines
-    import matplotlib.patches as mpatches
-
     if isinstance(schedule, Result):
         if schedule.schedule is None:
             raise ValueError(f"result of {schedule.solver} has no schedule")
@@ -153,19 +158,43 @@ def gantt(
     items = gpu_lanes(instance, schedule, node_list)
     height = {n: max([instance.cluster.nodes[n].gpus] + [max(it[4]) + 1 for it in items if it[1] == n]) for n in node_list}
     gap = 0.6
-    offset, y = {}, 0.0
+    offset: dict[int, float] = {}
+    y = 0.0
     for n in node_list:
         offset[n] = y
         y += height[n] + gap
     total = y - gap if node_list else 1.0
     ax = _axes(ax, figsize=(10, min(max(2.2, 0.22 * total + 1.4), 24)))
     colors = job_colors(instance)
-    sensitive = {j.id: j.profile.is_sensitive() for j in instance.jobs}
     n_jobs = len({it[0] for it in items})
     labels = n_jobs <= 40 if labels is None else labels
     legend = n_jobs <= 16 if legend is None else legend
     x_end = max([it[3] * R for it in items] + [R])
+    _gantt_bars(ax, instance, items, offset, colors, labels, x_end)
+    if deadlines:
+        x_end = _gantt_deadlines(ax, instance, schedule, items, offset, colors, labels, x_end)
+    ax.set_xlim(0, x_end * 1.02)
+    ax.set_ylim(total + 0.2, -0.2)  # first node on top
+    ax.set_yticks([offset[n] + height[n] / 2 for n in node_list])
+    ax.set_yticklabels([instance.cluster.nodes[n].name for n in node_list])
+    for n in node_list[1:]:
+        ax.axhline(offset[n] - gap / 2, color="0.6", linewidth=0.6)
+    ax.set_xlabel("time (minutes)")
+    ax.set_ylabel("node (one lane per GPU)")
+    ax.set_title(title if title is not None else f"{instance.name}: schedule")
+    handles = _gantt_legend(instance, items, colors, deadlines, legend)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    return ax
 
+
+
+def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], offset: dict[int, float], colors: dict[str, RGBA],
+                labels: bool, x_end: float) -> None:
+    """One bar per placement and run of adjacent lanes; job ids in bars wide enough (``labels``)."""
+    import matplotlib.patches as mpatches
+
+    R = instance.round_minutes
+    sensitive = {j.id: j.profile.is_sensitive() for j in instance.jobs}
     ends = {(it[0], it[1], it[3], it[4]) for it in items}
     for job, node, st, en, lanes in items:
         continued = (job, node, st, lanes) in ends  # same lanes right before: label only the first bar
@@ -178,60 +207,62 @@ def gantt(
             ax.add_patch(rect)
             if labels and not continued and (en - st) * R >= 0.04 * x_end:
                 ax.text(st * R + 0.01 * x_end, offset[node] + first + count / 2, job, va="center", ha="left",
-                        fontsize=7, clip_on=True, bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none", alpha=0.7))
+                        fontsize=7, clip_on=True, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
 
-    if deadlines:
-        last: dict[str, tuple] = {}
-        for it in items:
-            if it[0] not in last or it[3] >= last[it[0]][3]:
-                last[it[0]] = it
-        from sensaopt.validator import check_schedule
 
-        finish = {k: o.finish for k, o in check_schedule(instance, schedule, require_complete=False).outcomes.items()}
-        for job, (jid, node, st, en, lanes) in last.items():
-            j = instance.job(job)
-            if j.deadline is None:
-                continue
-            met = finish.get(job) is not None and finish[job] <= j.deadline + 1e-9
-            yc = offset[node] + (min(lanes) + max(lanes) + 1) / 2
-            ax.vlines(j.deadline, offset[node] + min(lanes), offset[node] + max(lanes) + 1, colors=colors[job] if met else "red",
-                      linewidth=1.2, linestyles="--", zorder=3)
-            ax.plot([j.deadline], [yc], linestyle="none", marker="v" if met else "X", markersize=8,
-                    color=colors[job] if met else "red", markeredgecolor="black", zorder=4, gid=f"deadline:{job}")
-            if not met and labels:
-                ax.annotate(job, (j.deadline, yc), xytext=(5, -2), textcoords="offset points", fontsize=7, color="red", zorder=4)
-        x_end = max([x_end] + [instance.job(k).deadline for k in last if instance.job(k).deadline is not None])
+def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: list[Lane], offset: dict[int, float],
+                     colors: dict[str, RGBA], labels: bool, x_end: float) -> float:
+    """A deadline marker on each scheduled job's last lanes (met: triangle in its colour,
+    missed: red ✕); returns the x extent widened to the latest deadline (minutes)."""
+    from sensaopt.validator import check_schedule
 
-    ax.set_xlim(0, x_end * 1.02)
-    ax.set_ylim(total + 0.2, -0.2)  # first node on top
-    ax.set_yticks([offset[n] + height[n] / 2 for n in node_list])
-    ax.set_yticklabels([instance.cluster.nodes[n].name for n in node_list])
-    for n in node_list[1:]:
-        ax.axhline(offset[n] - gap / 2, color="0.6", linewidth=0.6)
-    ax.set_xlabel("time (minutes)")
-    ax.set_ylabel("node (one lane per GPU)")
-    ax.set_title(title if title is not None else f"{instance.name}: schedule")
-    handles = [mpatches.Patch(facecolor="0.85", edgecolor="white", hatch=SENSITIVE_HATCH, label="sensitive model")]
+    last: dict[str, Lane] = {}
+    for it in items:
+        if it[0] not in last or it[3] >= last[it[0]][3]:
+            last[it[0]] = it
+    finish = {k: o.finish for k, o in check_schedule(instance, schedule, require_complete=False).outcomes.items()}
+    for job, (_, node, _, _, lanes) in last.items():
+        deadline = instance.job(job).deadline
+        if deadline is None:
+            continue
+        done = finish.get(job)
+        met = done is not None and done <= deadline + 1e-9
+        yc = offset[node] + (min(lanes) + max(lanes) + 1) / 2
+        ax.vlines(deadline, offset[node] + min(lanes), offset[node] + max(lanes) + 1, colors=colors[job] if met else "red",
+                  linewidth=1.2, linestyles="--", zorder=3)
+        ax.plot([deadline], [yc], linestyle="none", marker="v" if met else "X", markersize=8,
+                color=colors[job] if met else "red", markeredgecolor="black", zorder=4, gid=f"deadline:{job}")
+        if not met and labels:
+            ax.annotate(job, (deadline, yc), xytext=(5, -2), textcoords="offset points", fontsize=7, color="red", zorder=4)
+    return max([x_end] + [d for k in last if (d := instance.job(k).deadline) is not None])
+
+
+def _gantt_legend(instance: Instance, items: list[Lane], colors: dict[str, RGBA], deadlines: bool,
+                  legend: bool) -> list[Artist]:
+    """Legend entries: the sensitive hatch, the deadline markers (``deadlines``), the job colours (``legend``)."""
+    import matplotlib.lines as mlines
+    import matplotlib.patches as mpatches
+
+    handles: list[Artist] = [mpatches.Patch(facecolor="0.85", edgecolor="white", hatch=SENSITIVE_HATCH, label="sensitive model")]
     if deadlines:
         handles += [mlines.Line2D([], [], color="0.5", marker="v", linestyle="none", markeredgecolor="black", label="deadline met"),
                     mlines.Line2D([], [], color="red", marker="X", linestyle="none", markeredgecolor="black", label="deadline missed")]
     if legend:
         shown = [j for j in instance.jobs if any(it[0] == j.id for it in items)]
         handles += [mpatches.Patch(facecolor=colors[j.id], label=f"{j.id} ({j.gpus} GPU, {j.model})") for j in shown]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
-    return ax
+    return handles
 
 
 # ---- utilization --------------------------------------------------------------------------------
 def utilization(
     instance: Instance,
     result: Result | Evaluation | Schedule,
-    ax=None,
+    ax: Axes | None = None,
     *,
     resources: Sequence[str] = ("gpu", "cpu", "mem"),
     bin_minutes: float | None = None,
     title: str | None = None,
-):
+) -> Axes:
     """Cluster-wide share of GPUs, CPU cores and memory held over time (0–100 %).
 
     One step line per resource, from the validator's per-round per-node usage.
@@ -268,7 +299,8 @@ def utilization(
 
 
 # ---- CDFs ---------------------------------------------------------------------------------------
-def cdf(samples: Mapping[str, Sequence[float]], ax=None, *, xlabel: str = "", log: bool = False, title: str | None = None):
+def cdf(samples: Mapping[str, Sequence[float] | np.ndarray], ax: Axes | None = None, *, xlabel: str = "", log: bool = False,
+        title: str | None = None) -> Axes:
     """Empirical CDF per label (one step line each; NaNs dropped, empty series skipped)."""
     ax = _axes(ax)
     for label, vals in samples.items():
@@ -290,7 +322,7 @@ def cdf(samples: Mapping[str, Sequence[float]], ax=None, *, xlabel: str = "", lo
     return ax
 
 
-def _column_by_label(results: Mapping, column: str, instance: Instance | None) -> dict[str, np.ndarray]:
+def _column_by_label(results: Mapping[str, Any], column: str, instance: Instance | None) -> dict[str, np.ndarray]:
     from sensaopt.frames import outcomes_frame
 
     out = {}
@@ -303,13 +335,15 @@ def _column_by_label(results: Mapping, column: str, instance: Instance | None) -
     return out
 
 
-def jct_cdf(results: Mapping, ax=None, *, instance: Instance | None = None, log: bool = True, title: str | None = "JCT"):
+def jct_cdf(results: Mapping[str, Any], ax: Axes | None = None, *, instance: Instance | None = None, log: bool = True,
+            title: str | None = "JCT") -> Axes:
     """CDF of job completion times (minutes) per policy. ``results`` maps a label to
     an :func:`sensaopt.frames.outcomes_frame` DataFrame or to a Result (with ``instance``)."""
     return cdf(_column_by_label(results, "jct", instance), ax, xlabel="JCT (minutes)", log=log, title=title)
 
 
-def queueing_cdf(results: Mapping, ax=None, *, instance: Instance | None = None, log: bool = True, title: str | None = "queueing time"):
+def queueing_cdf(results: Mapping[str, Any], ax: Axes | None = None, *, instance: Instance | None = None, log: bool = True,
+                 title: str | None = "queueing time") -> Axes:
     """CDF of queueing times (first start − arrival, minutes) per policy; see :func:`jct_cdf`."""
     return cdf(_column_by_label(results, "queueing", instance), ax, xlabel="queueing time (minutes)", log=log, title=title)
 
@@ -317,14 +351,14 @@ def queueing_cdf(results: Mapping, ax=None, *, instance: Instance | None = None,
 # ---- sensitivity --------------------------------------------------------------------------------
 def sensitivity_curves(
     axis: str = "cpu",
-    ax=None,
+    ax: Axes | None = None,
     *,
     models: Sequence[str] | None = None,
     at: float | None = None,
     demand: bool = True,
     tolerance: float = 0.1,
     title: str | None = None,
-):
+) -> Axes:
     """Training speed vs CPU cores per GPU (``axis="cpu"``) or vs memory GB per GPU
     (``axis="mem"``), one line per catalog model (or ``models``).
 
@@ -372,7 +406,7 @@ def sensitivity_curves(
 
 
 # ---- optimality gap ------------------------------------------------------------------------------
-def gap_bars(gaps, ax=None, *, value: str = "gap", percent: bool = True, title: str | None = None):
+def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: bool = True, title: str | None = None) -> Axes:
     """Grouped bars of a :func:`sensaopt.frames.gap_frame` column (concatenated over
     instances): one group per instance, one bar per policy. NaN values get no bar."""
     import pandas as pd

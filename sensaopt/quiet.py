@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterator
 
 
 @contextlib.contextmanager
-def quiet_stdout():
+def quiet_stdout() -> Iterator[None]:
     """Silence file descriptor 1 for the block: highspy prints its banner from C++ when
     a ``Highs`` object is constructed, before ``output_flag`` can be switched off."""
     sys.stdout.flush()

@@ -15,4 +15,7 @@ from sensaopt.traces.presets import preset_cluster, preset_names, preset_spec
 from sensaopt.traces.sensitivity import SensitivityMix
 from sensaopt.traces.trace import DeadlineRule, TraceData, TraceJob, build_instance, scale_load, window
 
-__all__ = ["DeadlineRule", "SensitivityMix", "TraceData", "TraceJob", "build_instance", "preset_cluster", "preset_names", "preset_spec", "scale_load", "window"]
+__all__ = [
+    "DeadlineRule", "SensitivityMix", "TraceData", "TraceJob", "build_instance", "preset_cluster", "preset_names", "preset_spec",
+    "scale_load", "window",
+]

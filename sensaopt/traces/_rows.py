@@ -5,16 +5,26 @@ under ``"malformed"`` (``on_error="skip"``)."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Protocol, TypeVar
 
 from sensaopt.errors import InputError
+
+T = TypeVar("T")
+Row = dict[Any, Any]  # a csv.DictReader row: column -> text (None for missing fields, extra ones under None)
 
 ON_ERROR = ("raise", "skip")
 
 
+class SkipCounter(Protocol):
+    """Where readers count the rows they drop, by reason (:class:`sensaopt.traces.trace.TraceData`)."""
+
+    def skip(self, reason: str, n: int = 1) -> None: ...
+
+
 class RowError(Exception):
-    def __init__(self, field: str, message: str):
+    def __init__(self, field: str, message: str) -> None:
         self.field, self.message = field, message
         super().__init__(f"{field}: {message}")
 
@@ -24,7 +34,7 @@ def check_on_error(on_error: str) -> None:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
 
 
-def open_csv(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+def open_csv(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int, Row]]:
     """(line number, row) pairs of a CSV file with a header holding ``required``."""
     p = Path(path)
     try:
@@ -43,7 +53,7 @@ def open_csv(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int,
             yield reader.line_num, row
 
 
-def check_width(row: dict) -> None:
+def check_width(row: Row) -> None:
     """A row with more or fewer fields than the header (a truncated line, a stray
     delimiter) is malformed: ``csv.DictReader`` keeps extra values under the key
     ``None`` and fills missing ones with ``None``."""
@@ -54,14 +64,14 @@ def check_width(row: dict) -> None:
         raise RowError("(row)", f"{given} fields where the header has {n} (truncated or mis-columned row)")
 
 
-def field(row: dict, name: str) -> str:
+def field(row: Row, name: str) -> str:
     v = row.get(name)
     if v is None or v.strip() == "":
         raise RowError(name, "missing value")
     return v.strip()
 
 
-def as_int(row: dict, name: str, minimum: int | None = None) -> int:
+def as_int(row: Row, name: str, minimum: int | None = None) -> int:
     v = field(row, name)
     try:
         x = int(float(v)) if float(v).is_integer() else None
@@ -74,7 +84,7 @@ def as_int(row: dict, name: str, minimum: int | None = None) -> int:
     return x
 
 
-def as_float(row: dict, name: str, minimum: float | None = None) -> float:
+def as_float(row: Row, name: str, minimum: float | None = None) -> float:
     v = field(row, name)
     try:
         x = float(v)
@@ -87,8 +97,8 @@ def as_float(row: dict, name: str, minimum: float | None = None) -> float:
     return x
 
 
-def gpu_rows(path: str | Path, required: tuple[str, ...], gpu_field: str, data, on_error: str,
-             parse: Callable[[dict, str, int], object]) -> Iterator[tuple[str, object]]:
+def gpu_rows(path: str | Path, required: tuple[str, ...], gpu_field: str, data: SkipCounter, on_error: str,
+             parse: Callable[[Row, str, int], T | None]) -> Iterator[tuple[str, T]]:
     """``(job id, parse(row, job id, gpus))`` for every well-formed GPU row of a CSV.
 
     Shared by the Chronus and Helios readers: rows with no GPU are skipped and counted

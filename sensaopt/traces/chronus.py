@@ -19,10 +19,11 @@ expect_time_list,expect_value_list,best_effort,job_type``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance, SoftDeadline
-from sensaopt.traces._rows import RowError, as_float, as_int, field, gpu_rows
+from sensaopt.traces._rows import Row, RowError, as_float, as_int, field, gpu_rows
 from sensaopt.traces.trace import TraceData, TraceJob, load_trace
 
 COLUMNS = ("job_id", "num_gpu", "submit_time", "duration", "expect_time_list", "expect_value_list", "best_effort", "job_type")
@@ -39,7 +40,7 @@ def read_chronus(path: str | Path, on_error: str = "raise", name: str | None = N
     return data
 
 
-def _parse(row: dict, jid: str, gpus: int) -> TraceJob:
+def _parse(row: Row, jid: str, gpus: int) -> TraceJob:
     submit = as_float(row, "submit_time", 0.0)
     dur = as_float(row, "duration")
     if dur <= 0:
@@ -76,7 +77,7 @@ def _numbers(text: str, name: str) -> list[float]:
         raise RowError(name, f"not a '-'-separated list of numbers: {text!r}") from None
 
 
-def load_chronus(path: str | Path, cluster: Cluster, **options) -> Instance:
+def load_chronus(path: str | Path, cluster: Cluster, **options: Any) -> Instance:
     """A Chronus trace CSV (deadlines from the trace) as an instance on ``cluster``; ``options`` as for
     :func:`sensaopt.traces.trace.load_trace` (start, days, limit, mix, seed, round_minutes, on_error)."""
     return load_trace(read_chronus, path, cluster, **options)

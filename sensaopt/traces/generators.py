@@ -32,6 +32,7 @@ from :func:`sensaopt.traces.paths.traces_dir`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,7 +48,7 @@ PHILLY_GPU_COUNTS: tuple[tuple[int, int], ...] = ((1, 28319), (2, 215), (4, 1186
 PHILLY_GPU_MIX: tuple[tuple[int, float], ...] = tuple((g, c / sum(c for _, c in PHILLY_GPU_COUNTS)) for g, c in PHILLY_GPU_COUNTS)
 
 
-def _mix_draw(rng: np.random.Generator, mix, n: int) -> np.ndarray:
+def _mix_draw(rng: np.random.Generator, mix: Sequence[tuple[int, float]], n: int) -> np.ndarray:
     sizes = np.array([g for g, _ in mix])
     p = np.array([w for _, w in mix], dtype=float)
     return sizes[rng.choice(len(sizes), size=n, p=p / p.sum())]
@@ -75,7 +76,7 @@ def lognormal_params(median: float, mean: float, cap: float) -> tuple[float, flo
     if not (0 < median < mean < cap):
         raise ValueError("need 0 < median < mean < cap")
 
-    def eqs(x):
+    def eqs(x: Sequence[float]) -> list[float]:
         mu, s = x
         s = abs(s)
         F = stats.norm.cdf((math.log(cap) - mu) / s)

@@ -18,10 +18,11 @@ is seconds of run time.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance
-from sensaopt.traces._rows import RowError, as_float, gpu_rows
+from sensaopt.traces._rows import Row, RowError, as_float, gpu_rows
 from sensaopt.traces._time import seconds
 from sensaopt.traces.trace import TraceData, TraceJob, load_trace
 
@@ -34,7 +35,7 @@ def read_helios(path: str | Path, on_error: str = "raise", states: tuple[str, ..
     data = TraceData(name or p.stem, str(p), [], has_deadlines=False)
     wanted = {s.upper() for s in states} if states else None
 
-    def parse(row: dict, jid: str, gpus: int):
+    def parse(row: Row, jid: str, gpus: int) -> tuple[float, int, float] | None:
         if wanted is not None and (row.get("state") or "").strip().upper() not in wanted:
             data.skip("state")
             return None
@@ -60,7 +61,7 @@ def read_helios(path: str | Path, on_error: str = "raise", states: tuple[str, ..
     return data
 
 
-def load_helios(path: str | Path, cluster: Cluster, **options) -> Instance:
+def load_helios(path: str | Path, cluster: Cluster, **options: Any) -> Instance:
     """A Helios job-log CSV as an instance on ``cluster``; ``options`` as for
     :func:`sensaopt.traces.trace.load_trace` (start, days, limit, mix, seed, round_minutes, on_error)."""
     return load_trace(read_helios, path, cluster, **options)

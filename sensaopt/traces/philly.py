@@ -21,6 +21,7 @@ The file is a JSON list of jobs::
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance
@@ -103,7 +104,7 @@ def _parse(e: dict) -> tuple[float, int, float]:
     return submit, gpus, t1 - t0
 
 
-def load_philly(path: str | Path, cluster: Cluster, **options) -> Instance:
+def load_philly(path: str | Path, cluster: Cluster, **options: Any) -> Instance:
     """A Philly cluster_job_log JSON as an instance on ``cluster``; ``options`` as for
     :func:`sensaopt.traces.trace.load_trace` (start, days, limit, mix, seed, round_minutes, on_error)."""
     return load_trace(read_philly, path, cluster, **options)

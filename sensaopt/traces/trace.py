@@ -11,7 +11,9 @@ deadlines by :class:`DeadlineRule`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -34,7 +36,7 @@ class TraceJob:
     value: float = 1.0
     soft_deadlines: tuple[SoftDeadline, ...] = ()
 
-    def shifted(self, dt: float) -> "TraceJob":
+    def shifted(self, dt: float) -> TraceJob:
         return replace(
             self,
             arrival=self.arrival + dt,
@@ -160,26 +162,27 @@ def build_instance(
     models = (mix or SensitivityMix()).assign(len(jobs), seed)
     cat = catalog()
     out = [
-        Job(id=j.id, arrival=j.arrival, gpus=j.gpus, work=j.work, profile=cat[m], deadline=j.deadline, value=j.value, soft_deadlines=j.soft_deadlines)
+        Job(id=j.id, arrival=j.arrival, gpus=j.gpus, work=j.work, profile=cat[m], deadline=j.deadline, value=j.value,
+            soft_deadlines=j.soft_deadlines)
         for j, m in zip(jobs, models)
     ]
     return Instance(name=name or data.name, cluster=cluster, round_minutes=round_minutes, jobs=tuple(out), source=data.source)
 
 
 def load_trace(
-    read,
-    path,
+    read: Callable[[str | Path, str], TraceData],
+    path: str | Path,
     cluster: Cluster,
     *,
     start: float = 0.0,
     days: float | None = None,
     limit: int | None = None,
-    mix=None,
-    deadlines=None,
+    mix: SensitivityMix | None = None,
+    deadlines: DeadlineRule | None = None,
     seed: int = 0,
     round_minutes: float = 5.0,
     on_error: str = "raise",
-):
+) -> Instance:
     """``read(path, on_error) -> TraceData``, cut to the window ``[start, start + days)``
     (minutes, days) and its first ``limit`` jobs, as an instance on ``cluster``
     (``deadlines``: the rule for traces without deadlines; ``mix``: model types)."""

@@ -15,6 +15,7 @@ that have them; the Chronus deadlines follow the SPEC rule) or drawn by the SPEC
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from sensaopt.instance import Instance
 from sensaopt.traces.presets import ClusterSpec
 from sensaopt.traces.sensitivity import SensitivityMix
-from sensaopt.traces.trace import DeadlineRule, TraceData, build_instance
+from sensaopt.traces.trace import DeadlineRule, TraceData, TraceJob, build_instance
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class WindowConfig:
     seed: int = 0
 
 
-def window_nodes(jobs, cfg: WindowConfig) -> int:
+def window_nodes(jobs: Sequence[TraceJob], cfg: WindowConfig) -> int:
     W = sum(j.gpus * j.work for j in jobs)
     arr = [j.arrival for j in jobs]
     H = (max(arr) - min(arr)) + float(np.mean([j.work for j in jobs]))
@@ -73,6 +74,6 @@ def cut_windows(data: TraceData, cfg: WindowConfig, mix: SensitivityMix | None =
         inst = build_instance(sub, spec.cluster(), mix=mix, seed=cfg.seed + k, round_minutes=cfg.round_minutes, deadlines=DeadlineRule())
         prov = {"generator": "sensaopt instances from-trace", "trace": data.name, "source": data.source, "window": k,
                 "first_job": a, "n_jobs": cfg.n_jobs, "shift_minutes": shift, "nodes": nodes, "deadlines": mode,
-                "config": {k2: v for k2, v in cfg.__dict__.items()}}
+                "config": dict(cfg.__dict__)}
         out.append((inst, prov))
     return out
