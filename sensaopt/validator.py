@@ -30,6 +30,11 @@ a job's segments in start order (see :class:`JobReplay`):
 ``after_completion`` a job holds resources in a round after the one its work ended in
 ``incomplete``       a job's work is never completed (only with ``require_complete``)
 
+A new rule is one more ``rule_<name>`` function at the scope it needs, added to that
+scope's tuple (:data:`SEGMENT_RULES`, :data:`CAPACITY_RULES`) or called in
+:func:`replay_job`, and to :data:`RULES`; ``tests/test_validator.py`` wants a schedule
+that breaks it alone.
+
 Progress: in a round, a job does ``speed × minutes`` of work, where ``speed`` is the
 job's true speed (profile speed at its per-GPU allocation × ``Job.speed_factor``; the
 slowest node of a multi-node job sets the pace) and ``minutes`` is the round length
