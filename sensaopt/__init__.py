@@ -32,5 +32,6 @@ def __getattr__(name: str):
 
 __all__ = [
     "Cluster", "Instance", "Job", "NodeType", "Placement", "Result", "Schedule", "Segment", "Status",
-    "check_schedule", "gap_frame", "jobs_frame", "load_instance", "metrics_frame", "outcomes_frame", "save_instance", "simulate", "solve", "usage_frame", "validate", "__version__",
+    "check_schedule", "gap_frame", "jobs_frame", "load_instance", "metrics_frame", "outcomes_frame", "save_instance",
+    "simulate", "solve", "usage_frame", "validate", "__version__",
 ]

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Sequence
+from typing import Any
 
 from sensaopt.errors import InputError
 
@@ -87,26 +88,32 @@ def parse_value(tp: Any, text: str) -> Any:
             except ValueError:
                 continue
         raise ValueError(f"expected {type_name(tp)}, got {text!r}")
-    if tp is bool:
-        low = text.strip().lower()
-        if low in ("true", "yes", "on", "1"):
-            return True
-        if low in ("false", "no", "off", "0"):
-            return False
-        raise ValueError(f"expected true or false, got {text!r}")
-    if tp is int:
+    parse = _SCALARS.get(tp)
+    if parse is None:
+        raise ValueError(f"cannot set a {type_name(tp)} from the command line")
+    return parse(text)
+
+
+def _bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("true", "yes", "on", "1"):
+        return True
+    if low in ("false", "no", "off", "0"):
+        return False
+    raise ValueError(f"expected true or false, got {text!r}")
+
+
+def _number(kind: type, what: str) -> Any:
+    def parse(text: str) -> Any:
         try:
-            return int(text)
+            return kind(text)
         except ValueError:
-            raise ValueError(f"expected an integer, got {text!r}") from None
-    if tp is float:
-        try:
-            return float(text)
-        except ValueError:
-            raise ValueError(f"expected a number, got {text!r}") from None
-    if tp is str:
-        return text
-    raise ValueError(f"cannot set a {type_name(tp)} from the command line")
+            raise ValueError(f"expected {what}, got {text!r}") from None
+
+    return parse
+
+
+_SCALARS: dict[Any, Any] = {bool: _bool, int: _number(int, "an integer"), float: _number(float, "a number"), str: str}
 
 
 def parse_settings(items: Sequence[str], config_class: type, owner: str = "policy") -> dict[str, Any]:

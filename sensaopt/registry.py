@@ -7,7 +7,8 @@ on first :meth:`Registry.get` so that ``import sensaopt`` stays light.
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 

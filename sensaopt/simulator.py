@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, is_dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from sensaopt.errors import PolicyError
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
-from sensaopt.policies import Policy, make_policy
+from sensaopt.policies import Decider, Policy, make_policy
 from sensaopt.policies.base import JobState, RoundState
 from sensaopt.result import Result, Status, package_versions
 from sensaopt.schedule import ScheduleBuilder
@@ -46,7 +47,7 @@ def public_instance(instance: Instance) -> Instance:
 
 def simulate(
     instance: Instance,
-    policy: Policy | str = "sensascale",
+    policy: Decider | str = "sensascale",
     *,
     profile_error: float = 0.0,
     seed: int = 0,
@@ -64,10 +65,7 @@ def simulate(
     ``Result.params`` carries the policy's ``config`` and ``stats`` (``"policy_stats"``).
     """
     t0 = time.perf_counter()
-    pol = make_policy(policy, **(policy_config or {})) if isinstance(policy, str) else policy
-    if not isinstance(pol, Policy):
-        missing = [a for a in ("name", "config", "stats", "reset", "decide") if not hasattr(pol, a)]
-        raise TypeError(f"{type(pol).__name__} is not a Policy (missing: {', '.join(missing)})")
+    pol = _policy(policy, policy_config)
     truth = apply_profile_error(instance, profile_error, seed)
     public = public_instance(truth)
     pol.reset(public)
@@ -132,9 +130,7 @@ def simulate(
     if validate and ev.errors:
         raise ev.errors[0]
     metrics = compute_metrics(truth, ev)
-    params = {"policy": pol.name, "profile_error": profile_error, "seed": seed, "rounds_decided": rounds_run,
-              "policy_stats": _jsonable(pol.stats),  # e.g. Chronus: lease solves, fallbacks (never silent)
-              "config": _as_dict(pol.config)}
+    params = {"policy": pol.name, "profile_error": profile_error, "seed": seed, "rounds_decided": rounds_run, **_policy_params(pol)}
     return Result(
         solver=f"heuristic:{pol.name}",
         status=Status.FEASIBLE,
@@ -148,6 +144,24 @@ def simulate(
         evaluation=ev,
         truth=truth,
     )
+
+
+def _policy(policy: Decider | str, policy_config: dict[str, Any] | None) -> Decider:
+    """The policy to run: a fresh one by name (with ``policy_config``) or the given object,
+    which must at least name itself, reset and decide (:class:`Decider`)."""
+    pol = make_policy(policy, **(policy_config or {})) if isinstance(policy, str) else policy
+    if not isinstance(pol, Decider):
+        missing = [a for a in ("name", "reset", "decide") if not hasattr(pol, a)]
+        raise TypeError(f"{type(pol).__name__} is not a policy (missing: {', '.join(missing)})")
+    return pol
+
+
+def _policy_params(pol: Decider) -> dict[str, Any]:
+    """A :class:`Policy`'s config and stats for ``Result.params`` (e.g. Chronus: lease
+    solves, fallbacks, never silent); a bare :class:`Decider` has neither."""
+    if isinstance(pol, Policy):
+        return {"policy_stats": _jsonable(pol.stats), "config": _as_dict(pol.config)}
+    return {}
 
 
 def _same_nodes(a, b) -> bool:

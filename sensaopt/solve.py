@@ -7,7 +7,8 @@ simulator; pick it with ``policy=``) and the exact backends ``cpsat``, ``highs``
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from sensaopt.instance import Instance
 from sensaopt.registry import Registry

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sys
 
-from sensaopt.cli.app import app
 from sensaopt.cli import core  # noqa: F401  (registers commands)
+from sensaopt.cli.app import app
 
 _EXTRA = ("sensaopt.cli.exact", "sensaopt.cli.traces", "sensaopt.cli.plot")
 

@@ -6,7 +6,7 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
 import typer
 
@@ -53,14 +53,15 @@ def solve(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
     solver: str = typer.Option("heuristic", help="heuristic | cpsat | highs | cbc | milp (= highs): a name of sensaopt.solve.SOLVERS."),
     policy: str = typer.Option("sensascale", help="Policy for --solver heuristic (sensascale, edf, fifo, ...)."),
-    settings: List[str] = set_option(),
-    time_limit: Optional[float] = typer.Option(None, callback=positive, help="Seconds, exact solvers (> 0)."),
-    workers: Optional[int] = typer.Option(None, callback=at_least_one, help="Solver threads, exact solvers (>= 1)."),
-    weighted: bool = typer.Option(False, "--weighted", help="Exact solvers: one weighted solve instead of deadline loss first, then the whole objective."),
+    settings: list[str] = set_option(),
+    time_limit: float | None = typer.Option(None, callback=positive, help="Seconds, exact solvers (> 0)."),
+    workers: int | None = typer.Option(None, callback=at_least_one, help="Solver threads, exact solvers (>= 1)."),
+    weighted: bool = typer.Option(False, "--weighted",
+                                  help="Exact solvers: one weighted solve instead of deadline loss first, then the whole objective."),
     seed: int = typer.Option(0, help="Random seed (solver seed; profile-error draw for heuristics)."),
     profile_error: float = typer.Option(0.0, help="Heuristics: sigma of the hidden log-normal true-speed factor."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
-    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write the result (with schedule) as JSON."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the result (with schedule) as JSON."),
 ) -> None:
     """Solve an instance and report the common metrics."""
     from sensaopt.config import policy_settings
@@ -118,7 +119,8 @@ def validate(
             typer.echo(str(e))
         if ev.ok:
             m = compute_metrics(inst, ev)
-            typer.echo(f"valid: {m.finished} jobs finished, {m.slo_violations} SLO violations, avg JCT {m.avg_jct:.1f} min, objective {m.objective:.4f}")
+            typer.echo(f"valid: {m.finished} jobs finished, {m.slo_violations} SLO violations, avg JCT {m.avg_jct:.1f} min, "
+                       f"objective {m.objective:.4f}")
     if not ev.ok:
         raise typer.Exit(1)
 
@@ -165,7 +167,8 @@ def generate(
 ) -> None:
     """Write a seeded synthetic instance."""
     from sensaopt.errors import InputError
-    from sensaopt.generate import generate as gen, provenance
+    from sensaopt.generate import generate as gen
+    from sensaopt.generate import provenance
     from sensaopt.io import save_instance
 
     try:
@@ -180,7 +183,7 @@ def generate(
 
 
 @app.command()
-def schema(output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write to a file instead of stdout.")):
+def schema(output: Path | None = typer.Option(None, "-o", "--output", help="Write to a file instead of stdout.")):
     """Print the JSON Schema of the instance format."""
     from sensaopt.io import atomic_write_text, instance_schema
 

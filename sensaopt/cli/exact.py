@@ -7,7 +7,6 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -96,14 +95,15 @@ def write_rows(rows: list[dict], path: Path, cols: list[str]) -> None:
 
 @app.command()
 def gap(
-    instances: List[Path] = typer.Argument(..., help="Instance JSON files."),
+    instances: list[Path] = typer.Argument(..., help="Instance JSON files."),
     exact: str = typer.Option("cpsat", help="cpsat | milp (HiGHS) | highs | cbc"),
     policy: str = typer.Option("sensascale", help="Heuristic policy to compare."),
     time_limit: float = typer.Option(60.0, callback=positive, help="Seconds per exact solve (> 0)."),
     workers: int = typer.Option(2, callback=at_least_one, help="Exact solver threads (>= 1)."),
     seed: int = typer.Option(0, help="Exact solver random seed."),
-    weighted: bool = typer.Option(False, "--weighted", help="One weighted exact solve instead of deadline loss first, then the whole objective."),
-    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
+    weighted: bool = typer.Option(False, "--weighted",
+                                  help="One weighted exact solve instead of deadline loss first, then the whole objective."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ):
     """Heuristic vs exact optimum, one row per instance."""
@@ -128,7 +128,7 @@ def export(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
     format: str = typer.Option("mps", "--format", help="mps | lp"),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
-    horizon: Optional[int] = typer.Option(None, help="Rounds (default: SensaScale makespan + 2)."),
+    horizon: int | None = typer.Option(None, help="Rounds (default: SensaScale makespan + 2)."),
 ):
     """Write the offline MILP (scaled integer objective) for other solvers (SCIP, Gurobi, ...)."""
     from sensaopt.exact.milp import export_model
@@ -146,7 +146,7 @@ def round_gap(
     policy: str = typer.Option("sensascale", help="Policy whose round decisions are scored."),
     window: int = typer.Option(4, help="Window length, rounds."),
     time_limit: float = typer.Option(2.0, callback=positive, help="Seconds per window solve (> 0)."),
-    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
 ):
     """Per-round gap: each round decision of a policy vs the window model's optimum."""
     from sensaopt.exact.rolling import per_round_gaps
@@ -157,6 +157,7 @@ def round_gap(
     typer.echo(format_table(rows, cols))
     gaps = [r["abs_gap"] for r in rows if r.get("abs_gap") is not None]
     if gaps:
-        typer.echo(f"{len(rows)} rounds, {sum(g > 1e-9 for g in gaps)} with a positive gap, mean gap {sum(gaps) / len(gaps):.4g}, max {max(gaps):.4g}")
+        typer.echo(f"{len(rows)} rounds, {sum(g > 1e-9 for g in gaps)} with a positive gap, "
+                   f"mean gap {sum(gaps) / len(gaps):.4g}, max {max(gaps):.4g}")
     if output is not None:
         write_rows(rows, output, cols)

@@ -8,8 +8,9 @@ import functools
 import inspect
 import itertools
 import typing
+from collections.abc import Callable
 from dataclasses import MISSING, fields
-from typing import Any, Callable, List, Optional, TypeVar
+from typing import Any, Optional, TypeVar
 
 import typer
 
@@ -79,7 +80,7 @@ def dataclass_options(
             default_value = f.default if f.default is not MISSING else None
             codec = codecs.get(f.name)
             if grid:
-                ann: Any = List[str]
+                ann: Any = list[str]
                 default: Any = typer.Option([], _flag(f.name), help=f"{help_} Repeat for a grid (default {default_value}).")
             else:
                 ann = str if codec else _typer_type(types[f.name])
@@ -120,7 +121,7 @@ def _typer_type(tp: Any) -> Any:
     args = typing.get_args(tp)
     if type(None) in args:
         (inner,) = [a for a in args if a is not type(None)]
-        return Optional[inner]
+        return Optional[inner]  # noqa: UP045 (a runtime type for typer, not an annotation)
     return tp
 
 

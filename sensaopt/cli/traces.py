@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -26,8 +25,8 @@ def _progress(total: int, desc: str, quiet: bool):
 @with_workload(required=("trace",))
 def simulate(
     workload: WorkloadConfig,
-    policy: List[str] = typer.Option(["sensascale"], "--policy", help="Policy name; repeat for several."),
-    settings: List[str] = set_option(),
+    policy: list[str] = typer.Option(["sensascale"], "--policy", help="Policy name; repeat for several."),
+    settings: list[str] = set_option(),
     skip_malformed: bool = typer.Option(False, help="Skip (and count) malformed trace rows instead of stopping."),
     output: Path = typer.Option(..., "-o", "--output", help="Output folder."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -42,7 +41,8 @@ def simulate(
     knobs = policy_settings(policy, settings)  # every --set checked before the trace is read
     inst, data = workload_instance(workload, on_error="skip" if skip_malformed else "raise")
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(data.skipped.items())) or "none"
-    typer.echo(f"{inst.name}: {len(inst.jobs)} jobs on {inst.cluster.num_nodes} nodes / {inst.cluster.total_gpus} GPUs (skipped: {skipped})", err=True)
+    size = f"{len(inst.jobs)} jobs on {inst.cluster.num_nodes} nodes / {inst.cluster.total_gpus} GPUs"
+    typer.echo(f"{inst.name}: {size} (skipped: {skipped})", err=True)
     described = {**asdict(workload), "skipped": data.skipped}
     for pol in policy:
         bar, cb = _progress(len(inst.jobs), pol, quiet)
@@ -60,17 +60,17 @@ def instances_from_trace(
     trace: str = typer.Option(..., "--trace", help=_TRACE_HELP),
     jobs: int = typer.Option(8, "--jobs", "-n", help="Jobs per window (consecutive by arrival)."),
     count: int = typer.Option(20, help="Number of windows."),
-    stride: Optional[int] = typer.Option(None, help="Jobs between window starts (default: --jobs)."),
+    stride: int | None = typer.Option(None, help="Jobs between window starts (default: --jobs)."),
     first: int = typer.Option(0, help="Index of the first window's first job."),
     start: float = typer.Option(0.0, help="Trace window start, minutes."),
-    days: Optional[float] = typer.Option(None, help="Trace window, days."),
+    days: float | None = typer.Option(None, help="Trace window, days."),
     node_gpus: int = typer.Option(8, help="GPUs per node of the scaled-down cluster."),
     cpu_per_gpu: float = typer.Option(3.0, help="Cores per GPU."),
     mem_per_gpu: float = typer.Option(62.5, help="GB per GPU."),
     load: float = typer.Option(1.15, help="Target offered load of each window's cluster."),
     max_nodes: int = typer.Option(4, help="At most this many nodes per window."),
     round_minutes: float = typer.Option(10.0, help="Round length, minutes."),
-    deadlines: Optional[str] = typer.Option(None, help="keep (the trace's) | rule (SPEC rule); default keep when the trace has them."),
+    deadlines: str | None = typer.Option(None, help="keep (the trace's) | rule (SPEC rule); default keep when the trace has them."),
     seed: int = typer.Option(0, help="Seed (model types, rule deadlines, generators)."),
     sensitive_fraction: float = typer.Option(0.5, help="Fraction of sensitive model types."),
     mix: str = typer.Option("fraction", help="fraction | synergy"),
@@ -106,11 +106,11 @@ def instances_from_trace(
 @app.command()
 @with_workload(grid=True)
 def sweep(
-    workload: List[WorkloadConfig],
-    policy: List[str] = typer.Option(["edf"], "--policy", help="Policy (repeat)."),
-    settings: List[str] = set_option(),
+    workload: list[WorkloadConfig],
+    policy: list[str] = typer.Option(["edf"], "--policy", help="Policy (repeat)."),
+    settings: list[str] = set_option(),
     store: Path = typer.Option(..., "--store", help="Result folder (runs/<hash>.json); rerun to resume."),
-    scheduler: Optional[str] = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
+    scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     workers: int = typer.Option(2, callback=at_least_one, help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -137,7 +137,8 @@ def sweep(
         bar.close()
     records = [st.get(c.key()) for c in cfgs]
     atomic_write_text(Path(store) / "summary.csv", summary_csv([r for r in records if r is not None]))
-    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; table: {Path(store) / 'summary.csv'}")
+    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; "
+               f"table: {Path(store) / 'summary.csv'}")
     for k, err in rep.failed.items():
         typer.echo(f"failed {k}: {err}", err=True)
     if rep.failed:
@@ -151,14 +152,16 @@ app.add_typer(experiment_app, name="experiment")
 @experiment_app.command("paper")
 def experiment_paper(
     output: Path = typer.Option(..., "-o", "--output", help="Output folder (runs/ is the resumable store)."),
-    scale: float = typer.Option(1.0, help="1 = the full traces and clusters; < 1: that fraction of jobs (seeded) on that fraction of GPUs."),
-    policy: List[str] = typer.Option([], "--policy", help="Policies (default: sensascale chronus synergy-tune edf fifo, those registered)."),
+    scale: float = typer.Option(1.0, help="1 = the full traces and clusters; < 1: that fraction of jobs (seeded) on that fraction "
+                                          "of GPUs."),
+    policy: list[str] = typer.Option([], "--policy",
+                                     help="Policies (default: sensascale chronus synergy-tune edf fifo, those registered)."),
     seed: int = typer.Option(0, help="Seed (model types, generator, thinning)."),
     round_minutes: float = typer.Option(5.0, help="Round length, minutes."),
     sensitive_fraction: float = typer.Option(0.5, help="Fraction of sensitive model types."),
     node: str = typer.Option("synergy", help="synergy (3 cores, 62.5 GB per GPU) | chronus (128 cores, 256 GB per 8 GPUs)."),
     helios_days: float = typer.Option(14.0, help="Days of Helios-calibrated arrivals."),
-    scheduler: Optional[str] = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
+    scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     workers: int = typer.Option(2, callback=at_least_one, help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),

@@ -10,10 +10,11 @@ Add your own with :func:`register_policy`::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import is_dataclass
-from typing import Any, Callable
+from typing import Any
 
-from sensaopt.policies.base import Allocation, BasePolicy, JobState, NoConfig, Policy, RoundState
+from sensaopt.policies.base import Allocation, BasePolicy, Decider, JobState, NoConfig, Policy, RoundState
 from sensaopt.registry import Registry
 
 # name -> policy class, or "module:Class" imported on first use (so that `import sensaopt` stays light)
@@ -61,5 +62,5 @@ def policy_config_class(name: str) -> type:
     return type(cfg) if is_dataclass(cfg) else NoConfig
 
 
-__all__ = ["Allocation", "BasePolicy", "JobState", "NoConfig", "POLICIES", "Policy", "RoundState", "make_policy", "policy_class",
+__all__ = ["Allocation", "BasePolicy", "Decider", "JobState", "NoConfig", "POLICIES", "Policy", "RoundState", "make_policy", "policy_class",
            "policy_config_class", "policy_names", "register_builtin", "register_policy"]

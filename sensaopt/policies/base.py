@@ -67,18 +67,25 @@ class RoundState:
 
 
 @runtime_checkable
-class Policy(Protocol):
-    """What the simulator needs from a policy."""
+class Decider(Protocol):
+    """The least the simulator can run: a name, ``reset`` and ``decide`` (a policy
+    without config or stats; its Result then records neither)."""
 
     name: str
-    config: Any  # a (frozen) dataclass instance: the policy's knobs
-    stats: dict[str, Any]  # counters since the last reset (JSON-ready values)
 
     def reset(self, instance: Instance) -> None:
         """Called once before a run; ``instance`` jobs carry no speed factors."""
 
     def decide(self, state: RoundState) -> Allocation:
         """Placements for this round; jobs left out do not run this round."""
+
+
+@runtime_checkable
+class Policy(Decider, Protocol):
+    """A full policy: its knobs and counters reach ``Result.params``."""
+
+    config: Any  # a (frozen) dataclass instance: the policy's knobs
+    stats: dict[str, Any]  # counters since the last reset (JSON-ready values)
 
 
 @dataclass(frozen=True)

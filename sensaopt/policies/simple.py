@@ -8,6 +8,7 @@ later jobs may still start (greedy, no reservations).
 from __future__ import annotations
 
 import math
+
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
 from sensaopt.policies.placement import NodePool
 

@@ -10,8 +10,8 @@ already stored are not submitted again.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from sensaopt.sweep.config import RunConfig, run_config
 from sensaopt.sweep.store import ResultStore

@@ -15,13 +15,14 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from sensaopt.errors import InputError
-from sensaopt.traces.paths import CHRONUS_TRACES, data_file
 from sensaopt.registry import Registry
+from sensaopt.traces.paths import CHRONUS_TRACES, data_file
 from sensaopt.traces.trace import TraceData, TraceJob, window
 
 if TYPE_CHECKING:

@@ -27,16 +27,16 @@ def greedy_pack(requests: list[Request], capacity: list[int], total: int) -> dic
     order = sorted(range(len(requests)), key=lambda k: (-requests[k][1], requests[k][3] - requests[k][2], -requests[k][3], k))
     plans: dict = {}
     for k in order:
-        key, r, l, m = requests[k]
-        if l > m:
+        key, r, leases, m = requests[k]
+        if leases > m:
             return None
         got = []
         t = m - 1
-        while t >= 0 and len(got) < l:
+        while t >= 0 and len(got) < leases:
             if cap[t] >= r:
                 got.append(t)
             t -= 1
-        if len(got) < l:
+        if len(got) < leases:
             return None
         for t in got:
             cap[t] -= r
@@ -47,14 +47,14 @@ def greedy_pack(requests: list[Request], capacity: list[int], total: int) -> dic
 def earliest_feasible_m(others: list[Request], new: Request, capacity: list[int], total: int) -> int:
     """Smallest ``m`` (>= the new request's ``l`` and ``m``) for which the new request
     packs together with ``others`` (binary search, as in the artifact)."""
-    key, r, l, m = new
-    left = max(l, m)
-    right = max([mm for _, _, _, mm in others] + [len(capacity), m]) + l + 1
-    if greedy_pack(others + [(key, r, l, left)], capacity, total) is not None:
+    key, r, leases, m = new
+    left = max(leases, m)
+    right = max([mm for _, _, _, mm in others] + [len(capacity), m]) + leases + 1
+    if greedy_pack(others + [(key, r, leases, left)], capacity, total) is not None:
         return left
     while left < right:
         mid = (left + right) // 2
-        if greedy_pack(others + [(key, r, l, mid)], capacity, total) is not None:
+        if greedy_pack(others + [(key, r, leases, mid)], capacity, total) is not None:
             right = mid
         else:
             left = mid + 1
@@ -77,13 +77,13 @@ def admit(others: list[Request], new: Request, capacity: list[int], total: int, 
     last deadline, snapped down to a lease boundary; with the artifact's tolerance
     ratio 1.0 this never admits a job the first check rejected).
     """
-    key, r, l, m = new
-    if l <= m:
+    key, r, leases, m = new
+    if leases <= m:
         plans = greedy_pack(others + [new], capacity, total)
         if plans is not None:
             return AdmissionDecision(True, m, tuple(plans[key]))
     m2 = earliest_feasible_m(others, new, capacity, total)
     if m2 <= last_m:
-        plans = greedy_pack(others + [(key, r, l, m2)], capacity, total)
+        plans = greedy_pack(others + [(key, r, leases, m2)], capacity, total)
         return AdmissionDecision(True, m2, tuple(plans[key]))
     return AdmissionDecision(False, m2, None)

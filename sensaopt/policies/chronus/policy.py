@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from sensaopt.instance import Instance
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
 from sensaopt.policies.placement import NodePool
+from sensaopt.result import Status
 
 from .admission import admit
 from .config import ChronusConfig
@@ -61,7 +62,7 @@ from .lease import (
     maximum_lease,
     rounded_gpus,
 )
-from .selection import LeaseJob, solve_selection
+from .selection import LeaseJob, Selection, solve_selection
 
 
 @dataclass(eq=False)
@@ -101,7 +102,7 @@ class ChronusPolicy(BasePolicy):
         self.R = R
         self.k = max(1, math.floor(cfg.lease_minutes / R + 0.5))
         self.Lm = self.k * R
-        self.adm_every = 1 if R >= cfg.admission_minutes - 1e-9 else max(1, math.floor(cfg.admission_minutes / R + 0.5))
+        self.adm_every = 1 if cfg.admission_minutes - 1e-9 <= R else max(1, math.floor(cfg.admission_minutes / R + 0.5))
         self.max_cands = cfg.max_candidates if cfg.max_candidates is not None else int(1200 * cfg.lease_minutes // 60)
         self.total = instance.cluster.total_gpus
         ref = instance.cluster.reference_type
@@ -198,10 +199,36 @@ class ChronusPolicy(BasePolicy):
 
     # ------------------------------------------------------------------ lease step
     def _lease_boundary(self, state: RoundState, active: dict[str, JobState], b: int) -> None:
-        T = b * self.Lm
+        """Re-plan every admitted job at the start of lease ``b`` (see the module doc)."""
         for cj in self.jobs.values():
             cj.forced = False
         sign = -1.0 if self.config.adaptive and any(cj.cls == UNACCEPTED for cj in self.jobs.values()) else 1.0
+        lease_jobs, opt_idx = self._lease_requests(active, b * self.Lm)
+        horizon = max([max(m for m, _ in j.options) for j in lease_jobs] + [1])
+        cap = [self.total] * horizon
+        lease_jobs = self._keep_cached_plans(lease_jobs, cap, b)
+        if lease_jobs:
+            cfg = self.config
+            sel = solve_selection(lease_jobs, cap, sign, solver=cfg.solver, time_limit=cfg.time_limit_s, threads=cfg.threads, seed=cfg.seed)
+            self._count_selection(sel, len(lease_jobs))
+            for j in lease_jobs:
+                cj = self.jobs[j.key]
+                if j.key in sel.plans:
+                    k, slots = sel.plans[j.key]
+                    cj.option = opt_idx[j.key][k]
+                    cj.plan = tuple(b + t for t in slots)
+                else:  # only a fallback leaves an admitted job out: it becomes unadmitted
+                    cj.plan, cj.option = None, None
+                    self._set_class(cj, UNACCEPTED)
+                    self.stats["unplanned_by_fallback"] += 1
+        self.G = {jid for jid, cj in self.jobs.items() if cj.cls == ACCEPTED and cj.plan is not None and b in cj.plan}
+        for jid in self.G:
+            self.jobs[jid].leases -= 1
+
+    def _lease_requests(self, active: dict[str, JobState], T: float) -> tuple[list[LeaseJob], dict[str, list[int]]]:
+        """The lease MILP's jobs at lease start ``T`` (minutes): admitted jobs with leases
+        left and their still-reachable deadline options (index map in the second value);
+        overrun and hopeless jobs are reclassified on the way."""
         lease_jobs: list[LeaseJob] = []
         opt_idx: dict[str, list[int]] = {}
         for jid, cj in self.jobs.items():
@@ -213,8 +240,8 @@ class ChronusPolicy(BasePolicy):
                 continue
             # artifact: a granted lease counts as one lease done; the count is
             # recomputed from progress only when that makes it smaller
-            cj.leases = l = min(cj.leases, leases_needed(self._est_remaining(cj, js), self.Lm))
-            if l <= 0:
+            cj.leases = n_leases = min(cj.leases, leases_needed(self._est_remaining(cj, js), self.Lm))
+            if n_leases <= 0:
                 cj.plan = None  # no lease left to plan: runs opportunistically until done or overrun
                 continue
             ks = [cj.option] if cj.option is not None else list(range(len(cj.deadlines)))
@@ -222,74 +249,60 @@ class ChronusPolicy(BasePolicy):
             for kk in ks:
                 at, v = cj.deadlines[kk]
                 m = maximum_lease(at, T, self.Lm)
-                if m >= l:
+                if m >= n_leases:
                     opts.append((m, v))
                     idx.append(kk)
             if not opts:
                 self._hopeless(cj)
                 continue
-            lease_jobs.append(LeaseJob(jid, cj.r, l, tuple(opts)))
+            lease_jobs.append(LeaseJob(jid, cj.r, n_leases, tuple(opts)))
             opt_idx[jid] = idx
-        # candidate limit: planned jobs keep their cached plan (largest first)
-        horizon = max([max(m for m, _ in j.options) for j in lease_jobs] + [1])
-        cap = [self.total] * horizon
+        return lease_jobs, opt_idx
+
+    def _keep_cached_plans(self, lease_jobs: list[LeaseJob], cap: list[int], b: int) -> list[LeaseJob]:
+        """Candidate limit: beyond ``max_cands`` (job, option) candidates, planned jobs keep
+        their cached plan (largest first; their GPUs leave ``cap``). The jobs left to solve."""
         n_cands = sum(len(j.options) for j in lease_jobs)
+        if n_cands <= self.max_cands:
+            return lease_jobs
         kept: set[str] = set()
-        if n_cands > self.max_cands:
-            order = sorted(lease_jobs, key=lambda j: (-j.r, -max(m for m, _ in j.options), self.jobs[j.key].arrival, j.key))
-            for j in order:
-                if n_cands <= self.max_cands:
-                    break
-                cj = self.jobs[j.key]
-                if cj.plan is None:
-                    continue
-                slots = sorted(s - b for s in cj.plan if s >= b)
-                if len(slots) < j.l:
-                    continue
-                slots = slots[len(slots) - j.l:]  # drop the earliest extra slots (artifact)
-                if any(t >= j.options[0][0] for t in slots) or any(cap[t] < j.r for t in slots):
-                    continue
-                for t in slots:
-                    cap[t] -= j.r
-                cj.plan = tuple(b + t for t in slots)
-                kept.add(j.key)
-                n_cands -= len(j.options)
-            self.stats["kept_plans"] += len(kept)
-            lease_jobs = [j for j in lease_jobs if j.key not in kept]
-        cfg = self.config
-        if not lease_jobs:
-            self.G = {jid for jid, cj in self.jobs.items() if cj.cls == ACCEPTED and cj.plan is not None and b in cj.plan}
-            for jid in self.G:
-                self.jobs[jid].leases -= 1
-            return
-        sel = solve_selection(lease_jobs, cap, sign, solver=cfg.solver, time_limit=cfg.time_limit_s, threads=cfg.threads, seed=cfg.seed)
+        order = sorted(lease_jobs, key=lambda j: (-j.r, -max(m for m, _ in j.options), self.jobs[j.key].arrival, j.key))
+        for j in order:
+            if n_cands <= self.max_cands:
+                break
+            cj = self.jobs[j.key]
+            if cj.plan is None:
+                continue
+            slots = sorted(s - b for s in cj.plan if s >= b)
+            if len(slots) < j.l:
+                continue
+            slots = slots[len(slots) - j.l:]  # drop the earliest extra slots (artifact)
+            if any(t >= j.options[0][0] for t in slots) or any(cap[t] < j.r for t in slots):
+                continue
+            for t in slots:
+                cap[t] -= j.r
+            cj.plan = tuple(b + t for t in slots)
+            kept.add(j.key)
+            n_cands -= len(j.options)
+        self.stats["kept_plans"] += len(kept)
+        return [j for j in lease_jobs if j.key not in kept]
+
+    def _count_selection(self, sel: Selection, n_jobs: int) -> None:
+        """Add one lease solve to the counters (fallbacks by reason, never silent)."""
         st = self.stats
         st["lease_solves"] += 1
         st["solve_s_total"] += sel.solve_s
         st["solve_s_max"] = max(st["solve_s_max"], sel.solve_s)
-        st["max_lease_jobs"] = max(st["max_lease_jobs"], len(lease_jobs))
+        st["max_lease_jobs"] = max(st["max_lease_jobs"], n_jobs)
         st["max_variables"] = max(st["max_variables"], sel.variables)
-        if sel.status == "optimal":
-            st["milp_optimal"] += 1
-        elif sel.status == "time_limit":
-            st["milp_time_limit"] += 1
-        else:
+        if sel.fallback:
             st["fallbacks"] += 1
             reason = sel.reason.split("(")[0].strip() or "unknown"
             st["fallback_reasons"][reason] = st["fallback_reasons"].get(reason, 0) + 1
-        for j in lease_jobs:
-            cj = self.jobs[j.key]
-            if j.key in sel.plans:
-                k, slots = sel.plans[j.key]
-                cj.option = opt_idx[j.key][k]
-                cj.plan = tuple(b + t for t in slots)
-            else:  # only a fallback leaves an admitted job out: it becomes unadmitted
-                cj.plan, cj.option = None, None
-                self._set_class(cj, UNACCEPTED)
-                st["unplanned_by_fallback"] += 1
-        self.G = {jid for jid, cj in self.jobs.items() if cj.cls == ACCEPTED and cj.plan is not None and b in cj.plan}
-        for jid in self.G:
-            self.jobs[jid].leases -= 1
+        elif sel.status == Status.OPTIMAL:
+            st["milp_optimal"] += 1
+        else:  # TIME_LIMIT with an incumbent
+            st["milp_time_limit"] += 1
 
     def _overrun(self, cj: _CJob) -> None:
         cj.plan, cj.option, cj.fake_force = None, None, True
@@ -323,10 +336,10 @@ class ChronusPolicy(BasePolicy):
         others = []
         for jid, cj in self.jobs.items():
             if cj.cls == ACCEPTED and cj.plan is None:
-                cj.leases = l = min(cj.leases, leases_needed(self._est_remaining(cj, active[jid]), self.Lm))
+                cj.leases = n_leases = min(cj.leases, leases_needed(self._est_remaining(cj, active[jid]), self.Lm))
                 m = maximum_lease(cj.deadlines[-1][0], T0, self.Lm)
-                if 0 < l <= m:
-                    others.append((jid, cj.r, l, m))
+                if 0 < n_leases <= m:
+                    others.append((jid, cj.r, n_leases, m))
         for jid in self._new:
             cj = self.jobs[jid]
             if not cj.deadlines:
@@ -334,14 +347,14 @@ class ChronusPolicy(BasePolicy):
                 self.stats["best_effort"] += 1
                 continue
             last_at = cj.deadlines[-1][0]
-            l = max(1, leases_needed(cj.est_total, self.Lm))
+            n_leases = max(1, leases_needed(cj.est_total, self.Lm))
             m = maximum_lease(last_at, T0, self.Lm)
-            dec = admit(others, (jid, cj.r, l, m), cap, self.total, last_m=m)
+            dec = admit(others, (jid, cj.r, n_leases, m), cap, self.total, last_m=m)
             if dec.admitted:
                 self._set_class(cj, ACCEPTED)
-                cj.leases = l
+                cj.leases = n_leases
                 cj.deadline_check = T0 + dec.m * self.Lm
-                others.append((jid, cj.r, l, dec.m))
+                others.append((jid, cj.r, n_leases, dec.m))
                 self.stats["admitted"] += 1
             else:
                 self._set_class(cj, UNACCEPTED)
@@ -388,18 +401,11 @@ class ChronusPolicy(BasePolicy):
         now = state.now
 
         def put(js: JobState) -> bool:
-            if pool.free_gpus < js.gpus:
-                return False
-            pl = pool.place_proportional(js.gpus, js.placements if state.was_running(js) else None)
-            if pl is None:
-                return False
-            pool.take(pl)
-            out[js.id] = pl
-            return True
+            return _put(pool, out, state, js)
 
         known = [(self.jobs[js.id], js) for js in state.jobs if self.jobs[js.id].cls is not None]
         g = sorted((p for p in known if p[0].id in self.G), key=lambda p: (-p[0].gpus, p[0].arrival, p[0].id))
-        for cj, js in g:
+        for _cj, js in g:
             if not put(js):
                 self.stats["guaranteed_unplaced"] += 1
         rest = sorted((p for p in known if p[0].id not in self.G), key=lambda p: self._key(p[0], p[1], now))
@@ -407,12 +413,25 @@ class ChronusPolicy(BasePolicy):
             if cj.forced or cj.fake_force:
                 put(js)
         if not boundary:
-            for cj, js in rest:
+            for _cj, js in rest:
                 if js.id not in out and state.was_running(js):
                     put(js)
-        for cj, js in rest:
+        for _cj, js in rest:
             if js.id not in out:
                 put(js)
         for jid in out:
             self.jobs[jid].rounds_run += 1
         return out
+
+
+def _put(pool: NodePool, out: Allocation, state: RoundState, js: JobState) -> bool:
+    """Place ``js`` GPU-proportionally (on its previous nodes when it was running and
+    still fits there) into ``pool`` and ``out``; False if it does not fit this round."""
+    if pool.free_gpus < js.gpus:
+        return False
+    pl = pool.place_proportional(js.gpus, js.placements if state.was_running(js) else None)
+    if pl is None:
+        return False
+    pool.take(pl)
+    out[js.id] = pl
+    return True

@@ -37,7 +37,8 @@ def _donor_target(p: Planned, now: float, cfg: SensaScaleConfig, short_c: int, s
     else:
         need = (1 - cfg.demand_tolerance) * p.option.speed
     g = p.info.gpus
-    cand = [o for o in p.info.facts.options if o.speed >= min(need, p.option.speed) - 1e-12 and o.cpu <= p.option.cpu and o.mem <= p.option.mem + 1e-9]
+    floor = min(need, p.option.speed) - 1e-12
+    cand = [o for o in p.info.facts.options if o.speed >= floor and o.cpu <= p.option.cpu and o.mem <= p.option.mem + 1e-9]
     if not cand:
         return p.option
     covers = [o for o in cand if (p.option.cpu - o.cpu) * g >= short_c and (p.option.mem - o.mem) * g >= short_m - 1e-9]
@@ -88,7 +89,8 @@ def adjust(planner: Planner, cfg: SensaScaleConfig) -> int:
         short_c = max(0, goal.cpu * g - p.option.cpu * g - pool.cpus[n])
         short_m = max(0.0, goal.mem * g - p.option.mem * g - pool.mem[n])
         if short_c > 0 or short_m > 1e-9:
-            donors = [d for d in planner.by_node.get(n, ()) if d is not p and len(d.placements) == 1 and (not d.info.facts.sensitive or d.info.tier == 1 or d.info.key > p.info.key)]
+            donors = [d for d in planner.by_node.get(n, ()) if d is not p and len(d.placements) == 1
+                      and (not d.info.facts.sensitive or d.info.tier == 1 or d.info.key > p.info.key)]
             donors.sort(key=lambda d: (d.info.facts.sensitive, -d.info.tier, -(d.info.lst - d.end)))
             for d in donors:
                 if short_c <= 0 and short_m <= 1e-9:

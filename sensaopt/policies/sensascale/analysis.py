@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from sensaopt.instance import Cluster, NodeType
 from sensaopt.policies.base import JobState, RoundState
-from sensaopt.policies.placement import job_options
+from sensaopt.policies.placement import NodePool, job_options
 from sensaopt.profiles import Option, SensitivityProfile
 
 from .config import SensaScaleConfig
@@ -140,7 +140,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     return out
 
 
-def _key(info: "JobInfo") -> tuple:
+def _key(info: JobInfo) -> tuple:
     return info.key
 
 
@@ -162,8 +162,6 @@ def protect_running(infos: list[JobInfo], state: RoundState) -> int:
     stay and the urgent job joins the best-effort tier this round. Returns the
     number of demoted jobs; re-sorts ``infos`` in place.
     """
-    from sensaopt.policies.placement import NodePool
-
     max_g = state.cluster.max_node_gpus
     if not any(u.tier == 0 and u.key[1] == 0 and not u.running and u.gpus <= max_g for u in infos):
         return 0  # no urgent waiting job: nothing to weigh
@@ -183,20 +181,7 @@ def protect_running(infos: list[JobInfo], state: RoundState) -> int:
             pool.gpus[n] -= u.gpus
             continue
         u_end = state.now + u.start_overhead(None) + u.time_at(u.facts.opt)
-        best = None
-        for n, node in enumerate(pool.nodes):
-            if node.gpus < u.gpus:
-                continue
-            free, cost, victims = pool.gpus[n], 0.0, []
-            for v in sorted(on_node.get(n, ()), key=lambda v: (-v.tier, -v.lst)):
-                if free >= u.gpus:
-                    break
-                free += sum(p.gpus for p in v.js.placements if p.node == n)
-                victims.append(v)
-                if v.tier == 0 and v.lst < u_end:
-                    cost += target_value(v)
-            if free >= u.gpus and (best is None or cost < best[0]):
-                best = (cost, n, victims)
+        best = _cheapest_victims(u.gpus, u_end, pool, on_node)
         if best is None or best[0] >= target_value(u):
             u.tier, u.target, u.lst = 1, None, math.inf
             u.key = (1, 1, u.start_overhead(None) + u.time_at(u.facts.opt), u.js.spec.arrival, u.id)
@@ -211,3 +196,25 @@ def protect_running(infos: list[JobInfo], state: RoundState) -> int:
     if demoted:
         infos.sort(key=lambda i: i.key)
     return demoted
+
+
+def _cheapest_victims(gpus: int, u_end: float, pool: NodePool,
+                      on_node: dict[int, list[JobInfo]]) -> tuple[float, int, list[JobInfo]] | None:
+    """(cost, node, victims): the node where preempting running jobs (most slack first)
+    frees ``gpus`` GPUs at the least deadline value lost by victims whose LST falls
+    before ``u_end`` (minutes); None if no node can free them."""
+    best = None
+    for n, node in enumerate(pool.nodes):
+        if node.gpus < gpus:
+            continue
+        free, cost, victims = pool.gpus[n], 0.0, []
+        for v in sorted(on_node.get(n, ()), key=lambda v: (-v.tier, -v.lst)):
+            if free >= gpus:
+                break
+            free += sum(p.gpus for p in v.js.placements if p.node == n)
+            victims.append(v)
+            if v.tier == 0 and v.lst < u_end:
+                cost += target_value(v)
+        if free >= gpus and (best is None or cost < best[0]):
+            best = (cost, n, victims)
+    return best

@@ -10,8 +10,8 @@ reserves; "conservative": every blocked unit does). Reservations count GPUs only
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from sensaopt.instance import Node
 from sensaopt.policies.placement import NodePool, option_placement
@@ -213,27 +213,34 @@ class Planner:
         """Reserve GPUs for a blocked unit at the earliest time they free up."""
         if self.cfg.backfill == "none" or (self.cfg.backfill == "easy" and self.reservations):
             return
+        if gpus <= max(n.gpus for n in self.pool.nodes):
+            self._reserve_on_one_node(gpus)
+        else:
+            self._reserve_whole_nodes(gpus)
+
+    def _reserve_on_one_node(self, gpus: int) -> None:
+        """The node where ``gpus`` GPUs free up first, as planned jobs end."""
         pool = self.pool
-        max_g = max(n.gpus for n in pool.nodes)
-        if gpus <= max_g:
-            best = None
-            for n, node in enumerate(pool.nodes):
-                if node.gpus < gpus:
-                    continue
-                free, t = pool.gpus[n], self.now
-                for p in sorted(self.by_node.get(n, ()), key=lambda p: p.end):
-                    if free >= gpus:
-                        break
-                    free += sum(q.gpus for q in p.placements if q.node == n)
-                    t = p.end
-                if free >= gpus and (best is None or t < best[0]):
-                    best = (t, n, free - gpus)
-            if best is not None:
-                self.reservations.append(Reservation(best[0], {best[1]: best[2]}))
-            return
-        # a multi-node unit: the earliest-freed whole nodes
-        free_at = []
+        best = None
         for n, node in enumerate(pool.nodes):
+            if node.gpus < gpus:
+                continue
+            free, t = pool.gpus[n], self.now
+            for p in sorted(self.by_node.get(n, ()), key=lambda p: p.end):
+                if free >= gpus:
+                    break
+                free += sum(q.gpus for q in p.placements if q.node == n)
+                t = p.end
+            if free >= gpus and (best is None or t < best[0]):
+                best = (t, n, free - gpus)
+        if best is not None:
+            self.reservations.append(Reservation(best[0], {best[1]: best[2]}))
+
+    def _reserve_whole_nodes(self, gpus: int) -> None:
+        """A multi-node unit: the earliest-freed whole nodes."""
+        pool = self.pool
+        free_at = []
+        for n in range(len(pool.nodes)):
             ends = [p.end for p in self.by_node.get(n, ())]
             free_at.append((max(ends, default=self.now), n))
         free_at.sort()
