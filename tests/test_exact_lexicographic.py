@@ -58,9 +58,9 @@ def test_bound_valid_when_phase1_is_cut_short(seed):
 
 def test_jct_lower_bound_is_below_any_solution():
     inst = load_instance(INSTANCES / "tiny-16gpu.json")
-    data, heur, hint = prepare(inst, None, 2, True, 10_000, 10**6)
-    be, v = build_cpsat(data, Strength())
-    vals = hint_values(data, v, hint)
+    prep = prepare(inst, None, 2, True, 10_000, 10**6)
+    v = build_cpsat(prep.data, Strength()).vars
+    vals = hint_values(prep.data, v, prep.hint)
     assert vals
     loss = v.loss_const + sum(c * vals[x] for c, x in v.loss_terms)
     total = v.objective_const + sum(c * vals[x] for c, x in v.objective_terms)

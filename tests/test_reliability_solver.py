@@ -9,6 +9,7 @@ validation included).
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -169,15 +170,11 @@ def test_cbc_is_killed_after_its_deadline(monkeypatch, tmp_path):
     import sensaopt.exact.milp as milp
 
     fake = tmp_path / "cbc"
-    fake.write_text("#!/bin/sh\nsleep 60\n")
+    nap = f"sleep 60.{os.getpid()}"  # a command line no other process has
+    fake.write_text(f"#!/bin/sh\n{nap}\n")
     fake.chmod(0o755)
 
-    class SlowCbc(milp._CbcWallClock):
-        def __init__(self, *a, **k):
-            super().__init__(*a, **k)
-            self.path = str(fake)
-
-    monkeypatch.setattr(milp, "_CbcWallClock", SlowCbc)
+    monkeypatch.setattr(milp, "CBC_PATH", str(fake))
     monkeypatch.setattr(milp, "CBC_GRACE_S", 0.5)
     import glob
     import tempfile
@@ -191,4 +188,13 @@ def test_cbc_is_killed_after_its_deadline(monkeypatch, tmp_path):
     assert wall < 3 + 2 * 0.5 + 2, wall  # the limit, a grace per phase, the heuristic run
     assert r.status == Status.TIME_LIMIT and "killed" in r.message, r.message
     assert r.objective == pytest.approx(r.params["heuristic_objective"])
-    assert left_over() <= before  # PuLP's MPS/solution files of the killed runs are gone
+    assert left_over() <= before  # the MPS/solution files of the killed runs are gone
+    assert not _running(str(fake)) and not _running(nap)  # the whole process group was killed, the shell's child too
+
+
+def _running(text: str) -> bool:
+    """Is a process whose command line contains ``text`` still alive?"""
+    import subprocess
+
+    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return any(text in line for line in out.splitlines()[1:])

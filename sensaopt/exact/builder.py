@@ -10,19 +10,28 @@ The builder is split into :func:`add_variables`, the constraint families
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sensaopt.errors import SensaoptError
+from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.data import JobData, ModelData
 
 
 class Backend(Protocol):
+    """What a solver offers the model writers (the exact model here, the Chronus lease
+    model in :mod:`sensaopt.policies.chronus.lease_model`): variables, linear sums and
+    constraints built with ``+ - * <= >= ==``, one objective, a warm start."""
+
+    integer_only: bool  # True: every coefficient must be an integer (CP-SAT)
+
     def bool_var(self, name: str) -> Any: ...
     def int_var(self, lb: int, ub: int, name: str) -> Any: ...  # MILP: continuous is enough
-    def sum(self, terms) -> Any: ...
-    def add(self, constraint, family: str) -> None: ...
-    def minimize(self, expr) -> None: ...
+    def sum(self, terms: Iterable[Any]) -> Any: ...
+    def add(self, constraint: Any, family: str) -> None: ...
+    def minimize(self, expr: Any) -> None: ...
+    def hint(self, values: dict) -> None: ...  # var -> start value, replacing earlier ones
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,7 @@ class HorizonTooShort(SensaoptError):
     """Some job cannot finish within the horizon even alone: the model is infeasible."""
 
 
-def _is_var(v) -> bool:
+def _is_var(v: Any) -> bool:
     return not isinstance(v, (int, float))
 
 
@@ -66,14 +75,13 @@ class BuildTimeout(SensaoptError):
     """The time limit ran out while the model was being built."""
 
 
-def build(data: ModelData, be: Backend, strength: Strength = Strength(), deadline: float | None = None) -> Vars:
-    """Variables, every family of ``FAMILIES``, objective. ``deadline`` (a
-    ``time.perf_counter()`` value) is checked after each step: building a large model
-    takes seconds, and a time limit is a limit on the whole call."""
-    import time
+def build(data: ModelData, be: Backend, strength: Strength = Strength(), budget: TimeBudget | None = None) -> Vars:
+    """Variables, every family of ``FAMILIES``, objective. ``budget`` is checked after
+    each step (:class:`BuildTimeout` when spent): building a large model takes seconds,
+    and a time limit is a limit on the whole call."""
 
-    def check():
-        if deadline is not None and time.perf_counter() > deadline:
+    def check() -> None:
+        if budget is not None and budget.expired():
             raise BuildTimeout("the time limit ran out while building the model")
 
     v = Vars()
@@ -131,7 +139,7 @@ def add_variables(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             v.ever[n, t] = be.bool_var(f"ever_{n}_{t}")
 
 
-def _sym_pairs(data: ModelData):
+def _sym_pairs(data: ModelData) -> Iterator[tuple[int, int]]:
     nodes = data.instance.cluster.nodes
     for n in range(len(nodes) - 1):
         if nodes[n].type is nodes[n + 1].type:
@@ -143,7 +151,8 @@ def _count(v: Vars, family: str, n: int = 1) -> None:
     v.families[family] = v.families.get(family, 0) + n
 
 
-def add_constraint(be: Backend, v: Vars, con, family: str) -> None:
+def add_constraint(be: Backend, v: Vars, con: Any, family: str) -> None:
+    """Add ``con`` to family ``family`` (counted in ``v.families``); a constant ``True`` is skipped."""
     if isinstance(con, bool):
         if not con:
             raise AssertionError(f"constant constraint of family {family} is false")
@@ -153,21 +162,21 @@ def add_constraint(be: Backend, v: Vars, con, family: str) -> None:
 
 
 # ---- constraint families -------------------------------------------------------------------
-def c_one_placement(data, be, v, s):
+def c_one_placement(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """one_placement: at most one (pattern, option) per job and slot."""
     for (k, t), run in v.run.items():
         if len(data.jobs[k].pairs) > 1:
             add_constraint(be, v, run <= 1, "one_placement")
 
 
-def c_release(data, be, v, s):
+def c_release(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """release: no run before the release slot (only needed without trimming)."""
     for (k, t, pair), x in v.x.items():
         if t < data.jobs[k].release:
             add_constraint(be, v, x == 0, "release")
 
 
-def _node_usage(data: ModelData, v: Vars):
+def _node_usage(data: ModelData, v: Vars) -> dict[tuple[int, int], list[tuple[int, int, int, Any]]]:
     """(node, t) -> list of (gpus, cores, mem units, x)."""
     use: dict = {}
     for (k, t, pair), x in v.x.items():
@@ -179,7 +188,7 @@ def _node_usage(data: ModelData, v: Vars):
     return use
 
 
-def c_capacity(data, be, v, s):
+def c_capacity(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """capacity_gpu / capacity_cpu / capacity_mem: per node and slot."""
     nodes = data.instance.cluster.nodes
     for (nd, t), items in _node_usage(data, v).items():
@@ -193,7 +202,7 @@ def c_capacity(data, be, v, s):
             add_constraint(be, v, be.sum(m * x for _, _, m, x in items) <= cap_m, "capacity_mem")
 
 
-def c_aggregate(data, be, v, s):
+def c_aggregate(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """aggregate_capacity: cluster-wide GPU, CPU and memory per slot (valid cuts)."""
     if not s.aggregate:
         return
@@ -217,11 +226,11 @@ def c_aggregate(data, be, v, s):
             add_constraint(be, v, be.sum(a[2] * a[3] for a in vals) <= cap_m, "aggregate_mem")
 
 
-def _set_use(jd: JobData, v: Vars, t: int, S: frozenset):
+def _set_use(jd: JobData, v: Vars, t: int, S: frozenset[int]) -> list[Any]:
     return [v.x[jd.k, t, p] for p in jd.pairs if jd.patterns[p[0]].nodes == S and (jd.k, t, p) in v.x]
 
 
-def c_ran_before(data, be, v, s):
+def c_ran_before(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """ran_before: rb[t] >= rb[t-1] and rb[t] >= run[t-1] (the solver never gains by raising rb)."""
     for (k, t), rb in v.rb.items():
         if not _is_var(rb):
@@ -235,7 +244,7 @@ def c_ran_before(data, be, v, s):
             add_constraint(be, v, rb >= v.run[k, t - 1], "ran_before")
 
 
-def c_restart(data, be, v, s):
+def c_restart(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """restart_detect: a slot is a restart if the job ran before and did not run on the
     same node set in the previous slot; restart_loss: the lost progress units."""
     for (k, t), rs in v.restart.items():
@@ -256,7 +265,7 @@ def c_restart(data, be, v, s):
             add_constraint(be, v, v.loss[k, t] >= be.sum(terms) - dmax + dmax * rs, "restart_loss")
 
 
-def c_progress(data, be, v, s):
+def c_progress(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """work_progress: cum[t] = cum[t-1] + Σ full·x − loss[t]; completion: cum[t] >= W·done[t]."""
     for jd in data.jobs:
         k = jd.k
@@ -271,7 +280,7 @@ def c_progress(data, be, v, s):
                 add_constraint(be, v, v.cum[k, t] >= jd.work_units * d, "completion")
 
 
-def c_min_run_slots(data, be, v, s):
+def c_min_run_slots(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """min_run_slots (``prune``): complete by t only after at least ceil(W / max F) run
     slots up to t (a rounded-up consequence of work_progress and completion)."""
     if not s.prune:
@@ -289,7 +298,7 @@ def c_min_run_slots(data, be, v, s):
                 add_constraint(be, v, be.sum(runs) >= need * d, "min_run_slots")
 
 
-def c_done(data, be, v, s):
+def c_done(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """done_monotone, finish_in_horizon (offline), no_run_after_completion."""
     for jd in data.jobs:
         k = jd.k
@@ -306,7 +315,7 @@ def c_done(data, be, v, s):
             add_constraint(be, v, last == 1, "finish_in_horizon")
 
 
-def c_deadline(data, be, v, s):
+def c_deadline(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """deadline_met: met_d <= done[last slot meeting deadline d]; in a rolling window,
     a deadline after the window needs the leftover work to fit before it."""
     for jd in data.jobs:
@@ -325,7 +334,7 @@ def c_deadline(data, be, v, s):
             add_constraint(be, v, jd.best_full * v.leftover[k] + end >= jd.work_units, "leftover")
 
 
-def c_symmetry(data, be, v, s):
+def c_symmetry(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """symmetry: identical node n+1 is used in slot t only if node n was used by then."""
     if not v.ever:
         return
@@ -401,17 +410,17 @@ def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
     be.minimize(objective_expr(be, v))
 
 
-def objective_expr(be: Backend, v: Vars):
+def objective_expr(be: Backend, v: Vars) -> Any:
     """The whole scaled objective as a backend expression."""
     return be.sum(c * x for c, x in v.objective_terms) + v.objective_const
 
 
-def loss_expr(be: Backend, v: Vars):
+def loss_expr(be: Backend, v: Vars) -> Any:
     """The scaled deadline-loss part (weight·n·Q·lost value) as a backend expression."""
     return be.sum(c * x for c, x in v.loss_terms) + v.loss_const
 
 
-def model_variables(v: Vars) -> list:
+def model_variables(v: Vars) -> list[Any]:
     """Every decision variable of the model (constants left out), for complete hints."""
     out = list(v.x.values())
     for group in (v.rb, v.restart, v.loss, v.cum, v.done, v.met, v.leftover, v.ever):

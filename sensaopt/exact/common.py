@@ -1,33 +1,72 @@
-"""What both backends share: horizon choice, the SensaScale warm start, hint values,
-solution extraction into a validated :class:`Schedule`, and the common :class:`Result`.
-"""
+"""What every backend shares: horizon choice and the SensaScale warm start
+(:func:`prepare`), hint values, solution extraction into a :class:`Schedule`, and the
+one flow :func:`solve_exact` ending in the common, validated :class:`Result`.
+
+The validator runs once per exact solve, on the returned schedule; hint values and
+extraction replay the validator's progress arithmetic (:func:`finish_minutes`)."""
 
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import asdict
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
 
+from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import BUILTIN_FAMILIES, FAMILIES, BuildTimeout, HorizonTooShort, Strength, Vars, _is_var, to_objective
 from sensaopt.exact.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
     ModelData,
     build_data,
-    check_size,
     extra_options_from,
     pair_of,
     placements_of,
 )
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, check_phase1_share, solve_lexicographic
+from sensaopt.exact.outcome import ModelBuild, RunFn, SolveOutcome, ValueFn
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
 from sensaopt.result import Result, Status, package_versions
-from sensaopt.schedule import Placement, Schedule
-from sensaopt.validator import check_schedule
+from sensaopt.schedule import Placement, Schedule, Segment
+from sensaopt.validator import WORK_EPS, check_schedule, segment_speed
 
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the heuristic's makespan
+
+BuildFn = Callable[[ModelData, Strength, TimeBudget], ModelBuild]
+"""Build the exact model on one backend (:class:`BuildTimeout` when the budget runs out)."""
+
+
+@dataclass(frozen=True)
+class SolveSettings:
+    """The keyword arguments of ``solve_cpsat`` / ``solve_milp`` (seconds, threads, rounds)."""
+
+    time_limit: float = 60.0
+    workers: int = 2
+    seed: int = 0
+    warm_start: bool = True
+    horizon: int | None = None
+    horizon_slack: int = DEFAULT_HORIZON_SLACK
+    strength: Strength | dict | None = None
+    work_scale: int = DEFAULT_WORK_SCALE
+    max_vars: int = DEFAULT_MAX_VARS
+    lexicographic: bool = True
+    phase1_share: float = DEFAULT_PHASE1_SHARE
+
+    @property
+    def model_strength(self) -> Strength:
+        return strength_from(self.strength)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The model data (horizon chosen), the heuristic run it came from, and the warm-start
+    schedule (the heuristic's, nodes relabelled; None without warm start or when it does
+    not fit the horizon)."""
+
+    data: ModelData
+    heuristic: Result
+    hint: Schedule | None
 
 
 def relabel_identical_nodes(instance: Instance, schedule: Schedule) -> Schedule:
@@ -60,25 +99,58 @@ def relabel_identical_nodes(instance: Instance, schedule: Schedule) -> Schedule:
 
 
 def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_start: bool, work_scale: int,
-            max_vars: int, heuristic: str = "sensascale"):
-    """Run the heuristic, pick the horizon, extract the model data.
-
-    Returns (data, heuristic Result, hint schedule or None)."""
+            max_vars: int, heuristic: str = "sensascale") -> Prepared:
+    """Run the heuristic, pick the horizon, extract the model data (refusing models of
+    more than about ``max_vars`` variables)."""
     from sensaopt.simulator import simulate
 
     heur = simulate(instance, heuristic)
     R = instance.round_minutes
-    mk = int(round(heur.metrics.makespan / R))
+    mk = int(round(heur.metrics.makespan / R)) if heur.metrics else 0
     H = horizon if horizon is not None else mk + horizon_slack
-    hint = relabel_identical_nodes(instance, heur.schedule) if warm_start and H >= mk else None
-    data = build_data(instance, H, work_scale=work_scale, extra_options=extra_options_from(heur.schedule))
-    check_size(data, max_vars)
-    return data, heur, hint
+    hint = relabel_identical_nodes(instance, heur.schedule) if warm_start and mk <= H and heur.schedule else None
+    data = build_data(instance, H, work_scale=work_scale, extra_options=extra_options_from(heur.schedule), max_vars=max_vars)
+    return Prepared(data=data, heuristic=heur, hint=hint)
+
+
+def finish_minutes(instance: Instance, schedule: Schedule) -> dict[str, float | None]:
+    """Completion minute of every job of ``schedule`` (None: unfinished), by the
+    validator's own arithmetic (:func:`sensaopt.validator.check_schedule`: slowest
+    node's speed, restart overhead in the first round after a pause or a move,
+    completion at the end of the round the work is done) — without its checks."""
+    R = instance.round_minutes
+    by_job: dict[str, list[Segment]] = {}
+    for s in schedule.segments:
+        by_job.setdefault(s.job, []).append(s)
+    out: dict[str, float | None] = {}
+    for job in instance.jobs:
+        done, finish, prev = 0.0, None, None
+        overhead = instance.overheads.restart_minutes(job.gpus)
+        for seg in sorted(by_job.get(job.id, ()), key=lambda s: s.start):
+            restart = prev is not None and (prev.end != seg.start or prev.nodes != seg.nodes)
+            speed = segment_speed(job, seg)
+            per_round = speed * R
+            first = speed * max(R - overhead, 0.0) if restart else per_round
+            left = job.work - done
+            if first >= left - WORK_EPS:
+                k: int | None = 1
+            elif per_round <= 0:
+                k = None
+            else:
+                k = 1 + math.ceil((left - first - WORK_EPS) / per_round)
+            if k is not None and k <= seg.rounds:
+                finish = (seg.start + k) * R
+                break
+            done += first + per_round * (seg.rounds - 1)
+            prev = seg
+        out[job.id] = finish
+    return out
 
 
 def hint_values(data: ModelData, v: Vars, schedule: Schedule) -> dict:
-    """Values of every model variable for a validator-feasible schedule (the warm start)."""
-    ev = check_schedule(data.instance, schedule)
+    """Values of every model variable for a validator-feasible schedule (the warm start);
+    empty if the schedule is not representable in the model."""
+    finish = finish_minutes(data.instance, schedule)
     R = data.R
     out: dict = {}
     by_slot: dict[int, dict[str, tuple]] = {}
@@ -87,7 +159,7 @@ def hint_values(data: ModelData, v: Vars, schedule: Schedule) -> dict:
             by_slot.setdefault(r - data.start_round, {})[seg.job] = seg.placements
     for jd in data.jobs:
         k = jd.k
-        fin = ev.outcomes[jd.id].finish
+        fin = finish[jd.id]
         fin_slot = int(round(fin / R)) - 1 - data.start_round if fin is not None else data.H
         ran, prev_set, cum = jd.init_ran, jd.init_nodes, 0
         for t in range(data.H):
@@ -127,52 +199,53 @@ def hint_values(data: ModelData, v: Vars, schedule: Schedule) -> dict:
     return out
 
 
-def extract_schedule(data: ModelData, v: Vars, value) -> Schedule:
-    """Turn solver values (``value(var) -> number``) into a validated schedule: read the
-    chosen (pattern, option) per job and slot, then cut every slot after the job's
-    true completion (the validator's float arithmetic may finish a job earlier than
-    the model's rounded-up units)."""
+def extract_schedule(data: ModelData, v: Vars, value: ValueFn) -> Schedule:
+    """Turn solver values into a schedule: read the chosen (pattern, option) per job and
+    slot, then cut every slot after the job's true completion (the validator's float
+    arithmetic may finish a job earlier than the model's rounded-up units)."""
     rounds: dict[int, dict[str, tuple]] = {}
     for (k, t, pair), x in v.x.items():
         if value(x) > 0.5:
             jd = data.jobs[k]
             rounds.setdefault(t + data.start_round, {})[jd.id] = placements_of(data, jd, pair)
     sched = Schedule.from_rounds(sorted(rounds.items()), data.R)
-    ev = check_schedule(data.instance, sched, require_complete=False)
     cut = False
-    for jd in data.jobs:
-        fin = ev.outcomes[jd.id].finish
+    for jid, fin in finish_minutes(data.instance, sched).items():
         if fin is None:
             continue
         last = int(round(fin / data.R)) - 1
         for r in list(rounds):
-            if r > last and jd.id in rounds[r]:
-                del rounds[r][jd.id]
+            if r > last and jid in rounds[r]:
+                del rounds[r][jid]
                 cut = True
-    if cut:
-        sched = Schedule.from_rounds(sorted(rounds.items()), data.R)
-    return sched
+    return Schedule.from_rounds(sorted(rounds.items()), data.R) if cut else sched
 
 
-def make_result(solver: str, data: ModelData, v: Vars, status: Status, value, scaled_bound: float | None,
-                runtime: float, params: dict, message: str = "", scaled_objective: float | None = None,
+def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float, params: dict,
                 fallback: dict | None = None) -> Result:
-    """Common Result: the METRICS objective of the extracted schedule, the solver bound
-    converted to the same units, and the honest status.
+    """Common Result: the METRICS objective of the extracted schedule (validated here,
+    once: its evaluation is ``Result.evaluation``), the solver bound converted to the
+    same units, and the honest status.
 
-    ``fallback``: the warm-start values (a known feasible model solution). When the
-    solver returns no incumbent they become the incumbent; when it claims the model
+    ``fallback``: known feasible model values (warm start or phase-1 solution). When
+    the solver returns no incumbent they become the incumbent; when it claims the model
     infeasible the claim contradicts them (CBC does so when its preprocessing is cut
     by the time limit), so the status becomes TIME_LIMIT."""
-    schedule = metrics = objective = None
+    data, v = mb.data, mb.vars
+    status, value, message, scaled_objective = out.status, out.value, out.message, out.objective
     if fallback:
         if status == Status.INFEASIBLE:
             status = Status.TIME_LIMIT
             message += "; solver claimed infeasibility although the warm start is feasible (interrupted presolve?)"
         if value is None:
-            value = lambda var: fallback.get(var, 0)  # noqa: E731
+            known = fallback
+
+            def value(var: Any) -> float:
+                return known.get(var, 0)
+
             scaled_objective = None
             message += "; incumbent = warm start (solver found none)"
+    schedule = metrics = objective = ev = None
     if value is not None:
         schedule = extract_schedule(data, v, value)
         ev = check_schedule(data.instance, schedule)
@@ -182,34 +255,37 @@ def make_result(solver: str, data: ModelData, v: Vars, status: Status, value, sc
         else:
             metrics = compute_metrics(data.instance, ev)
             objective = metrics.objective
-    bound = to_objective(data, scaled_bound) if scaled_bound is not None else None
+    bound = to_objective(data, out.bound) if out.bound is not None else None
     if bound is not None:
         bound = max(bound, 0.0)  # the objective (lost value, average JCT) is never negative
     if scaled_objective is not None:
         params["model_objective"] = to_objective(data, scaled_objective)
     if bound is not None and objective is not None and status == Status.OPTIMAL:
         bound = min(bound, objective)
-    return Result(solver, status, objective, bound, runtime, schedule, metrics, params, package_versions(), message)
+    return Result(solver=solver, status=status, objective=objective, bound=bound, runtime_s=runtime_s, schedule=schedule,
+                  metrics=metrics, params=params, versions=package_versions(), message=message, evaluation=ev,
+                  truth=data.instance)
 
 
-def strength_from(kw) -> Strength:
+def strength_from(kw: Strength | dict | None) -> Strength:
     if isinstance(kw, Strength):
         return kw
     return Strength(**(kw or {}))
 
 
-def base_params(backend: str, time_limit, workers, seed, warm_start, data: ModelData, strength: Strength, v: Vars, extra=None) -> dict:
+def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: dict | None = None) -> dict:
+    data, v = mb.data, mb.vars
     p = {
         "backend": backend,
-        "time_limit": time_limit,
-        "workers": workers,
-        "seed": seed,
-        "warm_start": warm_start,
+        "time_limit": settings.time_limit,
+        "workers": settings.workers,
+        "seed": settings.seed,
+        "warm_start": settings.warm_start,
         "horizon": data.H,
         "work_scale": data.work_scale,
         "mem_scale": data.mem_scale,
         "obj_scale": data.obj_scale,
-        "strength": asdict(strength),
+        "strength": asdict(settings.model_strength),
         "model_size": {"x_vars": len(v.x), "constraints": sum(v.families.values()), "families": dict(v.families)},
     }
     if extra:
@@ -217,57 +293,62 @@ def base_params(backend: str, time_limit, workers, seed, warm_start, data: Model
     return p
 
 
-def solve_exact(solver: str, instance: Instance, build_fn: Callable, run_fn: Callable, *, time_limit: float, workers: int,
-                seed: int, warm_start: bool, horizon: int | None, horizon_slack: int, strength, work_scale: int,
-                max_vars: int, lexicographic: bool = True, phase1_share: float = DEFAULT_PHASE1_SHARE) -> Result:
-    """The flow every backend shares: data → model → warm-start hint → solve (for the
-    time left of ``time_limit`` seconds) → validated Result. ``time_limit`` bounds the
-    whole call: a model still being built when it runs out is abandoned (TIME_LIMIT,
-    the SensaScale schedule as incumbent, no bound).
+def _early_result(solver: str, instance: Instance, status: Status, budget: TimeBudget, params: dict, message: str,
+                  incumbent: Result | None = None) -> Result:
+    """A Result decided before any solver run (no bound): no schedule, or ``incumbent``'s."""
+    return Result(solver=solver, status=status, objective=incumbent.objective if incumbent else None, bound=None,
+                  runtime_s=budget.elapsed(), schedule=incumbent.schedule if incumbent else None,
+                  metrics=incumbent.metrics if incumbent else None, params=params, versions=package_versions(),
+                  message=message, evaluation=incumbent.evaluation if incumbent else None,
+                  truth=(incumbent.truth or instance) if incumbent else instance)
 
-    ``build_fn(data, strength) -> (backend, vars)``; ``run_fn(backend, vars,
-    seconds_left, hinted) -> (status, value function, scaled bound, message, scaled
-    objective)``. ``lexicographic``: deadline loss first, then the whole objective
-    (:mod:`sensaopt.exact.lexicographic`; ``phase1_share`` of the time at most for the
-    first phase)."""
-    t0 = time.perf_counter()
-    s = strength_from(strength)
-    if lexicographic:
-        check_phase1_share(phase1_share)  # before the heuristic run and the build
-    data, heur, hint = prepare(instance, horizon, horizon_slack, warm_start, work_scale, max_vars)
-    stub_params = {"horizon": data.H, "time_limit": time_limit, "workers": workers, "seed": seed, "warm_start": warm_start}
+
+def solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings) -> Result:
+    """The flow every backend shares: data → model → warm-start hint → solve → validated
+    Result. ``settings.time_limit`` seconds bound the whole call: a model still being
+    built when they run out is abandoned (TIME_LIMIT, the SensaScale schedule as
+    incumbent, no bound). ``settings.lexicographic``: deadline loss first, then the
+    whole objective (:mod:`sensaopt.exact.lexicographic`)."""
+    budget = TimeBudget.start(settings.time_limit)
+    s = settings.model_strength
+    if settings.lexicographic:
+        check_phase1_share(settings.phase1_share)  # before the heuristic run and the build
+    prep = prepare(instance, settings.horizon, settings.horizon_slack, settings.warm_start, settings.work_scale, settings.max_vars)
+    data = prep.data
+    stub_params = {"horizon": data.H, "time_limit": settings.time_limit, "workers": settings.workers, "seed": settings.seed,
+                   "warm_start": settings.warm_start}
     try:
-        be, v = build_fn(data, s, t0 + time_limit)
+        mb = build_fn(data, s, budget)
     except HorizonTooShort as e:
-        return Result(solver, Status.INFEASIBLE, None, None, time.perf_counter() - t0, None, None, stub_params, package_versions(), str(e))
+        return _early_result(solver, instance, Status.INFEASIBLE, budget, stub_params, str(e))
     except BuildTimeout as e:
-        if hint is None or set(FAMILIES) != BUILTIN_FAMILIES:
-            return Result(solver, Status.TIME_LIMIT, None, None, time.perf_counter() - t0, None, None, stub_params,
-                          package_versions(), f"{e}; no solution found")
-        return Result(solver, Status.TIME_LIMIT, heur.objective, None, time.perf_counter() - t0, heur.schedule, heur.metrics,
-                      stub_params, package_versions(), f"{e}; incumbent = the SensaScale warm start, no bound")
+        if prep.hint is None or set(FAMILIES) != BUILTIN_FAMILIES:
+            return _early_result(solver, instance, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
+        return _early_result(solver, instance, Status.TIME_LIMIT, budget, stub_params,
+                             f"{e}; incumbent = the SensaScale warm start, no bound", incumbent=prep.heuristic)
     hinted, vals = False, {}
-    if hint is not None:
-        vals = hint_values(data, v, hint)
+    if prep.hint is not None:
+        vals = hint_values(data, mb.vars, prep.hint)
         if vals:
-            be.hint(vals)
+            mb.backend.hint(vals)
             hinted = True
-    left = max(time_limit - (time.perf_counter() - t0), 0.1)
     if set(FAMILIES) != BUILTIN_FAMILIES:
         vals = {}  # a user-added family may cut off the warm start: it is no fallback incumbent
     lex: dict | bool = False
-    if lexicographic:
-        status, value, bound, msg, sobj, phase1_vals, lex = solve_lexicographic(data, be, v, run_fn, left, hinted, phase1_share)
-        if phase1_vals:
-            vals = phase1_vals  # feasible for the phase-2 model (the warm start may not be)
+    if settings.lexicographic:
+        lo = solve_lexicographic(mb, run_fn, budget, hinted, settings.phase1_share)
+        out, lex = lo.final, lo.params()
+        if lo.start_values:
+            vals = lo.start_values  # feasible for the phase-2 model (the warm start may not be)
     else:
-        status, value, bound, msg, sobj = run_fn(be, v, left, hinted)
-    params = base_params(solver, time_limit, workers, seed, warm_start, data, s, v,
-                         {"hinted": hinted, "heuristic_objective": heur.objective, "lexicographic": lex})
-    if status == Status.OPTIMAL:
-        msg += f"; optimal within a horizon of {data.H} rounds"
-    return make_result(solver, data, v, status, value, bound, time.perf_counter() - t0, params, msg, sobj, vals)
+        out = run_fn(mb, budget, hinted)
+    params = base_params(solver, settings, mb, {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "lexicographic": lex})
+    if out.status == Status.OPTIMAL:
+        out = SolveOutcome(status=out.status, value=out.value, objective=out.objective, bound=out.bound,
+                           message=out.message + f"; optimal within a horizon of {data.H} rounds", wall_s=out.wall_s)
+    return make_result(solver, mb, out, budget.elapsed(), params, vals)
 
 
-__all__ = ["solve_exact", "DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "prepare", "hint_values", "extract_schedule",
-           "make_result", "strength_from", "base_params", "relabel_identical_nodes"]
+__all__ = ["solve_exact", "SolveSettings", "Prepared", "DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "prepare",
+           "hint_values", "extract_schedule", "finish_minutes", "make_result", "strength_from", "base_params",
+           "relabel_identical_nodes"]

@@ -11,18 +11,18 @@ TIME_LIMIT when the time limit was reached, else FEASIBLE; the bound is
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from ortools.sat.python import cp_model
 
-from sensaopt.exact.builder import Strength, Vars, build
-from sensaopt.exact.common import (
-    solve_exact,
-    DEFAULT_HORIZON_SLACK,
-    DEFAULT_MAX_VARS,
-    DEFAULT_WORK_SCALE,
-)
+from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
+from sensaopt.exact.builder import Strength, build
+from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, solve_exact
 from sensaopt.exact.data import ModelData
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
+from sensaopt.exact.outcome import ModelBuild, SolveOutcome
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
 
@@ -30,25 +30,27 @@ from sensaopt.result import Result, Status
 class CpSatBackend:
     """The :class:`sensaopt.exact.builder.Backend` interface on a ``CpModel``."""
 
+    integer_only = True
+
     def __init__(self) -> None:
         self.model = cp_model.CpModel()
 
     # variables
-    def bool_var(self, name: str):
+    def bool_var(self, name: str) -> Any:
         return self.model.new_bool_var(name)
 
-    def int_var(self, lb: int, ub: int, name: str):
+    def int_var(self, lb: int, ub: int, name: str) -> Any:
         return self.model.new_int_var(int(lb), int(ub), name)
 
     # constraints
-    def sum(self, terms):
+    def sum(self, terms: Iterable[Any]) -> Any:
         return cp_model.LinearExpr.sum(list(terms))
 
-    def add(self, constraint, family: str) -> None:
+    def add(self, constraint: Any, family: str) -> None:
         self.model.add(constraint)
 
     # objective
-    def minimize(self, expr) -> None:
+    def minimize(self, expr: Any) -> None:
         self.model.minimize(expr)
 
     def hint(self, values: dict) -> None:
@@ -58,19 +60,28 @@ class CpSatBackend:
             self.model.add_hint(var, int(round(val)))
 
 
-def build_cpsat(data: ModelData, strength: Strength = Strength(), deadline: float | None = None) -> tuple[CpSatBackend, Vars]:
+@dataclass(frozen=True)
+class CpSatOptions:
+    """``workers`` search threads, ``seed`` CP-SAT's random seed, ``log`` its search log."""
+
+    workers: int = 1
+    seed: int = 0
+    log: bool = False
+
+
+def build_cpsat(data: ModelData, strength: Strength = Strength(), budget: TimeBudget | None = None) -> ModelBuild:
     be = CpSatBackend()
-    v = build(data, be, strength, deadline)
-    return be, v
+    return ModelBuild(data=data, backend=be, vars=build(data, be, strength, budget))
 
 
-def run_cpsat(be: CpSatBackend, time_limit: float, workers: int, seed: int, log: bool = False):
-    """Solve; returns (Status, solver, value function or None, scaled bound or None, message)."""
+def run_cpsat(be: CpSatBackend, budget: TimeBudget, opts: CpSatOptions) -> SolveOutcome:
+    """Solve ``be``'s model with what is left of ``budget``."""
+    limit = budget.left(MIN_SOLVE_S)
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = int(workers)
-    solver.parameters.random_seed = int(seed)
-    solver.parameters.log_search_progress = log
+    solver.parameters.max_time_in_seconds = float(limit)
+    solver.parameters.num_workers = int(opts.workers)
+    solver.parameters.random_seed = int(opts.seed)
+    solver.parameters.log_search_progress = opts.log
     t0 = time.perf_counter()
     st = solver.solve(be.model)
     wall = time.perf_counter() - t0
@@ -78,7 +89,7 @@ def run_cpsat(be: CpSatBackend, time_limit: float, workers: int, seed: int, log:
     if st == cp_model.OPTIMAL:
         status = Status.OPTIMAL
     elif st == cp_model.FEASIBLE:
-        status = Status.TIME_LIMIT if wall >= 0.95 * time_limit else Status.FEASIBLE
+        status = Status.TIME_LIMIT if wall >= 0.95 * limit else Status.FEASIBLE
     elif st == cp_model.INFEASIBLE:
         status = Status.INFEASIBLE
     elif st == cp_model.UNKNOWN:
@@ -86,14 +97,11 @@ def run_cpsat(be: CpSatBackend, time_limit: float, workers: int, seed: int, log:
     else:
         status = Status.ERROR
     has_sol = st in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    value = solver.value if has_sol else None
     bound = solver.best_objective_bound if st in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.UNKNOWN) else None
     msg = f"cp-sat {name}, {wall:.2f} s, {solver.num_branches} branches"
-    if has_sol:
-        msg += f", model objective {solver.objective_value:g}"
-    else:
-        msg += ", no solution found"
-    return status, solver, value, bound, msg, (solver.objective_value if has_sol else None)
+    msg += f", model objective {solver.objective_value:g}" if has_sol else ", no solution found"
+    return SolveOutcome(status=status, value=solver.value if has_sol else None,
+                        objective=solver.objective_value if has_sol else None, bound=bound, message=msg, wall_s=wall)
 
 
 def solve_cpsat(
@@ -114,10 +122,12 @@ def solve_cpsat(
     """Exact offline optimum with CP-SAT (within ``horizon`` rounds; default: the
     SensaScale makespan + ``horizon_slack``). ``time_limit`` seconds, ``workers``
     search threads, ``seed`` the CP-SAT random seed."""
-    def run(be, v, left, hinted):
-        status, _solver, value, bound, msg, sobj = run_cpsat(be, left, workers, seed, log)
-        return status, value, bound, msg, sobj
+    opts = CpSatOptions(workers=workers, seed=seed, log=log)
 
-    return solve_exact("cpsat", instance, build_cpsat, run, time_limit=time_limit, workers=workers, seed=seed,
-                       warm_start=warm_start, horizon=horizon, horizon_slack=horizon_slack, strength=strength,
-                       work_scale=work_scale, max_vars=max_vars, lexicographic=lexicographic, phase1_share=phase1_share)
+    def run(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:
+        return run_cpsat(mb.backend, budget, opts)  # type: ignore[arg-type]
+
+    settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
+                             horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
+                             lexicographic=lexicographic, phase1_share=phase1_share)
+    return solve_exact("cpsat", instance, build_cpsat, run, settings)

@@ -96,7 +96,7 @@ class ModelData:
     obj_scale: int
     start_round: int = 0  # absolute round of slot 0
     window: bool = False  # rolling window: jobs need not finish, leftover work is priced
-    hopeless: dict = field(default_factory=dict)  # job id -> deadlines that cannot be met even alone
+    hopeless: dict[str, list[float]] = field(default_factory=dict)  # job id -> deadlines that cannot be met even alone
 
     @property
     def n(self) -> int:
@@ -138,7 +138,7 @@ def patterns_for(instance: Instance, gpus: int) -> list[Pattern]:
     return sorted(out, key=lambda p: p.parts)
 
 
-def _pow10_scale(values, limit: int) -> int | None:
+def _pow10_scale(values: list[float], limit: int) -> int | None:
     s = 1
     while s <= limit:
         if all(abs(v * s - round(v * s)) <= 1e-7 * max(1.0, abs(v * s)) for v in values):
@@ -172,11 +172,14 @@ def build_data(
     *,
     work_scale: int = DEFAULT_WORK_SCALE,
     extra_options: dict[str, set[tuple[int, float]]] | None = None,
-    states: dict | None = None,
+    states: dict[str, tuple[float, bool, frozenset[int] | None]] | None = None,
     start_round: int = 0,
     window: bool = False,
+    max_vars: int | None = None,
 ) -> ModelData:
-    """Extract the model data for ``horizon`` slots.
+    """Extract the model data for ``horizon`` slots (refused with a one-line error
+    naming the rolling-horizon policy when ``max_vars`` is given and the model would
+    have more variables).
 
     ``states`` (rolling window only): job id -> (remaining work minutes, ran before,
     node set of the previous round or None); jobs absent from ``states`` are left out.
@@ -227,14 +230,19 @@ def build_data(
                 hopeless.setdefault(job.id, []).append(at)
         mems.extend(o.mem for o in opts)
         jobs.append(
-            JobData(len(jobs), job.id, job, job.gpus, max(release, 0), W, tuple(opts), tuple(pats), tuple(pairs),
-                    full, rst, ov, tuple(dl), earliest, ran, prev_nodes)
+            JobData(k=len(jobs), id=job.id, job=job, gpus=job.gpus, release=max(release, 0), work_units=W, options=tuple(opts),
+                    patterns=tuple(pats), pairs=tuple(pairs), full=full, restart=rst, overhead_minutes=ov,
+                    deadlines=tuple(dl), earliest_done=earliest, init_ran=ran, init_nodes=prev_nodes)
         )
     mem_scale = _pow10_scale(mems, 10_000) or 10_000
     n = max(len(jobs), 1)
     coefs = [R] + [instance.objective.violation_weight * n * v for jd in jobs for _, v in jd.deadlines]
     obj_scale = _pow10_scale(coefs, 1_000_000) or 1_000_000
-    return ModelData(instance, R, horizon, jobs, work_scale, mem_scale, obj_scale, start_round, window, hopeless)
+    data = ModelData(instance=instance, R=R, H=horizon, jobs=jobs, work_scale=work_scale, mem_scale=mem_scale,
+                     obj_scale=obj_scale, start_round=start_round, window=window, hopeless=hopeless)
+    if max_vars is not None:
+        check_size(data, max_vars)
+    return data
 
 
 def check_size(data: ModelData, max_vars: int) -> None:

@@ -17,18 +17,20 @@ Both added constraints are valid: no schedule has a loss below the proven ``B1``
 and a schedule with a loss above the cap is worse than the phase-1 solution (its
 objective exceeds ``L1 + J1``). So phase 2's optimum is the global optimum and its
 bound is a global bound; the status is phase 2's. ``Result.params["lexicographic"]``
-records both phases.
+records both phases (:meth:`LexicographicOutcome.params`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from typing import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 from sensaopt.errors import SensaoptError
+from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import Vars, add_constraint, loss_expr, model_variables, objective_expr
-from sensaopt.exact.data import ModelData
+from sensaopt.exact.outcome import ModelBuild, RunFn, SolveOutcome
 from sensaopt.result import Status
 
 DEFAULT_PHASE1_SHARE = 0.5
@@ -39,7 +41,7 @@ def check_phase1_share(share: float) -> None:
         raise SensaoptError(f"phase1_share must be in (0, 1], got {share}")
 
 
-def _min_value(terms, const) -> int:
+def _min_value(terms: list[tuple[int, Any]], const: int) -> int:
     """Smallest value of ``const + Σ c·x`` over 0/1 variables (every objective variable
     is a done/met indicator offline; leftover rounds, in windows only, are ≥ 0)."""
     return const + sum(c for c, _ in terms if c < 0)
@@ -52,60 +54,107 @@ def jct_lower_bound(v: Vars) -> int:
     return _min_value(v.objective_terms, v.objective_const) - _min_value(v.loss_terms, v.loss_const)
 
 
-def _raise(bound, floor):
-    """The larger of a solver bound (None: none) and a bound known without solving."""
-    return floor if bound is None else max(bound, floor)
+@dataclass(frozen=True)
+class ObjectiveFloors:
+    """What no schedule beats, known without solving (scaled model units): the loss
+    part with every open deadline met, and :func:`jct_lower_bound`."""
+
+    loss: int
+    jct: int
+
+    @classmethod
+    def of(cls, v: Vars) -> ObjectiveFloors:
+        return cls(loss=_min_value(v.loss_terms, v.loss_const), jct=jct_lower_bound(v))
 
 
-def _value_of(terms, const, values: dict) -> int:
+@dataclass(frozen=True)
+class PhaseReport:
+    """Phase 1 as recorded in ``params["lexicographic"]["phase1"]``: its status, seconds,
+    incumbent and proven bound of the lost value × violation_weight (metrics units)."""
+
+    status: Status
+    seconds: float
+    loss_incumbent: float | None
+    loss_bound: float | None
+
+    def to_dict(self) -> dict:
+        return {"status": self.status.value, "seconds": round(self.seconds, 3),
+                "loss_incumbent": self.loss_incumbent, "loss_bound": self.loss_bound}
+
+
+@dataclass(frozen=True)
+class LexicographicOutcome:
+    """Both phases. ``final``: the last run, its bound raised to the global floors;
+    ``start_values``: the phase-1 solution (a feasible incumbent of the phase-2 model)
+    or None; ``loss_cap``/``loss_floor``: the scaled loss limits added for phase 2."""
+
+    final: SolveOutcome
+    share: float
+    phase1: PhaseReport | None = None
+    skipped: str = ""
+    start_values: dict | None = None
+    loss_cap: int | None = None
+    loss_floor: int | None = None
+
+    def params(self) -> dict:
+        out: dict = {"phase1_share": self.share, "phase1": self.phase1.to_dict() if self.phase1 else self.skipped}
+        if self.loss_cap is not None:
+            out["loss_cap"], out["loss_floor"] = self.loss_cap, self.loss_floor
+        return out
+
+
+def _raised(out: SolveOutcome, floor: int, message: str | None = None) -> SolveOutcome:
+    """``out`` with its bound raised to ``floor`` (a bound known without solving)."""
+    bound = floor if out.bound is None else max(out.bound, floor)
+    return replace(out, bound=bound, message=out.message if message is None else message)
+
+
+def _value_of(terms: list[tuple[int, Any]], const: int, values: dict) -> int:
     """Objective terms are integer variables (done, met, leftover): MILP round-off removed."""
     return const + sum(c * round(values.get(x, 0)) for c, x in terms)
 
 
-def solve_lexicographic(data: ModelData, be, v: Vars, run_fn: Callable, seconds: float, hinted: bool,
-                        phase1_share: float = DEFAULT_PHASE1_SHARE):
-    """Run both phases within ``seconds``. ``run_fn`` as in :func:`sensaopt.exact.common.solve_exact`.
-
-    Returns ``(status, value, scaled bound, message, scaled objective, fallback values,
-    info dict)``; ``fallback values`` is the phase-1 solution (a feasible incumbent of
-    the phase-2 model) or None."""
+def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinted: bool,
+                        phase1_share: float = DEFAULT_PHASE1_SHARE) -> LexicographicOutcome:
+    """Run both phases within ``budget``."""
     check_phase1_share(phase1_share)
+    be, v, data = mb.backend, mb.vars, mb.data
     t0 = time.perf_counter()
-    info: dict = {"phase1_share": phase1_share}
-    trivial = _min_value(v.loss_terms, v.loss_const)  # every open deadline met
-    jlb = jct_lower_bound(v)
+    floors = ObjectiveFloors.of(v)
     if not v.loss_terms:  # no deadline decision left open: one phase
-        info["phase1"] = "skipped (no open deadline decision)"
-        status, value, bound, msg, sobj = run_fn(be, v, seconds, hinted)
-        return status, value, _raise(bound, trivial + jlb), msg, sobj, None, info
+        out = run_fn(mb, budget, hinted)
+        return LexicographicOutcome(final=_raised(out, floors.loss + floors.jct), share=phase1_share,
+                                    skipped="skipped (no open deadline decision)")
     be.minimize(loss_expr(be, v))
-    s1, value1, b1, msg1, obj1 = run_fn(be, v, max(seconds * phase1_share, 0.05), hinted)
+    first = run_fn(mb, budget.split(phase1_share), hinted)
     t1 = time.perf_counter() - t0
     scale = max(data.n, 1) * data.obj_scale  # scaled loss / scale = violation_weight × lost value
-    info["phase1"] = {"status": s1.value, "seconds": round(t1, 3),
-                      "loss_incumbent": None if obj1 is None else obj1 / scale,
-                      "loss_bound": None if b1 is None else max(b1, 0) / scale}
+    report = PhaseReport(status=first.status, seconds=t1,
+                         loss_incumbent=None if first.objective is None else first.objective / scale,
+                         loss_bound=None if first.bound is None else max(first.bound, 0) / scale)
     be.minimize(objective_expr(be, v))
-    left = max(seconds - t1, 0.05)
-    if s1 == Status.INFEASIBLE:
-        return s1, None, None, f"lexicographic: phase 1 (deadline loss) {msg1}", None, None, info
-    if value1 is None:  # no phase-1 solution: the whole objective from the original hint
-        status, value, bound, msg, sobj = run_fn(be, v, left, hinted)
-        floor = trivial if b1 is None else max(trivial, math.ceil(b1 - 1e-6))
-        return (status, value, _raise(bound, floor + jlb),
-                f"lexicographic: phase 1 (deadline loss) {s1.value} without a solution ({msg1}); phase 2 {msg}", sobj, None, info)
-    values = {x: value1(x) for x in model_variables(v)}
+    if first.status == Status.INFEASIBLE:
+        final = SolveOutcome(status=first.status, value=None, objective=None, bound=None,
+                             message=f"lexicographic: phase 1 (deadline loss) {first.message}", wall_s=first.wall_s)
+        return LexicographicOutcome(final=final, share=phase1_share, phase1=report)
+    if first.value is None:  # no phase-1 solution: the whole objective from the original hint
+        out = run_fn(mb, budget, hinted)
+        floor = floors.loss if first.bound is None else max(floors.loss, math.ceil(first.bound - 1e-6))
+        msg = f"lexicographic: phase 1 (deadline loss) {first.status.value} without a solution ({first.message}); phase 2 {out.message}"
+        return LexicographicOutcome(final=_raised(out, floor + floors.jct, msg), share=phase1_share, phase1=report)
+    values = {x: first.value(x) for x in model_variables(v)}
     loss1 = _value_of(v.loss_terms, v.loss_const, values)
     jct1 = _value_of(v.objective_terms, v.objective_const, values) - loss1
-    cap = loss1 + (jct1 - jlb)
+    cap = loss1 + (jct1 - floors.jct)
     add_constraint(be, v, loss_expr(be, v) <= cap, "lexicographic")
-    lo = trivial
-    if b1 is not None and s1 in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE) and math.ceil(b1 - 1e-6) > trivial:
-        lo = math.ceil(b1 - 1e-6)
+    lo = floors.loss
+    if (first.bound is not None and first.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE)
+            and math.ceil(first.bound - 1e-6) > floors.loss):
+        lo = math.ceil(first.bound - 1e-6)
         add_constraint(be, v, loss_expr(be, v) >= lo, "lexicographic")
-    info["loss_cap"], info["loss_floor"] = cap, lo
     be.hint(values)
-    status, value, bound, msg, sobj = run_fn(be, v, left, True)
-    bound = _raise(bound, lo + jlb)  # every schedule: loss >= lo, JCT part >= its bound
-    msg = f"lexicographic: phase 1 (deadline loss) {s1.value} in {t1:.2f} s; phase 2 {msg}"
-    return status, value, bound, msg, sobj, values, info
+    out = run_fn(mb, budget, True)
+    msg = f"lexicographic: phase 1 (deadline loss) {first.status.value} in {t1:.2f} s; phase 2 {out.message}"
+    # every schedule: loss >= lo, JCT part >= its floor
+    return LexicographicOutcome(final=_raised(out, lo + floors.jct, msg), share=phase1_share, phase1=report,
+                                start_values=values, loss_cap=cap, loss_floor=lo)

@@ -15,148 +15,89 @@ back to EDF (recorded in ``stats["fallback_rounds"]``).
 
 from __future__ import annotations
 
-from sensaopt.exact.builder import Strength, build
-from sensaopt.exact.data import build_data, placements_of
-from sensaopt.policies.base import Allocation, BasePolicy, RoundState
+from dataclasses import dataclass
+from typing import Any
+
+from sensaopt.exact.budget import TimeBudget
+from sensaopt.exact.builder import Strength, build, to_objective
+from sensaopt.exact.data import ModelData, build_data, pair_of, placements_of
+from sensaopt.exact.outcome import SolveOutcome
+from sensaopt.instance import Instance
+from sensaopt.policies.base import Allocation, BasePolicy, Policy, RoundState
 from sensaopt.policies.simple import EDFPolicy
+from sensaopt.result import Status
+
+ROLLING_BACKENDS = ("cpsat", "highs", "cbc")
 
 
-class RollingPolicy(BasePolicy):
-    """Window model solved each round. ``window`` rounds, ``time_limit`` seconds per
-    round, ``workers`` threads, ``seed`` solver seed; ``backend`` cpsat | highs | cbc."""
+@dataclass(frozen=True)
+class RollingConfig:
+    """``window`` rounds per model, ``time_limit`` seconds per round, ``workers``
+    solver threads, ``seed`` solver seed, ``backend`` cpsat | highs | cbc."""
 
-    name = "rolling"
-    backend = "cpsat"
+    window: int = 4
+    time_limit: float = 2.0
+    workers: int = 1
+    seed: int = 0
+    backend: str = "cpsat"
 
-    def __init__(self, window: int = 4, time_limit: float = 2.0, workers: int = 1, seed: int = 0, backend: str | None = None):
-        self.window = int(window)
-        self.time_limit = float(time_limit)
-        self.workers = int(workers)
-        self.seed = int(seed)
-        if backend is not None:
-            self.backend = backend
-        self.config = {"window": self.window, "time_limit": self.time_limit, "workers": self.workers,
-                       "seed": self.seed, "backend": self.backend}
-        self.stats = {"rounds": 0, "optimal_rounds": 0, "fallback_rounds": 0}
-
-    def reset(self, instance) -> None:
-        super().reset(instance)
-        self._edf = EDFPolicy()
-        self._edf.reset(instance)
-        self.stats = {"rounds": 0, "optimal_rounds": 0, "fallback_rounds": 0}
-
-    def window_data(self, state: RoundState):
-        states = {}
-        for js in state.jobs:
-            prev = frozenset(p.node for p in js.placements) if (state.was_running(js) and js.placements) else None
-            states[js.id] = (js.remaining, js.started, prev)
-        return build_data(self.instance, self.window, states=states, start_round=state.round, window=True)
-
-    def decide(self, state: RoundState) -> Allocation:
-        if not state.jobs:
-            return {}
-        self.stats["rounds"] += 1
-        data = self.window_data(state)
-        value, optimal, v = self._solve(data)
-        if value is None:
-            self.stats["fallback_rounds"] += 1
-            return self._edf.decide(state)
-        self.stats["optimal_rounds"] += int(optimal)
-        out: Allocation = {}
-        for (k, t, pair), x in v.x.items():
-            if t == 0 and value(x) > 0.5:
-                jd = data.jobs[k]
-                out[jd.id] = placements_of(data, jd, pair)
-        return out
-
-    def _solve(self, data):
-        s = Strength(symmetry=False)
-        if self.backend == "cpsat":
-            from sensaopt.exact.cpsat import CpSatBackend, run_cpsat
-            from sensaopt.result import Status
-
-            be = CpSatBackend()
-            v = build(data, be, s)
-            status, _solver, value, _b, _m, _o = run_cpsat(be, self.time_limit, self.workers, self.seed)
-            return value, status == Status.OPTIMAL, v
-        from sensaopt.exact.milp import PulpBackend, run_milp
-        from sensaopt.result import Status
-
-        be = PulpBackend(data.instance.name)
-        v = build(data, be, s)
-        status, value, _b, _m, _o = run_milp(be, v, self.backend, self.time_limit, self.workers, self.seed, False)
-        return value, status == Status.OPTIMAL, v
+    def __post_init__(self) -> None:
+        if self.backend not in ROLLING_BACKENDS:
+            raise ValueError(f"rolling backend must be one of {', '.join(ROLLING_BACKENDS)}, not {self.backend!r}")
+        if self.window < 1 or not self.time_limit > 0:
+            raise ValueError("rolling window must be >= 1 round and time_limit > 0 seconds")
 
 
-class RollingCPSATPolicy(RollingPolicy):
-    name = "rolling-cpsat"
-    backend = "cpsat"
+@dataclass(frozen=True)
+class RollingMILPConfig(RollingConfig):
+    """:class:`RollingConfig` with HiGHS as the default backend."""
+
+    backend: str = "highs"
 
 
-class RollingMILPPolicy(RollingPolicy):
-    name = "rolling-milp"
-    backend = "highs"
+def _window_states(state: RoundState) -> dict[str, tuple[float, bool, frozenset[int] | None]]:
+    """Per job: remaining work (minutes), ran before, node set of the previous round."""
+    states = {}
+    for js in state.jobs:
+        prev = frozenset(p.node for p in js.placements) if (state.was_running(js) and js.placements) else None
+        states[js.id] = (js.remaining, js.started, prev)
+    return states
 
 
-# ---- per-round gap: a policy's round decision scored by the window model ----------------------
-class RoundGapRecorder(BasePolicy):
-    """Wraps a policy: each round, lets it decide, then solves the window model twice —
-    free (the window optimum) and with the first round fixed to the policy's decision —
-    and records both values (window-objective units, see :mod:`sensaopt.exact.rolling`).
-    The simulator runs the wrapped policy's decisions unchanged."""
+def solve_window(data: ModelData, cfg: RollingConfig, fix: Allocation | None = None) -> tuple[SolveOutcome | None, Any]:
+    """Build the window model on ``cfg.backend`` and solve it in ``cfg.time_limit``
+    seconds; ``fix``: the first round fixed to this allocation (None when it is not
+    representable in the model). Returns (outcome or None, the model's Vars). The time
+    limit counts from the end of the build."""
+    s = Strength(symmetry=False)
+    if cfg.backend == "cpsat":
+        from sensaopt.exact.cpsat import CpSatBackend, CpSatOptions, run_cpsat
 
-    def __init__(self, inner, window: int = 4, time_limit: float = 2.0, workers: int = 1, seed: int = 0):
-        self.inner = inner
-        self.name = f"gap[{inner.name}]"
-        self.window, self.time_limit, self.workers, self.seed = window, time_limit, workers, seed
-        self.rows: list[dict] = []
+        cbe = CpSatBackend()
+        v = build(data, cbe, s)
+        if fix is not None and not _fix_first_round(data, cbe, v, fix):
+            return None, v
+        return run_cpsat(cbe, TimeBudget.start(cfg.time_limit), CpSatOptions(workers=cfg.workers, seed=cfg.seed)), v
+    if cfg.backend == "highs":
+        from sensaopt.exact.highs import HighsBackend, HighsOptions, run_highs
+        from sensaopt.exact.milp import ABS_GAP, REL_GAP
 
-    def reset(self, instance) -> None:
-        super().reset(instance)
-        self.inner.reset(instance)
-        self.rows = []
+        hbe = HighsBackend()
+        v = build(data, hbe, s)
+        if fix is not None and not _fix_first_round(data, hbe, v, fix):
+            return None, v
+        return run_highs(hbe, TimeBudget.start(cfg.time_limit), HighsOptions(threads=cfg.workers, seed=cfg.seed, rel_gap=REL_GAP, abs_gap=ABS_GAP)), v
+    from sensaopt.exact.milp import CbcOptions, PulpBackend, run_cbc
 
-    def decide(self, state: RoundState) -> Allocation:
-        from sensaopt.exact.builder import to_objective
-        from sensaopt.exact.cpsat import CpSatBackend, run_cpsat
-        from sensaopt.exact.data import pair_of
-        from sensaopt.result import Status
-
-        alloc = self.inner.decide(state)
-        if not state.jobs:
-            return alloc
-        states, extra = {}, {}
-        for js in state.jobs:
-            prev = frozenset(p.node for p in js.placements) if (state.was_running(js) and js.placements) else None
-            states[js.id] = (js.remaining, js.started, prev)
-        for jid, pls in alloc.items():
-            pts = {(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in pls}
-            if len(pts) == 1:
-                c, m = next(iter(pts))
-                if abs(c - round(c)) < 1e-9:
-                    extra[jid] = {(int(round(c)), m)}
-        data = build_data(self.instance, self.window, states=states, start_round=state.round, window=True, extra_options=extra)
-        vals = []
-        for fixed in (False, True):
-            be = CpSatBackend()
-            v = build(data, be, Strength(symmetry=False))
-            if fixed and not self._fix_first_round(data, be, v, alloc, pair_of):
-                vals.append(None)  # decision not representable in the window model
-                continue
-            status, _solver, _value, bound, _m, obj = run_cpsat(be, self.time_limit, self.workers, self.seed)
-            vals.append((to_objective(data, obj) if obj is not None else None, status == Status.OPTIMAL,
-                         to_objective(data, bound) if bound is not None else None))
-        opt, pol = vals[0], vals[1]
-        row = {"round": state.round, "jobs": len(state.jobs), "window_optimum": opt[0] if opt else None,
-               "optimum_proven": bool(opt and opt[1]), "window_bound": opt[2] if opt else None,
-               "policy_value": pol[0] if pol else None, "policy_proven": bool(pol and pol[1])}
-        if row["window_optimum"] is not None and row["policy_value"] is not None:
-            row["abs_gap"] = row["policy_value"] - row["window_optimum"]
-        self.rows.append(row)
-        return alloc
+    pbe = PulpBackend(data.instance.name)
+    v = build(data, pbe, s)
+    if fix is not None and not _fix_first_round(data, pbe, v, fix):
+        return None, v
+    return run_cbc(pbe, TimeBudget.start(cfg.time_limit), CbcOptions(threads=cfg.workers, seed=cfg.seed), False), v
 
 
-def _fix_first_round_impl(data, be, v, alloc, pair_of) -> bool:
+def _fix_first_round(data: ModelData, be: Any, v: Any, alloc: Allocation) -> bool:
+    """Fix slot 0 to ``alloc``; False if some placement is not representable."""
     for jd in data.jobs:
         pls = alloc.get(jd.id)
         pair = pair_of(jd, pls) if pls else None
@@ -168,15 +109,108 @@ def _fix_first_round_impl(data, be, v, alloc, pair_of) -> bool:
     return True
 
 
-RoundGapRecorder._fix_first_round = staticmethod(_fix_first_round_impl)
+class RollingPolicy(BasePolicy):
+    """Window model solved each round (:class:`RollingConfig`)."""
+
+    name = "rolling"
+    config_class = RollingConfig
+    config: RollingConfig
+
+    def reset(self, instance: Instance) -> None:
+        super().reset(instance)
+        self._edf = EDFPolicy()
+        self._edf.reset(instance)
+        self.stats = {"rounds": 0, "optimal_rounds": 0, "fallback_rounds": 0}
+
+    def window_data(self, state: RoundState) -> ModelData:
+        return build_data(self.instance, self.config.window, states=_window_states(state), start_round=state.round, window=True)
+
+    def decide(self, state: RoundState) -> Allocation:
+        if not state.jobs:
+            return {}
+        self.stats["rounds"] += 1
+        data = self.window_data(state)
+        out, v = solve_window(data, self.config)
+        if out is None or out.value is None:
+            self.stats["fallback_rounds"] += 1
+            return self._edf.decide(state)
+        self.stats["optimal_rounds"] += int(out.status == Status.OPTIMAL)
+        alloc: Allocation = {}
+        for (k, t, pair), x in v.x.items():
+            if t == 0 and out.value(x) > 0.5:
+                jd = data.jobs[k]
+                alloc[jd.id] = placements_of(data, jd, pair)
+        return alloc
 
 
-def per_round_gaps(instance, policy: str = "sensascale", window: int = 4, time_limit: float = 2.0, workers: int = 1, seed: int = 0) -> list[dict]:
+class RollingCPSATPolicy(RollingPolicy):
+    name = "rolling-cpsat"
+
+
+class RollingMILPPolicy(RollingPolicy):
+    name = "rolling-milp"
+    config_class = RollingMILPConfig
+
+
+# ---- per-round gap: a policy's round decision scored by the window model ----------------------
+class RoundGapRecorder(BasePolicy):
+    """Wraps a policy: each round, lets it decide, then solves the window model twice —
+    free (the window optimum) and with the first round fixed to the policy's decision —
+    and records both values (window-objective units, see :mod:`sensaopt.exact.rolling`).
+    The simulator runs the wrapped policy's decisions unchanged."""
+
+    config_class = RollingConfig
+    config: RollingConfig
+
+    def __init__(self, inner: Policy, config: RollingConfig | None = None, **overrides: Any) -> None:
+        super().__init__(config, **overrides)
+        self.inner = inner
+        self.name = f"gap[{inner.name}]"
+        self.rows: list[dict] = []
+
+    def reset(self, instance: Instance) -> None:
+        super().reset(instance)
+        self.inner.reset(instance)
+        self.rows = []
+
+    def decide(self, state: RoundState) -> Allocation:
+        alloc = self.inner.decide(state)
+        if not state.jobs:
+            return alloc
+        extra = {}
+        for jid, pls in alloc.items():
+            pts = {(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in pls}
+            if len(pts) == 1:
+                c, m = next(iter(pts))
+                if abs(c - round(c)) < 1e-9:
+                    extra[jid] = {(int(round(c)), m)}
+        data = build_data(self.instance, self.config.window, states=_window_states(state), start_round=state.round, window=True,
+                          extra_options=extra)
+        vals: list[tuple[float | None, bool, float | None] | None] = []
+        for fix in (None, alloc):
+            out, _v = solve_window(data, self.config, fix)
+            if out is None:
+                vals.append(None)  # decision not representable in the window model
+                continue
+            vals.append((to_objective(data, out.objective) if out.objective is not None else None, out.status == Status.OPTIMAL,
+                         to_objective(data, out.bound) if out.bound is not None else None))
+        opt, pol = vals[0], vals[1]
+        row = {"round": state.round, "jobs": len(state.jobs), "window_optimum": opt[0] if opt else None,
+               "optimum_proven": bool(opt and opt[1]), "window_bound": opt[2] if opt else None,
+               "policy_value": pol[0] if pol else None, "policy_proven": bool(pol and pol[1])}
+        if row["window_optimum"] is not None and row["policy_value"] is not None:
+            row["abs_gap"] = row["policy_value"] - row["window_optimum"]
+        self.rows.append(row)
+        return alloc
+
+
+def per_round_gaps(instance: Instance, policy: str = "sensascale", window: int = 4, time_limit: float = 2.0, workers: int = 1,
+                   seed: int = 0) -> list[dict]:
     """Run ``policy`` through the simulator and score every round decision against the
-    window optimum (rows: round, window_optimum, policy_value, abs_gap, proven flags)."""
+    window optimum (CP-SAT; rows: round, window_optimum, policy_value, abs_gap, proven flags)."""
     from sensaopt.policies import make_policy
     from sensaopt.simulator import simulate
 
-    rec = RoundGapRecorder(make_policy(policy), window, time_limit, workers, seed)
+    rec = RoundGapRecorder(make_policy(policy), RollingConfig(window=window, time_limit=time_limit, workers=workers, seed=seed))
     simulate(instance, rec)
     return rec.rows

@@ -1,0 +1,43 @@
+"""The one wall-clock time budget of a solve, passed down instead of deadlines,
+"time left" numbers or closures."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+MIN_SOLVE_S = 0.05  # seconds a solver run gets at least, even when the budget is spent
+
+
+@dataclass(frozen=True)
+class TimeBudget:
+    """``limit_s`` seconds of wall-clock time counted from ``started`` (a
+    :func:`time.perf_counter` value)."""
+
+    limit_s: float
+    started: float
+
+    @classmethod
+    def start(cls, limit_s: float) -> TimeBudget:
+        """A budget of ``limit_s`` seconds starting now."""
+        return cls(float(limit_s), time.perf_counter())
+
+    @property
+    def deadline(self) -> float:
+        """The :func:`time.perf_counter` value at which the budget is spent."""
+        return self.started + self.limit_s
+
+    def elapsed(self) -> float:
+        """Seconds since the budget started."""
+        return time.perf_counter() - self.started
+
+    def left(self, floor: float = 0.0) -> float:
+        """Seconds left (at least ``floor``)."""
+        return max(self.deadline - time.perf_counter(), floor)
+
+    def expired(self) -> bool:
+        return time.perf_counter() > self.deadline
+
+    def split(self, share: float, floor: float = MIN_SOLVE_S) -> TimeBudget:
+        """A budget starting now of ``share`` × the seconds left (at least ``floor``)."""
+        return TimeBudget(max(self.left() * share, floor), time.perf_counter())

@@ -1,0 +1,303 @@
+"""HiGHS backend (highspy, no PuLP in between): the :class:`sensaopt.exact.builder.Backend`
+interface with its own small linear expressions, and one run function.
+
+The model handed to HiGHS is the one PuLP's ``HiGHS`` interface handed it before:
+only variables that appear in the objective or a constraint become columns, in order
+of their names; rows in the order they were added; zero coefficients dropped; the
+objective constant left out (added back to objective and bound here); binaries are
+integer columns in [0, 1], ``int_var`` columns are continuous (their integrality is
+implied in the exact model). So results are those of the earlier PuLP path.
+
+Statuses: HiGHS's model status (``kOptimal`` → OPTIMAL, time/iteration/solution
+limits and interrupts → TIME_LIMIT, ``kInfeasible`` → INFEASIBLE, else ERROR); a
+claimed optimum without a primal solution is an ERROR. The bound is ``mip_dual_bound``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Union
+
+import numpy as np
+
+from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
+from sensaopt.exact.outcome import SolveOutcome
+from sensaopt.quiet import quiet_stdout
+from sensaopt.result import Status
+
+Number = Union[int, float]
+
+
+class HighsVar:
+    """One model variable (a HiGHS column if it is used)."""
+
+    __slots__ = ("index", "name", "lb", "ub", "integer")
+
+    def __init__(self, index: int, name: str, lb: float, ub: float, integer: bool) -> None:
+        self.index, self.name, self.lb, self.ub, self.integer = index, name, lb, ub, integer
+
+    def __hash__(self) -> int:
+        return self.index
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def _expr(self) -> LinExpr:
+        return LinExpr({self: 1}, 0)
+
+    def __add__(self, o: Operand) -> LinExpr:
+        return self._expr() + o
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Operand) -> LinExpr:
+        return self._expr() - o
+
+    def __rsub__(self, o: Operand) -> LinExpr:
+        return -self._expr() + o
+
+    def __neg__(self) -> LinExpr:
+        return LinExpr({self: -1}, 0)
+
+    def __mul__(self, c: Number) -> LinExpr:
+        return LinExpr({self: c}, 0)
+
+    __rmul__ = __mul__
+
+    def __le__(self, o: Operand) -> LinCons:  # type: ignore[override]
+        return self._expr() <= o
+
+    def __ge__(self, o: Operand) -> LinCons:  # type: ignore[override]
+        return self._expr() >= o
+
+    def __eq__(self, o: object) -> LinCons:  # type: ignore[override]
+        return self._expr() == o
+
+
+class LinExpr:
+    """Σ coefficient · variable + constant (coefficients kept even when they cancel to 0,
+    as PuLP did: such a variable is still a column)."""
+
+    __slots__ = ("terms", "const")
+
+    def __init__(self, terms: dict[HighsVar, Number], const: Number) -> None:
+        self.terms, self.const = terms, const
+
+    def _merged(self, o: Operand, sign: int) -> LinExpr:
+        terms = dict(self.terms)
+        if isinstance(o, HighsVar):
+            terms[o] = terms.get(o, 0) + sign
+            return LinExpr(terms, self.const)
+        if isinstance(o, LinExpr):
+            for v, c in o.terms.items():
+                terms[v] = terms.get(v, 0) + sign * c
+            return LinExpr(terms, self.const + sign * o.const)
+        return LinExpr(terms, self.const + sign * o)
+
+    def __add__(self, o: Operand) -> LinExpr:
+        return self._merged(o, 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Operand) -> LinExpr:
+        return self._merged(o, -1)
+
+    def __rsub__(self, o: Operand) -> LinExpr:
+        return (-self)._merged(o, 1)
+
+    def __neg__(self) -> LinExpr:
+        return LinExpr({v: -c for v, c in self.terms.items()}, -self.const)
+
+    def __mul__(self, k: Number) -> LinExpr:
+        return LinExpr({v: k * c for v, c in self.terms.items()}, k * self.const)
+
+    __rmul__ = __mul__
+
+    def __le__(self, o: Operand) -> LinCons:  # type: ignore[override]
+        d = self - o
+        return LinCons(d.terms, None, -d.const)
+
+    def __ge__(self, o: Operand) -> LinCons:  # type: ignore[override]
+        d = self - o
+        return LinCons(d.terms, -d.const, None)
+
+    def __eq__(self, o: object) -> LinCons:  # type: ignore[override]
+        d = self - o  # type: ignore[operator]
+        return LinCons(d.terms, -d.const, -d.const)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+Operand = Union[HighsVar, LinExpr, int, float]
+
+
+@dataclass(frozen=True)
+class LinCons:
+    """``lo ≤ Σ terms ≤ hi`` (None: no limit on that side)."""
+
+    terms: dict[HighsVar, Number]
+    lo: float | None
+    hi: float | None
+
+
+class HighsBackend:
+    """The :class:`sensaopt.exact.builder.Backend` interface for HiGHS."""
+
+    integer_only = False  # HiGHS takes fractional objective coefficients
+
+    def __init__(self) -> None:
+        self.variables: list[HighsVar] = []
+        self.rows: list[LinCons] = []
+        self.objective: LinExpr = LinExpr({}, 0)
+        self.start: dict[HighsVar, float] = {}
+
+    def bool_var(self, name: str) -> HighsVar:
+        v = HighsVar(len(self.variables), name, 0.0, 1.0, True)
+        self.variables.append(v)
+        return v
+
+    def int_var(self, lb: int, ub: int, name: str) -> HighsVar:
+        v = HighsVar(len(self.variables), name, float(lb), float(ub), False)
+        self.variables.append(v)
+        return v
+
+    def sum(self, terms: Iterable[Operand]) -> LinExpr:
+        out: dict[HighsVar, Number] = {}
+        const: Number = 0
+        get = out.get
+        for t in terms:
+            if isinstance(t, HighsVar):
+                out[t] = get(t, 0) + 1
+            elif isinstance(t, LinExpr):
+                for v, c in t.terms.items():
+                    out[v] = get(v, 0) + c
+                const += t.const
+            else:
+                const += t
+        return LinExpr(out, const)
+
+    def add(self, constraint: LinCons, family: str) -> None:
+        self.rows.append(constraint)
+
+    def minimize(self, expr: Operand) -> None:
+        self.objective = expr if isinstance(expr, LinExpr) else self.sum([expr])
+
+    def hint(self, values: dict) -> None:
+        """Start values (var -> value), replacing earlier ones; solver round-off is
+        cleaned: values within 1e-6 of an integer are rounded, all are clamped to the
+        variable's bounds."""
+        start = {}
+        for var, val in values.items():
+            r = round(val)
+            val = r if abs(val - r) <= 1e-6 else val
+            start[var] = min(max(val, var.lb), var.ub)
+        self.start = start
+
+    def columns(self) -> list[HighsVar]:
+        """The variables HiGHS sees, in column order (by name)."""
+        used: dict[HighsVar, None] = dict.fromkeys(self.objective.terms)
+        for row in self.rows:
+            used.update(dict.fromkeys(row.terms))
+        return sorted(used, key=lambda v: v.name)
+
+
+@dataclass(frozen=True)
+class HighsOptions:
+    """Solver settings: ``threads``, ``seed``; ``rel_gap``/``abs_gap`` (None: HiGHS's
+    defaults) in objective units; ``log`` shows HiGHS's output."""
+
+    threads: int = 1
+    seed: int = 0
+    rel_gap: float | None = None
+    abs_gap: float | None = None
+    log: bool = False
+
+
+def _highs_model(be: HighsBackend, cols: list[HighsVar], opts: HighsOptions, budget: TimeBudget, hinted: bool):
+    import highspy
+
+    inf = highspy.kHighsInf
+    pos = {v: i for i, v in enumerate(cols)}
+    n = len(cols)
+    with quiet_stdout():  # highspy prints its banner from C++ on construction
+        h = highspy.Highs()
+    # one global thread scheduler per process: a run with another thread count fails unless it is reset
+    highspy.Highs.resetGlobalScheduler(True)
+    if not opts.log:
+        h.setOptionValue("output_flag", False)
+    if opts.rel_gap is not None:
+        h.setOptionValue("mip_rel_gap", float(opts.rel_gap))
+    if opts.abs_gap is not None:
+        h.setOptionValue("mip_abs_gap", float(opts.abs_gap))
+    h.setOptionValue("threads", int(opts.threads))
+    h.setOptionValue("random_seed", int(opts.seed))
+    obj = be.objective.terms
+    cost = np.array([float(obj.get(v, 0.0)) for v in cols])
+    h.addCols(n, cost, np.array([v.lb for v in cols]), np.array([v.ub for v in cols]), 0,
+              np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+    ints = np.array([i for i, v in enumerate(cols) if v.integer], dtype=np.int32)
+    if len(ints):
+        h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kInteger] * len(ints)))
+    starts, index, value, lo, hi = [], [], [], [], []
+    for row in be.rows:
+        starts.append(len(index))
+        for v, c in row.terms.items():
+            if c != 0:
+                index.append(pos[v])
+                value.append(float(c))
+        lo.append(-inf if row.lo is None else float(row.lo))
+        hi.append(inf if row.hi is None else float(row.hi))
+    if be.rows:
+        h.addRows(len(be.rows), np.array(lo), np.array(hi), len(index), np.array(starts, dtype=np.int32),
+                  np.array(index, dtype=np.int32), np.array(value))
+    if hinted and be.start:
+        sol = highspy.HighsSolution()
+        sol.col_value = [float(be.start.get(v, v.lb)) for v in cols]
+        sol.value_valid = True
+        h.setSolution(sol)
+    # building took time: HiGHS gets what is left
+    h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))
+    return h, pos
+
+
+def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: bool = False) -> SolveOutcome:
+    """Solve ``be``'s model within ``budget`` (``hinted``: pass the start values)."""
+    import highspy
+
+    t0 = time.perf_counter()
+    cols = be.columns()
+    h, pos = _highs_model(be, cols, opts, budget, hinted)
+    h.run()
+    ms = h.getModelStatus()
+    info = h.getInfo()
+    S = highspy.HighsModelStatus
+    has_sol = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
+    if ms == S.kOptimal:
+        status = Status.OPTIMAL if has_sol else Status.ERROR
+    elif ms == S.kInfeasible:
+        status = Status.INFEASIBLE
+    elif ms in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
+        status = Status.TIME_LIMIT
+    else:
+        status = Status.ERROR
+    const = be.objective.const
+    bound = info.mip_dual_bound + const if ms != S.kInfeasible and abs(info.mip_dual_bound) < 1e30 else None
+    msg = f"highs {h.modelStatusToString(ms)}, gap {info.mip_gap:.3g}, {info.mip_node_count} nodes"
+    value = objective = None
+    if has_sol:
+        col = list(h.getSolution().col_value)
+
+        def value(x: object) -> float:
+            if isinstance(x, (int, float)):
+                return x
+            i = pos.get(x)  # type: ignore[call-overload]
+            return col[i] if i is not None else 0.0
+
+        objective = const + sum(c * col[pos[v]] for v, c in be.objective.terms.items())
+        msg += f", model objective {objective:g}"
+    else:
+        msg += ", no solution found"
+    wall = time.perf_counter() - t0
+    return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall)
