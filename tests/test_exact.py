@@ -251,3 +251,33 @@ def test_multi_node_job_and_heterogeneous_nodes():
     assert a.objective == pytest.approx(b.objective, abs=1e-6)
     segs = [s for s in a.schedule.segments if s.job == "a"]
     assert all(len(s.placements) == 2 for s in segs)
+
+
+def test_highs_gets_the_model_pulp_gave_it():
+    """The direct HiGHS backend passes HiGHS exactly the LP that PuLP's HiGHS interface
+    built from the same model (columns by name, rows in order, same bounds, costs,
+    integrality and matrix), so its runs are the former PuLP runs."""
+    import numpy as np
+    import pulp
+
+    from sensaopt.exact.budget import TimeBudget
+    from sensaopt.exact.common import prepare
+    from sensaopt.exact.highs import HighsOptions, _highs_model
+    from sensaopt.exact.milp import build_highs, build_milp
+    from sensaopt.io import load_instance
+
+    inst = load_instance("instances/tiny-8gpu.json")
+    data = prepare(inst, None, 2, False, 10_000, 10**6).data
+    prob = build_milp(data).backend.prob
+    ref = pulp.HiGHS(msg=False)
+    ref.createAndConfigureSolver(prob)
+    ref.buildSolverModel(prob)
+    a = prob.solverModel.getLp()
+    hb = build_highs(data).backend
+    h, _ = _highs_model(hb, hb.columns(), HighsOptions(), TimeBudget.start(10), False)
+    b = h.getLp()
+    assert (a.num_col_, a.num_row_) == (b.num_col_, b.num_row_) and a.num_col_ > 100
+    for f in ("col_cost_", "col_lower_", "col_upper_", "row_lower_", "row_upper_", "integrality_"):
+        assert np.array_equal(np.asarray(getattr(a, f)), np.asarray(getattr(b, f))), f
+    for f in ("start_", "index_", "value_"):
+        assert np.array_equal(np.asarray(getattr(a.a_matrix_, f)), np.asarray(getattr(b.a_matrix_, f))), f

@@ -96,47 +96,46 @@ def build(data: ModelData, be: Backend, strength: Strength = Strength(), budget:
 
 # ---- variables ---------------------------------------------------------------------------
 def add_variables(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
-    H = data.H
+    """Every variable, job by job (creation order matters to CP-SAT's search), then
+    the symmetry-breaking ``ever`` indicators."""
     for jd in data.jobs:
-        k = jd.k
-        for t in data.slots(jd, s.trim):
-            for pair in jd.pairs:
-                v.x[k, t, pair] = be.bool_var(f"x_{k}_{t}_{pair[0]}_{pair[1]}")
-            v.run[k, t] = be.sum(v.x[k, t, p] for p in jd.pairs)
-        first = jd.release
-        for t in data.slots(jd, s.trim):
-            if t < first:
-                v.rb[k, t] = 0
-            elif t == first:
-                v.rb[k, t] = 1 if jd.init_ran else 0
-            else:
-                v.rb[k, t] = be.bool_var(f"rb_{k}_{t}")
-            if _is_var(v.rb[k, t]):
-                v.restart[k, t] = be.bool_var(f"rs_{k}_{t}")
-                dmax = max(f - r for f, r in zip(jd.full, jd.restart))
-                if dmax > 0:
-                    v.loss[k, t] = be.int_var(0, dmax, f"ls_{k}_{t}")
-            elif v.rb[k, t] == 1 and t >= first:
-                # ran before the window: a restart unless it continues on the same nodes
-                v.restart[k, t] = be.bool_var(f"rs_{k}_{t}")
-                dmax = max(f - r for f, r in zip(jd.full, jd.restart))
-                if dmax > 0:
-                    v.loss[k, t] = be.int_var(0, dmax, f"ls_{k}_{t}")
-            v.cum[k, t] = be.int_var(0, jd.work_units + jd.best_full * H, f"cum_{k}_{t}")
-            early = s.prune and t < jd.earliest_done
-            v.done[k, t] = 0 if (t < first or early) else be.bool_var(f"d_{k}_{t}")
-        for d, (last, _val) in enumerate(jd.deadlines):
-            if last < first or (s.prune and last < jd.earliest_done):
-                v.met[k, d] = 0
-            elif last >= H - 1 and not data.window:
-                v.met[k, d] = 1
-            else:
-                v.met[k, d] = be.bool_var(f"met_{k}_{d}")
-        if data.window:
-            v.leftover[k] = be.int_var(0, -(-jd.work_units // jd.best_full), f"left_{k}")
+        _add_job_variables(data, be, v, s, jd)
     if s.symmetry and not data.window:
         for n, t in _sym_pairs(data):
             v.ever[n, t] = be.bool_var(f"ever_{n}_{t}")
+
+
+def _add_job_variables(data: ModelData, be: Backend, v: Vars, s: Strength, jd: JobData) -> None:
+    H, k, first = data.H, jd.k, jd.release
+    for t in data.slots(jd, s.trim):
+        for pair in jd.pairs:
+            v.x[k, t, pair] = be.bool_var(f"x_{k}_{t}_{pair[0]}_{pair[1]}")
+        v.run[k, t] = be.sum(v.x[k, t, p] for p in jd.pairs)
+    dmax = max(f - r for f, r in zip(jd.full, jd.restart))
+    for t in data.slots(jd, s.trim):
+        if t < first:
+            v.rb[k, t] = 0
+        elif t == first:
+            v.rb[k, t] = 1 if jd.init_ran else 0
+        else:
+            v.rb[k, t] = be.bool_var(f"rb_{k}_{t}")
+        # a restart is possible once the job ran (before the window: unless it continues on the same nodes)
+        if _is_var(v.rb[k, t]) or (v.rb[k, t] == 1 and t >= first):
+            v.restart[k, t] = be.bool_var(f"rs_{k}_{t}")
+            if dmax > 0:
+                v.loss[k, t] = be.int_var(0, dmax, f"ls_{k}_{t}")
+        v.cum[k, t] = be.int_var(0, jd.work_units + jd.best_full * H, f"cum_{k}_{t}")
+        early = s.prune and t < jd.earliest_done
+        v.done[k, t] = 0 if (t < first or early) else be.bool_var(f"d_{k}_{t}")
+    for d, (last, _val) in enumerate(jd.deadlines):
+        if last < first or (s.prune and last < jd.earliest_done):
+            v.met[k, d] = 0
+        elif last >= H - 1 and not data.window:
+            v.met[k, d] = 1
+        else:
+            v.met[k, d] = be.bool_var(f"met_{k}_{d}")
+    if data.window:
+        v.leftover[k] = be.int_var(0, -(-jd.work_units // jd.best_full), f"left_{k}")
 
 
 def _sym_pairs(data: ModelData) -> Iterator[tuple[int, int]]:
@@ -164,14 +163,14 @@ def add_constraint(be: Backend, v: Vars, con: Any, family: str) -> None:
 # ---- constraint families -------------------------------------------------------------------
 def c_one_placement(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """one_placement: at most one (pattern, option) per job and slot."""
-    for (k, t), run in v.run.items():
+    for (k, _t), run in v.run.items():
         if len(data.jobs[k].pairs) > 1:
             add_constraint(be, v, run <= 1, "one_placement")
 
 
 def c_release(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """release: no run before the release slot (only needed without trimming)."""
-    for (k, t, pair), x in v.x.items():
+    for (k, t, _pair), x in v.x.items():
         if t < data.jobs[k].release:
             add_constraint(be, v, x == 0, "release")
 
@@ -191,7 +190,7 @@ def _node_usage(data: ModelData, v: Vars) -> dict[tuple[int, int], list[tuple[in
 def c_capacity(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """capacity_gpu / capacity_cpu / capacity_mem: per node and slot."""
     nodes = data.instance.cluster.nodes
-    for (nd, t), items in _node_usage(data, v).items():
+    for (nd, _t), items in _node_usage(data, v).items():
         node = nodes[nd]
         cap_m = data.mem_units(node.mem_gb, up=False)
         if sum(g for g, _, _, _ in items) > node.gpus:
@@ -208,15 +207,17 @@ def c_aggregate(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
         return
     cl = data.instance.cluster
     per_t: dict = {}
-    for (nd, t), items in _node_usage(data, v).items():
+    for (_nd, t), items in _node_usage(data, v).items():
         per_t.setdefault(t, []).extend(items)
     cap_m = sum(data.mem_units(n.mem_gb, up=False) for n in cl.nodes)
-    for t, items in per_t.items():
+    for items in per_t.values():
         # one term per x: a multi-node x appears once per node, so sum its parts
         agg: dict = {}
         for g, c, m, x in items:
             a = agg.setdefault(id(x), [0, 0, 0, x])
-            a[0] += g; a[1] += c; a[2] += m
+            a[0] += g
+            a[1] += c
+            a[2] += m
         vals = list(agg.values())
         if sum(a[0] for a in vals) > cl.total_gpus:
             add_constraint(be, v, be.sum(a[0] * a[3] for a in vals) <= cl.total_gpus, "aggregate_gpu")
@@ -254,11 +255,12 @@ def c_restart(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             now = _set_use(jd, v, t, S)
             if not now:
                 continue
+            before: Any
             if (k, t - 1) in v.run:
-                before = _set_use(jd, v, t - 1, S)
+                before = be.sum(_set_use(jd, v, t - 1, S))
             else:  # first slot of the model: the state before the window
                 before = 1 if (jd.init_nodes is not None and jd.init_nodes == S) else 0
-            add_constraint(be, v, rs >= be.sum(now) - (be.sum(before) if isinstance(before, list) else before) + rb - 1, "restart_detect")
+            add_constraint(be, v, rs >= be.sum(now) - before + rb - 1, "restart_detect")
         if (k, t) in v.loss:
             dmax = max(f - r for f, r in zip(jd.full, jd.restart))
             terms = [(jd.full[p[1]] - jd.restart[p[1]]) * v.x[k, t, p] for p in jd.pairs if jd.full[p[1]] > jd.restart[p[1]]]
@@ -330,7 +332,7 @@ def c_deadline(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
                 end = v.cum[k, data.H - 1]
                 add_constraint(be, v, end + jd.best_full * (last - data.H + 1) >= jd.work_units * m, "deadline_met")
         if data.window:
-            end = v.cum[jd.k, data.H - 1] if (jd.k, data.H - 1) in v.cum else 0
+            end = v.cum.get((jd.k, data.H - 1), 0)
             add_constraint(be, v, jd.best_full * v.leftover[k] + end >= jd.work_units, "leftover")
 
 
@@ -387,23 +389,25 @@ def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
     slot_coef, met_coef = objective_parts(data)
     terms, const = [], 0
     have: dict = {}
-    for (k, t) in v.done:
+    for (k, _t) in v.done:
         have[k] = have.get(k, 0) + 1
     for jd in data.jobs:  # slots without variables (before release when trimmed) are unfinished
         const += slot_coef * (data.H - have.get(jd.k, 0))
-    for (k, t), d in v.done.items():
+    for d in v.done.values():
         if _is_var(d):
-            terms.append((-slot_coef, d)); const += slot_coef
+            terms.append((-slot_coef, d))
+            const += slot_coef
         elif d == 0:
             const += slot_coef
     loss_terms, loss_const = [], 0
     for (k, d), m in v.met.items():
         c = met_coef[k, d]
         if _is_var(m):
-            loss_terms.append((-c, m)); loss_const += c
+            loss_terms.append((-c, m))
+            loss_const += c
         elif m == 0:
             loss_const += c
-    for k, lo in v.leftover.items():
+    for lo in v.leftover.values():
         terms.append((slot_coef, lo))
     v.objective_terms, v.objective_const = terms + loss_terms, const + loss_const
     v.loss_terms, v.loss_const = loss_terms, loss_const

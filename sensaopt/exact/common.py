@@ -17,6 +17,7 @@ from sensaopt.exact.builder import BUILTIN_FAMILIES, FAMILIES, BuildTimeout, Hor
 from sensaopt.exact.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
+    JobData,
     ModelData,
     build_data,
     extra_options_from,
@@ -151,52 +152,67 @@ def hint_values(data: ModelData, v: Vars, schedule: Schedule) -> dict:
     """Values of every model variable for a validator-feasible schedule (the warm start);
     empty if the schedule is not representable in the model."""
     finish = finish_minutes(data.instance, schedule)
-    R = data.R
     out: dict = {}
-    by_slot: dict[int, dict[str, tuple]] = {}
+    by_slot: dict[int, dict[str, tuple[Placement, ...]]] = {}
     for seg in schedule.segments:
         for r in range(seg.start, seg.end):
             by_slot.setdefault(r - data.start_round, {})[seg.job] = seg.placements
     for jd in data.jobs:
-        k = jd.k
         fin = finish[jd.id]
-        fin_slot = int(round(fin / R)) - 1 - data.start_round if fin is not None else data.H
-        ran, prev_set, cum = jd.init_ran, jd.init_nodes, 0
-        for t in range(data.H):
-            if (k, t) not in v.run:
-                continue
-            pls = by_slot.get(t, {}).get(jd.id)
-            pair = pair_of(jd, pls) if pls else None
-            if pls and pair is None:
-                return {}  # not representable: no hint
-            for p in jd.pairs:
-                out[v.x[k, t, p]] = 1 if p == pair else 0
-            if _is_var(v.rb[k, t]):
-                out[v.rb[k, t]] = int(ran)
-            rs = pair is not None and ran and prev_set != jd.patterns[pair[0]].nodes
-            if (k, t) in v.restart:
-                out[v.restart[k, t]] = int(rs)
-            lost = 0
-            if pair is not None:
-                lost = jd.full[pair[1]] - jd.restart[pair[1]] if rs else 0
-                cum += jd.full[pair[1]] - lost
-            if (k, t) in v.loss:
-                out[v.loss[k, t]] = lost
-            out[v.cum[k, t]] = cum
-            if _is_var(v.done[k, t]):
-                out[v.done[k, t]] = int(t >= fin_slot)
-            ran = ran or pair is not None
-            prev_set = jd.patterns[pair[0]].nodes if pair is not None else None
-        for d, (last, _) in enumerate(jd.deadlines):
-            m = v.met[k, d]
-            if _is_var(m):
-                out[m] = int(last >= fin_slot) if last < data.H else int(cum + jd.best_full * (last - data.H + 1) >= jd.work_units)
-        if k in v.leftover:
-            out[v.leftover[k]] = max(0, -(-(jd.work_units - cum) // jd.best_full))
+        fin_slot = int(round(fin / data.R)) - 1 - data.start_round if fin is not None else data.H
+        if not _job_hint(data, v, jd, by_slot, fin_slot, out):
+            return {}  # not representable: no hint
     used = {(p.node, r - data.start_round) for s in schedule.segments for r in range(s.start, s.end) for p in s.placements}
     for (n, t) in sorted(v.ever, key=lambda a: (a[0], a[1])):
         out[v.ever[n, t]] = int(any((n, u) in used for u in range(0, t + 1)))
     return out
+
+
+def _job_hint(data: ModelData, v: Vars, jd: JobData, by_slot: dict[int, dict[str, tuple[Placement, ...]]], fin_slot: int,
+              out: dict) -> bool:
+    """Add one job's variable values to ``out`` (its placements per slot in ``by_slot``,
+    done from slot ``fin_slot`` on); False if a placement is not representable."""
+    k = jd.k
+    ran, prev_set, cum = jd.init_ran, jd.init_nodes, 0
+    for t in range(data.H):
+        if (k, t) not in v.run:
+            continue
+        pls = by_slot.get(t, {}).get(jd.id)
+        pair = pair_of(jd, pls) if pls else None
+        if pls and pair is None:
+            return False
+        for p in jd.pairs:
+            out[v.x[k, t, p]] = 1 if p == pair else 0
+        if _is_var(v.rb[k, t]):
+            out[v.rb[k, t]] = int(ran)
+        rs = pair is not None and ran and prev_set != jd.patterns[pair[0]].nodes
+        if (k, t) in v.restart:
+            out[v.restart[k, t]] = int(rs)
+        lost = 0
+        if pair is not None:
+            lost = jd.full[pair[1]] - jd.restart[pair[1]] if rs else 0
+            cum += jd.full[pair[1]] - lost
+        if (k, t) in v.loss:
+            out[v.loss[k, t]] = lost
+        out[v.cum[k, t]] = cum
+        if _is_var(v.done[k, t]):
+            out[v.done[k, t]] = int(t >= fin_slot)
+        ran = ran or pair is not None
+        prev_set = jd.patterns[pair[0]].nodes if pair is not None else None
+    _deadline_hint(data, v, jd, fin_slot, cum, out)
+    return True
+
+
+def _deadline_hint(data: ModelData, v: Vars, jd: JobData, fin_slot: int, cum: int, out: dict) -> None:
+    """Deadline indicators (and leftover rounds in a window) of a job done from slot
+    ``fin_slot`` on, with ``cum`` progress units at the end of the model."""
+    k = jd.k
+    for d, (last, _) in enumerate(jd.deadlines):
+        m = v.met[k, d]
+        if _is_var(m):
+            out[m] = int(last >= fin_slot) if last < data.H else int(cum + jd.best_full * (last - data.H + 1) >= jd.work_units)
+    if k in v.leftover:
+        out[v.leftover[k]] = max(0, -(-(jd.work_units - cum) // jd.best_full))
 
 
 def extract_schedule(data: ModelData, v: Vars, value: ValueFn) -> Schedule:

@@ -69,9 +69,9 @@ class CpSatOptions:
     log: bool = False
 
 
-def build_cpsat(data: ModelData, strength: Strength = Strength(), budget: TimeBudget | None = None) -> ModelBuild:
+def build_cpsat(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
     be = CpSatBackend()
-    return ModelBuild(data=data, backend=be, vars=build(data, be, strength, budget))
+    return ModelBuild(data=data, backend=be, vars=build(data, be, strength or Strength(), budget))
 
 
 def run_cpsat(be: CpSatBackend, budget: TimeBudget, opts: CpSatOptions) -> SolveOutcome:

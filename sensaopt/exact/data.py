@@ -166,6 +166,17 @@ def extra_options_from(schedule: Schedule | None) -> dict[str, set[tuple[int, fl
     return out
 
 
+def _options(instance: Instance, job: Job, extra: set[tuple[int, float]]) -> list[Option]:
+    """The job's per-GPU allocation options plus the ``extra`` (cores, GB) points."""
+    opts = list(job_options(job.profile, instance.cluster))
+    for c, m in sorted(extra):
+        if not any(o.cpu == c and abs(o.mem - m) < 1e-9 for o in opts):
+            sp = round(job.profile.speed(c, m), 12)
+            if sp > 0:
+                opts.append(Option(c, m, sp))
+    return opts
+
+
 def build_data(
     instance: Instance,
     horizon: int,
@@ -192,20 +203,10 @@ def build_data(
     for job in instance.jobs:
         if states is not None and job.id not in states:
             continue
-        extra = tuple(sorted((extra_options or {}).get(job.id, ())))
-        base = job_options(job.profile, instance.cluster)
-        opts = list(base)
-        for c, m in extra:
-            if not any(o.cpu == c and abs(o.mem - m) < 1e-9 for o in opts):
-                sp = round(job.profile.speed(c, m), 12)
-                if sp > 0:
-                    opts.append(Option(c, m, sp))
+        opts = _options(instance, job, (extra_options or {}).get(job.id, set()))
         pats = patterns_for(instance, job.gpus)
-        pairs = []
-        for pi, p in enumerate(pats):
-            for oi, o in enumerate(opts):
-                if all(g * o.cpu <= nodes[n].cpus and g * o.mem <= nodes[n].mem_gb + 1e-6 for n, g in p.parts):
-                    pairs.append((pi, oi))
+        pairs = [(pi, oi) for pi, p in enumerate(pats) for oi, o in enumerate(opts)
+                 if all(g * o.cpu <= nodes[n].cpus and g * o.mem <= nodes[n].mem_gb + 1e-6 for n, g in p.parts)]
         ov = instance.overheads.restart_minutes(job.gpus)
         sf = job.speed_factor
         full = tuple(_ceil_units(o.speed * sf * R * work_scale) for o in opts)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Union
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from sensaopt.exact.outcome import SolveOutcome
 from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Status
 
-Number = Union[int, float]
+Number = int | float
 
 
 class HighsVar:
@@ -66,10 +65,10 @@ class HighsVar:
 
     __rmul__ = __mul__
 
-    def __le__(self, o: Operand) -> LinCons:  # type: ignore[override]
+    def __le__(self, o: Operand) -> LinCons:
         return self._expr() <= o
 
-    def __ge__(self, o: Operand) -> LinCons:  # type: ignore[override]
+    def __ge__(self, o: Operand) -> LinCons:
         return self._expr() >= o
 
     def __eq__(self, o: object) -> LinCons:  # type: ignore[override]
@@ -115,11 +114,11 @@ class LinExpr:
 
     __rmul__ = __mul__
 
-    def __le__(self, o: Operand) -> LinCons:  # type: ignore[override]
+    def __le__(self, o: Operand) -> LinCons:
         d = self - o
         return LinCons(d.terms, None, -d.const)
 
-    def __ge__(self, o: Operand) -> LinCons:  # type: ignore[override]
+    def __ge__(self, o: Operand) -> LinCons:
         d = self - o
         return LinCons(d.terms, -d.const, None)
 
@@ -130,7 +129,7 @@ class LinExpr:
     __hash__ = None  # type: ignore[assignment]
 
 
-Operand = Union[HighsVar, LinExpr, int, float]
+Operand = HighsVar | LinExpr | int | float
 
 
 @dataclass(frozen=True)
@@ -240,7 +239,11 @@ def _highs_model(be: HighsBackend, cols: list[HighsVar], opts: HighsOptions, bud
     ints = np.array([i for i, v in enumerate(cols) if v.integer], dtype=np.int32)
     if len(ints):
         h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kInteger] * len(ints)))
-    starts, index, value, lo, hi = [], [], [], [], []
+    starts: list[int] = []
+    index: list[int] = []
+    value: list[float] = []
+    lo: list[float] = []
+    hi: list[float] = []
     for row in be.rows:
         starts.append(len(index))
         for v, c in row.terms.items():
@@ -292,7 +295,7 @@ def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: 
         def value(x: object) -> float:
             if isinstance(x, (int, float)):
                 return x
-            i = pos.get(x)  # type: ignore[call-overload]
+            i = pos.get(x)
             return col[i] if i is not None else 0.0
 
         objective = const + sum(c * col[pos[v]] for v, c in be.objective.terms.items())

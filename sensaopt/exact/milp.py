@@ -24,6 +24,7 @@ starts and its process group is killed ``CBC_GRACE_S`` after the budget's deadli
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -92,16 +93,16 @@ class PulpBackend:
             var.setInitialValue(val)
 
 
-def build_milp(data: ModelData, strength: Strength = Strength(), budget: TimeBudget | None = None) -> ModelBuild:
+def build_milp(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
     """The model on PuLP (CBC, export)."""
     be = PulpBackend(data.instance.name)
-    return ModelBuild(data=data, backend=be, vars=build(data, be, strength, budget))
+    return ModelBuild(data=data, backend=be, vars=build(data, be, strength or Strength(), budget))
 
 
-def build_highs(data: ModelData, strength: Strength = Strength(), budget: TimeBudget | None = None) -> ModelBuild:
+def build_highs(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
     """The model on HiGHS directly."""
     be = HighsBackend()
-    return ModelBuild(data=data, backend=be, vars=build(data, be, strength, budget))
+    return ModelBuild(data=data, backend=be, vars=build(data, be, strength or Strength(), budget))
 
 
 # ---- CBC -----------------------------------------------------------------------------------------
@@ -145,10 +146,8 @@ def _run_cbc_process(args: list[str], log_path: str, budget: TimeBudget, grace_s
 def _kill_group(proc: subprocess.Popen) -> None:
     import signal
 
-    try:
+    with contextlib.suppress(ProcessLookupError):  # already gone
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait()
 
 

@@ -86,7 +86,8 @@ def solve_window(data: ModelData, cfg: RollingConfig, fix: Allocation | None = N
         v = build(data, hbe, s)
         if fix is not None and not _fix_first_round(data, hbe, v, fix):
             return None, v
-        return run_highs(hbe, TimeBudget.start(cfg.time_limit), HighsOptions(threads=cfg.workers, seed=cfg.seed, rel_gap=REL_GAP, abs_gap=ABS_GAP)), v
+        hopts = HighsOptions(threads=cfg.workers, seed=cfg.seed, rel_gap=REL_GAP, abs_gap=ABS_GAP)
+        return run_highs(hbe, TimeBudget.start(cfg.time_limit), hopts), v
     from sensaopt.exact.milp import CbcOptions, PulpBackend, run_cbc
 
     pbe = PulpBackend(data.instance.name)

@@ -79,7 +79,7 @@ def greedy_selection(jobs: list[LeaseJob], capacity: list[int]) -> Plans:
         if j.key in plans:
             continue
         m = min(j.options[k][0], len(cap))
-        got = []
+        got: list[int] = []
         t = m - 1
         while t >= 0 and len(got) < j.l:
             if cap[t] >= j.r:
