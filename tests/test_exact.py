@@ -216,9 +216,47 @@ def test_rolling_policy_valid_and_not_better_than_optimum(policy):
     inst = generate(GeneratorConfig(jobs=4, nodes=1, seed=4))
     res = simulate(inst, policy, policy_config={"window": 3, "time_limit": 1.0})  # validates the schedule
     assert check_schedule(inst, res.schedule).errors == []
+    backend = {"rolling-cpsat": "cpsat", "rolling-milp": "highs"}[policy]
+    assert res.params["config"] == {"window": 3, "time_limit": 1.0, "workers": 1, "seed": 0, "backend": backend}
+    st = res.params["policy_stats"]
+    assert st["rounds"] > 0 and st["optimal_rounds"] + st["fallback_rounds"] <= st["rounds"]
     opt = solve_cpsat(inst, time_limit=30)
     assert opt.status == Status.OPTIMAL
     assert res.objective >= opt.objective - 1e-6
+
+
+def test_rolling_config_is_frozen_and_checked():
+    import dataclasses
+
+    from sensaopt.exact.rolling import RollingConfig
+    from sensaopt.policies import make_policy
+
+    pol = make_policy("rolling-milp", backend="cbc", window=2)
+    assert pol.config.backend == "cbc" and pol.config.window == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pol.config.window = 3
+    with pytest.raises(ValueError, match="backend"):
+        RollingConfig(backend="gurobi")
+
+
+def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
+    """One check_schedule per solve (hints and extraction replay progress themselves);
+    its evaluation is the Result's, scored on the instance itself."""
+    import sensaopt.exact.common as common
+
+    calls = []
+    real = common.check_schedule
+
+    def counted(*a, **k):
+        calls.append(real(*a, **k))
+        return calls[-1]
+
+    monkeypatch.setattr(common, "check_schedule", counted)
+    inst = generate(GeneratorConfig(jobs=4, nodes=1, seed=1))
+    res = exact_backend(inst, time_limit=30, workers=1)
+    assert len(calls) == 1 and res.evaluation is calls[0] and res.evaluation.ok
+    assert res.truth is inst
+    assert {j: o.finish for j, o in res.evaluation.outcomes.items()} == common.finish_minutes(inst, res.schedule)
 
 
 def test_per_round_gap_nonnegative():
