@@ -198,3 +198,19 @@ def _running(text: str) -> bool:
 
     out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     return any(text in line for line in out.splitlines()[1:])
+
+
+def test_cbc_crash_on_mipstart_is_retried_without_it(monkeypatch, tmp_path):
+    """CBC 2.10.3 crashes on some MIPSTART files: the run is repeated without the warm
+    start, and says so."""
+    import pulp
+
+    import sensaopt.exact.milp as milp
+
+    fake = tmp_path / "cbc"
+    fake.write_text(f'#!/bin/sh\ncase "$*" in *-mips*) exit 3;; esac\nexec {pulp.PULP_CBC_CMD(msg=False).path} "$@"\n')
+    fake.chmod(0o755)
+    monkeypatch.setattr(milp, "CBC_PATH", str(fake))
+    r = milp.solve_milp(inst("tiny-16gpu"), backend="cbc", time_limit=30, workers=1)
+    assert r.status == Status.OPTIMAL and r.objective == pytest.approx(78.0), r.message
+    assert "retried without it" in r.message and r.params["hinted"]

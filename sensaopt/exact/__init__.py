@@ -1,6 +1,7 @@
 """Exact models: one time-indexed formulation (``models/formulation.md``), built by
 :mod:`sensaopt.exact.builder` for CP-SAT (:func:`sensaopt.exact.cpsat.solve_cpsat`) and
-PuLP MILP (:func:`sensaopt.exact.milp.solve_milp`), plus rolling-horizon policies."""
+MILP with HiGHS or CBC (:func:`sensaopt.exact.milp.solve_milp`), plus rolling-horizon
+policies (:mod:`sensaopt.exact.rolling`)."""
 
 from sensaopt.policies import register_builtin
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sensaopt.exact.budget import TimeBudget
@@ -360,8 +360,7 @@ def solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunF
         out = run_fn(mb, budget, hinted)
     params = base_params(solver, settings, mb, {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "lexicographic": lex})
     if out.status == Status.OPTIMAL:
-        out = SolveOutcome(status=out.status, value=out.value, objective=out.objective, bound=out.bound,
-                           message=out.message + f"; optimal within a horizon of {data.H} rounds", wall_s=out.wall_s)
+        out = replace(out, message=out.message + f"; optimal within a horizon of {data.H} rounds")
     return make_result(solver, mb, out, budget.elapsed(), params, vals)
 
 

@@ -120,11 +120,22 @@ class CbcOptions:
 
 @dataclass(frozen=True)
 class _CbcRun:
-    """One CBC process: its return code (None: killed), log text, solution file."""
+    """One CBC process: its return code (None: killed), log text, solution file, and
+    what PuLP's solution reader needs (the command object, the MPS names)."""
 
     returncode: int | None
     log: str
     solution: str
+    command: Any  # pulp.PULP_CBC_CMD
+    variables: list
+    var_names: dict
+    con_names: dict
+
+    def read(self, prob: Any) -> tuple[int, dict, int]:
+        """PuLP's reader of the solution file: (LP status, values by variable name, solution status)."""
+        lp_status, values, _dj, _pi, _slack, sol_status = self.command.readsol_MPS(
+            self.solution, prob, self.variables, self.var_names, self.con_names)
+        return lp_status, values, sol_status
 
 
 def _run_cbc_process(args: list[str], log_path: str, budget: TimeBudget, grace_s: float) -> int | None:
@@ -151,12 +162,14 @@ def _kill_group(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool, tmp: str) -> tuple[_CbcRun, Any]:
+def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool, tmp: str) -> _CbcRun:
     """Write the MPS (and MIPSTART) into ``tmp``, run CBC with PuLP's command line."""
     prob = be.prob
     solver = pulp.PULP_CBC_CMD(msg=False, threads=int(opts.threads), gapRel=REL_GAP, gapAbs=ABS_GAP, warmStart=warm,
                                options=[f"randomSeed {int(opts.seed) + 1}", f"randomCbcSeed {int(opts.seed) + 1}"])
     mps, sol, mst, log = (os.path.join(tmp, f"model.{ext}") for ext in ("mps", "sol", "mst", "log"))
+    with contextlib.suppress(FileNotFoundError):  # a crashed earlier attempt's solution is no solution
+        os.unlink(sol)
     wasNone, dummy = prob.fixObjective()
     vs, var_names, con_names, _obj = prob.writeMPS(mps, rename=1)
     prob.restoreObjective(wasNone, dummy)
@@ -171,7 +184,7 @@ def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool,
     code = _run_cbc_process(args, log, budget, opts.grace_s)
     with open(log) as f:
         text = f.read()
-    return _CbcRun(returncode=code, log=text, solution=sol), (solver, vs, var_names, con_names)
+    return _CbcRun(returncode=code, log=text, solution=sol, command=solver, variables=vs, var_names=var_names, con_names=con_names)
 
 
 def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool) -> SolveOutcome:
@@ -182,7 +195,7 @@ def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool)
     note = ""
     with tempfile.TemporaryDirectory(prefix="sensaopt-cbc-") as tmp:
         for warm in ((True, False) if hinted else (False,)):
-            run, (solver, vs, var_names, con_names) = _cbc_once(be, budget, opts, warm, tmp)
+            run = _cbc_once(be, budget, opts, warm, tmp)
             wall = time.perf_counter() - t0
             if run.returncode is None:
                 return SolveOutcome(status=Status.TIME_LIMIT, value=None, objective=None, bound=None, wall_s=wall,
@@ -194,7 +207,7 @@ def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool)
                 return SolveOutcome(status=Status.ERROR, value=None, objective=None, bound=None, wall_s=wall,
                                     message=f"cbc failed (exit code {run.returncode}){note}")
             note = "; cbc crashed with the MIPSTART warm start, retried without it"
-        lp_status, values, _dj, _pi, _slack, ss = solver.readsol_MPS(run.solution, prob, vs, var_names, con_names)
+        lp_status, values, ss = run.read(prob)
     prob.assignVarsVals(values)
     prob.assignStatus(lp_status, ss)
     text = run.log
