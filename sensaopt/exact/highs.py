@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -214,7 +215,9 @@ class HighsOptions:
     log: bool = False
 
 
-def _highs_model(be: HighsBackend, cols: list[HighsVar], opts: HighsOptions, budget: TimeBudget, hinted: bool):
+def _highs_model(be: HighsBackend, cols: list[HighsVar], opts: HighsOptions, budget: TimeBudget,
+                 hinted: bool) -> tuple[Any, dict[HighsVar, int]]:
+    """A configured ``highspy.Highs`` holding ``be``'s model (columns ``cols``), and each column's position."""
     import highspy
 
     inf = highspy.kHighsInf
@@ -292,7 +295,7 @@ def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: 
     if has_sol:
         col = list(h.getSolution().col_value)
 
-        def value(x: object) -> float:
+        def value(x: Any) -> float:
             if isinstance(x, (int, float)):
                 return x
             i = pos.get(x)
