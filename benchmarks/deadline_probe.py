@@ -47,7 +47,8 @@ def solve(model, time_limit, workers, seed=0):
 
 
 def min_misses(data, time_limit, workers):
-    be, v = build_cpsat(data, Strength())
+    mb = build_cpsat(data, Strength())
+    be, v = mb.backend, mb.vars
     met = [m for m in v.met.values() if _is_var(m)]
     be.model.minimize(sum(1 - m for m in met))
     s, name, wall = solve(be.model, time_limit, workers)
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args(argv)
     inst = load_instance(a.instance)
-    data0, _heur, _hint = prepare(inst, None, 2, False, 10_000, 10**7)
+    data0 = prepare(inst, None, 2, False, 10_000, 10**7).data
     print(f"{inst.name}: {len(inst.jobs)} jobs, horizon {data0.H} slots")
     for L in [int(x) for x in a.prefix.split(",") if x]:
         data = build_data(inst, L + 1)
@@ -74,7 +75,8 @@ def main(argv=None) -> int:
         for k, jd in enumerate(keep):
             jd.k = k
         data.jobs = keep
-        be, v = build_cpsat(data, Strength())
+        mb = build_cpsat(data, Strength())
+        be, v = mb.backend, mb.vars
         be.model.clear_objective()  # a pure feasibility question
         for m in v.met.values():
             if _is_var(m):
