@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from sensaopt.errors import PolicyError
-from sensaopt.instance import Instance
+from sensaopt.instance import Instance, Job
 from sensaopt.metrics import compute_metrics
 from sensaopt.policies import Decider, Policy, make_policy
 from sensaopt.policies.base import JobState, RoundState
@@ -75,7 +75,7 @@ def simulate(
     release = [truth.release_round(truth.jobs[k]) for k in order]
     nxt = 0
     active: dict[str, JobState] = {}
-    truth_of: dict[str, object] = {}
+    truth_of: dict[str, Job] = {}
     overhead = {j.id: truth.overheads.restart_minutes(j.gpus) for j in truth.jobs}
     builder = ScheduleBuilder(R)
     n_total, n_done = len(truth.jobs), 0

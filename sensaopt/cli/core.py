@@ -13,9 +13,10 @@ import typer
 from sensaopt.cli.app import app, command_line
 from sensaopt.cli.options import TextCodec, at_least_one, dataclass_options, positive, set_option
 from sensaopt.generate import GeneratorConfig
+from sensaopt.result import Result
 
 
-def _version_cb(value: bool):
+def _version_cb(value: bool) -> None:
     if value:
         from sensaopt import __version__
 
@@ -24,11 +25,13 @@ def _version_cb(value: bool):
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", callback=_version_cb, is_eager=True, help="Print the version and exit.")):
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version_cb, is_eager=True, help="Print the version and exit."),
+) -> None:
     pass
 
 
-def summary_line(res) -> str:
+def summary_line(res: Result) -> str:
     m = res.metrics
     parts = [f"{res.solver}: {res.status.value}"]
     if res.objective is not None:
@@ -100,7 +103,7 @@ def validate(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
     schedule: Path = typer.Argument(..., help="Schedule JSON file (or a `solve -o` result)."),
     as_json: bool = typer.Option(False, "--json"),
-):
+) -> None:
     """Check a schedule against an instance with the independent validator."""
     from sensaopt.io import load_instance, load_schedule
     from sensaopt.metrics import compute_metrics
@@ -183,7 +186,7 @@ def generate(
 
 
 @app.command()
-def schema(output: Path | None = typer.Option(None, "-o", "--output", help="Write to a file instead of stdout.")):
+def schema(output: Path | None = typer.Option(None, "-o", "--output", help="Write to a file instead of stdout.")) -> None:
     """Print the JSON Schema of the instance format."""
     from sensaopt.io import atomic_write_text, instance_schema
 
@@ -195,7 +198,7 @@ def schema(output: Path | None = typer.Option(None, "-o", "--output", help="Writ
 
 
 @app.command("show-versions")
-def show_versions():
+def show_versions() -> None:
     """List the versions of sensaopt, the solvers and the libraries."""
     from sensaopt.result import package_versions
 

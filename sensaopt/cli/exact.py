@@ -31,7 +31,7 @@ def exact_solve(inst: Instance, exact: str, time_limit: float, workers: int, see
     return SOLVERS.get(exact)(inst, time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic)
 
 
-def gap_row(name: str, inst, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0,
+def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0,
             lexicographic: bool = True) -> dict:
     """One row: heuristic and exact objective (minutes-based objective of the metrics
     module), the exact solver's bound and status, the gaps and both runtimes.
@@ -44,10 +44,11 @@ def gap_row(name: str, inst, policy: str, exact: str, time_limit: float, workers
     h = simulate(inst, policy)
     e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic)
 
-    def rel(a, b):
+    def rel(a: float | None, b: float | None) -> float | None:
         return (a / abs(b)) if (a is not None and b not in (None, 0)) else None
 
-    ab = h.objective - e.objective if e.objective is not None else None
+    hobj = h.objective  # a policy finishes every job: never None
+    ab = hobj - e.objective if (hobj is not None and e.objective is not None) else None
     return {
         "instance": name,
         "policy": policy,
@@ -59,14 +60,14 @@ def gap_row(name: str, inst, policy: str, exact: str, time_limit: float, workers
         "bound": e.bound,
         "abs_gap": ab,
         "rel_gap": rel(ab, e.objective),
-        "heuristic_gap_to_bound": rel(h.objective - e.bound, e.bound) if e.bound is not None else None,
+        "heuristic_gap_to_bound": rel(hobj - e.bound, e.bound) if (hobj is not None and e.bound is not None) else None,
         "solver_gap": rel(e.objective - e.bound, e.objective) if (e.objective is not None and e.bound is not None) else None,
         "exact_runtime_s": round(e.runtime_s, 3),
         "horizon": e.params.get("horizon"),
     }
 
 
-def _fmt(v) -> str:
+def _fmt(v: object) -> str:
     if v is None:
         return "-"
     if isinstance(v, float):
@@ -105,7 +106,7 @@ def gap(
                                   help="One weighted exact solve instead of deadline loss first, then the whole objective."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-):
+) -> None:
     """Heuristic vs exact optimum, one row per instance."""
     from sensaopt.cli.app import progress_bar
     from sensaopt.io import load_instance
@@ -129,7 +130,7 @@ def export(
     format: str = typer.Option("mps", "--format", help="mps | lp"),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
     horizon: int | None = typer.Option(None, help="Rounds (default: SensaScale makespan + 2)."),
-):
+) -> None:
     """Write the offline MILP (scaled integer objective) for other solvers (SCIP, Gurobi, ...)."""
     from sensaopt.exact.milp import export_model
     from sensaopt.io import load_instance
@@ -147,7 +148,7 @@ def round_gap(
     window: int = typer.Option(4, help="Window length, rounds."),
     time_limit: float = typer.Option(2.0, callback=positive, help="Seconds per window solve (> 0)."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
-):
+) -> None:
     """Per-round gap: each round decision of a policy vs the window model's optimum."""
     from sensaopt.exact.rolling import per_round_gaps
     from sensaopt.io import load_instance

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -17,7 +19,7 @@ app.add_typer(instances_app, name="instances")
 _TRACE_HELP = field_help(WorkloadConfig, "trace")
 
 
-def _progress(total: int, desc: str, quiet: bool):
+def _progress(total: int, desc: str, quiet: bool) -> tuple[Any, Callable[[int, int, int], None]]:
     return progress_bar(total, desc, quiet)
 
 
@@ -75,7 +77,7 @@ def instances_from_trace(
     sensitive_fraction: float = typer.Option(0.5, help="Fraction of sensitive model types."),
     mix: str = typer.Option("fraction", help="fraction | synergy"),
     output: Path = typer.Option(..., "-o", "--output", help="Folder for the instance files."),
-):
+) -> None:
     """Cut windows of N consecutive trace jobs into instance files (cluster scaled to their load)."""
     from sensaopt.errors import InputError
     from sensaopt.io import save_instance
@@ -166,7 +168,7 @@ def experiment_paper(
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-):
+) -> None:
     """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies: table.md/csv, reduction vs Chronus, figures."""
     from sensaopt.errors import InputError
     from sensaopt.io import atomic_write_text
@@ -187,7 +189,7 @@ def experiment_paper(
     store = ResultStore(output)  # runs in output/runs/<key>.json
     bar, _ = _progress(len(runs), "paper", quiet)
 
-    def cb(n, total):
+    def cb(n: int, total: int) -> None:
         bar.total = total
         bar.update(n - bar.n)
 

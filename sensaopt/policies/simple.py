@@ -8,13 +8,14 @@ later jobs may still start (greedy, no reservations).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
 from sensaopt.policies.placement import NodePool
 
 
 class _GreedyProportional(BasePolicy):
-    def key(self, js: JobState, state: RoundState):  # pragma: no cover - abstract
+    def key(self, js: JobState, state: RoundState) -> tuple[Any, ...]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def decide(self, state: RoundState) -> Allocation:
@@ -35,7 +36,7 @@ class FIFOPolicy(_GreedyProportional):
 
     name = "fifo"
 
-    def key(self, js, state):
+    def key(self, js: JobState, state: RoundState) -> tuple[Any, ...]:
         return (js.spec.arrival, js.id)
 
 
@@ -44,6 +45,6 @@ class EDFPolicy(_GreedyProportional):
 
     name = "edf"
 
-    def key(self, js, state):
+    def key(self, js: JobState, state: RoundState) -> tuple[Any, ...]:
         d = js.spec.deadline
         return (d is None, d if d is not None else math.inf, js.spec.arrival, js.id)

@@ -30,7 +30,7 @@ def greedy_pack(requests: list[Request], capacity: list[int], total: int) -> dic
         key, r, leases, m = requests[k]
         if leases > m:
             return None
-        got = []
+        got: list[int] = []
         t = m - 1
         while t >= 0 and len(got) < leases:
             if cap[t] >= r:
@@ -85,5 +85,6 @@ def admit(others: list[Request], new: Request, capacity: list[int], total: int, 
     m2 = earliest_feasible_m(others, new, capacity, total)
     if m2 <= last_m:
         plans = greedy_pack(others + [(key, r, leases, m2)], capacity, total)
+        assert plans is not None  # m2 is a count at which it packs
         return AdmissionDecision(True, m2, tuple(plans[key]))
     return AdmissionDecision(False, m2, None)

@@ -49,7 +49,7 @@ from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
 from sensaopt.policies.placement import NodePool
 from sensaopt.result import Status
 
-from .admission import admit
+from .admission import Request, admit
 from .config import ChronusConfig
 from .lease import (
     ACCEPTED,
@@ -173,6 +173,7 @@ class ChronusPolicy(BasePolicy):
         else:
             d = cj.deadline_check if cj.deadline_check is not None else now
             e = (d - now - rem) * cj.gpus
+        assert cj.cls is not None  # only jobs admission has classified are ordered
         return (-(min(cj.cls, 1)), e, cj.arrival, cj.id)
 
     # ------------------------------------------------------------------ decide
@@ -212,10 +213,11 @@ class ChronusPolicy(BasePolicy):
             sel = solve_selection(lease_jobs, cap, sign, solver=cfg.solver, time_limit=cfg.time_limit_s, threads=cfg.threads, seed=cfg.seed)
             self._count_selection(sel, len(lease_jobs))
             for j in lease_jobs:
-                cj = self.jobs[j.key]
-                if j.key in sel.plans:
-                    k, slots = sel.plans[j.key]
-                    cj.option = opt_idx[j.key][k]
+                jid = str(j.key)  # lease jobs are keyed by job id
+                cj = self.jobs[jid]
+                if jid in sel.plans:
+                    k, slots = sel.plans[jid]
+                    cj.option = opt_idx[jid][k]
                     cj.plan = tuple(b + t for t in slots)
                 else:  # only a fallback leaves an admitted job out: it becomes unadmitted
                     cj.plan, cj.option = None, None
@@ -266,11 +268,11 @@ class ChronusPolicy(BasePolicy):
         if n_cands <= self.max_cands:
             return lease_jobs
         kept: set[str] = set()
-        order = sorted(lease_jobs, key=lambda j: (-j.r, -max(m for m, _ in j.options), self.jobs[j.key].arrival, j.key))
+        order = sorted(lease_jobs, key=lambda j: (-j.r, -max(m for m, _ in j.options), self.jobs[str(j.key)].arrival, str(j.key)))
         for j in order:
             if n_cands <= self.max_cands:
                 break
-            cj = self.jobs[j.key]
+            cj = self.jobs[str(j.key)]
             if cj.plan is None:
                 continue
             slots = sorted(s - b for s in cj.plan if s >= b)
@@ -282,10 +284,10 @@ class ChronusPolicy(BasePolicy):
             for t in slots:
                 cap[t] -= j.r
             cj.plan = tuple(b + t for t in slots)
-            kept.add(j.key)
+            kept.add(str(j.key))
             n_cands -= len(j.options)
         self.stats["kept_plans"] += len(kept)
-        return [j for j in lease_jobs if j.key not in kept]
+        return [j for j in lease_jobs if str(j.key) not in kept]
 
     def _count_selection(self, sel: Selection, n_jobs: int) -> None:
         """Add one lease solve to the counters (fallbacks by reason, never silent)."""
@@ -333,7 +335,7 @@ class ChronusPolicy(BasePolicy):
             return
         T0 = (b + 1) * self.Lm
         cap = self._planned_capacity(b + 1)
-        others = []
+        others: list[Request] = []
         for jid, cj in self.jobs.items():
             if cj.cls == ACCEPTED and cj.plan is None:
                 cj.leases = n_leases = min(cj.leases, leases_needed(self._est_remaining(cj, active[jid]), self.Lm))
@@ -374,6 +376,7 @@ class ChronusPolicy(BasePolicy):
                 continue
             if cj.cls == ACCEPTED and cj.rounds_run * self.R >= cj.est_total:
                 self._overrun(cj)
+            assert cj.deadline_check is not None  # set when admission classified it (SLO jobs)
             if state.now + self._true_remaining_min(cj, js) > cj.deadline_check + 1e-9:
                 self._hopeless(cj)
 

@@ -32,8 +32,8 @@ def _donor_target(p: Planned, now: float, cfg: SensaScaleConfig, short_c: int, s
     much of it as the donor's floor allows)."""
     if not p.info.facts.sensitive:
         need = p.info.facts.opt.speed
-    elif p.info.target is not None:
-        need = _needed_speed(p, now)
+    elif (needed := _needed_speed(p, now)) is not None:  # None exactly when it has no target
+        need = needed
     else:
         need = (1 - cfg.demand_tolerance) * p.option.speed
     g = p.info.gpus

@@ -13,6 +13,7 @@ from sensaopt.instance import Cluster, NodeType
 from sensaopt.policies.base import JobState, RoundState
 from sensaopt.policies.placement import NodePool, job_options
 from sensaopt.profiles import Option, SensitivityProfile
+from sensaopt.schedule import Placement
 
 from .config import SensaScaleConfig
 
@@ -71,7 +72,12 @@ class JobInfo:
         self.remaining = js.remaining
         self.corr = js.speed_correction
         self.started = js.last_round is not None
-        self.prev_nodes = frozenset(p.node for p in js.placements) if self.running else None
+        self.prev_nodes = frozenset(p.node for p in self.last_placements) if self.running else None
+
+    @property
+    def last_placements(self) -> tuple[Placement, ...]:
+        """Where it ran in the last round it ran (empty if it never ran)."""
+        return self.js.placements or ()
 
     def time_at(self, opt: Option) -> float:
         """Minutes to finish at this per-GPU option (observed speed correction applied)."""
@@ -169,8 +175,8 @@ def protect_running(infos: list[JobInfo], state: RoundState) -> int:
     on_node: dict[int, list[JobInfo]] = {}
     for i in infos:
         if i.running:
-            pool.take(i.js.placements)
-            for p in i.js.placements:
+            pool.take(i.last_placements)
+            for p in i.last_placements:
                 on_node.setdefault(p.node, []).append(i)
     demoted = 0
     for u in infos:
@@ -189,8 +195,8 @@ def protect_running(infos: list[JobInfo], state: RoundState) -> int:
             continue
         cost, n, victims = best
         for v in victims:
-            pool.give_back(v.js.placements)
-            for p in v.js.placements:
+            pool.give_back(v.last_placements)
+            for p in v.last_placements:
                 on_node[p.node].remove(v)
         pool.gpus[n] -= u.gpus
     if demoted:
@@ -211,7 +217,7 @@ def _cheapest_victims(gpus: int, u_end: float, pool: NodePool,
         for v in sorted(on_node.get(n, ()), key=lambda v: (-v.tier, -v.lst)):
             if free >= gpus:
                 break
-            free += sum(p.gpus for p in v.js.placements if p.node == n)
+            free += sum(p.gpus for p in v.last_placements if p.node == n)
             victims.append(v)
             if v.tier == 0 and v.lst < u_end:
                 cost += target_value(v)

@@ -85,7 +85,8 @@ def weight_matrix(
     types, so they are computed once per type pair (and kept in ``gain_cache``, a
     dict the caller may keep for a whole run) and broadcast with numpy."""
     def types(infos):
-        index, reps = {}, []
+        index: dict[tuple[int, int], int] = {}
+        reps: list[JobInfo] = []
         idx = np.empty(len(infos), dtype=np.int64)
         for n, x in enumerate(infos):
             k = (id(x.facts), x.gpus)
@@ -228,7 +229,9 @@ def candidates(infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig) ->
     asks for at most ``pairing_window`` × the cluster's GPUs."""
     budget = cfg.pairing_window * cluster.total_gpus
     max_g = cluster.reference_type.gpus
-    sens, insens, used = [], [], 0
+    sens: list[JobInfo] = []
+    insens: list[JobInfo] = []
+    used = 0
     for info in infos:
         if used + info.gpus > budget:
             break

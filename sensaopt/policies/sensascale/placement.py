@@ -197,7 +197,7 @@ class Planner:
         prefer = set()
         for x in (s, i):
             if x.running:
-                prefer |= {p.node for p in x.js.placements}
+                prefer |= {p.node for p in x.last_placements}
         n_best = next((n for n in sorted(prefer, key=lambda n: (pool.gpus[n], n)) if feasible(n)), None)
         if n_best is None:
             n_best = next((n for n in self.free.best_fit(g) if feasible(n)), None)
