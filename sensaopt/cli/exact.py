@@ -7,11 +7,12 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from sensaopt.cli.app import app
-from sensaopt.cli.options import at_least_one, positive
+from sensaopt.cli.options import at_least_one, positive, set_option
 from sensaopt.instance import Instance
 from sensaopt.result import Result
 
@@ -32,7 +33,7 @@ def exact_solve(inst: Instance, exact: str, time_limit: float, workers: int, see
 
 
 def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0,
-            lexicographic: bool = True) -> dict:
+            lexicographic: bool = True, policy_config: dict[str, Any] | None = None) -> dict[str, Any]:
     """One row: heuristic and exact objective (minutes-based objective of the metrics
     module), the exact solver's bound and status, the gaps and both runtimes.
 
@@ -41,7 +42,7 @@ def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: floa
     heuristic's relative gap); solver_gap = (exact − bound) / |exact|."""
     from sensaopt.simulator import simulate
 
-    h = simulate(inst, policy)
+    h = simulate(inst, policy, policy_config=policy_config)
     e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic)
 
     def rel(a: float | None, b: float | None) -> float | None:
@@ -99,6 +100,7 @@ def gap(
     instances: list[Path] = typer.Argument(..., help="Instance JSON files."),
     exact: str = typer.Option("cpsat", help="cpsat | milp (HiGHS) | highs | cbc"),
     policy: str = typer.Option("sensascale", help="Heuristic policy to compare."),
+    settings: list[str] = set_option(),
     time_limit: float = typer.Option(60.0, callback=positive, help="Seconds per exact solve (> 0)."),
     workers: int = typer.Option(2, callback=at_least_one, help="Exact solver threads (>= 1)."),
     seed: int = typer.Option(0, help="Exact solver random seed."),
@@ -109,14 +111,16 @@ def gap(
 ) -> None:
     """Heuristic vs exact optimum, one row per instance."""
     from sensaopt.cli.app import progress_bar
+    from sensaopt.config import policy_settings
     from sensaopt.io import load_instance
 
+    knobs = policy_settings([policy], settings)[policy]
     loaded = [(p, load_instance(p)) for p in instances]  # every file checked before any solve starts
     rows = []
     bar, _ = progress_bar(len(loaded), "gap", quiet, unit="instance")
     for p, inst in loaded:
         bar.set_postfix_str(p.name, refresh=False)
-        rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted))
+        rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted, knobs))
         bar.update(1)
     bar.close()
     typer.echo(format_table(rows, GAP_COLUMNS))

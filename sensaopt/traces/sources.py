@@ -29,9 +29,6 @@ if TYPE_CHECKING:
     from sensaopt.config import WorkloadConfig
     from sensaopt.instance import Instance
 
-GENERATORS = ("helios-gen", "philly-gen", "synthetic")
-
-
 @dataclass(frozen=True)
 class SourceRequest:
     """What a named source is asked for: window ``start`` (minutes) + ``days``, the first
