@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance, Job, NodeType, ObjectiveWeights, Overheads, SoftDeadline
+from sensaopt.outputs import write_text
 from sensaopt.profiles import SensitivityProfile, catalog
 from sensaopt.schedule import FORMAT_VERSION as SCHEDULE_FORMAT_VERSION
 from sensaopt.schedule import Placement, Schedule, Segment
@@ -336,22 +335,6 @@ def save_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> N
 
 # ---- files ------------------------------------------------------------------------------------
 def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and an atomic rename."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            if not text.endswith("\n"):
-                f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` to ``path`` atomically, with the checks of :func:`sensaopt.outputs.write_text`
+    (never onto a symlink, FIFO, device or directory; one :class:`InputError` if refused)."""
+    write_text(path, text)
