@@ -69,7 +69,8 @@ def solve(
     """Solve an instance and report the common metrics."""
     from sensaopt.config import policy_settings
     from sensaopt.errors import InputError
-    from sensaopt.io import atomic_write_text, load_instance
+    from sensaopt.io import load_instance
+    from sensaopt.outputs import check_output, write_text
     from sensaopt.solve import HEURISTIC, SOLVERS
     from sensaopt.solve import solve as do_solve
 
@@ -86,12 +87,14 @@ def solve(
             params["workers"] = workers
         if weighted:
             params["lexicographic"] = False
+    if output is not None:  # never the instance itself, a symlink, FIFO or device; checked before the solve
+        check_output(output, inputs=[instance], field="-o")
     inst = load_instance(instance)
     res = do_solve(inst, solver=solver, **params)
     d = res.to_dict(inst)
     d["instance"] = str(instance)
     if output is not None:
-        atomic_write_text(output, json.dumps(d, indent=1))
+        write_text(output, json.dumps(d, indent=1), inputs=[instance], field="-o")
     if as_json:
         sys.stdout.write(json.dumps(d) + "\n")
     else:
@@ -173,7 +176,9 @@ def generate(
     from sensaopt.generate import generate as gen
     from sensaopt.generate import provenance
     from sensaopt.io import save_instance
+    from sensaopt.outputs import check_output
 
+    check_output(output, field="-o")
     try:
         inst = gen(cfg)
     except ValueError as e:
@@ -188,13 +193,14 @@ def generate(
 @app.command()
 def schema(output: Path | None = typer.Option(None, "-o", "--output", help="Write to a file instead of stdout.")) -> None:
     """Print the JSON Schema of the instance format."""
-    from sensaopt.io import atomic_write_text, instance_schema
+    from sensaopt.io import instance_schema
+    from sensaopt.outputs import write_text
 
     text = json.dumps(instance_schema(), indent=1)
     if output is None:
         sys.stdout.write(text + "\n")
     else:
-        atomic_write_text(output, text)
+        write_text(output, text, field="-o")
 
 
 @app.command("show-versions")

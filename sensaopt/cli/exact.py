@@ -113,8 +113,11 @@ def gap(
     from sensaopt.cli.app import progress_bar
     from sensaopt.config import policy_settings
     from sensaopt.io import load_instance
+    from sensaopt.outputs import check_output
 
     knobs = policy_settings([policy], settings)[policy]
+    if output is not None:
+        check_output(output, inputs=instances, field="-o")
     loaded = [(p, load_instance(p)) for p in instances]  # every file checked before any solve starts
     rows = []
     bar, _ = progress_bar(len(loaded), "gap", quiet, unit="instance")
@@ -136,11 +139,17 @@ def export(
     horizon: int | None = typer.Option(None, help="Rounds (default: SensaScale makespan + 2)."),
 ) -> None:
     """Write the offline MILP (scaled integer objective) for other solvers (SCIP, Gurobi, ...)."""
+    from sensaopt.errors import InputError
     from sensaopt.exact.milp import export_model
     from sensaopt.io import load_instance
+    from sensaopt.outputs import check_output, staged
 
+    if format not in ("mps", "lp"):
+        raise InputError("(command line)", "--format", f"unknown export format {format!r}; use mps or lp")
+    check_output(output, inputs=[instance], field="-o")
     inst = load_instance(instance)
-    info = export_model(inst, str(output), format, horizon=horizon)
+    with staged(output, inputs=[instance], field="-o") as tmp:  # written whole or not at all
+        info = export_model(inst, str(tmp), format, horizon=horizon)
     typer.echo(f"wrote {output}: {info['variables']} variables, {info['constraints']} constraints, horizon {info['horizon']} rounds; "
                f"objective = file objective / {info['objective_scale']} + {info['objective_offset_minutes']!r}")
 
@@ -156,7 +165,10 @@ def round_gap(
     """Per-round gap: each round decision of a policy vs the window model's optimum."""
     from sensaopt.exact.rolling import per_round_gaps
     from sensaopt.io import load_instance
+    from sensaopt.outputs import check_output
 
+    if output is not None:
+        check_output(output, inputs=[instance], field="-o")
     rows = per_round_gaps(load_instance(instance), policy, window, time_limit)
     cols = ["round", "jobs", "window_optimum", "optimum_proven", "window_bound", "policy_value", "policy_proven", "abs_gap"]
     typer.echo(format_table(rows, cols))
