@@ -47,6 +47,7 @@ def plot(
     from sensaopt import plot as splot
     from sensaopt.errors import InputError
     from sensaopt.io import load_instance, parse_schedule_dict, read_json
+    from sensaopt.outputs import check_output, staged
 
     if kind not in KINDS:
         raise InputError("(command line)", "--kind", f"unknown plot kind {kind!r}; known: {', '.join(KINDS)}")
@@ -54,6 +55,7 @@ def plot(
         raise InputError("(command line)", "--max-nodes", "must be >= 1")
     raw = read_json(schedule)
     inst_path = _find_instance(schedule, raw, instance)
+    check_output(output, inputs=[schedule, inst_path], field="-o")  # before anything is drawn
     inst = load_instance(inst_path)
     sched = parse_schedule_dict(raw, inst, str(schedule))
     n_nodes = inst.cluster.num_nodes
@@ -70,9 +72,9 @@ def plot(
               else splot.utilization(inst, sched, bin_minutes=bin_minutes, title=title))
         root = ax.figure
         fig = root if isinstance(root, Figure) else root.figure  # a SubFigure's root Figure
-    output.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fig.savefig(output, dpi=dpi)
+    try:  # the format from the suffix (no suffix: matplotlib's default, PNG), written atomically to exactly `output`
+        with staged(output, inputs=[schedule, inst_path], field="-o") as tmp:
+            fig.savefig(tmp, dpi=dpi, format=output.suffix[1:].lower() or plt.rcParams["savefig.format"])
     except ValueError as e:  # unknown image format
         raise InputError(str(output), "-o", str(e)) from None
     finally:
