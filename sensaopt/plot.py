@@ -5,10 +5,11 @@ axes. Times on the x axes are minutes. matplotlib is imported lazily so that
 ``import sensaopt`` stays light; pick a backend (e.g. ``MPLBACKEND=Agg``) as usual.
 
 Drawn artists carry a ``gid`` so that callers (and the tests) can find them:
-``job:<id>`` on each Gantt bar, ``deadline:<id>`` on each deadline marker,
+``job:<id>`` on each Gantt bar, ``label:<id>`` on its id written on a bar, ``deadline:<id>`` on each deadline marker,
 ``model:<name>`` / ``demand:<name>`` on sensitivity curves and optimal-demand points,
 ``util:<resource>`` on utilization lines, ``cdf:<label>`` on CDF lines and
-``gap:<policy>`` on gap bars.
+``gap:<policy>`` on gap bars. Colours come from :mod:`sensaopt.palette` (one per policy in
+every figure; Gantt bars by model class); legends sit right of the axes, never over data.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sensaopt.instance import Instance
+from sensaopt.palette import MISSED, MODEL_CLASSES, RESOURCE_COLORS, class_color, model_colors, policy_color
 from sensaopt.result import Result
 from sensaopt.schedule import Schedule
 from sensaopt.validator import Evaluation
@@ -28,12 +30,13 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 RESOURCE_LABELS = {"gpu": "GPU", "cpu": "CPU", "mem": "memory"}
-RESOURCE_COLORS = {"gpu": "tab:green", "cpu": "tab:blue", "mem": "tab:orange"}
 RESOURCE_STYLES = {"gpu": "-", "cpu": "--", "mem": ":"}  # proportional shares make the lines coincide
 SENSITIVE_HATCH = "////"
 
-RGBA = tuple[float, float, float, float]  # a matplotlib colour
 Lane = tuple[str, int, int, int, tuple[int, ...]]  # (job, node, start round, end round, GPU lanes): see gpu_lanes
+MODEL_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")  # sensitivity curves: models of one class differ by marker
+LEGEND_OUTSIDE: dict[str, Any] = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0, "frameon": False}
+"""Legend placement of every plot: right of the axes, never over the data."""
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (8, 4)) -> Axes:
@@ -45,20 +48,9 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (8, 4)) -> Axes:
     return ax
 
 
-# tab20 without its reds (red marks missed deadlines), the dark shades first
-_PALETTE_ORDER = tuple(k for k in range(0, 20, 2) if k != 6) + tuple(k for k in range(1, 20, 2) if k != 7)
-
-
-def palette(k: int) -> RGBA:
-    """The k-th of 18 job/model colours (tab20 less red, dark shades first; cycling)."""
-    import matplotlib
-
-    return matplotlib.colormaps["tab20"](_PALETTE_ORDER[k % len(_PALETTE_ORDER)])
-
-
-def job_colors(instance: Instance) -> dict[str, RGBA]:
-    """A stable colour per job (by position in the instance; 18 colours, cycling)."""
-    return {j.id: palette(k) for k, j in enumerate(instance.jobs)}
+def job_colors(instance: Instance) -> dict[str, str]:
+    """Each job's Gantt colour: its model class's (:func:`sensaopt.palette.class_color`)."""
+    return {j.id: class_color(j.profile.task) for j in instance.jobs}
 
 
 # ---- Gantt --------------------------------------------------------------------------------------
@@ -134,19 +126,19 @@ def gantt(
     *,
     nodes: Sequence[int] | None = None,
     deadlines: bool = True,
-    labels: bool | None = None,
-    legend: bool | None = None,
+    labels: bool = True,
+    legend: bool = True,
     title: str | None = None,
 ) -> Axes:
-    """Schedule Gantt chart: one row block per node, one lane per GPU.
+    """Schedule Gantt chart: one row block per node, one lane per GPU (GPU numbers as minor ticks).
 
     Each placement is a bar over its rounds (x: minutes) on the GPU lanes it holds,
-    coloured per job; sensitive jobs (``job.profile.is_sensitive()``) are hatched.
-    With ``deadlines``, each scheduled job with a deadline gets a marker at its
-    deadline on its last lanes: a triangle in the job's colour if met, a red ✕ if
-    missed. ``nodes`` restricts the drawing to some node indices; ``labels`` writes
-    job ids into bars wide enough (default: on when ≤ 40 jobs); ``legend`` lists the
-    job colours (default: on when ≤ 16 jobs).
+    coloured by its model class (image, language, speech: :func:`sensaopt.palette.class_color`);
+    sensitive jobs (``job.profile.is_sensitive()``) are hatched. With ``labels``, each job's id
+    is written on its bars where it fits (at the drawn size). With ``deadlines``, each scheduled
+    job with a deadline gets a marker at its deadline on its last lanes: a triangle in its
+    class colour if met, a vermillion ✕ if missed. ``nodes`` restricts the drawing to some node
+    indices; ``legend`` (right of the axes) explains classes, hatch and markers.
     """
     if isinstance(schedule, Result):
         if schedule.schedule is None:
@@ -166,38 +158,70 @@ def gantt(
     total = y - gap if node_list else 1.0
     ax = _axes(ax, figsize=(10, min(max(2.2, 0.22 * total + 1.4), 24)))
     colors = job_colors(instance)
-    n_jobs = len({it[0] for it in items})
-    labels = n_jobs <= 40 if labels is None else labels
-    legend = n_jobs <= 16 if legend is None else legend
-    x_end = max([it[3] * R for it in items] + [R])
-    _gantt_bars(ax, instance, items, offset, colors, labels, x_end)
-    if deadlines:
-        x_end = _gantt_deadlines(ax, instance, schedule, items, offset, colors, labels, x_end)
+    scheduled = {it[0] for it in items}
+    x_end = max([it[3] * R for it in items] + [R] + [d for k in scheduled if deadlines and (d := instance.job(k).deadline) is not None])
     ax.set_xlim(0, x_end * 1.02)
     ax.set_ylim(total + 0.2, -0.2)  # first node on top
-    ax.set_yticks([offset[n] + height[n] / 2 for n in node_list])
-    ax.set_yticklabels([instance.cluster.nodes[n].name for n in node_list])
+    _gantt_bars(ax, instance, items, offset, colors, labels)
+    if deadlines:
+        _gantt_deadlines(ax, instance, schedule, items, offset, colors, labels)
+    _gantt_yaxis(ax, instance, node_list, offset, height)
     for n in node_list[1:]:
         ax.axhline(offset[n] - gap / 2, color="0.6", linewidth=0.6)
     ax.set_xlabel("time (minutes)")
-    ax.set_ylabel("node (one lane per GPU)")
     ax.set_title(title if title is not None else f"{instance.name}: schedule")
-    handles = _gantt_legend(instance, items, colors, deadlines, legend)
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
+    if legend:
+        ax.legend(handles=_gantt_legend(instance, scheduled, deadlines), fontsize=7, **LEGEND_OUTSIDE)
     return ax
 
 
+def _gantt_yaxis(ax: Axes, instance: Instance, node_list: list[int], offset: dict[int, float], height: dict[int, int]) -> None:
+    """Node names as major ticks (left, padded), GPU numbers as minor ticks on the lanes
+    (every lane, or every 2nd / 4th when lanes are too thin to label)."""
+    px = _px_per_unit(ax)[1]
+    step = 1 if px >= 7 else 2 if px >= 3.5 else 4
+    lanes = [(offset[n] + ln + 0.5, str(ln)) for n in node_list for ln in range(height[n]) if ln % step == 0]
+    ax.set_yticks([y for y, _ in lanes], [t for _, t in lanes], minor=True)
+    ax.set_yticks([offset[n] + height[n] / 2 for n in node_list], [instance.cluster.nodes[n].name for n in node_list])
+    ax.tick_params(axis="y", which="minor", labelsize=5, length=1.5, pad=1)
+    ax.tick_params(axis="y", which="major", length=0, pad=12)
+    ax.set_ylabel("node / GPU")
 
-def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], offset: dict[int, float], colors: dict[str, RGBA],
-                labels: bool, x_end: float) -> None:
-    """One bar per placement and run of adjacent lanes; job ids in bars wide enough (``labels``)."""
+
+def _px_per_unit(ax: Axes) -> tuple[float, float]:
+    """Display pixels per data unit along x and y at the axes' current size and limits."""
+    box = ax.get_window_extent()
+    x0, x1 = ax.get_xlim()
+    y0, y1 = ax.get_ylim()
+    return box.width / max(abs(x1 - x0), 1e-9), box.height / max(abs(y1 - y0), 1e-9)
+
+
+def _label_size(ax: Axes, text: str, width: float, lanes: int) -> float | None:
+    """The font size (points, 7 or 5.5) at which ``text`` fits in a bar ``width`` minutes
+    wide and ``lanes`` lanes tall, or None when it fits at neither."""
+    px_x, px_y = _px_per_unit(ax)
+    pt = ax.figure.dpi / 72
+    for size in (7.0, 5.5):
+        if 0.62 * size * pt * len(text) + 4 <= width * px_x and 1.15 * size * pt <= lanes * px_y:
+            return size
+    return None
+
+
+def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], offset: dict[int, float], colors: dict[str, str],
+                labels: bool) -> None:
+    """One bar per placement and run of adjacent lanes (gid ``job:<id>``); with ``labels``, the
+    job id centred on each stretch of bars on the same lanes, where it fits (gid ``label:<id>``)."""
     import matplotlib.patches as mpatches
 
     R = instance.round_minutes
     sensitive = {j.id: j.profile.is_sensitive() for j in instance.jobs}
     ends = {(it[0], it[1], it[3], it[4]) for it in items}
+    starts = {(it[0], it[1], it[2], it[4]): it[3] for it in items}
     for job, node, st, en, lanes in items:
-        continued = (job, node, st, lanes) in ends  # same lanes right before: label only the first bar
+        continued = (job, node, st, lanes) in ends  # same lanes right before: labelled with the first bar
+        stretch_end = en  # the end of the run of bars on the same lanes that this bar starts
+        while (job, node, stretch_end, lanes) in starts:
+            stretch_end = starts[(job, node, stretch_end, lanes)]
         for first, count in _runs(lanes):
             rect = mpatches.Rectangle(
                 (st * R, offset[node] + first + 0.06), (en - st) * R, count - 0.12,
@@ -205,15 +229,17 @@ def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], offset: dict[in
                 hatch=SENSITIVE_HATCH if sensitive[job] else None, gid=f"job:{job}",
             )
             ax.add_patch(rect)
-            if labels and not continued and (en - st) * R >= 0.04 * x_end:
-                ax.text(st * R + 0.01 * x_end, offset[node] + first + count / 2, job, va="center", ha="left",
-                        fontsize=7, clip_on=True, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
+            size = None if continued or not labels else _label_size(ax, job, (stretch_end - st) * R, count)
+            if size is not None:
+                ax.text((st + stretch_end) * R / 2, offset[node] + first + count / 2, job, va="center", ha="center",
+                        fontsize=size, clip_on=True, gid=f"label:{job}",
+                        bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
 
 
 def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: list[Lane], offset: dict[int, float],
-                     colors: dict[str, RGBA], labels: bool, x_end: float) -> float:
-    """A deadline marker on each scheduled job's last lanes (met: triangle in its colour,
-    missed: red ✕); returns the x extent widened to the latest deadline (minutes)."""
+                     colors: dict[str, str], labels: bool) -> None:
+    """A deadline marker on each scheduled job's last lanes (met: triangle in its class
+    colour, missed: vermillion ✕, with the job id when ``labels``)."""
     from sensaopt.validator import check_schedule
 
     last: dict[str, Lane] = {}
@@ -227,30 +253,33 @@ def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: li
             continue
         done = finish.get(job)
         met = done is not None and done <= deadline + 1e-9
+        color = colors[job] if met else MISSED
         yc = offset[node] + (min(lanes) + max(lanes) + 1) / 2
-        ax.vlines(deadline, offset[node] + min(lanes), offset[node] + max(lanes) + 1, colors=colors[job] if met else "red",
+        ax.vlines(deadline, offset[node] + min(lanes), offset[node] + max(lanes) + 1, colors=color,
                   linewidth=1.2, linestyles="--", zorder=3)
         ax.plot([deadline], [yc], linestyle="none", marker="v" if met else "X", markersize=8,
-                color=colors[job] if met else "red", markeredgecolor="black", zorder=4, gid=f"deadline:{job}")
+                color=color, markeredgecolor="black", zorder=4, gid=f"deadline:{job}")
         if not met and labels:
-            ax.annotate(job, (deadline, yc), xytext=(5, -2), textcoords="offset points", fontsize=7, color="red", zorder=4)
-    return max([x_end] + [d for k in last if (d := instance.job(k).deadline) is not None])
+            ax.annotate(job, (deadline, yc), xytext=(5, -2), textcoords="offset points", fontsize=7, color=MISSED, zorder=4,
+                        annotation_clip=True, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
 
 
-def _gantt_legend(instance: Instance, items: list[Lane], colors: dict[str, RGBA], deadlines: bool,
-                  legend: bool) -> list[Artist]:
-    """Legend entries: the sensitive hatch, the deadline markers (``deadlines``), the job colours (``legend``)."""
+def _gantt_legend(instance: Instance, scheduled: set[str], deadlines: bool) -> list[Artist]:
+    """Legend entries: the model classes present, the sensitive hatch, the deadline markers (``deadlines``)."""
     import matplotlib.lines as mlines
     import matplotlib.patches as mpatches
 
-    handles: list[Artist] = [mpatches.Patch(facecolor="0.85", edgecolor="white", hatch=SENSITIVE_HATCH, label="sensitive model")]
+    tasks = dict.fromkeys(sorted({j.profile.task for j in instance.jobs if j.id in scheduled}, key=_class_order))
+    handles: list[Artist] = [mpatches.Patch(facecolor=class_color(t), edgecolor="white", label=f"{t} model") for t in tasks]
+    handles.append(mpatches.Patch(facecolor="white", edgecolor="0.3", hatch=SENSITIVE_HATCH, label="sensitive model"))
     if deadlines:
-        handles += [mlines.Line2D([], [], color="0.5", marker="v", linestyle="none", markeredgecolor="black", label="deadline met"),
-                    mlines.Line2D([], [], color="red", marker="X", linestyle="none", markeredgecolor="black", label="deadline missed")]
-    if legend:
-        shown = [j for j in instance.jobs if any(it[0] == j.id for it in items)]
-        handles += [mpatches.Patch(facecolor=colors[j.id], label=f"{j.id} ({j.gpus} GPU, {j.model})") for j in shown]
+        handles += [mlines.Line2D([], [], color="0.8", marker="v", linestyle="none", markeredgecolor="black", label="deadline met"),
+                    mlines.Line2D([], [], color=MISSED, marker="X", linestyle="none", markeredgecolor="black", label="deadline missed")]
     return handles
+
+
+def _class_order(task: str) -> tuple[int, str]:
+    return (MODEL_CLASSES.index(task) if task in MODEL_CLASSES else len(MODEL_CLASSES), task)
 
 
 # ---- utilization --------------------------------------------------------------------------------
@@ -294,14 +323,15 @@ def utilization(
     ax.set_ylabel("cluster share held (%)")
     ax.set_xlim(left=0)
     ax.set_title(title if title is not None else f"{instance.name}: utilization")
-    ax.legend(loc="best", fontsize=8)
+    ax.legend(fontsize=8, **LEGEND_OUTSIDE)
     return ax
 
 
 # ---- CDFs ---------------------------------------------------------------------------------------
 def cdf(samples: Mapping[str, Sequence[float] | np.ndarray], ax: Axes | None = None, *, xlabel: str = "", log: bool = False,
         title: str | None = None) -> Axes:
-    """Empirical CDF per label (one step line each; NaNs dropped, empty series skipped)."""
+    """Empirical CDF per label (one step line each, in the label's
+    :func:`sensaopt.palette.policy_color`; NaNs dropped, empty series skipped)."""
     ax = _axes(ax)
     for label, vals in samples.items():
         v = np.sort(np.asarray(vals, dtype=float))
@@ -309,7 +339,8 @@ def cdf(samples: Mapping[str, Sequence[float] | np.ndarray], ax: Axes | None = N
         if not len(v):
             continue
         y = np.arange(1, len(v) + 1) / len(v)
-        ax.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], y]), where="post", label=str(label), gid=f"cdf:{label}")
+        ax.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], y]), where="post", label=str(label),
+                color=policy_color(str(label)), gid=f"cdf:{label}")
     if log:
         ax.set_xscale("symlog", linthresh=1.0)
     ax.set_ylim(0, 1.02)
@@ -318,7 +349,7 @@ def cdf(samples: Mapping[str, Sequence[float] | np.ndarray], ax: Axes | None = N
     if title:
         ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, **LEGEND_OUTSIDE)
     return ax
 
 
@@ -357,6 +388,7 @@ def sensitivity_curves(
     at: float | None = None,
     demand: bool = True,
     tolerance: float = 0.1,
+    legend: bool = True,
     title: str | None = None,
 ) -> Axes:
     """Training speed vs CPU cores per GPU (``axis="cpu"``) or vs memory GB per GPU
@@ -364,8 +396,10 @@ def sensitivity_curves(
 
     The other resource is held at ``at`` per GPU (default: its largest measured level,
     so only the plotted resource limits the speed). Sensitive models are solid lines,
-    insensitive ones dashed. With ``demand``, a dot marks each model's optimal demand
-    (:meth:`SensitivityProfile.optimal_demand` with ``tolerance``) on the plotted axis.
+    insensitive ones dashed; each model has a shade of its class colour
+    (:func:`sensaopt.palette.model_colors`) and its own marker. With ``demand``, a dot
+    marks each model's optimal demand (:meth:`SensitivityProfile.optimal_demand` with
+    ``tolerance``) on the plotted axis. ``legend``: one entry per model, right of the axes.
     """
     import matplotlib
 
@@ -377,7 +411,9 @@ def sensitivity_curves(
     names = list(cat) if models is None else list(models)
     ax = _axes(ax)
     fixed_desc = ""
-    for k, name in enumerate(names):
+    ordered = sorted(names, key=lambda m: (_class_order(cat[m].task), m))  # shades run within a class
+    colors = model_colors({m: cat[m].task for m in ordered})
+    for k, name in enumerate(ordered):
         p = cat[name]
         levels = p.cpu_levels if axis == "cpu" else p.mem_levels
         other = (p.mem_levels if axis == "cpu" else p.cpu_levels)[-1] if at is None else at
@@ -385,9 +421,10 @@ def sensitivity_curves(
         x = np.unique(np.concatenate([x, levels]))
         y = [p.speed(v, other) if axis == "cpu" else p.speed(other, v) for v in x]
         sens = p.is_sensitive()
-        color = palette(k)
+        color = colors[name]
         ax.plot(x, y, linestyle="-" if sens else "--", color=color, linewidth=1.6 if sens else 1.1,
-                label=f"{name}{'' if sens else ' (insensitive)'}", gid=f"model:{name}")
+                marker=MODEL_MARKERS[k % len(MODEL_MARKERS)], markevery=(k % 5 * 8, 40), markersize=4,
+                label=f"{name} ({cat[name].task}{'' if sens else ', insensitive'})", gid=f"model:{name}")
         if demand:
             d = p.optimal_demand(tolerance)
             dx = d.cpu if axis == "cpu" else d.mem
@@ -401,14 +438,16 @@ def sensitivity_curves(
         ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
     ax.set_title(title if title is not None else f"speed vs {'CPU' if axis == 'cpu' else 'memory'} (other resource at {fixed_desc})")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2, loc="best")
+    if legend:
+        ax.legend(fontsize=7, **LEGEND_OUTSIDE)
     return ax
 
 
 # ---- optimality gap ------------------------------------------------------------------------------
 def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: bool = True, title: str | None = None) -> Axes:
     """Grouped bars of a :func:`sensaopt.frames.gap_frame` column (concatenated over
-    instances): one group per instance, one bar per policy. NaN values get no bar."""
+    instances): one group per instance, one bar per policy in its
+    :func:`sensaopt.palette.policy_color`. NaN values get no bar; the legend is right of the axes."""
     import pandas as pd
 
     ax = _axes(ax)
@@ -420,7 +459,7 @@ def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: 
     for k, pol in enumerate(policies):
         vals = table[pol].to_numpy(dtype=float) * (100 if percent else 1)
         ok = np.isfinite(vals)
-        bars = ax.bar(xs[ok] + (k - (len(policies) - 1) / 2) * width, vals[ok], width, label=pol)
+        bars = ax.bar(xs[ok] + (k - (len(policies) - 1) / 2) * width, vals[ok], width, label=pol, color=policy_color(pol))
         for b in bars:
             b.set_gid(f"gap:{pol}")
     ax.set_xticks(xs)
@@ -428,5 +467,5 @@ def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: 
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_ylabel(f"{value} ({'%' if percent else 'fraction'})")
     ax.set_title(title if title is not None else "objective gap to the exact schedule")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, **LEGEND_OUTSIDE)
     return ax

@@ -12,8 +12,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.colors import to_rgba  # noqa: E402
 
-from sensaopt import frames, plot  # noqa: E402
+from sensaopt import frames, palette, plot  # noqa: E402
 from sensaopt.cli import main  # noqa: E402
 from sensaopt.io import load_instance  # noqa: E402
 from sensaopt.metrics import compute_metrics  # noqa: E402
@@ -36,6 +37,15 @@ def _close_figures():
 def gids(ax, prefix):
     arts = list(ax.patches) + list(ax.lines) + list(ax.collections)
     return [a.get_gid() for a in arts if (a.get_gid() or "").startswith(prefix)]
+
+
+def assert_legend_outside(ax):
+    """The axes' legend exists and its drawn box does not overlap the axes' data area."""
+    leg = ax.get_legend()
+    assert leg is not None
+    ax.figure.canvas.draw()
+    lb, ab = leg.get_window_extent(), ax.get_window_extent()
+    assert not lb.overlaps(ab), (lb, ab)
 
 
 def hand_instance():
@@ -87,15 +97,61 @@ def test_gantt_draws_one_bar_per_placement_run_and_marks_deadlines():
     ra = rects[("job:a", 20.0)]
     assert ra.get_width() == pytest.approx(20.0) and ra.get_height() == pytest.approx(2 - 0.12)
     assert ra.get_hatch() == plot.SENSITIVE_HATCH and rects[("job:b", 10.0)].get_hatch() is None
-    # job colours differ
-    assert rects[("job:a", 0.0)].get_facecolor() != rects[("job:b", 10.0)].get_facecolor()
+    # colour by model class: a is alexnet (image), b and c bert (language)
+    assert rects[("job:a", 0.0)].get_facecolor() == to_rgba(palette.CLASS_COLORS["image"])
+    assert rects[("job:b", 10.0)].get_facecolor() == to_rgba(palette.CLASS_COLORS["language"])
     # deadline markers: a (met, triangle) and b (missed, X); c is best effort
     marks = {ln.get_gid(): ln for ln in ax.lines if (ln.get_gid() or "").startswith("deadline:")}
     assert set(marks) == {"deadline:a", "deadline:b"}
     assert marks["deadline:a"].get_marker() == "v" and marks["deadline:b"].get_marker() == "X"
+    assert to_rgba(marks["deadline:b"].get_color()) == to_rgba(palette.MISSED)
+    assert to_rgba(marks["deadline:a"].get_color()) == to_rgba(palette.CLASS_COLORS["image"])
     assert [t.get_text() for t in ax.get_yticklabels()] == ["n-0", "n-1"]
+    assert [t.get_text() for t in ax.get_yticklabels(minor=True)] == ["0", "1", "2", "3"] * 2  # GPU lanes
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["image model", "language model", "sensitive model",
+                                                                   "deadline met", "deadline missed"]
+    assert_legend_outside(ax)
     assert ax.get_xlabel() == "time (minutes)"
     ax.figure.canvas.draw()
+
+
+def test_a_60_job_gantt_is_coloured_by_model_class_and_labelled():
+    inst = load_instance(REPO / "instances" / "medium-8gpu.json")
+    assert len(inst.jobs) == 60
+    ax = plot.gantt(inst, simulate(inst, "sensascale"))
+    task = {j.id: j.profile.task for j in inst.jobs}
+    bars = [p for p in ax.patches if (p.get_gid() or "").startswith("job:")]
+    colours: dict[str, set] = {}
+    for b in bars:
+        colours.setdefault(task[b.get_gid()[4:]], set()).add(b.get_facecolor())
+    assert set(colours) == {"image", "language", "speech"}
+    assert all(c == {to_rgba(palette.CLASS_COLORS[t])} for t, c in colours.items())  # one colour per class
+    labels = [t for t in ax.texts if (t.get_gid() or "").startswith("label:")]
+    assert {t.get_text() for t in labels} >= {j.id for j in inst.jobs if j.gpus >= 4}  # big bars always hold their id
+    assert len({t.get_text() for t in labels}) >= 50
+    assert all(t.get_gid() == f"label:{t.get_text()}" for t in labels)
+    assert len(ax.get_yticklabels(minor=True)) == inst.cluster.total_gpus  # a tick per GPU lane
+    assert_legend_outside(ax)
+
+
+def test_gantt_labels_only_where_they_fit():
+    inst, sched = hand_instance(), hand_schedule()
+    fig, ax = plt.subplots(figsize=(10, 3))
+    plot.gantt(inst, sched, ax=ax)
+    assert {t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("label:")} == {"a", "b", "c"}
+
+    def drawn(figsize):
+        _, ax = plt.subplots(figsize=figsize)
+        plot.gantt(inst, sched, ax=ax, legend=False)
+        return sorted((t.get_text(), t.get_position()[0], t.get_fontsize()) for t in ax.texts if (t.get_gid() or "").startswith("label:"))
+
+    # ~9 px per 10-minute round: only a's 20-minute stretch (centred at minute 30) holds a letter
+    assert drawn((0.5, 3)) == [("a", 30.0, 7.0)]
+    # 7 px per GPU lane: the 1-GPU bar of c is too thin; at 10 px it gets the small font
+    assert drawn((10, 0.9)) == [("a", 5.0, 7.0), ("a", 30.0, 7.0), ("b", 15.0, 7.0)]
+    assert ("c", 5.0, 5.5) in drawn((10, 1.2))
+    ax = plot.gantt(inst, sched, labels=False)
+    assert not [t for t in ax.texts if (t.get_gid() or "").startswith("label:")]
 
 
 def test_gpu_lanes_keep_a_continuing_job_on_its_lanes():
@@ -156,6 +212,8 @@ def test_utilization_lines_follow_the_validator_usage():
     # rounds 0..3: GPUs held 3, 4, 2, 2 of 8
     assert list(np.round(y[:4], 6)) == [37.5, 50.0, 25.0, 25.0]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["GPU", "CPU", "memory"]
+    assert all(to_rgba(lines[f"util:{r}"].get_color()) == to_rgba(palette.RESOURCE_COLORS[r]) for r in ("gpu", "cpu", "mem"))
+    assert_legend_outside(ax)
     ax2 = plot.utilization(inst, sched, resources=("gpu",), bin_minutes=20)
     y2 = [ln for ln in ax2.lines if ln.get_gid() == "util:gpu"][0].get_ydata()
     assert list(np.round(y2[:2], 6)) == [43.75, 25.0]
@@ -175,6 +233,9 @@ def test_cdfs_one_line_per_policy_ending_at_one():
         jct = frames.outcomes_frame(inst, results[p])["jct"]
         assert x[-1] == pytest.approx(jct.max())
     assert ax.get_xlabel() == "JCT (minutes)"
+    assert [to_rgba(ln.get_color()) for ln in lines] == [to_rgba(palette.policy_color(p)) for p in ("edf", "fifo")]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["edf", "fifo"]
+    assert_legend_outside(ax)
     fr = {p: frames.outcomes_frame(inst, r) for p, r in results.items()}
     ax2 = plot.queueing_cdf(fr)
     assert len([ln for ln in ax2.lines if (ln.get_gid() or "").startswith("cdf:")]) == 2
@@ -189,8 +250,13 @@ def test_sensitivity_curves_one_line_and_one_demand_point_per_model():
         assert len(gids(ax, "model:")) == len(cat) == 12
         assert len(gids(ax, "demand:")) == len(cat)
         styles = {ln.get_gid()[6:]: ln.get_linestyle() for ln in ax.lines if (ln.get_gid() or "").startswith("model:")}
+        colours = {ln.get_gid()[6:]: to_rgba(ln.get_color()) for ln in ax.lines if (ln.get_gid() or "").startswith("model:")}
         for name, p in cat.items():
             assert styles[name] == ("-" if p.is_sensitive() else "--")
+        assert len(set(colours.values())) == len(cat)  # a shade per model ...
+        expected = palette.model_colors({m: cat[m].task for m in sorted(cat, key=lambda m: (palette.MODEL_CLASSES.index(cat[m].task), m))})
+        assert colours == {m: to_rgba(c) for m, c in expected.items()}  # ... of its class colour
+        assert_legend_outside(ax)
         plt.close(ax.figure)
     ax = plot.sensitivity_curves("cpu", models=["alexnet"], at=62.5)
     ln = [x for x in ax.lines if x.get_gid() == "model:alexnet"][0]
@@ -229,6 +295,11 @@ def test_metrics_and_gap_frames_and_gap_bars():
     ax = plot.gap_bars(g2)
     assert len(gids(ax, "gap:")) == 6
     assert [t.get_text() for t in ax.get_xticklabels()] == [inst.name, "other"]
+    for b in ax.patches:
+        if (b.get_gid() or "").startswith("gap:"):
+            assert b.get_facecolor() == to_rgba(palette.policy_color(b.get_gid()[4:]))
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["edf", "fifo", "sensascale"]
+    assert_legend_outside(ax)
 
 
 def test_outcomes_frame_uses_the_hidden_speed_factors_of_a_noisy_simulation():
@@ -282,3 +353,79 @@ def test_cli_version_and_show_versions(capsys):
     assert code == 0
     names = {ln.split()[0] for ln in out.splitlines() if ln.strip()}
     assert {"python", "sensaopt", "ortools", "pulp", "highspy", "numpy", "pandas"} <= names
+
+
+# ---- palette -------------------------------------------------------------------------------------
+def test_palette_one_fixed_colour_per_known_policy_and_a_stable_one_for_others():
+    known = ("sensascale", "chronus", "synergy-tune", "edf", "fifo", "rolling-cpsat", "rolling-milp", "cpsat")
+    colours = [palette.policy_color(p) for p in known]
+    assert len(set(colours)) == len(known)
+    assert palette.policy_color("heuristic:sensascale") == palette.policy_color("SensaScale") == palette.OKABE_ITO["blue"]
+    assert set(colours) <= set(palette.OKABE_ITO.values())
+    # others: a CRC-32 pick from Tol's muted set (the same in every process; hash() would not be)
+    assert palette.policy_color("srtf") == palette.TOL_MUTED[3761837263 % 9] == palette.policy_color("heuristic:srtf")
+    assert palette.policy_colors(["edf", "srtf"]) == {"edf": palette.OKABE_ITO["reddish purple"], "srtf": palette.policy_color("srtf")}
+    assert palette.class_color("image") != palette.class_color("language") != palette.class_color("speech")
+    assert palette.class_color("custom") == palette.class_color("whatever") == palette.CLASS_COLORS["custom"]
+    assert palette.MISSED not in palette.CLASS_COLORS.values()
+
+
+def test_palette_shades():
+    assert palette.shade("#80C0FF", 0.0) == "#80C0FF"
+    assert palette.shade("#80C0FF", -1.0) == "#000000" and palette.shade("#80C0FF", 1.0) == "#FFFFFF"
+    assert palette.shade("#808080", -0.5) == "#404040"
+    with pytest.raises(ValueError):
+        palette.shade("#808080", 2.0)
+    m = palette.model_colors({"a": "image", "b": "image", "c": "speech"})
+    assert m["b"] == palette.CLASS_COLORS["image"] and m["a"] == palette.shade(palette.CLASS_COLORS["image"], -0.75)
+    assert m["c"] == palette.shade(palette.CLASS_COLORS["speech"], -0.75)
+
+
+# ---- the paper's figures ---------------------------------------------------------------------------
+def _paper_inputs():
+    from sensaopt.sweep.paper import PaperSettings, paper_configs, table_rows
+
+    runs = paper_configs(PaperSettings(policies=("sensascale", "chronus", "edf", "srtf")))
+    recs = {}
+    for k, (_, _, cfg) in enumerate(runs):
+        recs[cfg.key()] = {"metrics": {"jobs": 3, "slo_violation_rate": 0.1 + 0.01 * k, "avg_jct": 100.0 + k, "avg_queueing_time": 10.0 + k,
+                                       "gpu_utilization": 0.5}, "jct": [50.0, 100.0 + k, 400.0]}
+    return runs, recs, table_rows(runs, recs)
+
+
+def test_paper_bar_figure_policy_colours_and_legend_above_the_bars():
+    from sensaopt.sweep.paper import METRICS, bars_figure
+
+    runs, recs, rows = _paper_inputs()
+    fig = bars_figure(rows)
+    axes = fig.axes
+    assert len(axes) == 3 and [ax.get_ylabel() for ax in axes] == [t for _, t, _ in METRICS]
+    for ax in axes:
+        bars = [p for p in ax.patches if (p.get_gid() or "").startswith("bar:")]
+        assert len(bars) == 8 * 4
+        assert all(b.get_facecolor() == to_rgba(palette.policy_color(b.get_gid()[4:])) for b in bars)
+    top = max(b.get_height() for b in axes[0].patches)
+    assert top == pytest.approx(100 * max(r["slo_violation_rate"] for r in rows))
+    (leg,) = fig.legends
+    assert [t.get_text() for t in leg.get_texts()] == ["sensascale", "chronus", "edf", "srtf"]
+    fig.canvas.draw()
+    lb = leg.get_window_extent()
+    assert all(not lb.overlaps(ax.get_window_extent()) for ax in axes)
+
+
+def test_paper_cdf_figure_policy_colours_and_legend(tmp_path):
+    from sensaopt.sweep.paper import _groups, figures, jct_cdf_figure
+
+    runs, recs, rows = _paper_inputs()
+    fig = jct_cdf_figure(runs, recs, _groups(rows))
+    drawn = [ax for ax in fig.axes if ax.lines]
+    assert len(drawn) == 8 and drawn[0].get_title() == "Philly SLO, 8-GPU nodes"
+    for ax in drawn:
+        assert [ln.get_gid() for ln in ax.lines] == ["cdf:sensascale", "cdf:chronus", "cdf:edf", "cdf:srtf"]
+        assert all(to_rgba(ln.get_color()) == to_rgba(palette.policy_color(ln.get_gid()[4:])) for ln in ax.lines)
+    (leg,) = fig.legends
+    fig.canvas.draw()
+    assert all(not leg.get_window_extent().overlaps(ax.get_window_extent()) for ax in fig.axes)
+    files = figures(rows, runs, recs, tmp_path)
+    assert [f.name for f in files] == ["fig_bars.png", "fig_jct_cdf.png"]
+    assert all(f.read_bytes()[:4] == b"\x89PNG" for f in files)

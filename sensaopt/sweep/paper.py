@@ -24,11 +24,14 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sensaopt.sweep.config import RunConfig
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 WORKLOADS = (("Philly SLO", "chronus-slo", "philly"), ("Philly MIX1", "chronus-mix1", "philly"),
              ("Philly MIX2", "chronus-mix2", "philly"), ("Helios", "helios-gen", "helios"))
@@ -141,54 +144,86 @@ def table_csv(rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def figures(rows: list[dict[str, Any]], runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]],
-            outdir: str | Path) -> list[Path]:
-    """fig_bars.png (the three metrics per workload × nodes × policy) and
-    fig_jct_cdf.png (JCT CDF per workload × nodes, one line per policy)."""
-    import matplotlib
+def _groups(rows: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """(workload, GPUs per node) cells present in ``rows``, in :data:`WORKLOADS` order, 8 before 16."""
+    order = [w for w, _, _ in WORKLOADS]
+    return sorted({(r["workload"], r["node_gpus"]) for r in rows},
+                  key=lambda x: (order.index(x[0]) if x[0] in order else len(order), x[0], x[1]))
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    groups = sorted({(r["workload"], r["node_gpus"]) for r in rows}, key=lambda x: ([w for w, _, _ in WORKLOADS].index(x[0]), x[1]))
-    pols = [p for p in POLICIES if any(r["policy"] == p for r in rows)] + sorted({r["policy"] for r in rows} - set(POLICIES))
+def _policies(rows: list[dict[str, Any]]) -> list[str]:
+    """Policies present in ``rows``: :data:`POLICIES` order first, then the others sorted."""
+    present = {r["policy"] for r in rows}
+    return [p for p in POLICIES if p in present] + sorted(present - set(POLICIES))
+
+
+def bars_figure(rows: list[dict[str, Any]]) -> Figure:
+    """The three :data:`METRICS` (one panel each) per workload × node size, one bar per policy
+    in its :func:`sensaopt.palette.policy_color`; one legend above the panels (never over bars)."""
+    from matplotlib.figure import Figure
+
+    from sensaopt.palette import policy_color
+
+    groups, pols = _groups(rows), _policies(rows)
     by = {(r["workload"], r["node_gpus"], r["policy"]): r for r in rows}
-    fig, axes = plt.subplots(3, 1, figsize=(12, 10), constrained_layout=True)
+    fig = Figure(figsize=(12, 10), layout="constrained")
+    axes = fig.subplots(3, 1)
     x = np.arange(len(groups))
     wdt = 0.8 / max(1, len(pols))
     for ax, (k, title, mult) in zip(axes, METRICS):
         for i, p in enumerate(pols):
             vals = [((by[(w, g, p)][k] or 0) * mult) if (w, g, p) in by else np.nan for w, g in groups]
-            ax.bar(x + (i - (len(pols) - 1) / 2) * wdt, vals, wdt, label=p)
+            bars = ax.bar(x + (i - (len(pols) - 1) / 2) * wdt, vals, wdt, label=p, color=policy_color(p))
+            for b in bars:
+                b.set_gid(f"bar:{p}")
         ax.set_xticks(x, [f"{w}\n{g}-GPU" for w, g in groups])
         ax.set_ylabel(title)
-    axes[0].legend(ncol=len(pols))
-    p1 = out / "fig_bars.png"
-    fig.savefig(p1, dpi=110)
-    plt.close(fig)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", ncol=max(1, len(pols)), frameon=False)
+    return fig
+
+
+def jct_cdf_figure(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]],
+                   groups: list[tuple[str, int]]) -> Figure:
+    """JCT CDF (minutes, log x) per (workload, node size) in ``groups``, one line per policy in its
+    :func:`sensaopt.palette.policy_color`; one legend above the panels."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import NullFormatter
+
+    from sensaopt.palette import policy_color
+
     n = len(groups)
     cols = min(4, max(1, n))
-    n_rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(n_rows, cols, figsize=(4 * cols, 3.2 * n_rows), squeeze=False, constrained_layout=True)
+    n_rows = math.ceil(n / cols) if n else 1
+    fig = Figure(figsize=(4 * cols, 3.2 * n_rows + 0.4), layout="constrained")
+    axes = fig.subplots(n_rows, cols, squeeze=False)
+    shown: dict[str, Any] = {}
     for ax, (w, g) in zip(axes.flat, groups):
         for label, gg, cfg in runs:
-            if (label, gg) != (w, g):
-                continue
             r = records.get(cfg.key())
-            if r is None or not r.get("jct"):
+            if (label, gg) != (w, g) or r is None or not r.get("jct"):
                 continue
             v = np.sort(np.asarray(r["jct"], dtype=float))
-            ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=cfg.policy)
+            (line,) = ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=cfg.policy, color=policy_color(cfg.policy),
+                              gid=f"cdf:{cfg.policy}")
+            shown.setdefault(cfg.policy, line)
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # decade labels only: minor ones collide on short ranges
         ax.set_title(f"{w}, {g}-GPU nodes", fontsize=9)
         ax.set_xlabel("JCT (min)")
         ax.set_ylabel("CDF")
-    axes.flat[0].legend(fontsize=7)
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
-    p2 = out / "fig_jct_cdf.png"
-    fig.savefig(p2, dpi=110)
-    plt.close(fig)
+    if shown:
+        fig.legend(list(shown.values()), list(shown), loc="outside upper center", ncol=len(shown), frameon=False)
+    return fig
+
+
+def figures(rows: list[dict[str, Any]], runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]],
+            outdir: str | Path) -> list[Path]:
+    """Write fig_bars.png (:func:`bars_figure`) and fig_jct_cdf.png (:func:`jct_cdf_figure`) into ``outdir``."""
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    p1, p2 = out / "fig_bars.png", out / "fig_jct_cdf.png"
+    bars_figure(rows).savefig(p1, dpi=110)
+    jct_cdf_figure(runs, records, _groups(rows)).savefig(p2, dpi=110)
     return [p1, p2]
