@@ -224,7 +224,16 @@ def _profile(name: str, pm: ProfileModel, source: str, field: str, job: str | No
 
 
 def load_instance(path: str | Path) -> Instance:
-    """Read, validate and convert an instance file. Raises :class:`InputError`."""
+    """Read, validate and convert an instance file, or a packaged instance by name
+    (``"tiny-8gpu"``, :func:`sensaopt.datasets.instance_names`; a path that exists wins).
+    Raises :class:`InputError`."""
+    if not Path(path).exists():
+        from sensaopt.datasets import instance_names, packaged_instance
+
+        packaged = packaged_instance(str(path))
+        if packaged is None:
+            raise InputError(str(path), "(file)", f"no such file, nor a packaged instance (known: {', '.join(instance_names())})")
+        return instance_from_dict(json.loads(packaged.read_text()), str(path))
     return instance_from_dict(read_json(path), str(path))
 
 

@@ -1,38 +1,30 @@
 """Where the read-only calibration data lives (never copied into the repository).
 
-``SENSAOPT_TRACES`` overrides the folder; the default is the ``shared/traces`` folder
-next to the repository (``Path(sensaopt.__file__).resolve().parents[2] / "shared" / "traces"``).
-Nothing is read at import time.
+The files, their checksums and sources are :data:`sensaopt.datasets.DATA_FILES`; a file
+is read from ``SENSAOPT_TRACES`` when set, otherwise from the local mirror
+``shared/traces`` beside the repository when it exists, then from the user cache that
+``sensaopt data fetch`` fills (:func:`sensaopt.datasets.search_dirs`). Nothing is read at
+import time.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import sensaopt
-from sensaopt.errors import InputError
+from sensaopt.datasets import DATA_FILES, locate, search_dirs
 
-CHRONUS_TRACES = {
-    "chronus-slo": "chronus-philly/trace_job_Philly_SLO.csv",
-    "chronus-mix1": "chronus-philly/trace_job_Philly_MIX1.csv",
-    "chronus-mix2": "chronus-philly/trace_job_Philly_MIX2.csv",
-}
-VENUS_THROUGHPUT = "helios/Venus_cluster_throughput.csv"
-PHILLY_RUNTIMES = "philly/philly_runtime_from_alibaba_v2020_analysis.csv"
-ALIBABA_PODS = "alibaba-v2023/openb_pod_list_default.csv"
+CHRONUS_TRACES = {name: DATA_FILES[name].path for name in ("chronus-slo", "chronus-mix1", "chronus-mix2")}
+VENUS_THROUGHPUT = DATA_FILES["venus-throughput"].path
+PHILLY_RUNTIMES = DATA_FILES["philly-runtimes"].path
+ALIBABA_PODS = DATA_FILES["alibaba-pods"].path
 
 
 def traces_dir() -> Path:
-    env = os.environ.get("SENSAOPT_TRACES")
-    if env:
-        return Path(env)
-    return Path(sensaopt.__file__).resolve().parents[2] / "shared" / "traces"
+    """The first data folder searched: ``SENSAOPT_TRACES``, else the local mirror when it
+    exists, else the user cache (a file may also be in a later one: use :func:`data_file`)."""
+    return search_dirs()[0][1]
 
 
 def data_file(rel: str) -> Path:
-    """Absolute path of a calibration file; :class:`InputError` if it is absent."""
-    p = traces_dir() / rel
-    if not p.is_file():
-        raise InputError(str(p), "(file)", "calibration/trace data not found (set SENSAOPT_TRACES to the shared traces folder)")
-    return p
+    """Absolute path of a calibration file; :class:`InputError` naming the fetch command if it is absent."""
+    return locate(rel)

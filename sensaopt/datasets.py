@@ -1,0 +1,331 @@
+"""The public data files sensaopt reads, where they live and how to fetch them.
+
+:data:`DATA_FILES` is the one table: each file's name (what ``sensaopt data fetch NAME``
+takes), its path relative to the data folder, its SHA-256, licence and upstream source
+(a raw-file URL of a public GitHub repository pinned to a commit; ``None`` where no
+stored copy of the repository confirms the file, see :attr:`DataFile.note`).
+
+Where files are read (:func:`search_dirs`), first match wins:
+
+* ``SENSAOPT_TRACES`` when set: that folder only (and ``data fetch`` writes there);
+* otherwise the local mirror ``shared/traces`` beside the repository when it exists,
+  then the user cache ``platformdirs.user_cache_dir("sensaopt")`` (``data fetch`` writes
+  to the cache).
+
+``SENSAOPT_DATA_MIRROR`` (a base URL) replaces every upstream URL by
+``<base>/<relative path>``: a copy of the data folder served over HTTP (the tests use a
+loopback server). Downloads go through pooch and are checked against the SHA-256; a file
+that fails the check is never kept.
+
+The committed instances (the repository's ``instances/`` folder) ship as the package
+``sensaopt.instances``; :func:`instance_names` lists them and :func:`packaged_instance`
+finds one by name. Nothing is read or downloaded at import time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from sensaopt.errors import InputError, SensaoptError
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+TRACES_ENV = "SENSAOPT_TRACES"
+MIRROR_ENV = "SENSAOPT_DATA_MIRROR"
+
+_CHRONUS = ("S-Lab-System-Group/ChronusArtifact", "bc7e15fefd53b80d1897170ab3c1aa7d353c3b79")
+_HELIOS_ARTIFACT = ("S-Lab-System-Group/HeliosArtifact", "bdaae109c21f8038a2331e6a23a582d5ae78ab5b")
+_HELIOS_DATA = ("S-Lab-System-Group/HeliosData", "159f0caeec16600b9b6017862952a36aae01c43f")
+_ALIBABA = ("alibaba/clusterdata", "7a6c496e4f4b6ce6150be8f881cb051bf2abff42")
+_THROUGHPUT_NOTE = ("derived: HeliosArtifact's analysis/trace_parser.py (parse_throughput) on the Venus cluster_log.csv "
+                    "of HeliosData's data.zip; no stored repository holds the file")
+_VC_NOTE = ("derived from HeliosData's data/Venus/cluster_gpu_number.csv (HeliosArtifact's framework/QSSF Service/data/"
+            "vc_dict_generator.py); no stored repository holds the file")
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One public data file: ``name`` (the fetch name), ``path`` (relative to the data
+    folder), ``sha256`` (hex), ``licence``, ``repo`` (``owner/name`` on GitHub), ``commit``
+    and ``upstream`` (the path in that repository at that commit; ``None``: unconfirmed)."""
+
+    name: str
+    path: str
+    sha256: str
+    licence: str
+    repo: str
+    commit: str
+    upstream: str | None
+    note: str = ""
+
+    @property
+    def url(self) -> str | None:
+        """Where ``data fetch`` downloads it from: the mirror's copy when ``SENSAOPT_DATA_MIRROR``
+        is set, else the raw-file URL pinned to :attr:`commit`; ``None`` when unconfirmed."""
+        mirror = os.environ.get(MIRROR_ENV)
+        if mirror:
+            return f"{mirror.rstrip('/')}/{quote(self.path)}"
+        return self.upstream_url
+
+    @property
+    def upstream_url(self) -> str | None:
+        if self.upstream is None:
+            return None
+        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{quote(self.upstream)}"
+
+    @property
+    def source(self) -> str:
+        """``owner/name@commit:path``, or ``unconfirmed`` with the reason."""
+        if self.upstream is None:
+            return f"unconfirmed ({self.repo}): {self.note}"
+        return f"{self.repo}@{self.commit[:10]}:{self.upstream}"
+
+
+def _f(name: str, path: str, sha256: str, licence: str, where: tuple[str, str], upstream: str | None, note: str = "") -> DataFile:
+    return DataFile(name, path, sha256, licence, where[0], where[1], upstream, note)
+
+
+DATA_FILES: dict[str, DataFile] = {f.name: f for f in (
+    _f("chronus-slo", "chronus-philly/trace_job_Philly_SLO.csv",
+       "180fd7db3eeabe5df705c25259fcec972be2ba7b483887e26ca17e22d96b9f3e", "MIT", _CHRONUS, "code/data/exp/trace_job_Philly_SLO.csv"),
+    _f("chronus-mix1", "chronus-philly/trace_job_Philly_MIX1.csv",
+       "6228d86e2c1fddb2d9e1c006f7a71b4127b7dbed4efbab5aea428fa72ea2dd74", "MIT", _CHRONUS, "code/data/exp/trace_job_Philly_MIX1.csv"),
+    _f("chronus-mix2", "chronus-philly/trace_job_Philly_MIX2.csv",
+       "4eb087e8f1a5d85ee27f8e8375f3912af643fbacb81d121d746950401426148f", "MIT", _CHRONUS, "code/data/exp/trace_job_Philly_MIX2.csv"),
+    _f("chronus-model-info", "chronus-philly/model_info.json",
+       "d53f2d8e9cd4fdbf1cb6b862db010ed28f9432082a885f7a68125b83492ddbc7", "MIT", _CHRONUS, "code/data/model_info.json"),
+    _f("helios-summary", "helios/helios_cluster_summary.csv",
+       "9cfbef77bdcfab43e0ffbc886e9d8ca8ac0dd16528945c52d76693179a6122f6", "MIT", _HELIOS_ARTIFACT,
+       "analysis/1_compare with Philly trace/helios_cluster_summary.csv"),
+    _f("earth-gpu-number", "helios/Earth_cluster_gpu_number.csv",
+       "cd85b21f9b2651a64ed7ecb86f2c5dea771a3bd55d41537eea976b61aa00642f", "MIT", _HELIOS_ARTIFACT,
+       "analysis/2_cluster characterization/Earth_vcs/Earth_gpu_number.csv"),
+    _f("venus-throughput", "helios/Venus_cluster_throughput.csv",
+       "69642494d5f3cb9dff382de90ce1b2fac6c53f63c765e0c3eed9741cb20d4674", "CC BY 4.0", _HELIOS_DATA, None, _THROUGHPUT_NOTE),
+    _f("venus-vc-config", "helios/Venus_vc_config.csv",
+       "e25f63eecc9d19e905f55c37dceddffcd3a797bf83895fc7efe63c8cde6ca524", "CC BY 4.0", _HELIOS_DATA, None, _VC_NOTE),
+    _f("philly-runtimes", "philly/philly_runtime_from_alibaba_v2020_analysis.csv",
+       "e99015baaea66833ebeac68d27c994aa13d83847f73b4a7c7dc71fe94b395247", "CC BY 4.0", _ALIBABA,
+       "cluster-trace-gpu-v2020/analysis/philly_runtime.csv"),
+    _f("philly-vc", "philly/philly_vc.csv",
+       "a6873abd7d94a09c646961ad7a0f011faf4069dcdf0c1f7717521613fd6156f7", "MIT", _HELIOS_ARTIFACT,
+       "framework/QSSF Service/data/philly_vc.csv"),
+    _f("alibaba-pods", "alibaba-v2023/openb_pod_list_default.csv",
+       "1ee7ed79c27a3b0861cda8ddba86a004c6aba904caafa329a76ae93ca63834a8", "not stated", _ALIBABA,
+       "cluster-trace-gpu-v2023/csv/openb_pod_list_default.csv"),
+    _f("alibaba-nodes", "alibaba-v2023/openb_node_list_gpu_node.csv",
+       "2beca64b4d3dfa342036a34b56a495c6cef9225db836c81f541282cb1df320b5", "not stated", _ALIBABA,
+       "cluster-trace-gpu-v2023/csv/openb_node_list_gpu_node.csv"),
+)}
+_BY_PATH = {f.path: f for f in DATA_FILES.values()}
+
+
+# ---- where files are ---------------------------------------------------------------------------
+def mirror_dir() -> Path:
+    """The local mirror: ``shared/traces`` beside the repository (it may not exist)."""
+    return Path(__file__).resolve().parents[2] / "shared" / "traces"
+
+
+def cache_dir() -> Path:
+    """The user cache, ``platformdirs.user_cache_dir("sensaopt")`` (it may not exist)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("sensaopt"))
+
+
+def search_dirs() -> list[tuple[str, Path]]:
+    """(label, folder) pairs searched in order for a data file (see the module docstring)."""
+    env = os.environ.get(TRACES_ENV)
+    if env:
+        return [(TRACES_ENV, Path(env))]
+    mirror = mirror_dir()
+    return ([("mirror", mirror)] if mirror.is_dir() else []) + [("cache", cache_dir())]
+
+
+def fetch_dir() -> Path:
+    """Where ``data fetch`` writes: ``SENSAOPT_TRACES`` when set, else the user cache."""
+    return search_dirs()[0][1] if os.environ.get(TRACES_ENV) else cache_dir()
+
+
+def where(rel: str) -> tuple[str, Path] | None:
+    """(label, absolute path) of the first copy of ``rel`` found, or None."""
+    for label, d in search_dirs():
+        if (d / rel).is_file():
+            return label, d / rel
+    return None
+
+
+def missing_message(names: Iterable[str]) -> str:
+    """One line saying which data files are missing and the command that fetches them."""
+    names = list(dict.fromkeys(names))
+    looked = ", ".join(str(d) for _, d in search_dirs())
+    cmd = f"sensaopt data fetch {' '.join(names)}"
+    unconfirmed = [n for n in names if DATA_FILES[n].upstream is None]
+    hint = f"run `{cmd}`"
+    if unconfirmed:
+        hint += (f" ({', '.join(unconfirmed)}: no confirmed upstream URL, so only from a copy of the data folder: "
+                 f"set {MIRROR_ENV} to its URL, or {TRACES_ENV} to the folder)")
+    return f"data not found ({', '.join(names)}; looked in {looked}): {hint}"
+
+
+def locate(rel: str) -> Path:
+    """Absolute path of a data file; :class:`InputError` naming the fetch command if absent."""
+    found = where(rel)
+    if found is not None:
+        return found[1]
+    f = _BY_PATH.get(rel)
+    if f is None:
+        raise InputError(rel, "(file)", f"data file not found (looked in {', '.join(str(d) for _, d in search_dirs())})")
+    raise InputError(rel, "(file)", missing_message([f.name]))
+
+
+def require(names: Iterable[str]) -> None:
+    """Check, before any work starts, that every named data file is present; one
+    :class:`InputError` naming all missing ones and the fetch command otherwise."""
+    names = list(dict.fromkeys(names))
+    unknown = [n for n in names if n not in DATA_FILES]
+    if unknown:
+        raise InputError(", ".join(unknown), "data", f"unknown data file (known: {', '.join(DATA_FILES)})")
+    missing = [n for n in names if where(DATA_FILES[n].path) is None]
+    if missing:
+        raise InputError(missing[0] if len(missing) == 1 else "data", "(file)", missing_message(missing))
+
+
+# ---- fetching ------------------------------------------------------------------------------------
+class FetchError(SensaoptError):
+    """A download failed or did not match its SHA-256; nothing was kept."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What :func:`fetch` did with one file: ``action`` is ``present`` (already there,
+    found in ``where``) or ``fetched`` (downloaded from ``url`` into ``path``)."""
+
+    name: str
+    action: str
+    path: Path
+    where: str
+    url: str | None = None
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def _quiet_pooch() -> Iterator[None]:
+    """pooch logs each download at INFO on stderr; sensaopt prints its own line."""
+    import pooch
+
+    log = pooch.get_logger()
+    level = log.level
+    log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
+def _download(f: DataFile, dest: Path, timeout_s: float) -> Fetched:
+    import pooch
+    import requests
+
+    url = f.url
+    if url is None:
+        raise FetchError(f"{f.name}: no confirmed upstream URL ({f.note}); set {MIRROR_ENV} to the URL of a copy of the data folder, "
+                         f"or {TRACES_ENV} to a folder that holds {f.path}")
+    target = dest / f.path
+    existed = target.parent.is_dir()
+    if target.is_file():  # a copy that fails its checksum is replaced; one that passes is kept as it is
+        target.unlink()
+    try:
+        with _quiet_pooch():
+            pooch.retrieve(url, known_hash=f"sha256:{f.sha256}", fname=f.path, path=dest,
+                           downloader=pooch.HTTPDownloader(progressbar=False, timeout=timeout_s))
+    except ValueError as e:
+        _drop_empty(target.parent, dest, existed)
+        got = str(e).split(" but got ", 1)[-1].split(".", 1)[0] if " but got " in str(e) else "?"
+        raise FetchError(f"{f.name}: checksum mismatch for {url} (expected sha256 {f.sha256[:12]}..., got {got[:12]}...); "
+                         "nothing was kept") from None
+    except (requests.exceptions.RequestException, OSError) as e:
+        _drop_empty(target.parent, dest, existed)
+        raise FetchError(f"{f.name}: download from {url} failed: {' '.join(str(e).split())}") from None
+    return Fetched(f.name, "fetched", target, str(dest), url)
+
+
+def _drop_empty(folder: Path, dest: Path, existed: bool) -> None:
+    """Remove the folders a failed download created (only when empty)."""
+    if existed:
+        return
+    with contextlib.suppress(OSError):
+        while folder != dest and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
+
+
+def fetch(names: Iterable[str] | None = None, dest: Path | None = None, timeout_s: float = 120.0) -> Iterator[Fetched]:
+    """Download the named files (all when ``names`` is empty or None) that are not yet
+    present (or whose copy in ``dest`` fails its checksum) into ``dest`` (default
+    :func:`fetch_dir`), one :class:`Fetched` per file; :class:`FetchError` on the first
+    failure (a failed file leaves nothing behind)."""
+    chosen = list(dict.fromkeys(names or DATA_FILES))
+    unknown = [n for n in chosen if n not in DATA_FILES]
+    if unknown:
+        raise InputError(", ".join(unknown), "data fetch", f"unknown data file (known: {', '.join(DATA_FILES)})")
+    dest = fetch_dir() if dest is None else dest
+    for name in chosen:
+        f = DATA_FILES[name]
+        own = dest / f.path
+        if own.is_file() and sha256_of(own) == f.sha256:
+            yield Fetched(name, "present", own, str(dest))
+            continue
+        found = where(f.path)
+        if found is not None and found[1] != own:
+            yield Fetched(name, "present", found[1], found[0])
+            continue
+        yield _download(f, dest, timeout_s)
+
+
+# ---- packaged instances ---------------------------------------------------------------------------
+INSTANCES_PACKAGE = "sensaopt.instances"
+
+
+def _instances_folder() -> Traversable | None:
+    try:
+        return resources.files(INSTANCES_PACKAGE)
+    except ModuleNotFoundError:  # a source tree that is not installed
+        return None
+
+
+def instance_names() -> list[str]:
+    """Names of the instances shipped with sensaopt (the repository's ``instances/*.json``)."""
+    folder = _instances_folder()
+    if folder is None:
+        return []
+    return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def packaged_instance(spec: str) -> Traversable | None:
+    """The packaged instance that ``spec`` names — ``NAME``, ``NAME.json`` or
+    ``instances/NAME.json`` (the repository path, so commands written for the clone run
+    anywhere) — or None."""
+    name = spec.removeprefix("instances/").removesuffix(".json")
+    folder = _instances_folder()
+    if folder is None or "/" in name or "\\" in name or name not in instance_names():
+        return None
+    return folder / f"{name}.json"
+
