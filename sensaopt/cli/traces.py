@@ -36,11 +36,17 @@ def simulate(
     """Simulate policies on a trace or generator; write per-job CSV and summary JSON per policy."""
     from sensaopt.cli.core import summary_line
     from sensaopt.config import policy_settings
+    from sensaopt.outputs import check_output, check_output_dir
     from sensaopt.simulator import simulate as run
-    from sensaopt.traces.run import write_outputs
+    from sensaopt.traces.run import output_paths, write_outputs
     from sensaopt.traces.sources import workload_instance
 
-    knobs = policy_settings(policy, settings)  # every --set checked before the trace is read
+    knobs = policy_settings(policy, settings)  # every --policy and --set checked before the trace is read
+    inputs = (workload.trace,)  # a trace file (a generator's name is no file and never matches)
+    check_output_dir(output, field="-o")
+    for pol in policy:  # every output file checked before the first policy runs
+        for p in output_paths(output, pol):
+            check_output(p, inputs=inputs, field="-o")
     inst, data = workload_instance(workload, on_error="skip" if skip_malformed else "raise")
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(data.skipped.items())) or "none"
     size = f"{len(inst.jobs)} jobs on {inst.cluster.num_nodes} nodes / {inst.cluster.total_gpus} GPUs"
@@ -53,7 +59,7 @@ def simulate(
         finally:
             bar.close()
         assert res.evaluation is not None  # the simulator always evaluates its schedule
-        write_outputs(output, pol, inst, res, res.evaluation, {**described, "policy_config": knobs[pol]})
+        write_outputs(output, pol, inst, res, res.evaluation, {**described, "policy_config": knobs[pol]}, inputs)
         typer.echo(summary_line(res))
 
 
@@ -81,10 +87,12 @@ def instances_from_trace(
     """Cut windows of N consecutive trace jobs into instance files (cluster scaled to their load)."""
     from sensaopt.errors import InputError
     from sensaopt.io import save_instance
+    from sensaopt.outputs import check_output, check_output_dir
     from sensaopt.traces.sensitivity import SensitivityMix
     from sensaopt.traces.sources import make_trace
     from sensaopt.traces.windows import WindowConfig, cut_windows
 
+    check_output_dir(output, field="-o")
     data = make_trace(trace, start=start, days=days, seed=seed)
     cfg = WindowConfig(n_jobs=jobs, count=count, stride=stride, first=first, node_gpus=node_gpus, cpu_per_gpu=cpu_per_gpu,
                        mem_per_gpu=mem_per_gpu, load=load, max_nodes=max_nodes, round_minutes=round_minutes, deadlines=deadlines, seed=seed)
@@ -96,6 +104,8 @@ def instances_from_trace(
             "node_gpus": node_gpus, "cpu_per_gpu": cpu_per_gpu, "mem_per_gpu": mem_per_gpu, "load": load, "max_nodes": max_nodes,
             "round_minutes": round_minutes, "deadlines": deadlines, "seed": seed, "sensitive_fraction": sensitive_fraction, "mix": mix}
     cmd = command_line("instances from-trace", opts)
+    for inst, _ in wins:  # every window's file checked before the first is written
+        check_output(Path(output) / f"{inst.name}.json", inputs=[trace], field="-o")
     for inst, prov in wins:
         prov["command"] = cmd
         p = Path(output) / f"{inst.name}.json"
@@ -119,11 +129,14 @@ def sweep(
 ) -> None:
     """Run the cartesian product of the options (repeat any workload option) on Dask; finished runs are kept by config hash."""
     from sensaopt.config import as_pairs, policy_settings
-    from sensaopt.io import atomic_write_text
+    from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.sweep import ResultStore, RunConfig, run_serial, run_sweep
     from sensaopt.sweep.report import summary_csv
 
     knobs = policy_settings(policy, settings)
+    traces = [w.trace for w in workload]
+    check_output_dir(store, field="--store")
+    check_output(Path(store) / "summary.csv", inputs=traces, field="--store")
     cfgs = [RunConfig(**asdict(w), policy=p, policy_config=as_pairs(knobs[p])) for w in workload for p in policy]
     st = ResultStore(store)
     bar, _ = _progress(len(cfgs), "sweep", quiet)
@@ -138,7 +151,7 @@ def sweep(
     finally:
         bar.close()
     records = [st.get(c.key()) for c in cfgs]
-    atomic_write_text(Path(store) / "summary.csv", summary_csv([r for r in records if r is not None]))
+    write_text(Path(store) / "summary.csv", summary_csv([r for r in records if r is not None]), inputs=traces, field="--store")
     typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; "
                f"table: {Path(store) / 'summary.csv'}")
     for k, err in rep.failed.items():
@@ -171,7 +184,7 @@ def experiment_paper(
 ) -> None:
     """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies: table.md/csv, reduction vs Chronus, figures."""
     from sensaopt.errors import InputError
-    from sensaopt.io import atomic_write_text
+    from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import policy_names
     from sensaopt.sweep import ResultStore, run_serial, run_sweep
     from sensaopt.sweep.paper import POLICIES, PaperSettings, figures, paper_configs, reductions, table_csv, table_markdown, table_rows
@@ -183,6 +196,8 @@ def experiment_paper(
             raise InputError("--policy", "policy", f"unknown policy {p!r} (known: {', '.join(sorted(known))})")
     if not (0 < scale <= 1):
         raise InputError("--scale", "scale", "must be within (0, 1]")
+    check_output_dir(output, field="-o")
+    tables = {name: check_output(output / name, field="-o") for name in ("table.md", "table.csv")}
     s = PaperSettings(scale=scale, policies=pols, seed=seed, round_minutes=round_minutes, sensitive_fraction=sensitive_fraction,
                       node=node, helios_days=helios_days)
     runs = paper_configs(s)
@@ -207,8 +222,8 @@ def experiment_paper(
     rows = table_rows(runs, records)
     per, avg = reductions(rows)
     md = f"Settings: {s}\n\n" + table_markdown(rows, per, avg)
-    atomic_write_text(output / "table.md", md)
-    atomic_write_text(output / "table.csv", table_csv(rows))
+    write_text(tables["table.md"], md, field="-o")
+    write_text(tables["table.csv"], table_csv(rows), field="-o")
     figs = figures(rows, runs, records, output) if rows else []
     typer.echo(md)
     missing = rep.total - len(records)

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from sensaopt.instance import Instance
-from sensaopt.io import atomic_write_text
 from sensaopt.metrics import JOB_METRIC_COLUMNS, job_metrics
+from sensaopt.outputs import PathLike, write_text
 from sensaopt.result import Result
 from sensaopt.simulator import simulate
 from sensaopt.validator import Evaluation
@@ -80,12 +80,17 @@ def summary(instance: Instance, res: Result, workload: dict | None = None) -> di
     return d
 
 
-def write_outputs(outdir: str | Path, policy: str, instance: Instance, res: Result, ev: Evaluation | None = None,
-                  workload: dict | None = None) -> tuple[Path, Path]:
-    """Write ``<policy>.jobs.csv`` and ``<policy>.summary.json``; ``ev`` defaults to the
-    evaluation ``res`` carries."""
+def output_paths(outdir: str | Path, policy: str) -> tuple[Path, Path]:
+    """The files :func:`write_outputs` writes for ``policy``: (jobs CSV, summary JSON)."""
     out = Path(outdir)
-    jp, sp = out / f"{policy}.jobs.csv", out / f"{policy}.summary.json"
-    atomic_write_text(jp, jobs_csv(instance, ev if ev is not None else _carried(res)))
-    atomic_write_text(sp, json.dumps(summary(instance, res, workload), indent=1))
+    return out / f"{policy}.jobs.csv", out / f"{policy}.summary.json"
+
+
+def write_outputs(outdir: str | Path, policy: str, instance: Instance, res: Result, ev: Evaluation | None = None,
+                  workload: dict | None = None, inputs: tuple[PathLike, ...] = ()) -> tuple[Path, Path]:
+    """Write ``<policy>.jobs.csv`` and ``<policy>.summary.json``; ``ev`` defaults to the
+    evaluation ``res`` carries; neither may be one of ``inputs`` (:func:`sensaopt.outputs.check_output`)."""
+    jp, sp = output_paths(outdir, policy)
+    write_text(jp, jobs_csv(instance, ev if ev is not None else _carried(res)), inputs=inputs, field="-o")
+    write_text(sp, json.dumps(summary(instance, res, workload), indent=1), inputs=inputs, field="-o")
     return jp, sp
