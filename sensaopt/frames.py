@@ -4,14 +4,16 @@ Every outcome comes from the validator's evaluation (the one a Result carries, e
 :func:`sensaopt.validator.check_schedule`) through the definitions of
 :mod:`sensaopt.metrics`, whose dataclass fields are also the columns, so a frame can
 never disagree with the metrics.
-Units: minutes (times), cores, GB; ``gap`` columns are fractions (0.05 = 5 %).
+Units: minutes (times), cores, GB, deadline value; ``gap`` columns are fractions
+(0.05 = 5 %), ``*_pct`` columns percent.
 
 * :func:`jobs_frame`: the instance's jobs (model, sensitivity, GPUs, work, deadline);
 * :func:`outcomes_frame`: one row per job of a schedule or Result: start, finish,
   JCT, queueing time, met deadline, lost value, preemptions, migrations;
 * :func:`metrics_frame`: one row per Result (the :mod:`sensaopt.metrics` figures);
 * :func:`usage_frame`: cluster-wide GPU/CPU/memory use per round (fractions);
-* :func:`gap_frame`: heuristic results against an exact result on one instance.
+* :func:`gap_frame`: heuristic results against an exact result on one instance
+  (:func:`sensaopt.compare.compare`: misses / lost value and avg JCT apart).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import get_type_hints
 import numpy as np
 import pandas as pd
 
+from sensaopt.compare import COMPARISON_COLUMNS, PartBounds, compare
 from sensaopt.instance import Instance
 from sensaopt.metrics import JOB_METRIC_COLUMNS, JobMetrics, job_metrics
 from sensaopt.metrics import METRIC_COLUMNS as _METRICS
@@ -32,8 +35,12 @@ from sensaopt.validator import Evaluation, check_schedule
 
 JOB_COLUMNS = ("job", "model", "sensitive", "gpus", "arrival", "work", "deadline", "value")  # jobs_frame, with the index
 OUTCOME_COLUMNS = JOB_COLUMNS + JOB_METRIC_COLUMNS[1:]
-RESULT_COLUMNS = ("solver", "status", "objective", "bound", "runtime_s")
+# a Result's own fields and the bounds of its parts (sensaopt.compare.PartBounds: lost value, avg JCT minutes)
+RESULT_COLUMNS = ("solver", "status", "objective", "bound", "loss_bound", "jct_bound", "runtime_s")
 METRIC_COLUMNS = RESULT_COLUMNS + tuple(c for c in _METRICS if c not in RESULT_COLUMNS)
+# gap_frame: the Comparison fields, then the old names of two of them (misses, extra_misses)
+GAP_COLUMNS = COMPARISON_COLUMNS + ("slo_violations", "extra_violations")
+_GAP_TEXT = ("instance", "policy", "exact", "exact_status")
 # per-job fields that may be None: float columns with NaN (met_deadline: 1.0 / 0.0 / NaN)
 _OPTIONAL = tuple(name for name, t in get_type_hints(JobMetrics).items() if type(None) in getattr(t, "__args__", ()))
 
@@ -94,9 +101,12 @@ def outcomes_frame(instance: Instance, result_or_schedule: Result | Schedule, ev
 
 
 def metrics_frame(results: Mapping[str, Result] | Iterable[Result]) -> pd.DataFrame:
-    """One row per Result with :data:`METRIC_COLUMNS` (the Result's own fields, then
-    every :class:`sensaopt.metrics.Metrics` field). A mapping's keys become the index
-    (e.g. policy names); otherwise the index is each result's ``solver``."""
+    """One row per Result with :data:`METRIC_COLUMNS`: the Result's own fields, the
+    bounds of its parts (``loss_bound``: lost deadline value, ``jct_bound``: avg JCT
+    minutes, :class:`sensaopt.compare.PartBounds`; NaN unless an exact solver proved
+    them), then every :class:`sensaopt.metrics.Metrics` field. ``results``: Results, or a
+    mapping whose keys become the index (e.g. policy names); otherwise the index is each
+    result's ``solver``."""
     if isinstance(results, Mapping):
         items = list(results.items())
     else:
@@ -104,7 +114,10 @@ def metrics_frame(results: Mapping[str, Result] | Iterable[Result]) -> pd.DataFr
     rows = []
     for _, r in items:
         row = r.metrics.to_dict() if r.metrics is not None else {}
-        row.update({"solver": r.solver, "status": r.status.value, "objective": r.objective, "bound": r.bound, "runtime_s": r.runtime_s})
+        b = PartBounds.of(r)
+        row.update({"solver": r.solver, "status": r.status.value, "objective": r.objective, "bound": r.bound,
+                    "loss_bound": np.nan if b.lost_value is None else b.lost_value, "jct_bound": np.nan if b.avg_jct is None else b.avg_jct,
+                    "runtime_s": r.runtime_s})
         rows.append(row)
     return pd.DataFrame(rows, index=pd.Index([lab for lab, _ in items], name="label"), columns=list(METRIC_COLUMNS))
 
@@ -121,34 +134,27 @@ def usage_frame(instance: Instance, evaluation: Evaluation) -> pd.DataFrame:
 
 
 def gap_frame(instance: Instance, heuristics: Mapping[str, Result], exact: Result) -> pd.DataFrame:
-    """Heuristic results against an exact result on one instance (rows: heuristics).
+    """Heuristic results against an exact result on one instance (rows: heuristics,
+    keyed by label; columns :data:`GAP_COLUMNS`, NaN where a value is unknown).
 
-    ``gap`` = (objective − exact objective) / exact objective, the gap to the best
-    exact schedule found (the gap to the optimum when ``exact_status`` is OPTIMAL);
-    ``gap_to_bound`` uses the exact solver's proven lower bound instead (an upper
-    bound on the true gap; NaN without a bound). ``extra_violations`` = SLO violations
-    beyond the exact schedule's; ``jct_diff`` = avg JCT difference (minutes).
+    One row is :func:`sensaopt.compare.compare`'s :class:`~sensaopt.compare.Comparison`:
+    misses and lost deadline value beyond the exact schedule's (``extra_misses``,
+    ``extra_lost_value``), the avg JCT gap in percent only among equal misses and lost
+    value (``jct_gap_pct``), the bound of each part (``loss_bound``, ``jct_bound``), and
+    the scalar objective: ``gap`` = (objective − exact objective) / exact objective, the
+    gap to the best exact schedule found (to the optimum when ``exact_status`` is
+    OPTIMAL); ``gap_to_bound`` uses the exact solver's proven bound instead (an upper
+    bound on the true gap). ``slo_violations`` and ``extra_violations`` repeat
+    ``misses`` and ``extra_misses`` under their earlier names; ``jct_diff`` = avg JCT
+    difference (minutes).
     """
-    ex_obj = exact.objective
-    ex_m = exact.metrics
     rows = []
     for label, r in heuristics.items():
-        m = r.metrics
-        obj = r.objective
-        row = {
-            "instance": instance.name, "policy": label, "objective": obj, "slo_violations": m.slo_violations if m else np.nan,
-            "avg_jct": m.avg_jct if m else np.nan, "exact_status": exact.status.value,
-            "exact_objective": np.nan if ex_obj is None else ex_obj, "exact_bound": np.nan if exact.bound is None else exact.bound,
-        }
-        row["gap"] = _rel(obj, ex_obj)
-        row["gap_to_bound"] = _rel(obj, exact.bound)
-        row["extra_violations"] = (m.slo_violations - ex_m.slo_violations) if (m and ex_m) else np.nan
-        row["jct_diff"] = (m.avg_jct - ex_m.avg_jct) if (m and ex_m and m.avg_jct is not None and ex_m.avg_jct is not None) else np.nan
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _rel(value: float | None, ref: float | None) -> float:
-    if value is None or ref is None or not np.isfinite(ref) or ref <= 0:
-        return np.nan
-    return (value - ref) / ref
+        d = compare(r, exact, instance, label=label).to_dict()
+        d["slo_violations"], d["extra_violations"] = d["misses"], d["extra_misses"]
+        rows.append(d)
+    df = pd.DataFrame(rows, columns=list(GAP_COLUMNS))
+    for c in GAP_COLUMNS:
+        if c not in _GAP_TEXT:
+            df[c] = pd.to_numeric(df[c])
+    return df

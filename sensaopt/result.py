@@ -13,6 +13,8 @@ from sensaopt.metrics import job_metrics as _job_metrics
 from sensaopt.schedule import Schedule
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from sensaopt.instance import Instance
     from sensaopt.validator import Evaluation
 
@@ -52,6 +54,40 @@ class Result:
         if self.message:
             parts.append(f"message={self.message!r}")
         return f"Result({', '.join(parts)})"
+
+    def _repr_html_(self) -> str:
+        """A one-row HTML table for notebooks: solver, status, objective, bound, misses
+        (SLO violations / deadline jobs), lost value, avg JCT and avg queueing (minutes),
+        runtime (seconds); an exact solver's bound of each part in parentheses."""
+        from html import escape
+
+        from sensaopt.compare import PartBounds
+
+        m, b = self.metrics, PartBounds.of(self)
+
+        def num(x: float | None, fmt: str, bound: float | None = None) -> str:
+            text = "–" if x is None else format(x, fmt)
+            return text if bound is None else f"{text} (≥ {format(bound, fmt)})"
+
+        cells = {
+            "solver": self.solver, "status": self.status.value, "objective": num(self.objective, ".4f"), "bound": num(self.bound, ".4f"),
+            "misses": "–" if m is None else f"{m.slo_violations}/{m.slo_jobs}",
+            "lost value": num(None if m is None else m.weighted_violations, "g", b.lost_value),
+            "avg JCT (min)": num(None if m is None else m.avg_jct, ".1f", b.avg_jct),
+            "avg queueing (min)": num(None if m is None else m.avg_queueing_time, ".1f"),
+            "runtime (s)": f"{self.runtime_s:.3g}",
+        }
+        head = "".join(f"<th>{escape(k)}</th>" for k in cells)
+        row = "".join(f"<td>{escape(v)}</td>" for v in cells.values())
+        note = f"<p>{escape(self.message)}</p>" if self.message else ""
+        return f"<table class=\"sensaopt-result\"><thead><tr>{head}</tr></thead><tbody><tr>{row}</tr></tbody></table>{note}"
+
+    def to_frame(self, label: str | None = None) -> pd.DataFrame:
+        """This result as a one-row DataFrame (:func:`sensaopt.frames.metrics_frame`'s
+        columns: minutes, seconds, fractions), indexed by ``label`` (default: ``solver``)."""
+        from sensaopt.frames import metrics_frame
+
+        return metrics_frame({self.solver if label is None else label: self})
 
     def job_metrics(self) -> list[JobMetrics]:
         """Per-job outcomes (minutes, job order) from the carried evaluation and truth;

@@ -9,6 +9,7 @@ import pulp
 import pytest
 
 from sensaopt.cli import main
+from sensaopt.compare import COMPARISON_COLUMNS
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import save_instance
 
@@ -27,9 +28,10 @@ def test_gap_csv_and_json(inst_file, tmp_path, capsys):
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 1
     r = rows[0]
-    assert r["status"] == "OPTIMAL"
-    assert float(r["exact_objective"]) <= float(r["heuristic_objective"]) + 1e-6
-    assert float(r["abs_gap"]) == pytest.approx(float(r["heuristic_objective"]) - float(r["exact_objective"]))
+    assert r["exact_status"] == "OPTIMAL"
+    assert float(r["exact_objective"]) <= float(r["objective"]) + 1e-6
+    assert float(r["abs_gap"]) == pytest.approx(float(r["objective"]) - float(r["exact_objective"]))
+    assert list(r) == list(COMPARISON_COLUMNS)  # CSV keeps every column
     outj = tmp_path / "g.json"
     assert main(["gap", str(inst_file), "--exact", "milp", "--time-limit", "20", "-o", str(outj)]) == 0
     rj = json.loads(outj.read_text())[0]

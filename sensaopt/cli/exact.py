@@ -13,13 +13,20 @@ import typer
 
 from sensaopt.cli.app import app
 from sensaopt.cli.options import at_least_one, positive, set_option
+from sensaopt.compare import COMPARISON_COLUMNS
 from sensaopt.instance import Instance
 from sensaopt.result import Result
 
-GAP_COLUMNS = [
-    "instance", "policy", "heuristic_objective", "heuristic_runtime_s", "exact", "status", "exact_objective",
-    "bound", "abs_gap", "rel_gap", "heuristic_gap_to_bound", "solver_gap", "exact_runtime_s", "horizon",
-]
+GAP_COLUMNS = list(COMPARISON_COLUMNS)  # `sensaopt gap` rows: CSV/JSON and --wide
+TABLE_WIDTH = 100  # characters: the default tables fit a terminal this wide (--wide: every column)
+# the default `sensaopt gap` table: lexicographic parts, the objective is in --wide / CSV / JSON
+GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_misses", "avg_jct", "jct_gap_pct", "jct_bound"]
+# `sensaopt round-gap` rows: per_round_gaps' fields, then the comparison of each round
+ROUND_GAP_COLUMNS = ["round", "jobs", "optimum_proven", "window_bound", "window_optimum", "policy_value", "policy_proven", "abs_gap",
+                     "window_misses", "window_lost_value", "window_jct", "policy_misses", "policy_lost_value", "policy_jct",
+                     "extra_misses", "extra_lost_value", "jct_gap_pct"]
+ROUND_GAP_TABLE_COLUMNS = ["round", "jobs", "optimum_proven", "extra_misses", "extra_lost_value", "window_jct", "policy_jct",
+                           "jct_gap_pct"]
 
 
 def exact_solve(inst: Instance, exact: str, time_limit: float, workers: int, seed: int = 0, lexicographic: bool = True) -> Result:
@@ -34,38 +41,18 @@ def exact_solve(inst: Instance, exact: str, time_limit: float, workers: int, see
 
 def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0,
             lexicographic: bool = True, policy_config: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One row: heuristic and exact objective (minutes-based objective of the metrics
-    module), the exact solver's bound and status, the gaps and both runtimes.
-
-    abs_gap = heuristic − exact objective; rel_gap = abs_gap / |exact objective|;
-    heuristic_gap_to_bound = (heuristic − bound) / |bound| (a proven upper bound on the
-    heuristic's relative gap); solver_gap = (exact − bound) / |exact|."""
+    """One row of ``sensaopt gap``: ``policy`` simulated on ``inst`` against the ``exact``
+    solver (``time_limit`` seconds, ``workers`` threads, ``seed``), compared part by part
+    by :func:`sensaopt.compare.compare` (its fields, :data:`~sensaopt.compare.COMPARISON_COLUMNS`;
+    ``name`` fills the instance column): extra misses and lost value, the avg JCT gap in
+    percent only among equal misses and lost value, the bound of each part, and the
+    scalar objective (``gap`` a fraction). Minutes, deadline value, seconds."""
+    from sensaopt.compare import compare
     from sensaopt.simulator import simulate
 
     h = simulate(inst, policy, policy_config=policy_config)
     e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic)
-
-    def rel(a: float | None, b: float | None) -> float | None:
-        return (a / abs(b)) if (a is not None and b not in (None, 0)) else None
-
-    hobj = h.objective  # a policy finishes every job: never None
-    ab = hobj - e.objective if (hobj is not None and e.objective is not None) else None
-    return {
-        "instance": name,
-        "policy": policy,
-        "heuristic_objective": h.objective,
-        "heuristic_runtime_s": round(h.runtime_s, 3),
-        "exact": e.solver,
-        "status": e.status.value,
-        "exact_objective": e.objective,
-        "bound": e.bound,
-        "abs_gap": ab,
-        "rel_gap": rel(ab, e.objective),
-        "heuristic_gap_to_bound": rel(hobj - e.bound, e.bound) if (hobj is not None and e.bound is not None) else None,
-        "solver_gap": rel(e.objective - e.bound, e.objective) if (e.objective is not None and e.bound is not None) else None,
-        "exact_runtime_s": round(e.runtime_s, 3),
-        "horizon": e.params.get("horizon"),
-    }
+    return compare(h, e, inst, label=policy, instance_label=name).to_dict()
 
 
 def _fmt(v: object) -> str:
@@ -76,9 +63,19 @@ def _fmt(v: object) -> str:
     return str(v)
 
 
-def format_table(rows: list[dict], cols: list[str]) -> str:
+def format_table(rows: list[dict], cols: list[str], width: int | None = None, shrink: str | None = None) -> str:
+    """Right-aligned text table of ``rows``' ``cols`` ("-": no value). With ``width``,
+    the cells of column ``shrink`` lose their start ("…tail") until every line fits."""
     cells = [cols] + [[_fmt(r.get(c)) for c in cols] for r in rows]
     w = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+    if width is not None and shrink in cols:
+        i = cols.index(shrink)
+        over = sum(w) + 2 * (len(cols) - 1) - width
+        if over > 0:
+            w[i] = max(len(shrink), w[i] - over)
+            for row in cells[1:]:
+                if len(row[i]) > w[i]:
+                    row[i] = "…" + row[i][len(row[i]) - w[i] + 1:]
     return "\n".join("  ".join(x.rjust(w[i]) for i, x in enumerate(row)) for row in cells)
 
 
@@ -108,8 +105,11 @@ def gap(
                                   help="One weighted exact solve instead of deadline loss first, then the whole objective."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    wide: bool = typer.Option(False, "--wide", help="Show every column (the default table fits 100 characters)."),
 ) -> None:
-    """Heuristic vs exact optimum, one row per instance."""
+    """Heuristic vs exact optimum, one row per instance: misses and lost deadline value
+    beyond the exact schedule's, then the avg JCT gap (%) among equal misses, and the
+    bound of each part (sensaopt.compare); -o keeps every column."""
     from sensaopt.cli.app import progress_bar
     from sensaopt.config import policy_settings
     from sensaopt.io import load_instance
@@ -126,7 +126,7 @@ def gap(
         rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted, knobs))
         bar.update(1)
     bar.close()
-    typer.echo(format_table(rows, GAP_COLUMNS))
+    typer.echo(format_table(rows, GAP_COLUMNS) if wide else format_table(rows, GAP_TABLE_COLUMNS, TABLE_WIDTH, shrink="instance"))
     if output is not None:
         write_rows(rows, output, GAP_COLUMNS)
 
@@ -161,8 +161,12 @@ def round_gap(
     window: int = typer.Option(4, help="Window length, rounds."),
     time_limit: float = typer.Option(2.0, callback=positive, help="Seconds per window solve (> 0)."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
+    wide: bool = typer.Option(False, "--wide", help="Show every column (the default table fits 100 characters)."),
 ) -> None:
-    """Per-round gap: each round decision of a policy vs the window model's optimum."""
+    """Per-round gap: each round decision of a policy vs the window model's optimum,
+    lost deadline value first, then the window-estimated avg JCT (gap in % among equal
+    lost value); -o keeps every column."""
+    from sensaopt.compare import RoundGapSummary
     from sensaopt.exact.rolling import per_round_gaps
     from sensaopt.io import load_instance
     from sensaopt.outputs import check_output
@@ -170,11 +174,8 @@ def round_gap(
     if output is not None:
         check_output(output, inputs=[instance], field="-o")
     rows = per_round_gaps(load_instance(instance), policy, window, time_limit)
-    cols = ["round", "jobs", "window_optimum", "optimum_proven", "window_bound", "policy_value", "policy_proven", "abs_gap"]
-    typer.echo(format_table(rows, cols))
-    gaps = [r["abs_gap"] for r in rows if r.get("abs_gap") is not None]
-    if gaps:
-        typer.echo(f"{len(rows)} rounds, {sum(g > 1e-9 for g in gaps)} with a positive gap, "
-                   f"mean gap {sum(gaps) / len(gaps):.4g}, max {max(gaps):.4g}")
+    typer.echo(format_table(rows, ROUND_GAP_COLUMNS if wide else ROUND_GAP_TABLE_COLUMNS))
+    if rows:
+        typer.echo(RoundGapSummary.of(rows).line())
     if output is not None:
-        write_rows(rows, output, cols)
+        write_rows(rows, output, ROUND_GAP_COLUMNS)

@@ -188,30 +188,74 @@ class RoundGapRecorder(BasePolicy):
         data = build_data(self.instance, self.config.window, states=_window_states(state), start_round=state.round, window=True,
                           extra_options=extra)
         vals: list[tuple[float | None, bool, float | None] | None] = []
+        parts: list[WindowParts | None] = []
         for fix in (None, alloc):
-            out, _v = solve_window(data, self.config, fix)
+            out, v = solve_window(data, self.config, fix)
             if out is None:
                 vals.append(None)  # decision not representable in the window model
+                parts.append(None)
                 continue
             vals.append((to_objective(data, out.objective) if out.objective is not None else None, out.status == Status.OPTIMAL,
                          to_objective(data, out.bound) if out.bound is not None else None))
+            parts.append(WindowParts.of(data, v, out))
         opt, pol = vals[0], vals[1]
         row = {"round": state.round, "jobs": len(state.jobs), "window_optimum": opt[0] if opt else None,
                "optimum_proven": bool(opt and opt[1]), "window_bound": opt[2] if opt else None,
                "policy_value": pol[0] if pol else None, "policy_proven": bool(pol and pol[1])}
         if row["window_optimum"] is not None and row["policy_value"] is not None:
             row["abs_gap"] = row["policy_value"] - row["window_optimum"]
+        for side, wp in zip(("window", "policy"), parts):
+            row[f"{side}_misses"], row[f"{side}_lost_value"], row[f"{side}_jct"] = (
+                (wp.misses, wp.lost_value, wp.avg_jct) if wp is not None else (None, None, None))
         self.rows.append(row)
         return alloc
+
+
+@dataclass(frozen=True)
+class WindowParts:
+    """The lexicographic parts of a window solution: deadline misses (first deadline
+    not met in the window model), lost deadline value, and the window-estimated avg
+    JCT (minutes: the window objective minus its deadline-loss part)."""
+
+    misses: int
+    lost_value: float
+    avg_jct: float
+
+    @classmethod
+    def of(cls, data: ModelData, v: Any, out: SolveOutcome) -> WindowParts | None:
+        """Parts of ``out``'s incumbent (None without one)."""
+        value = out.value
+        if value is None or out.objective is None:
+            return None
+
+        def met(k: int, d: int) -> int:
+            m = v.met[k, d]
+            return int(m) if isinstance(m, (int, float)) else int(round(value(m)))
+
+        misses, lost = 0, 0.0
+        for jd in data.jobs:
+            steps = [val for _, val in jd.deadlines] + [0.0]
+            misses += int(bool(jd.deadlines) and met(jd.k, 0) == 0)
+            lost += sum((1 - met(jd.k, d)) * (steps[d] - steps[d + 1]) for d in range(len(jd.deadlines)))
+        loss_scaled = v.loss_const + sum(c * round(value(x)) for c, x in v.loss_terms)
+        return cls(misses=misses, lost_value=lost, avg_jct=to_objective(data, out.objective - loss_scaled))
 
 
 def per_round_gaps(instance: Instance, policy: str = "sensascale", window: int = 4, time_limit: float = 2.0, workers: int = 1,
                    seed: int = 0) -> list[dict]:
     """Run ``policy`` through the simulator and score every round decision against the
-    window optimum (CP-SAT; rows: round, window_optimum, policy_value, abs_gap, proven flags)."""
+    window optimum (CP-SAT, ``window`` rounds, ``time_limit`` seconds and ``workers``
+    threads per window solve, solver ``seed``). One row per round: round, jobs, the
+    window objective of the optimum and of the policy's decision (``window_optimum``,
+    ``policy_value``, ``abs_gap``; window-objective units), proven flags, the parts of
+    each side (``window_``/``policy_`` ``misses``, ``lost_value``, ``jct``: deadline value,
+    window-estimated avg JCT in minutes) and their comparison
+    (:func:`sensaopt.compare.compare_round`: ``extra_misses``, ``extra_lost_value``,
+    ``jct_gap_pct`` — percent, only at equal misses and lost value)."""
+    from sensaopt.compare import compare_round
     from sensaopt.policies import make_policy
     from sensaopt.simulator import simulate
 
     rec = RoundGapRecorder(make_policy(policy), RollingConfig(window=window, time_limit=time_limit, workers=workers, seed=seed))
     simulate(instance, rec)
-    return rec.rows
+    return [{**row, **compare_round(row)} for row in rec.rows]
