@@ -32,21 +32,29 @@ def _root(
 
 
 def summary_line(res: Result) -> str:
+    """One line, lexicographic parts first: status, SLO violations, lost deadline value,
+    avg JCT and queueing (minutes), makespan, then the scalar objective and its bound,
+    runtime (seconds). An exact solver's bound of each part follows it in parentheses
+    (:class:`sensaopt.compare.PartBounds`)."""
+    from sensaopt.compare import PartBounds
+
     m = res.metrics
+    b = PartBounds.of(res)
     parts = [f"{res.solver}: {res.status.value}"]
-    if res.objective is not None:
-        parts.append(f"objective {res.objective:.4f}")
-    elif res.schedule is None and res.status.value in ("TIME_LIMIT", "FEASIBLE", "ERROR"):
+    if res.objective is None and res.schedule is None and res.status.value in ("TIME_LIMIT", "FEASIBLE", "ERROR"):
         parts.append("no solution found")
-    if res.bound is not None:
-        parts.append(f"bound {res.bound:.4f}")
     if m is not None:
         parts.append(f"SLO violations {m.slo_violations}/{m.slo_jobs} ({100 * m.slo_violation_rate:.1f}%)")
+        parts.append(f"lost value {m.weighted_violations:g}" + ("" if b.lost_value is None else f" (bound {b.lost_value:g})"))
         if m.avg_jct is not None:
-            parts.append(f"avg JCT {m.avg_jct:.1f} min")
+            parts.append(f"avg JCT {m.avg_jct:.1f} min" + ("" if b.avg_jct is None else f" (bound {b.avg_jct:.1f})"))
         if m.avg_queueing_time is not None:
             parts.append(f"avg queueing {m.avg_queueing_time:.1f} min")
         parts.append(f"makespan {m.makespan:g} min")
+    if res.objective is not None:
+        parts.append(f"objective {res.objective:.4f}")
+    if res.bound is not None:
+        parts.append(f"bound {res.bound:.4f}")
     parts.append(f"{res.runtime_s:.2f} s")
     return ", ".join(parts)
 
