@@ -75,8 +75,9 @@ def evaluate(instance: Instance, result_or_schedule: Result | Schedule, require_
 
 
 def jobs_frame(instance: Instance) -> pd.DataFrame:
-    """One row per job: model, whether its profile is sensitive, GPUs, arrival, work
-    (minutes at speed 1.0), deadline (NaN: best effort), value; indexed by job id."""
+    """One row per job of ``instance``: model, whether its profile is sensitive, GPUs
+    (per job), arrival (minute), work (minutes at speed 1.0), deadline (minute; NaN:
+    best effort), value (deadline value); indexed by job id."""
     rows = [
         {
             "job": j.id, "model": j.model, "sensitive": bool(j.profile.is_sensitive()), "gpus": j.gpus,
@@ -89,10 +90,12 @@ def jobs_frame(instance: Instance) -> pd.DataFrame:
 
 
 def outcomes_frame(instance: Instance, result_or_schedule: Result | Schedule, evaluation: Evaluation | None = None) -> pd.DataFrame:
-    """Per-job outcomes of a schedule (or a Result's schedule), indexed by job id:
-    :func:`jobs_frame`'s columns, then :class:`sensaopt.metrics.JobMetrics`' (minutes;
-    NaN where a job never finished / started; ``met_deadline`` 1.0 / 0.0, NaN for
-    best-effort jobs). Pass ``evaluation`` to skip re-running the validator."""
+    """Per-job outcomes of ``result_or_schedule`` (a Schedule or a Result's schedule) on
+    ``instance``, indexed by job id: :func:`jobs_frame`'s columns, then
+    :class:`sensaopt.metrics.JobMetrics`' (minutes; NaN where a job never finished /
+    started; ``met_deadline`` 1.0 / 0.0, NaN for best-effort jobs; ``lost_value`` in
+    deadline value; preemptions and migrations counts). Pass ``evaluation`` (the
+    validator's, :func:`sensaopt.validator.check_schedule`) to skip re-running it."""
     ev = evaluation if evaluation is not None else evaluate(instance, result_or_schedule, require_complete=False)
     df = pd.DataFrame.from_records([astuple(r) for r in job_metrics(instance, ev)], columns=JOB_METRIC_COLUMNS)
     for c in _OPTIONAL:
@@ -123,7 +126,8 @@ def metrics_frame(results: Mapping[str, Result] | Iterable[Result]) -> pd.DataFr
 
 
 def usage_frame(instance: Instance, evaluation: Evaluation) -> pd.DataFrame:
-    """Cluster-wide share of GPUs, CPU cores and memory held in each round (0..1),
+    """Cluster-wide share of GPUs, CPU cores and memory held in each round (fractions
+    0..1 of ``instance``'s capacity), from the validator's ``evaluation`` of a schedule;
     indexed by the round's start minute."""
     c = instance.cluster
     caps = {"gpu": c.total_gpus, "cpu": c.total_cpus, "mem": c.total_mem_gb}
@@ -134,8 +138,9 @@ def usage_frame(instance: Instance, evaluation: Evaluation) -> pd.DataFrame:
 
 
 def gap_frame(instance: Instance, heuristics: Mapping[str, Result], exact: Result) -> pd.DataFrame:
-    """Heuristic results against an exact result on one instance (rows: heuristics,
-    keyed by label; columns :data:`GAP_COLUMNS`, NaN where a value is unknown).
+    """Heuristic results (``heuristics``: label → Result, one row each) against the
+    ``exact`` result on ``instance`` (its violation weight splits the bounds); columns
+    :data:`GAP_COLUMNS`, NaN where a value is unknown.
 
     One row is :func:`sensaopt.compare.compare`'s :class:`~sensaopt.compare.Comparison`:
     misses and lost deadline value beyond the exact schedule's (``extra_misses``,
