@@ -165,40 +165,51 @@ def where(rel: str) -> tuple[str, Path] | None:
     return None
 
 
-def missing_message(names: Iterable[str]) -> str:
-    """One line saying which data files are missing and the command that fetches them."""
-    names = list(dict.fromkeys(names))
+class MissingDataError(InputError):
+    """Data files are absent: one line naming them, where they were looked for and the
+    ``sensaopt data fetch`` command that gets them (an :class:`InputError`: exit 2)."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = list(dict.fromkeys(names))
+        files = DATA_FILES[self.names[0]].path if len(self.names) == 1 else "data"
+        super().__init__(files, "(file)", _missing_message(self.names))
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _missing_message(names: list[str]) -> str:
     looked = ", ".join(str(d) for _, d in search_dirs())
-    cmd = f"sensaopt data fetch {' '.join(names)}"
+    what = ", ".join(f"{n} ({DATA_FILES[n].path})" if len(names) == 1 else n for n in names)
+    hint = f"fetch {'it' if len(names) == 1 else 'them'} with `sensaopt data fetch {' '.join(names)}`"
     unconfirmed = [n for n in names if DATA_FILES[n].upstream is None]
-    hint = f"run `{cmd}`"
     if unconfirmed:
-        hint += (f" ({', '.join(unconfirmed)}: no confirmed upstream URL, so only from a copy of the data folder: "
+        hint += (f" ({', '.join(unconfirmed)}: no confirmed upstream URL, only from a copy of the data folder: "
                  f"set {MIRROR_ENV} to its URL, or {TRACES_ENV} to the folder)")
-    return f"data not found ({', '.join(names)}; looked in {looked}): {hint}"
+    return f"data not found: {what} (looked in {looked}); {hint}"
 
 
 def locate(rel: str) -> Path:
-    """Absolute path of a data file; :class:`InputError` naming the fetch command if absent."""
+    """Absolute path of a data file; :class:`MissingDataError` naming the fetch command if absent."""
     found = where(rel)
     if found is not None:
         return found[1]
     f = _BY_PATH.get(rel)
     if f is None:
         raise InputError(rel, "(file)", f"data file not found (looked in {', '.join(str(d) for _, d in search_dirs())})")
-    raise InputError(rel, "(file)", missing_message([f.name]))
+    raise MissingDataError([f.name])
 
 
 def require(names: Iterable[str]) -> None:
     """Check, before any work starts, that every named data file is present; one
-    :class:`InputError` naming all missing ones and the fetch command otherwise."""
+    :class:`MissingDataError` naming all missing ones and the fetch command otherwise."""
     names = list(dict.fromkeys(names))
     unknown = [n for n in names if n not in DATA_FILES]
     if unknown:
         raise InputError(", ".join(unknown), "data", f"unknown data file (known: {', '.join(DATA_FILES)})")
     missing = [n for n in names if where(DATA_FILES[n].path) is None]
     if missing:
-        raise InputError(missing[0] if len(missing) == 1 else "data", "(file)", missing_message(missing))
+        raise MissingDataError(missing)
 
 
 # ---- fetching ------------------------------------------------------------------------------------

@@ -36,12 +36,14 @@ def simulate(
     """Simulate policies on a trace or generator; write per-job CSV and summary JSON per policy."""
     from sensaopt.cli.core import summary_line
     from sensaopt.config import policy_settings
+    from sensaopt.datasets import require
     from sensaopt.outputs import check_output, check_output_dir
     from sensaopt.simulator import simulate as run
     from sensaopt.traces.run import output_paths, write_outputs
-    from sensaopt.traces.sources import workload_instance
+    from sensaopt.traces.sources import data_needed, workload_instance
 
     knobs = policy_settings(policy, settings)  # every --policy and --set checked before the trace is read
+    require(data_needed(workload.trace, workload.guided))  # a missing data file: one line naming `sensaopt data fetch`
     inputs = (workload.trace,)  # a trace file (a generator's name is no file and never matches)
     check_output_dir(output, field="-o")
     for pol in policy:  # every output file checked before the first policy runs
@@ -85,14 +87,16 @@ def instances_from_trace(
     output: Path = typer.Option(..., "-o", "--output", help="Folder for the instance files."),
 ) -> None:
     """Cut windows of N consecutive trace jobs into instance files (cluster scaled to their load)."""
+    from sensaopt.datasets import require
     from sensaopt.errors import InputError
     from sensaopt.io import save_instance
     from sensaopt.outputs import check_output, check_output_dir
     from sensaopt.traces.sensitivity import SensitivityMix
-    from sensaopt.traces.sources import make_trace
+    from sensaopt.traces.sources import data_needed, make_trace
     from sensaopt.traces.windows import WindowConfig, cut_windows
 
     check_output_dir(output, field="-o")
+    require(data_needed(trace))
     data = make_trace(trace, start=start, days=days, seed=seed)
     cfg = WindowConfig(n_jobs=jobs, count=count, stride=stride, first=first, node_gpus=node_gpus, cpu_per_gpu=cpu_per_gpu,
                        mem_per_gpu=mem_per_gpu, load=load, max_nodes=max_nodes, round_minutes=round_minutes, deadlines=deadlines, seed=seed)
@@ -129,11 +133,14 @@ def sweep(
 ) -> None:
     """Run the cartesian product of the options (repeat any workload option) on Dask; finished runs are kept by config hash."""
     from sensaopt.config import as_pairs, policy_settings
+    from sensaopt.datasets import require
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.sweep import ResultStore, RunConfig, run_serial, run_sweep
     from sensaopt.sweep.report import summary_csv
+    from sensaopt.traces.sources import data_needed
 
     knobs = policy_settings(policy, settings)
+    require(name for w in workload for name in data_needed(w.trace, w.guided))  # every file checked before any run starts
     traces = [w.trace for w in workload]
     check_output_dir(store, field="--store")
     check_output(Path(store) / "summary.csv", inputs=traces, field="--store")
@@ -183,11 +190,13 @@ def experiment_paper(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies: table.md/csv, reduction vs Chronus, figures."""
+    from sensaopt.datasets import require
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import policy_names
     from sensaopt.sweep import ResultStore, run_serial, run_sweep
     from sensaopt.sweep.paper import POLICIES, PaperSettings, figures, paper_configs, reductions, table_csv, table_markdown, table_rows
+    from sensaopt.traces.sources import data_needed
 
     known = set(policy_names())
     pols = tuple(policy) if policy else tuple(p for p in POLICIES if p in known)
@@ -201,6 +210,8 @@ def experiment_paper(
     s = PaperSettings(scale=scale, policies=pols, seed=seed, round_minutes=round_minutes, sensitive_fraction=sensitive_fraction,
                       node=node, helios_days=helios_days)
     runs = paper_configs(s)
+    if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
+        require(name for _, _, c in runs for name in data_needed(c.trace, c.guided))
     store = ResultStore(output)  # runs in output/runs/<key>.json
     bar, _ = _progress(len(runs), "paper", quiet)
 

@@ -86,6 +86,17 @@ def source_names() -> list[str]:
     return SOURCES.names()
 
 
+# the data files (names in sensaopt.datasets.DATA_FILES) each named source reads
+SOURCE_DATA: dict[str, tuple[str, ...]] = {**{name: (name,) for name in CHRONUS_TRACES},
+                                           "helios-gen": ("venus-throughput",), "philly-gen": ("philly-runtimes",)}
+
+
+def data_needed(trace: str, guided: bool = False) -> tuple[str, ...]:
+    """Names of the data files a workload on ``trace`` reads (a guided mix also reads the
+    Alibaba pods), for :func:`sensaopt.datasets.require` before any work starts."""
+    return SOURCE_DATA.get(trace, ()) + (("alibaba-pods",) if guided else ())
+
+
 def make_trace(
     spec: str,
     *,
