@@ -22,6 +22,7 @@ from functools import cached_property
 from typing import NoReturn
 
 from sensaopt.errors import InputError
+from sensaopt.limits import INSTANCE, MAX_ROUNDS, Range
 from sensaopt.profiles import SensitivityProfile
 
 
@@ -221,10 +222,12 @@ class Instance:
 
 
 def check_instance(inst: Instance) -> None:
-    """Consistency checks a JSON schema cannot express. Raises :class:`InputError`."""
+    """Consistency checks a JSON schema cannot express, and the ranges of
+    :data:`sensaopt.limits.INSTANCE` for instances built in code. Raises :class:`InputError`."""
     where = inst.source or inst.name
     if not (inst.round_minutes > 0 and math.isfinite(inst.round_minutes)):
         _bad(where, "round_minutes", "must be a positive finite number of minutes")
+    _check_range(where, "round_minutes", inst.round_minutes, INSTANCE["round_minutes"])
     _check_cluster(where, inst.cluster)
     if not inst.jobs:
         _bad(where, "jobs", "the instance has no jobs")
@@ -235,18 +238,36 @@ def check_instance(inst: Instance) -> None:
             _bad(where, f"jobs[{k}].id", "duplicate job id", j.id)
         seen.add(j.id)
         _check_job(where, f"jobs[{k}]", j, cap)
+        _check_job_ranges(where, f"jobs[{k}]", j, inst.round_minutes)
     ow = inst.objective
     if not (math.isfinite(ow.violation_weight) and ow.violation_weight >= 0):
         _bad(where, "objective.violation_weight", "must be a finite number >= 0")
+    _check_range(where, "objective.violation_weight", ow.violation_weight, INSTANCE["objective.violation_weight"])
     ov = inst.overheads
     for name in ("base_minutes", "per_log2_gpu_minutes"):
         v = getattr(ov, name)
         if not (math.isfinite(v) and v >= 0):
             _bad(where, f"overheads.{name}", "must be a finite number of minutes >= 0")
+        _check_range(where, f"overheads.{name}", v, INSTANCE[f"overheads.{name}"])
+
+
+def horizon_problem(minutes: float, round_minutes: float) -> str | None:
+    """None when a time of ``minutes`` is within :data:`~sensaopt.limits.MAX_ROUNDS`
+    rounds of ``round_minutes`` (the simulator and validator count rounds), else why not."""
+    if minutes / round_minutes <= MAX_ROUNDS:
+        return None
+    return (f"{minutes:g} minutes is {minutes / round_minutes:.3g} rounds of {round_minutes:g} minutes; "
+            f"at most {MAX_ROUNDS} rounds are supported")
 
 
 def _bad(where: str, field_: str, msg: str, job: str | None = None) -> NoReturn:
     raise InputError(where, field_, msg, job=job)
+
+
+def _check_range(where: str, field_: str, x: float, r: Range, job: str | None = None) -> None:
+    msg = r.problem(x)
+    if msg is not None:
+        _bad(where, field_, msg, job)
 
 
 def _check_cluster(where: str, cluster: Cluster) -> None:
@@ -255,6 +276,8 @@ def _check_cluster(where: str, cluster: Cluster) -> None:
     for k, nt in enumerate(cluster.node_types):
         if nt.gpus <= 0 or nt.cpus <= 0 or not (nt.mem_gb > 0 and math.isfinite(nt.mem_gb)) or nt.count <= 0:
             _bad(where, f"cluster.node_types[{k}]", "gpus, cpus, mem_gb and count must be positive")
+        for name in ("gpus", "cpus", "mem_gb", "count"):
+            _check_range(where, f"cluster.node_types[{k}].{name}", getattr(nt, name), INSTANCE[f"cluster.node_types[].{name}"])
 
 
 def _check_job(where: str, f: str, j: Job, cap: int) -> None:
@@ -290,3 +313,29 @@ def _check_deadlines(where: str, f: str, j: Job, deadline: float) -> None:
         if not (math.isfinite(sd.value) and 0 < sd.value < prev_v):
             _bad(where, f"{f}.soft_deadlines[{s}].value", "soft deadline values must be positive and decreasing", j.id)
         prev_at, prev_v = sd.at, sd.value
+
+
+def _check_job_ranges(where: str, f: str, j: Job, round_minutes: float) -> None:
+    """A job's numbers against :data:`sensaopt.limits.INSTANCE` and the round horizon
+    (after :func:`_check_job`: every number is finite here)."""
+    if j.speed_factor not in _SPEED_FACTOR:
+        _check_range(where, f"{f}.speed_factor", j.speed_factor, _SPEED_FACTOR, j.id)
+    cap = MAX_ROUNDS * round_minutes * (1 - 1e-12)  # a quick pre-check; horizon_problem decides
+    if j.arrival > cap or j.work > cap or (j.deadline is not None and j.deadline > cap):
+        times = [("arrival", j.arrival), ("work", j.work), ("deadline", j.deadline)]
+        for name, v in times:
+            msg = None if v is None else horizon_problem(v, round_minutes)
+            if msg is not None:
+                _bad(where, f"{f}.{name}", msg, j.id)
+    if j.deadline is None:
+        return
+    if j.value not in _VALUE:
+        _check_range(where, f"{f}.value", j.value, _VALUE, j.id)
+    for s, sd in enumerate(j.soft_deadlines):  # later than the deadline and worth less (_check_deadlines)
+        msg = horizon_problem(sd.at, round_minutes)
+        if msg is not None:
+            _bad(where, f"{f}.soft_deadlines[{s}].at", msg, j.id)
+
+
+_SPEED_FACTOR = INSTANCE["jobs[].speed_factor"]
+_VALUE = INSTANCE["jobs[].value"]

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance, Job, NodeType, ObjectiveWeights, Overheads, SoftDeadline
+from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, MAX_JOBS, MAX_ROUNDS, Range  # noqa: F401  (MAX_ROUNDS: re-exported)
 from sensaopt.outputs import write_text
 from sensaopt.profiles import SensitivityProfile, catalog
 from sensaopt.schedule import FORMAT_VERSION as SCHEDULE_FORMAT_VERSION
@@ -27,9 +28,31 @@ FORMAT_VERSION = 1
 PosFloat = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]
 NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False, strict=True)]
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False, strict=True)]
-
-MAX_ROUNDS = 1_000_000  # times (arrival, work, deadlines) beyond this many rounds are refused
 PosInt = Annotated[int, Field(gt=0, strict=True)]
+
+
+def _in(r: Range) -> Any:
+    """A pydantic constraint for the numbers within ``r`` (sensaopt.limits), strict and finite."""
+    finite = None if r.integer else False  # allow_inf_nan applies to floats only
+    if r.lo_open:
+        return Field(gt=r.lo, le=r.hi, allow_inf_nan=finite, strict=True)
+    return Field(ge=r.lo, le=r.hi, allow_inf_nan=finite, strict=True)
+
+
+# the ranges of sensaopt.limits.INSTANCE, one alias per field kind
+RoundMinutes = Annotated[float, _in(INSTANCE["round_minutes"])]
+NodeGpus = Annotated[int, _in(INSTANCE["cluster.node_types[].gpus"])]
+NodeCpus = Annotated[int, _in(INSTANCE["cluster.node_types[].cpus"])]
+NodeMem = Annotated[float, _in(INSTANCE["cluster.node_types[].mem_gb"])]
+NodeCount = Annotated[int, _in(INSTANCE["cluster.node_types[].count"])]
+CpuLevel = Annotated[float, _in(INSTANCE["profile.cpu_levels"])]
+MemLevel = Annotated[float, _in(INSTANCE["profile.mem_levels"])]
+Speed = Annotated[float, _in(INSTANCE["profile.speeds"])]
+Value = Annotated[float, _in(INSTANCE["jobs[].value"])]
+SoftValue = Annotated[float, _in(INSTANCE["jobs[].soft_deadlines[].value"])]
+SpeedFactor = Annotated[float, _in(INSTANCE["jobs[].speed_factor"])]
+ViolationWeight = Annotated[float, _in(INSTANCE["objective.violation_weight"])]
+OverheadMinutes = Annotated[float, _in(INSTANCE["overheads.base_minutes"])]
 
 
 class _Strict(BaseModel):
@@ -38,10 +61,10 @@ class _Strict(BaseModel):
 
 class NodeTypeModel(_Strict):
     name: str = Field(min_length=1)
-    gpus: PosInt
-    cpus: PosInt = Field(description="CPU cores per node")
-    mem_gb: PosFloat = Field(description="memory per node, GB")
-    count: PosInt = 1
+    gpus: NodeGpus
+    cpus: NodeCpus = Field(description="CPU cores per node")
+    mem_gb: NodeMem = Field(description="memory per node, GB")
+    count: NodeCount = 1
 
 
 class ClusterModel(_Strict):
@@ -49,15 +72,15 @@ class ClusterModel(_Strict):
 
 
 class ProfileModel(_Strict):
-    cpu_levels: list[PosFloat] = Field(min_length=1, description="CPU cores per GPU, increasing")
-    mem_levels: list[PosFloat] = Field(min_length=1, description="memory GB per GPU, increasing")
-    speeds: list[list[PosFloat]] = Field(description="speeds[i][k], relative to the reference share")
+    cpu_levels: list[CpuLevel] = Field(min_length=1, description="CPU cores per GPU, increasing")
+    mem_levels: list[MemLevel] = Field(min_length=1, description="memory GB per GPU, increasing")
+    speeds: list[list[Speed]] = Field(description="speeds[i][k], relative to the reference share")
     task: str = "custom"
 
 
 class SoftDeadlineModel(_Strict):
     at: FiniteFloat = Field(description="absolute, minutes")
-    value: PosFloat
+    value: SoftValue
 
 
 class JobModel(_Strict):
@@ -66,11 +89,11 @@ class JobModel(_Strict):
     gpus: PosInt
     work: PosFloat = Field(description="minutes of run time at speed 1.0 (GPU-proportional share)")
     deadline: FiniteFloat | None = Field(default=None, description="absolute, minutes; null = best effort")
-    value: PosFloat = Field(default=1.0, description="value of meeting the deadline")
+    value: Value = Field(default=1.0, description="value of meeting the deadline")
     soft_deadlines: list[SoftDeadlineModel] = Field(default_factory=list)
     model: str | None = Field(default=None, description="a catalog model or a name in `profiles`")
     profile: ProfileModel | None = Field(default=None, description="inline sensitivity profile")
-    speed_factor: PosFloat = Field(default=1.0, description="true speed / profile speed (hidden from policies)")
+    speed_factor: SpeedFactor = Field(default=1.0, description="true speed / profile speed (hidden from policies)")
 
     @model_validator(mode="after")
     def _one_profile(self) -> JobModel:
@@ -80,12 +103,12 @@ class JobModel(_Strict):
 
 
 class ObjectiveModel(_Strict):
-    violation_weight: NonNegFloat = ObjectiveWeights.violation_weight
+    violation_weight: ViolationWeight = ObjectiveWeights.violation_weight
 
 
 class OverheadsModel(_Strict):
-    base_minutes: NonNegFloat = Overheads.base_minutes
-    per_log2_gpu_minutes: NonNegFloat = Overheads.per_log2_gpu_minutes
+    base_minutes: OverheadMinutes = Overheads.base_minutes
+    per_log2_gpu_minutes: OverheadMinutes = Overheads.per_log2_gpu_minutes
 
 
 class InstanceModel(_Strict):
@@ -94,12 +117,12 @@ class InstanceModel(_Strict):
     model_config = ConfigDict(extra="forbid", title="sensaopt instance")
     format_version: int = Field(FORMAT_VERSION, ge=1, le=FORMAT_VERSION)
     name: str = Field(min_length=1)
-    round_minutes: PosFloat
+    round_minutes: RoundMinutes
     cluster: ClusterModel
     objective: ObjectiveModel = Field(default_factory=ObjectiveModel)
     overheads: OverheadsModel = Field(default_factory=OverheadsModel)
     profiles: dict[str, ProfileModel] = Field(default_factory=dict)
-    jobs: list[JobModel] = Field(min_length=1)
+    jobs: list[JobModel] = Field(min_length=1, max_length=MAX_JOBS)
     provenance: dict[str, Any] = Field(default_factory=dict, description="how the instance was made")
 
 
@@ -136,21 +159,85 @@ def _from_validation_error(e: ValidationError, raw: Any, where: str) -> InputErr
         msg = "missing required field"
     elif first["type"] == "too_short" and loc == ("jobs",):
         msg = "the instance has no jobs (an empty job list)"
+    elif first["type"] == "too_long" and loc == ("jobs",):
+        msg = f"more than {MAX_JOBS} jobs (split the workload)"
     return InputError(where, _loc(loc), msg, job=_job_of(raw, loc))
 
 
+def sniff_text(head: bytes) -> str | None:
+    """None when the first bytes of a file can be UTF-8 text, else what the file is
+    (gzip, zip, UTF-16/32, binary), for one-line errors on files named as text."""
+    if head.startswith(b"\x1f\x8b"):
+        return "a gzip-compressed file, not text (decompress it first: gunzip)"
+    if head.startswith(b"PK\x03\x04"):
+        return "a zip archive, not text (extract it first)"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16 or UTF-32 text (save it as UTF-8)"
+    if b"\x00" in head:
+        return "binary data (NUL bytes), not text"
+    return None
+
+
+def decode_utf8(data: bytes, where: str, line_offset: int = 0) -> str:
+    """``data`` as UTF-8 text (a leading byte-order mark dropped); :class:`InputError`
+    naming the line and column of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        before = data[: e.start]
+        line = line_offset + before.count(b"\n") + 1
+        col = e.start - (before.rfind(b"\n") + 1) + 1
+        msg = f"not UTF-8 text: byte 0x{data[e.start]:02x} (save the file as UTF-8)"
+        raise InputError(where, f"line {line} column {col}", msg) from None
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json`` object hook: the object as a dict; :class:`_DuplicateKey` for a key given twice."""
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
+    return d
+
+
 def read_json(path: str | Path) -> Any:
+    """Parse a UTF-8 JSON file (a byte-order mark is allowed). One-line :class:`InputError`
+    for a missing or unreadable file, a file that is not UTF-8 text (gzip, UTF-16, a bad
+    byte: line and column), malformed JSON, a key given twice in one object, nesting
+    deeper than the parser's recursion limit (~1000 levels) or an integer of more than
+    4300 digits."""
     p = Path(path)
     try:
-        text = p.read_text()
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InputError(str(p), "(file)", f"{size / 2**20:.0f} MiB; JSON files up to {MAX_FILE_BYTES // 2**20} MiB are read")
+        data = p.read_bytes()
     except FileNotFoundError:
         raise InputError(str(p), "(file)", "no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
         raise InputError(str(p), "(file)", f"cannot read: {e}") from None
+    what = sniff_text(data[:64])
+    if what is not None:
+        raise InputError(str(p), "(file)", what)
+    text = decode_utf8(data, str(p))
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as e:
         raise InputError(str(p), f"line {e.lineno} column {e.colno}", f"malformed JSON: {e.msg}") from None
+    except _DuplicateKey as e:
+        raise InputError(str(p), "(JSON)", f"key {e.key!r} given twice in one object") from None
+    except RecursionError:
+        raise InputError(str(p), "(JSON)", "arrays/objects nested too deeply (about 1000 levels at most)") from None
+    except ValueError as e:  # int() refuses more than sys.get_int_max_str_digits() digits
+        raise InputError(str(p), "(JSON)", f"a number too long to read ({str(e).split(':')[0]})") from None
 
 
 # ---- instances ----------------------------------------------------------------------------
@@ -164,8 +251,8 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
     for name, pm in m.profiles.items():
         custom[name] = _profile(name, pm, source, f"profiles.{name}", None)
     jobs = []
+    raw = None  # the parsed JSON is no longer needed: free it before the jobs are built
     for k, jm in enumerate(m.jobs):
-        _check_horizon(jm, k, m.round_minutes, source)
         if jm.profile is not None:
             prof = _profile(f"{jm.id}-profile", jm.profile, source, f"jobs[{k}].profile", jm.id)
         elif jm.model in custom:
@@ -197,17 +284,6 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
         overheads=Overheads(m.overheads.base_minutes, m.overheads.per_log2_gpu_minutes),
         source=source,
     )
-
-
-def _check_horizon(jm: JobModel, k: int, R: float, source: str) -> None:
-    """Refuse times no schedule can reach: arrival, work or a deadline beyond
-    :data:`MAX_ROUNDS` rounds of ``R`` minutes (the simulator and validator count rounds)."""
-    times = [("arrival", jm.arrival), ("work", jm.work), ("deadline", jm.deadline)]
-    times += [(f"soft_deadlines[{s}].at", sd.at) for s, sd in enumerate(jm.soft_deadlines)]
-    for name, v in times:
-        if v is not None and v / R > MAX_ROUNDS:
-            raise InputError(source, f"jobs[{k}].{name}", f"{v:g} minutes is {v / R:.3g} rounds of {R:g} minutes; "
-                             f"at most {MAX_ROUNDS} rounds are supported", jm.id)
 
 
 def _profile(name: str, pm: ProfileModel, source: str, field: str, job: str | None) -> SensitivityProfile:

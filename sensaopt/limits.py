@@ -1,0 +1,133 @@
+"""Valid ranges of every number a user gives: instance fields, trace rows, command-line
+options. One table each, checked at every boundary:
+
+* instance files: the pydantic models of :mod:`sensaopt.io` (``Field(ge=, le=)`` built
+  from :data:`INSTANCE`);
+* the Python API: :func:`sensaopt.instance.check_instance` (``Instance``/``Job`` built
+  in code get the same ranges);
+* trace rows: :mod:`sensaopt.traces` (:data:`TRACE`, with the file's line);
+* command-line options: :mod:`sensaopt.cli.options` (:data:`OPTIONS`, by option name).
+
+The upper bounds keep every derived number finite and exactly representable: a value
+≤ 10⁶ times a violation weight ≤ 10⁹ is ≤ 10¹⁵ per job (below 2⁵³), times stay within
+:data:`MAX_ROUNDS` rounds of at most a week. ``docs/reliability.md`` prints these tables
+(a test compares them).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+MAX_ROUNDS = 1_000_000  # instance times (arrival, work, deadlines) beyond this many rounds are refused
+TRACE_MAX_MINUTES = 1e6  # trace times (submit from the origin, durations, relative deadlines), minutes (~694 days)
+MAX_SEED = 2**31 - 1  # CP-SAT and HiGHS take a 32-bit signed seed
+MAX_JOBS = 1_000_000  # jobs in an instance file
+MAX_FILE_BYTES = 200 * 2**20  # JSON files (instances, schedules, Philly logs) larger than this are refused before reading
+
+
+@dataclass(frozen=True)
+class Range:
+    """The valid values of one number: ``lo ≤ x ≤ hi`` (``lo < x`` when ``lo_open``),
+    finite, an integer when ``integer``; ``unit`` is for messages and the docs."""
+
+    lo: float
+    hi: float
+    unit: str = ""
+    lo_open: bool = False
+    integer: bool = False
+
+    def __contains__(self, x: object) -> bool:
+        if not isinstance(x, (int, float)) or isinstance(x, bool):
+            return False
+        # NaN fails every comparison and infinities fall outside the finite bounds
+        inside = (self.lo < x if self.lo_open else self.lo <= x) and x <= self.hi
+        return inside and (not self.integer or float(x).is_integer())
+
+    def text(self) -> str:
+        """The interval, e.g. ``(0, 1000000]``."""
+        return f"{'(' if self.lo_open else '['}{fmt(self.lo)}, {fmt(self.hi)}]"
+
+    def problem(self, x: float) -> str | None:
+        """None when ``x`` is valid, else what is wrong, e.g. ``must be within (0, 1000000], got 1e+12``."""
+        if x in self:
+            return None
+        what = "an integer within" if self.integer else "within"
+        unit = f" {self.unit}" if self.unit else ""
+        return f"must be {what} {self.text()}{unit}, got {fmt(x)}"
+
+
+def fmt(x: float) -> str:
+    """A number as short text: integers in full below 10⁷, else ``%g``."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return str(x) if abs(x) < 10**7 else f"{float(x):g}"
+    if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e7:
+        return str(int(x))
+    return f"{x:g}"
+
+
+WEEK_MINUTES = 10080.0
+
+# instance fields (file and Python API); times in rounds are checked against MAX_ROUNDS instead
+INSTANCE: dict[str, Range] = {
+    "round_minutes": Range(0, WEEK_MINUTES, "minutes", lo_open=True),
+    "cluster.node_types[].gpus": Range(1, 1024, "GPUs per node", integer=True),
+    "cluster.node_types[].cpus": Range(1, 65536, "cores per node", integer=True),
+    "cluster.node_types[].mem_gb": Range(0, 1e6, "GB per node", lo_open=True),
+    "cluster.node_types[].count": Range(1, 100_000, "nodes", integer=True),
+    "profile.cpu_levels": Range(0, 65536, "cores per GPU", lo_open=True),
+    "profile.mem_levels": Range(0, 1e6, "GB per GPU", lo_open=True),
+    "profile.speeds": Range(0, 1000, "relative to the reference share", lo_open=True),
+    "jobs[].value": Range(0, 1e6, lo_open=True),
+    "jobs[].soft_deadlines[].value": Range(0, 1e6, "(and below the previous value)", lo_open=True),
+    "jobs[].speed_factor": Range(1e-3, 1e3, "true / profile speed"),
+    "objective.violation_weight": Range(0, 1e9, "minutes of average JCT per unit of lost value"),
+    "overheads.base_minutes": Range(0, WEEK_MINUTES, "minutes"),
+    "overheads.per_log2_gpu_minutes": Range(0, WEEK_MINUTES, "minutes"),
+}
+
+# trace rows (Chronus CSV, Helios CSV, Philly JSON), after conversion to minutes
+TRACE: dict[str, Range] = {
+    "gpus": Range(0, 1_000_000, "GPUs per job (0: not a GPU job, skipped)", integer=True),
+    "submit": Range(0, TRACE_MAX_MINUTES, "minutes from the trace origin"),
+    "duration": Range(0, TRACE_MAX_MINUTES, "minutes", lo_open=True),
+    "deadline": Range(0, TRACE_MAX_MINUTES, "minutes after submission", lo_open=True),
+    "value": Range(0, 1e6, lo_open=True),
+}
+
+# command-line options, by option name (one meaning per name across commands)
+FRACTION = Range(0, 1)
+OPTIONS: dict[str, Range] = {
+    "time_limit": Range(0, 604800, "seconds", lo_open=True),
+    "workers": Range(1, 256, integer=True),
+    "seed": Range(0, MAX_SEED, integer=True),
+    "profile_error": Range(0, 1, "sigma of log(true / profile speed)"),
+    "jobs": Range(1, 1_000_000, "jobs", integer=True),
+    "limit": Range(1, 10_000_000, "jobs", integer=True),
+    "count": Range(1, 1_000_000, "windows", integer=True),
+    "stride": Range(1, 1_000_000, "jobs", integer=True),
+    "first": Range(0, 10_000_000, "jobs", integer=True),
+    "nodes": Range(1, 100_000, "nodes", integer=True),
+    "max_nodes": Range(1, 100_000, "nodes", integer=True),
+    "node_gpus": INSTANCE["cluster.node_types[].gpus"],
+    "node_cpus": INSTANCE["cluster.node_types[].cpus"],
+    "node_mem_gb": INSTANCE["cluster.node_types[].mem_gb"],
+    "cpu_per_gpu": INSTANCE["profile.cpu_levels"],
+    "mem_per_gpu": INSTANCE["profile.mem_levels"],
+    "round_minutes": INSTANCE["round_minutes"],
+    "start": Range(0, TRACE_MAX_MINUTES, "minutes"),
+    "days": Range(0, 1000, "days", lo_open=True),
+    "helios_days": Range(0, 1000, "days", lo_open=True),
+    "load": Range(0, 1000, lo_open=True),
+    "sample": Range(0, 1, lo_open=True),
+    "scale": Range(0, 1, lo_open=True),
+    "sensitive_fraction": FRACTION,
+    "best_effort_fraction": FRACTION,
+    "work_median": Range(0, TRACE_MAX_MINUTES, "minutes", lo_open=True),
+    "work_max": Range(0, TRACE_MAX_MINUTES, "minutes", lo_open=True),
+    "deadline_lo": Range(1, 1000, "x work"),
+    "deadline_hi": Range(1, 1000, "x work"),
+    "deadline_round": Range(0, WEEK_MINUTES, "minutes", lo_open=True),
+    "window": Range(1, 1000, "rounds", integer=True),
+    "horizon": Range(1, MAX_ROUNDS, "rounds", integer=True),
+}
