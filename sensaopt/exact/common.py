@@ -23,8 +23,11 @@ from sensaopt.exact.data import (
     extra_options_from,
     pair_of,
     placements_of,
+    precheck_size,
 )
+from sensaopt.exact.interrupt import terminate_interrupts
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, check_phase1_share, solve_lexicographic
+from sensaopt.exact.numeric import CPSAT_LIMITS, NumericLimits, check_numbers, precheck_numbers
 from sensaopt.exact.outcome import ModelBuild, RunFn, SolveOutcome, ValueFn
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
@@ -309,39 +312,72 @@ def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: di
     return p
 
 
-def _early_result(solver: str, instance: Instance, status: Status, budget: TimeBudget, params: dict, message: str,
+def trivial_bound(data: ModelData) -> float:
+    """The objective no schedule beats, known without building or solving (metrics
+    units): every job done at its earliest solo finish (:attr:`JobData.earliest_done`),
+    only its hopeless deadlines missed."""
+    n = max(data.n, 1)
+    wv = data.instance.objective.violation_weight
+    jct = sum((max(jd.earliest_done, 0) + 1 + data.start_round) * data.R - jd.job.arrival for jd in data.jobs) / n
+    loss = 0.0
+    for jd in data.jobs:
+        vals = [val for _, val in jd.deadlines] + [0.0]
+        loss += sum(vals[d] - vals[d + 1] for d, (last, _) in enumerate(jd.deadlines) if last < jd.earliest_done)
+    return max(wv * loss + jct, 0.0)
+
+
+def _early_result(solver: str, data: ModelData, status: Status, budget: TimeBudget, params: dict, message: str,
                   incumbent: Result | None = None) -> Result:
-    """A Result decided before any solver run (no bound): no schedule, or ``incumbent``'s."""
-    return Result(solver=solver, status=status, objective=incumbent.objective if incumbent else None, bound=None,
+    """A Result decided before any solver run: no schedule, or ``incumbent``'s; the
+    bound known without solving (:func:`trivial_bound`), none when infeasible."""
+    instance = data.instance
+    bound = None if status == Status.INFEASIBLE else trivial_bound(data)
+    if bound is not None and incumbent is not None and incumbent.objective is not None:
+        bound = min(bound, incumbent.objective)
+    return Result(solver=solver, status=status, objective=incumbent.objective if incumbent else None, bound=bound,
                   runtime_s=budget.elapsed(), schedule=incumbent.schedule if incumbent else None,
                   metrics=incumbent.metrics if incumbent else None, params=params, versions=package_versions(),
                   message=message, evaluation=incumbent.evaluation if incumbent else None,
                   truth=(incumbent.truth or instance) if incumbent else instance)
 
 
-def solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings) -> Result:
-    """The flow every backend shares: data → model → warm-start hint → solve → validated
-    Result. ``settings.time_limit`` seconds bound the whole call: a model still being
-    built when they run out is abandoned (TIME_LIMIT, the SensaScale schedule as
-    incumbent, no bound). ``settings.lexicographic``: deadline loss first, then the
-    whole objective (:mod:`sensaopt.exact.lexicographic`)."""
+def solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings,
+                limits: NumericLimits = CPSAT_LIMITS) -> Result:
+    """The flow every backend shares: checks → data → model → warm-start hint → solve →
+    validated Result. A model too large (:func:`sensaopt.exact.data.precheck_size`) or
+    outside the backend's numeric range ``limits`` (:mod:`sensaopt.exact.numeric`) is
+    refused with a :class:`SensaoptError` before the heuristic warm start runs.
+    ``settings.time_limit`` seconds bound the whole call: a model still being built
+    when they run out is abandoned (TIME_LIMIT, the SensaScale schedule as incumbent,
+    the bound known without solving). ``settings.lexicographic``: deadline loss first,
+    then the whole objective (:mod:`sensaopt.exact.lexicographic`). SIGTERM during the
+    call stops it like Ctrl-C (:mod:`sensaopt.exact.interrupt`)."""
     budget = TimeBudget.start(settings.time_limit)
-    s = settings.model_strength
     if settings.lexicographic:
         check_phase1_share(settings.phase1_share)  # before the heuristic run and the build
+    precheck_size(instance, settings.horizon, settings.horizon_slack, settings.max_vars)
+    precheck_numbers(instance, settings.work_scale, limits)
+    with terminate_interrupts():
+        return _solve_exact(solver, instance, build_fn, run_fn, settings, limits, budget)
+
+
+def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings,
+                 limits: NumericLimits, budget: TimeBudget) -> Result:
+    s = settings.model_strength
     prep = prepare(instance, settings.horizon, settings.horizon_slack, settings.warm_start, settings.work_scale, settings.max_vars)
     data = prep.data
+    check_numbers(data, limits)
     stub_params = {"horizon": data.H, "time_limit": settings.time_limit, "workers": settings.workers, "seed": settings.seed,
                    "warm_start": settings.warm_start}
     try:
         mb = build_fn(data, s, budget)
     except HorizonTooShort as e:
-        return _early_result(solver, instance, Status.INFEASIBLE, budget, stub_params, str(e))
+        return _early_result(solver, data, Status.INFEASIBLE, budget, stub_params, str(e))
     except BuildTimeout as e:
         if prep.hint is None or set(FAMILIES) != BUILTIN_FAMILIES:
-            return _early_result(solver, instance, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
-        return _early_result(solver, instance, Status.TIME_LIMIT, budget, stub_params,
-                             f"{e}; incumbent = the SensaScale warm start, no bound", incumbent=prep.heuristic)
+            return _early_result(solver, data, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
+        return _early_result(solver, data, Status.TIME_LIMIT, budget, stub_params,
+                             f"{e}; incumbent = the SensaScale warm start, bound known without solving", incumbent=prep.heuristic)
     hinted, vals = False, {}
     if prep.hint is not None:
         vals = hint_values(data, mb.vars, prep.hint)
@@ -364,6 +400,7 @@ def solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunF
     return make_result(solver, mb, out, budget.elapsed(), params, vals)
 
 
-__all__ = ["solve_exact", "SolveSettings", "Prepared", "DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "prepare",
+__all__ = ["solve_exact", "trivial_bound", "SolveSettings", "Prepared", "DEFAULT_HORIZON_SLACK",
+            "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "prepare",
            "hint_values", "extract_schedule", "finish_minutes", "make_result", "strength_from", "base_params",
            "relabel_identical_nodes"]

@@ -21,7 +21,9 @@ from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
 from sensaopt.exact.builder import Strength, build
 from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, solve_exact
 from sensaopt.exact.data import ModelData
+from sensaopt.exact.interrupt import run_stoppable
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
+from sensaopt.exact.numeric import CPSAT_LIMITS
 from sensaopt.exact.outcome import ModelBuild, SolveOutcome
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
@@ -82,8 +84,9 @@ def run_cpsat(be: CpSatBackend, budget: TimeBudget, opts: CpSatOptions) -> Solve
     solver.parameters.num_workers = int(opts.workers)
     solver.parameters.random_seed = int(opts.seed)
     solver.parameters.log_search_progress = opts.log
+    solver.parameters.catch_sigint_signal = False  # Ctrl-C reaches Python: run_stoppable stops the search
     t0 = time.perf_counter()
-    st = solver.solve(be.model)
+    st = run_stoppable(lambda: solver.solve(be.model), solver.stop_search)
     wall = time.perf_counter() - t0
     name = solver.status_name(st)
     if st == cp_model.OPTIMAL:
@@ -130,4 +133,4 @@ def solve_cpsat(
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
                              lexicographic=lexicographic, phase1_share=phase1_share)
-    return solve_exact("cpsat", instance, build_cpsat, run, settings)
+    return solve_exact("cpsat", instance, build_cpsat, run, settings, CPSAT_LIMITS)

@@ -249,11 +249,44 @@ def build_data(
 def check_size(data: ModelData, max_vars: int) -> None:
     est = data.estimate_vars()
     if est > max_vars:
-        raise SensaoptError(
-            f"exact model of {data.instance.name} would have about {est} variables (limit {max_vars}, "
-            f"{data.n} jobs x {data.H} slots); use the rolling-horizon policy instead "
-            f"(sensaopt solve --solver heuristic --policy rolling-cpsat) or raise max_vars"
-        )
+        raise too_big(data.instance, est, max_vars, data.H)
+
+
+def too_big(instance: Instance, est: int, max_vars: int, horizon: int, at_least: bool = False) -> SensaoptError:
+    """The one refusal of a model larger than ``max_vars`` variables."""
+    return SensaoptError(
+        f"exact model of {instance.name} would have {'at least' if at_least else 'about'} {est} variables (limit {max_vars}, "
+        f"{len(instance.jobs)} jobs x {horizon} slots); use the rolling-horizon policy instead "
+        f"(sensaopt solve --solver heuristic --policy rolling-cpsat) or raise max_vars"
+    )
+
+
+def solo_rounds(instance: Instance, job: Job) -> int:
+    """Rounds a job needs at least, alone at its profile's peak speed (a lower bound of
+    the model's ``ceil(W / best_full)``)."""
+    per_round = job.profile.peak * job.speed_factor * instance.round_minutes
+    return max(1, math.ceil((job.work - WORK_EPS) / per_round - 1e-6))
+
+
+def horizon_lower_bound(instance: Instance) -> int:
+    """Rounds every schedule needs at least (so the heuristic's makespan too): the last
+    solo finish, and the total GPU work spread over every GPU at the best peak speed."""
+    R = instance.round_minutes
+    last = max(instance.release_round(j) + solo_rounds(instance, j) for j in instance.jobs)
+    fastest = max(j.profile.peak * j.speed_factor for j in instance.jobs)
+    spread = math.ceil(sum(j.gpus * j.work for j in instance.jobs) / (instance.cluster.total_gpus * fastest * R) - 1e-6)
+    return max(last, spread)
+
+
+def precheck_size(instance: Instance, horizon: int | None, horizon_slack: int, max_vars: int) -> None:
+    """Refuse, from the instance alone (no heuristic run, no data build: linear in the
+    jobs), a model that :func:`check_size` would refuse: at least one placement, five
+    auxiliaries and one node set per job and slot from its release to a horizon that is
+    at least :func:`horizon_lower_bound` + ``horizon_slack`` (or ``horizon``)."""
+    H = horizon if horizon is not None else horizon_lower_bound(instance) + horizon_slack
+    est = sum(7 * max(H - instance.release_round(j), 0) for j in instance.jobs)
+    if est > max_vars:
+        raise too_big(instance, est, max_vars, H, at_least=True)
 
 
 def placements_of(data: ModelData, jd: JobData, pair: tuple[int, int]) -> tuple[Placement, ...]:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
+from sensaopt.exact.interrupt import run_stoppable
 from sensaopt.exact.outcome import SolveOutcome
 from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Status
@@ -275,7 +276,13 @@ def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: 
     t0 = time.perf_counter()
     cols = be.columns()
     h, pos = _highs_model(be, cols, opts, budget, hinted)
-    h.run()
+    h.HandleUserInterrupt = True  # cancelSolve (on Ctrl-C) interrupts the search
+
+    def search() -> None:
+        h.run()
+        highspy.Highs.resetThreadScheduler(False)  # as highspy's own threaded solve does
+
+    run_stoppable(search, h.cancelSolve)
     ms = h.getModelStatus()
     info = h.getInfo()
     S = highspy.HighsModelStatus

@@ -39,10 +39,12 @@ import pulp
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
 from sensaopt.exact.builder import Strength, build, objective_offset
+from sensaopt.exact.child import GuardedChild
 from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, prepare, solve_exact
 from sensaopt.exact.data import ModelData
 from sensaopt.exact.highs import HighsBackend, HighsOptions, run_highs
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
+from sensaopt.exact.numeric import MILP_LIMITS
 from sensaopt.exact.outcome import ModelBuild, SolveOutcome
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
@@ -138,28 +140,17 @@ class _CbcRun:
         return lp_status, values, sol_status
 
 
-def _run_cbc_process(args: list[str], log_path: str, budget: TimeBudget, grace_s: float) -> int | None:
-    """Run CBC in its own process group; kill the group ``grace_s`` after the budget's
-    deadline or on KeyboardInterrupt. Returns the exit code, None when killed."""
-    with open(log_path, "w") as log_file:
-        proc = subprocess.Popen(args, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+def _run_cbc_process(args: list[str], log_path: str, budget: TimeBudget, grace_s: float, folder: str) -> int | None:
+    """Run CBC as a :class:`~sensaopt.exact.child.GuardedChild` (own process group,
+    killed with sensaopt, ``folder`` removed if sensaopt dies); kill the group
+    ``grace_s`` after the budget's deadline or on Ctrl-C/SIGTERM. Returns the exit
+    code, None when killed."""
+    with open(log_path, "w") as log_file, GuardedChild(args, log_file, folder) as child:
         try:
-            return proc.wait(timeout=max(budget.deadline + grace_s - time.perf_counter(), 0.0))
+            return child.wait(timeout=max(budget.deadline + grace_s - time.perf_counter(), 0.0))
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            child.kill()
             return None
-        except BaseException:
-            _kill_group(proc)
-            raise
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    import signal
-
-    with contextlib.suppress(ProcessLookupError):  # already gone
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
 
 
 def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool, tmp: str) -> _CbcRun:
@@ -181,7 +172,7 @@ def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool,
     for option in solver.options + solver.getOptions():
         args += ("-" + option).split()  # e.g. "-ratio 0.0", as PuLP's command line
     args += ["-solve", "-printingOptions", "all", "-solution", sol]
-    code = _run_cbc_process(args, log, budget, opts.grace_s)
+    code = _run_cbc_process(args, log, budget, opts.grace_s, tmp)
     with open(log) as f:
         text = f.read()
     return _CbcRun(returncode=code, log=text, solution=sol, command=solver, variables=vs, var_names=var_names, con_names=con_names)
@@ -269,13 +260,13 @@ def solve_milp(
         def run_h(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:
             return run_highs(mb.backend, budget, hopts, hinted)  # type: ignore[arg-type]
 
-        return solve_exact("milp:highs", instance, build_highs, run_h, settings)
+        return solve_exact("milp:highs", instance, build_highs, run_h, settings, MILP_LIMITS)
     copts = CbcOptions(threads=workers, seed=seed, grace_s=CBC_GRACE_S, path=CBC_PATH)
 
     def run_c(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:
         return run_cbc(mb.backend, budget, copts, hinted)  # type: ignore[arg-type]
 
-    return solve_exact("milp:cbc", instance, build_milp, run_c, settings)
+    return solve_exact("milp:cbc", instance, build_milp, run_c, settings, MILP_LIMITS)
 
 
 def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int | None = None,

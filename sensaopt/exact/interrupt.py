@@ -1,0 +1,77 @@
+"""Stopping a solve on Ctrl-C or SIGTERM.
+
+A solver's C++ search holds the main thread: Python's SIGINT handler only runs once
+it returns. :func:`run_stoppable` therefore runs the search in a helper thread while
+the main thread waits; an exception in the waiting thread (``KeyboardInterrupt`` from
+SIGINT, or from SIGTERM under :func:`terminate_interrupts`) calls the solver's own
+stop (CP-SAT ``stop_search``, HiGHS ``cancelSolve``), waits for the search to end
+and re-raises: the command then stops with ``interrupted`` (exit 130) and writes
+nothing. CBC runs as a child process group that is killed instead
+(:mod:`sensaopt.exact.milp`); temporary folders go with the ``with`` blocks that made
+them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import TypeVar
+
+T = TypeVar("T")
+
+STOP_WAIT_S = 1.5  # seconds a stopped search gets to return before the interrupt propagates anyway
+POLL_S = 0.05  # seconds between checks of the waiting thread
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def run_stoppable(search: Callable[[], T], stop: Callable[[], None]) -> T:
+    """``search()`` in a helper thread; on an exception while waiting for it (Ctrl-C,
+    SIGTERM) call ``stop()``, give the search ``STOP_WAIT_S`` seconds to return and
+    re-raise. Outside the main thread (no signals there) ``search()`` runs directly."""
+    if not _in_main_thread():
+        return search()
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = search()
+        except BaseException as e:  # handed to the waiting thread
+            box["error"] = e
+
+    worker = threading.Thread(target=target, name="sensaopt-solve", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(POLL_S)
+    except BaseException:
+        stop()
+        worker.join(STOP_WAIT_S)
+        raise
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def terminate_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM raises ``KeyboardInterrupt`` like Ctrl-C (so solver
+    processes are killed and temporary folders removed on the way out); the previous
+    handler is restored after. Only in the main thread (elsewhere: no change)."""
+    if not _in_main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
