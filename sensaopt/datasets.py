@@ -289,24 +289,32 @@ def _drop_empty(folder: Path, dest: Path, existed: bool) -> None:
 
 
 def fetch(names: Iterable[str] | None = None, dest: Path | None = None, timeout_s: float = 120.0) -> Iterator[Fetched]:
-    """Download the named files (all when ``names`` is empty or None) that are not yet
-    present (or whose copy in ``dest`` fails its checksum) into ``dest`` (default
-    :func:`fetch_dir`), one :class:`Fetched` per file; :class:`FetchError` on the first
-    failure (a failed file leaves nothing behind)."""
+    """Download the named files (all when ``names`` is empty or None) into ``dest``, one
+    :class:`Fetched` per file as it is done. A file whose copy in ``dest`` passes its
+    checksum is not downloaded again; one that fails it is replaced. With the default
+    ``dest`` (:func:`fetch_dir`) a file found in another searched folder (the local mirror)
+    is not downloaded either. :class:`FetchError` on the first failure (that file leaves
+    nothing behind); unknown names are refused before anything is downloaded."""
     chosen = list(dict.fromkeys(names or DATA_FILES))
     unknown = [n for n in chosen if n not in DATA_FILES]
     if unknown:
         raise InputError(", ".join(unknown), "data fetch", f"unknown data file (known: {', '.join(DATA_FILES)})")
+    searched = search_dirs()
+    elsewhere = [(label, d) for label, d in searched if d != fetch_dir()] if dest is None else []
     dest = fetch_dir() if dest is None else dest
-    for name in chosen:
-        f = DATA_FILES[name]
+    label = next((lb for lb, d in searched if d == dest), str(dest))
+    return _fetch_each([DATA_FILES[n] for n in chosen], dest, label, elsewhere, timeout_s)
+
+
+def _fetch_each(files: list[DataFile], dest: Path, label: str, elsewhere: list[tuple[str, Path]], timeout_s: float) -> Iterator[Fetched]:
+    for f in files:
         own = dest / f.path
         if own.is_file() and sha256_of(own) == f.sha256:
-            yield Fetched(name, "present", own, str(dest))
+            yield Fetched(f.name, "present", own, label)
             continue
-        found = where(f.path)
-        if found is not None and found[1] != own:
-            yield Fetched(name, "present", found[1], found[0])
+        other = next(((lb, d / f.path) for lb, d in elsewhere if (d / f.path).is_file()), None)
+        if other is not None:
+            yield Fetched(f.name, "present", other[1], other[0])
             continue
         yield _download(f, dest, timeout_s)
 

@@ -1,0 +1,224 @@
+"""`sensaopt data list / fetch` and the missing-data check, through the real code path
+(pooch over HTTP): the shared traces folder is served by a loopback server (127.0.0.1,
+a free port) and ``SENSAOPT_DATA_MIRROR`` points the downloads at it. Skips, saying why,
+only when the shared folder is absent."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from sensaopt.datasets import DATA_FILES, MIRROR_ENV, TRACES_ENV, FetchError, MissingDataError, fetch, require
+
+from .conftest import traces_dir
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    """Serves a folder; counts the GET requests, logs nothing."""
+
+    hits: list[str]
+
+    def do_GET(self) -> None:
+        self.hits.append(self.path)
+        super().do_GET()
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
+        pass
+
+
+class LoopbackServer:
+    """``folder`` over HTTP on 127.0.0.1 (port 0: a free one) in a thread; ``hits`` lists the paths asked for."""
+
+    def __init__(self, folder: Path) -> None:
+        self.hits: list[str] = []
+        handler = type("Handler", (_Quiet,), {"hits": self.hits})
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> LoopbackServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+
+def shared_folder(*names: str) -> Path:
+    """The shared traces folder (the local mirror); skip when it, or one of ``names``, is absent."""
+    d = traces_dir()
+    if not d.is_dir():
+        pytest.skip(f"shared traces folder not found at {d} (set SENSAOPT_TRACES)")
+    for n in names:
+        if not (d / DATA_FILES[n].path).is_file():
+            pytest.skip(f"{DATA_FILES[n].path} not in {d}")
+    return d
+
+
+@pytest.fixture
+def mirror() -> Iterator[LoopbackServer]:
+    with LoopbackServer(shared_folder("chronus-slo", "chronus-model-info")) as srv:
+        yield srv
+
+
+def sha256(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def files_under(d: Path) -> list[Path]:
+    return [p for p in d.rglob("*") if p.is_file()] if d.exists() else []
+
+
+def cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sensaopt", *args], env={**os.environ, **env}, cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+# ---- the table ---------------------------------------------------------------------------------
+def test_table_checksums_match_the_shared_sha256sums() -> None:
+    sums = shared_folder() / "SHA256SUMS"
+    if not sums.is_file():
+        pytest.skip(f"{sums} not found")
+    listed = {line.split()[1].removeprefix("./"): line.split()[0] for line in sums.read_text().splitlines() if line.strip()}
+    assert {f.path: f.sha256 for f in DATA_FILES.values()} == listed
+
+
+def test_upstream_urls_are_pinned_raw_files_or_marked_unconfirmed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    pinned = re.compile(r"^https://raw\.githubusercontent\.com/[\w.-]+/[\w.-]+/[0-9a-f]{40}/\S+$")
+    for f in DATA_FILES.values():
+        if f.upstream is None:
+            assert f.url is None and f.source.startswith("unconfirmed") and f.note, f.name
+        else:
+            assert f.url is not None and pinned.match(f.url), f.url
+            assert f.url.startswith(f"https://raw.githubusercontent.com/{f.repo}/{f.commit}/")
+    assert {f.name for f in DATA_FILES.values() if f.upstream is None} == {"venus-throughput", "venus-vc-config"}
+
+
+# ---- fetching over loopback --------------------------------------------------------------------
+def test_fetch_downloads_verified_files_into_the_folder(tmp_path: Path, mirror: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MIRROR_ENV, mirror.url)
+    monkeypatch.setenv(TRACES_ENV, str(tmp_path / "data"))
+    got = list(fetch(["chronus-slo", "chronus-model-info"]))
+    assert [(g.name, g.action) for g in got] == [("chronus-slo", "fetched"), ("chronus-model-info", "fetched")]
+    for g in got:
+        f = DATA_FILES[g.name]
+        assert g.path == tmp_path / "data" / f.path and sha256(g.path) == f.sha256
+        assert g.url == f"{mirror.url}/{f.path}"
+    assert sorted(mirror.hits) == sorted(f"/{DATA_FILES[n].path}" for n in ("chronus-slo", "chronus-model-info"))
+    again = list(fetch(["chronus-slo"]))  # present and verified: no second download
+    assert [g.action for g in again] == ["present"] and len(mirror.hits) == 2
+    require(["chronus-slo", "chronus-model-info"])  # found where the readers look
+
+
+def test_fetch_replaces_a_copy_that_fails_its_checksum(tmp_path: Path, mirror: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MIRROR_ENV, mirror.url)
+    f = DATA_FILES["chronus-model-info"]
+    (tmp_path / f.path).parent.mkdir(parents=True)
+    (tmp_path / f.path).write_text("{}")
+    [g] = fetch([f.name], dest=tmp_path)
+    assert g.action == "fetched" and sha256(tmp_path / f.path) == f.sha256
+
+
+def test_corrupted_download_is_one_clear_error_and_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = DATA_FILES["chronus-model-info"]
+    served = tmp_path / "served"
+    (served / f.path).parent.mkdir(parents=True)
+    (served / f.path).write_bytes(b'{"not": "the real model_info.json"}\n')
+    cache = tmp_path / "cache"
+    with LoopbackServer(served) as srv:
+        monkeypatch.setenv(MIRROR_ENV, srv.url)
+        with pytest.raises(FetchError) as e:
+            list(fetch([f.name], dest=cache))
+        msg = str(e.value)
+        assert f.name in msg and f"{srv.url}/{f.path}" in msg and "checksum mismatch" in msg and "\n" not in msg
+        assert files_under(cache) == [] and not (cache / "chronus-philly").exists()
+        r = cli("data", "fetch", f.name, env={MIRROR_ENV: srv.url, TRACES_ENV: str(cache)}, cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: chronus-model-info: checksum mismatch for http://127.0.0.1:"), r.stderr
+    assert files_under(cache) == []
+
+
+def test_a_file_the_server_does_not_have_is_one_line_naming_file_and_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "empty").mkdir()
+    with LoopbackServer(tmp_path / "empty") as srv:
+        monkeypatch.setenv(MIRROR_ENV, srv.url)
+        url = r"http://127\.0\.0\.1:\d+/chronus-philly/trace_job_Philly_SLO\.csv"
+        with pytest.raises(FetchError, match=rf"^chronus-slo: download from {url} failed: 404"):
+            list(fetch(["chronus-slo"], dest=tmp_path / "cache"))
+    assert files_under(tmp_path / "cache") == []
+
+
+def test_cli_fetch_then_list(tmp_path: Path, mirror: LoopbackServer) -> None:
+    env = {MIRROR_ENV: mirror.url, TRACES_ENV: str(tmp_path / "data")}
+    r = cli("data", "fetch", "chronus-slo", env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"chronus-slo: fetched {mirror.url}/chronus-philly/trace_job_Philly_SLO.csv -> {tmp_path / 'data'}")
+    r = cli("data", "list", env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    status = {m[1]: m[2] for m in re.finditer(r"^(\S+)\s+(present \(\S+\)|missing)\s", r.stdout, re.M)}
+    assert set(status) == set(DATA_FILES)
+    assert status["chronus-slo"] == f"present ({TRACES_ENV})" and status["chronus-mix1"] == "missing"
+    for f in DATA_FILES.values():
+        assert f"source: {f.source}" in r.stdout and f.licence in r.stdout and f.path in r.stdout
+    assert "source: unconfirmed (S-Lab-System-Group/HeliosData)" in r.stdout
+    assert re.search(r"^packaged instances \(sensaopt solve NAME\): .*tiny-8gpu", r.stdout, re.M)
+
+
+def test_cli_fetch_unknown_name(tmp_path: Path) -> None:
+    r = cli("data", "fetch", "chronus-slow", env={TRACES_ENV: str(tmp_path)}, cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "unknown data file" in r.stderr and "chronus-slo" in r.stderr
+
+
+def test_unconfirmed_files_are_only_fetched_from_a_mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    with pytest.raises(FetchError, match="venus-throughput: no confirmed upstream URL"):
+        list(fetch(["venus-throughput"], dest=tmp_path))
+    assert files_under(tmp_path) == []
+
+
+# ---- missing data: one line, exit 2, before any work ---------------------------------------------
+@pytest.mark.parametrize("args, names", [
+    (["simulate", "--trace", "chronus-slo", "--preset", "philly-8", "--days", "0.2", "--policy", "edf", "-o", "OUT"], ["chronus-slo"]),
+    (["instances", "from-trace", "--trace", "chronus-mix1", "-o", "OUT"], ["chronus-mix1"]),
+    (["sweep", "--trace", "chronus-mix2", "--trace", "synthetic", "--guided", "true", "--store", "OUT", "--serial"],
+     ["chronus-mix2", "alibaba-pods"]),
+    (["experiment", "paper", "-o", "OUT", "--scale", "0.05", "--serial"],
+     ["chronus-slo", "chronus-mix1", "chronus-mix2", "venus-throughput"]),
+])
+def test_missing_data_stops_before_any_work(tmp_path: Path, args: list[str], names: list[str]) -> None:
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    out = tmp_path / "out"
+    r = cli(*[str(out) if a == "OUT" else a for a in args], env={TRACES_ENV: str(empty)}, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: data not found: "), r.stderr
+    assert f"`sensaopt data fetch {' '.join(names)}`" in lines[0] and str(empty) in lines[0]
+    assert r.stdout == "" and not out.exists()
+
+
+def test_missing_data_from_python_names_the_fetch_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sensaopt.traces.sources import make_trace
+
+    monkeypatch.setenv(TRACES_ENV, str(tmp_path))
+    with pytest.raises(MissingDataError, match=r"`sensaopt data fetch philly-runtimes`") as e:
+        make_trace("philly-gen", jobs=5)
+    assert e.value.names == ["philly-runtimes"]
+    with pytest.raises(MissingDataError, match="venus-throughput: no confirmed upstream URL"):
+        require(["venus-throughput"])

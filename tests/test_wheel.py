@@ -1,0 +1,120 @@
+"""Packaging: the committed instances ship in the package and load by name, and the
+wheel works outside the repository — built, installed into a fresh venv, and run from a
+temporary folder (a solve by name, `data list`, `data fetch` from a loopback mirror of
+the shared traces, and the README's trace example)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import sensaopt
+from sensaopt.datasets import DATA_FILES, MIRROR_ENV, TRACES_ENV, instance_names
+from sensaopt.errors import InputError
+
+from .conftest import INSTANCE_FILES
+from .test_data_fetch import LoopbackServer, sha256, shared_folder
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# ---- instances by name ---------------------------------------------------------------------------
+def test_every_committed_instance_is_packaged() -> None:
+    assert instance_names() == sorted(p.stem for p in INSTANCE_FILES) and "tiny-8gpu" in instance_names()
+
+
+@pytest.mark.parametrize("spec", ["tiny-8gpu", "tiny-8gpu.json", "instances/tiny-8gpu.json"])
+def test_load_instance_by_name_from_anywhere(spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no instances/ folder here
+    by_name = sensaopt.load_instance(spec)
+    from_file = sensaopt.load_instance(REPO / "instances" / "tiny-8gpu.json")
+    assert by_name.jobs == from_file.jobs and by_name.cluster == from_file.cluster and by_name.source == spec
+
+
+def test_a_path_that_exists_wins_over_a_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copy(REPO / "instances" / "small-8gpu.json", tmp_path / "tiny-8gpu")
+    monkeypatch.chdir(tmp_path)
+    assert len(sensaopt.load_instance("tiny-8gpu").jobs) == 20  # the file here, not the packaged 5-job instance
+
+
+def test_an_unknown_name_lists_the_known_ones(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"^tiny-9gpu: \(file\): no such file, nor a packaged instance \(known: .*tiny-8gpu"):
+        sensaopt.load_instance("tiny-9gpu")
+    r = subprocess.run([sys.executable, "-m", "sensaopt", "solve", "tiny-9gpu"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [f"error: tiny-9gpu: (file): no such file, nor a packaged instance (known: "
+                                             f"{', '.join(instance_names())})"]
+
+
+def test_every_subpackage_is_listed_in_pyproject() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    cfg = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    on_disk = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "sensaopt").rglob("__init__.py")}
+    assert set(cfg["packages"]) == on_disk | {"sensaopt.instances"}, "add the new subpackage to [tool.setuptools] packages"
+    assert cfg["package-dir"] == {"sensaopt.instances": "instances"}
+
+
+# ---- the wheel, outside the repository -------------------------------------------------------------
+def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    r = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, f"{' '.join(map(str, args))} exited {r.returncode}:\n{r.stdout}\n{r.stderr}"
+    return r
+
+
+def _build_wheel(tmp: Path) -> Path:
+    """The wheel of a copy of the sources (so the build leaves nothing in the repository)."""
+    for mod in ("setuptools", "wheel"):
+        pytest.importorskip(mod, reason=f"{mod} builds the wheel (it comes with: pip install -e '.[test]')")
+    src = tmp / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, src / name)
+    for name in ("sensaopt", "instances"):
+        shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    _run(sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation", "-q", "-w", tmp / "dist", cwd=src)
+    [wheel] = (tmp / "dist").glob("sensaopt-*.whl")
+    return wheel
+
+
+def test_wheel_runs_outside_the_repository(tmp_path: Path) -> None:
+    shared = shared_folder("chronus-slo")
+    t0 = time.monotonic()
+    wheel = _build_wheel(tmp_path)
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=tmp_path)  # reuses the test environment's dependencies
+    py, exe = venv / "bin" / "python", venv / "bin" / "sensaopt"
+    _run(py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--force-reinstall", wheel, cwd=tmp_path)
+    work, cache = tmp_path / "work", tmp_path / "xdg-cache"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in (TRACES_ENV, MIRROR_ENV, "PYTHONPATH")}
+    env["XDG_CACHE_HOME"] = str(cache)  # platformdirs' user cache on Linux
+
+    r = _run(py, "-c", "import sensaopt; print(sensaopt.__file__); print(sensaopt.load_instance('tiny-8gpu').name)", cwd=work, env=env)
+    where, name = r.stdout.split()
+    assert Path(where).is_relative_to(venv) and name == "tiny-8gpu"
+
+    r = _run(exe, "solve", "tiny-8gpu", "--policy", "edf", cwd=work, env=env)
+    assert r.stdout.startswith("heuristic:edf: FEASIBLE, SLO violations ")
+
+    r = _run(exe, "data", "list", cwd=work, env=env)
+    assert f"`sensaopt data fetch` writes to {cache / 'sensaopt'}" in r.stdout and "present (" not in r.stdout
+    assert "tiny-8gpu" in r.stdout.splitlines()[-1]
+
+    with LoopbackServer(shared) as srv:
+        env[MIRROR_ENV] = srv.url
+        r = _run(exe, "data", "fetch", "chronus-slo", cwd=work, env=env)
+    f = DATA_FILES["chronus-slo"]
+    assert r.stdout.startswith(f"chronus-slo: fetched {srv.url}/{f.path} -> {cache / 'sensaopt' / f.path}")
+    assert sha256(cache / "sensaopt" / f.path) == f.sha256
+
+    r = _run(exe, "simulate", "--trace", "chronus-slo", "--preset", "philly-8", "--days", "0.2", "--policy", "edf", "-o", "out", "-q",
+             cwd=work, env=env)
+    assert r.stdout.startswith("heuristic:edf: ") and any((work / "out").iterdir())
+    assert time.monotonic() - t0 < 120, "the wheel test should stay near a minute"
