@@ -201,8 +201,8 @@ def _label_size(ax: Axes, text: str, width: float, lanes: int) -> float | None:
     wide and ``lanes`` lanes tall, or None when it fits at neither."""
     px_x, px_y = _px_per_unit(ax)
     pt = ax.figure.dpi / 72
-    for size in (7.0, 5.5):
-        if 0.62 * size * pt * len(text) + 4 <= width * px_x and 1.15 * size * pt <= lanes * px_y:
+    for size in (7.0, 5.5):  # 0.7 em per character: a margin for the axes shrinking when the layout adds the legend
+        if 0.7 * size * pt * len(text) + 4 <= width * px_x and 1.15 * size * pt <= lanes * px_y:
             return size
     return None
 
