@@ -10,6 +10,9 @@ import matplotlib
 matplotlib.use("Agg")
 
 import pytest  # noqa: E402
+from matplotlib.colors import to_rgba  # noqa: E402
+
+from sensaopt import palette  # noqa: E402
 
 from .conftest import REPO  # noqa: E402
 
@@ -23,9 +26,17 @@ def test_tour_python_block_runs(tmp_path, monkeypatch, capsys):
     assert len(blocks) == 1
     (tmp_path / "instances").symlink_to(REPO / "instances")
     monkeypatch.chdir(tmp_path)
-    exec(compile(blocks[0], str(TOUR), "exec"), {"__name__": "tour"})
+    ns: dict = {"__name__": "tour"}
+    exec(compile(blocks[0], str(TOUR), "exec"), ns)
     out = capsys.readouterr().out
     m = re.match(r"OPTIMAL (\S+) (\S+)\n", out)  # tiny-16gpu is proven optimal well within 30 s
     assert m and float(m.group(1)) == pytest.approx(float(m.group(2)))
     assert "sensascale" in out and "met_deadline" in out and "extra_violations" in out
     assert (tmp_path / "cpsat-gantt.png").read_bytes()[:4] == b"\x89PNG"
+    # the tour's Gantt chart: bars in their model class's palette colour, ids on them, the legend beside the axes
+    ax, inst = ns["ax"], ns["inst"]
+    task = {j.id: j.profile.task for j in inst.jobs}
+    bars = [p for p in ax.patches if (p.get_gid() or "").startswith("job:")]
+    assert bars and all(b.get_facecolor() == to_rgba(palette.class_color(task[b.get_gid()[4:]])) for b in bars)
+    assert {t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("label:")} == {b.get_gid()[4:] for b in bars}
+    assert not ax.get_legend().get_window_extent().overlaps(ax.get_window_extent())
