@@ -1,7 +1,8 @@
 """One palette for every figure: colour-blind-safe colours, one colour per policy everywhere.
 
 Policies and solvers take Okabe & Ito's eight colours (Okabe & Ito 2008, "Color Universal
-Design"), a fixed one per known name (:data:`POLICY_COLORS`); any other name gets one of
+Design"), a fixed one per known name (:data:`POLICY_COLORS`; the exact MILP backends take
+greys, CP-SAT black); any other name gets one of
 Paul Tol's muted colours chosen from a checksum of the name, so it too is the same in
 every figure, process and session. Gantt bars are coloured by model class (image,
 language, speech; :data:`CLASS_COLORS`, Paul Tol's light scheme, readable under black
