@@ -260,14 +260,14 @@ class RoundGapSummary:
             jct_gap_mean_pct=sum(gaps) / len(gaps) if gaps else None, jct_gap_max_pct=max(gaps, default=None),
         )
 
-    def line(self) -> str:
-        """One summary line for the CLI."""
-        out = (f"{self.rounds} rounds ({self.scored} scored): {self.more_loss} lost more deadline value than the window optimum "
-               f"({self.extra_misses:+d} misses, {self.extra_lost_value:+.4g} value)")
-        out += f"; {self.equal} at equal lost value, {self.longer} of them with a longer avg JCT"
+    def lines(self) -> list[str]:
+        """The CLI summary: lost deadline value first, then avg JCT (each line < 100 characters)."""
+        first = (f"{self.rounds} rounds ({self.scored} scored): {self.more_loss} lost more deadline value than the window optimum "
+                 f"({self.extra_misses:+d} misses, {self.extra_lost_value:+.4g} value)")
+        second = f"{self.equal} at equal lost value, {self.longer} of them with a longer avg JCT"
         if self.jct_gap_mean_pct is not None and self.jct_gap_max_pct is not None:
-            out += f" (JCT gap mean {self.jct_gap_mean_pct:.2f} %, max {self.jct_gap_max_pct:.2f} %)"
-        return out
+            second += f" (JCT gap mean {self.jct_gap_mean_pct:.2f} %, max {self.jct_gap_max_pct:.2f} %)"
+        return [first, second]
 
 
 __all__ = ["COMPARISON_COLUMNS", "Comparison", "Level", "PartBounds", "ROUND_COMPARISON_COLUMNS", "RoundGapSummary", "compare",

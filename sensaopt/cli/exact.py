@@ -176,6 +176,6 @@ def round_gap(
     rows = per_round_gaps(load_instance(instance), policy, window, time_limit)
     typer.echo(format_table(rows, ROUND_GAP_COLUMNS if wide else ROUND_GAP_TABLE_COLUMNS))
     if rows:
-        typer.echo(RoundGapSummary.of(rows).line())
+        typer.echo("\n".join(RoundGapSummary.of(rows).lines()))
     if output is not None:
         write_rows(rows, output, ROUND_GAP_COLUMNS)

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app, command_line, progress_bar
-from sensaopt.cli.options import at_least_one, set_option, with_workload
+from sensaopt.cli.options import in_range, set_option, with_workload
 from sensaopt.config import WorkloadConfig, field_help
 
 instances_app = typer.Typer(no_args_is_help=True, help="Make instance files.")
@@ -67,22 +67,22 @@ def simulate(
 
 @instances_app.command("from-trace")
 def instances_from_trace(
-    trace: str = typer.Option(..., "--trace", help=_TRACE_HELP),
-    jobs: int = typer.Option(8, "--jobs", "-n", help="Jobs per window (consecutive by arrival)."),
-    count: int = typer.Option(20, help="Number of windows."),
-    stride: int | None = typer.Option(None, help="Jobs between window starts (default: --jobs)."),
-    first: int = typer.Option(0, help="Index of the first window's first job."),
-    start: float = typer.Option(0.0, help="Trace window start, minutes."),
-    days: float | None = typer.Option(None, help="Trace window, days."),
-    node_gpus: int = typer.Option(8, help="GPUs per node of the scaled-down cluster."),
-    cpu_per_gpu: float = typer.Option(3.0, help="Cores per GPU."),
-    mem_per_gpu: float = typer.Option(62.5, help="GB per GPU."),
-    load: float = typer.Option(1.15, help="Target offered load of each window's cluster."),
-    max_nodes: int = typer.Option(4, help="At most this many nodes per window."),
-    round_minutes: float = typer.Option(10.0, help="Round length, minutes."),
+    trace: str = typer.Option(..., "--trace", callback=in_range("trace"), help=_TRACE_HELP),
+    jobs: int = typer.Option(8, "--jobs", "-n", callback=in_range("jobs"), help="Jobs per window (consecutive by arrival)."),
+    count: int = typer.Option(20, callback=in_range("count"), help="Number of windows."),
+    stride: int | None = typer.Option(None, callback=in_range("stride"), help="Jobs between window starts (default: --jobs)."),
+    first: int = typer.Option(0, callback=in_range("first"), help="Index of the first window's first job."),
+    start: float = typer.Option(0.0, callback=in_range("start"), help="Trace window start, minutes."),
+    days: float | None = typer.Option(None, callback=in_range("days"), help="Trace window, days."),
+    node_gpus: int = typer.Option(8, callback=in_range("node_gpus"), help="GPUs per node of the scaled-down cluster."),
+    cpu_per_gpu: float = typer.Option(3.0, callback=in_range("cpu_per_gpu"), help="Cores per GPU."),
+    mem_per_gpu: float = typer.Option(62.5, callback=in_range("mem_per_gpu"), help="GB per GPU."),
+    load: float = typer.Option(1.15, callback=in_range("load"), help="Target offered load of each window's cluster."),
+    max_nodes: int = typer.Option(4, callback=in_range("max_nodes"), help="At most this many nodes per window."),
+    round_minutes: float = typer.Option(10.0, callback=in_range("round_minutes"), help="Round length, minutes."),
     deadlines: str | None = typer.Option(None, help="keep (the trace's) | rule (SPEC rule); default keep when the trace has them."),
-    seed: int = typer.Option(0, help="Seed (model types, rule deadlines, generators)."),
-    sensitive_fraction: float = typer.Option(0.5, help="Fraction of sensitive model types."),
+    seed: int = typer.Option(0, callback=in_range("seed"), help="Seed (model types, rule deadlines, generators)."),
+    sensitive_fraction: float = typer.Option(0.5, callback=in_range("sensitive_fraction"), help="Fraction of sensitive model types."),
     mix: str = typer.Option("fraction", help="fraction | synergy"),
     output: Path = typer.Option(..., "-o", "--output", help="Folder for the instance files."),
 ) -> None:
@@ -127,7 +127,7 @@ def sweep(
     settings: list[str] = set_option(),
     store: Path = typer.Option(..., "--store", help="Result folder (runs/<hash>.json); rerun to resume."),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
-    workers: int = typer.Option(2, callback=at_least_one, help="LocalCluster worker processes."),
+    workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
@@ -174,17 +174,17 @@ app.add_typer(experiment_app, name="experiment")
 @experiment_app.command("paper")
 def experiment_paper(
     output: Path = typer.Option(..., "-o", "--output", help="Output folder (runs/ is the resumable store)."),
-    scale: float = typer.Option(1.0, help="1 = the full traces and clusters; < 1: that fraction of jobs (seeded) on that fraction "
-                                          "of GPUs."),
+    scale: float = typer.Option(1.0, callback=in_range("scale"),
+                               help="1 = the full traces and clusters; < 1: that fraction of jobs (seeded) on that fraction of GPUs."),
     policy: list[str] = typer.Option([], "--policy",
                                      help="Policies (default: sensascale chronus synergy-tune edf fifo, those registered)."),
-    seed: int = typer.Option(0, help="Seed (model types, generator, thinning)."),
-    round_minutes: float = typer.Option(5.0, help="Round length, minutes."),
-    sensitive_fraction: float = typer.Option(0.5, help="Fraction of sensitive model types."),
+    seed: int = typer.Option(0, callback=in_range("seed"), help="Seed (model types, generator, thinning)."),
+    round_minutes: float = typer.Option(5.0, callback=in_range("round_minutes"), help="Round length, minutes."),
+    sensitive_fraction: float = typer.Option(0.5, callback=in_range("sensitive_fraction"), help="Fraction of sensitive model types."),
     node: str = typer.Option("synergy", help="synergy (3 cores, 62.5 GB per GPU) | chronus (128 cores, 256 GB per 8 GPUs)."),
-    helios_days: float = typer.Option(14.0, help="Days of Helios-calibrated arrivals."),
+    helios_days: float = typer.Option(14.0, callback=in_range("helios_days"), help="Days of Helios-calibrated arrivals."),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
-    workers: int = typer.Option(2, callback=at_least_one, help="LocalCluster worker processes."),
+    workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
