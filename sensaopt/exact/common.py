@@ -244,7 +244,7 @@ def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float
                 fallback: dict | None = None) -> Result:
     """Common Result: the METRICS objective of the extracted schedule (validated here,
     once: its evaluation is ``Result.evaluation``), the solver bound converted to the
-    same units, and the honest status.
+    same units (without one: :func:`trivial_bound`), and the honest status.
 
     ``fallback``: known feasible model values (warm start or phase-1 solution). When
     the solver returns no incumbent they become the incumbent; when it claims the model
@@ -277,6 +277,8 @@ def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float
     bound = to_objective(data, out.bound) if out.bound is not None else None
     if bound is not None:
         bound = max(bound, 0.0)  # the objective (lost value, average JCT) is never negative
+    elif status != Status.INFEASIBLE:
+        bound = trivial_bound(data)  # the solver proved nothing: what is known without solving
     if scaled_objective is not None:
         params["model_objective"] = to_objective(data, scaled_objective)
     if bound is not None and objective is not None and status == Status.OPTIMAL:

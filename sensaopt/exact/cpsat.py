@@ -86,7 +86,7 @@ def run_cpsat(be: CpSatBackend, budget: TimeBudget, opts: CpSatOptions) -> Solve
     solver.parameters.log_search_progress = opts.log
     solver.parameters.catch_sigint_signal = False  # Ctrl-C reaches Python: run_stoppable stops the search
     t0 = time.perf_counter()
-    st = run_stoppable(lambda: solver.solve(be.model), solver.stop_search)
+    st = run_stoppable(lambda: solver.solve(be.model), solver.stop_search, budget.stop_at())
     wall = time.perf_counter() - t0
     name = solver.status_name(st)
     if st == cp_model.OPTIMAL:

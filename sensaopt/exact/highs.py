@@ -282,7 +282,7 @@ def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: 
         h.run()
         highspy.Highs.resetThreadScheduler(False)  # as highspy's own threaded solve does
 
-    run_stoppable(search, h.cancelSolve)
+    run_stoppable(search, h.cancelSolve, budget.stop_at())
     ms = h.getModelStatus()
     info = h.getInfo()
     S = highspy.HighsModelStatus

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import TypeVar
@@ -30,11 +31,14 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def run_stoppable(search: Callable[[], T], stop: Callable[[], None]) -> T:
+def run_stoppable(search: Callable[[], T], stop: Callable[[], None], stop_at: float | None = None) -> T:
     """``search()`` in a helper thread; on an exception while waiting for it (Ctrl-C,
     SIGTERM) call ``stop()``, give the search ``STOP_WAIT_S`` seconds to return and
-    re-raise. Outside the main thread (no signals there) ``search()`` runs directly."""
-    if not _in_main_thread():
+    re-raise. ``stop_at``: a :func:`time.perf_counter` value at which ``stop()`` is
+    called too (the search then returns what it has). Outside the main thread (no
+    signals there) the search still runs in a helper thread when ``stop_at`` is given,
+    else directly."""
+    if stop_at is None and not _in_main_thread():
         return search()
     box: dict[str, object] = {}
 
@@ -46,9 +50,13 @@ def run_stoppable(search: Callable[[], T], stop: Callable[[], None]) -> T:
 
     worker = threading.Thread(target=target, name="sensaopt-solve", daemon=True)
     worker.start()
+    stopped = False
     try:
         while worker.is_alive():
             worker.join(POLL_S)
+            if not stopped and stop_at is not None and time.perf_counter() > stop_at:
+                stop()
+                stopped = True
     except BaseException:
         stop()
         worker.join(STOP_WAIT_S)

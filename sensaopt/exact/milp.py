@@ -143,11 +143,12 @@ class _CbcRun:
 def _run_cbc_process(args: list[str], log_path: str, budget: TimeBudget, grace_s: float, folder: str) -> int | None:
     """Run CBC as a :class:`~sensaopt.exact.child.GuardedChild` (own process group,
     killed with sensaopt, ``folder`` removed if sensaopt dies); kill the group
-    ``grace_s`` after the budget's deadline or on Ctrl-C/SIGTERM. Returns the exit
-    code, None when killed."""
+    ``grace_s`` after the budget's deadline (at the latest at :meth:`TimeBudget.stop_at`)
+    or on Ctrl-C/SIGTERM. Returns the exit code, None when killed."""
     with open(log_path, "w") as log_file, GuardedChild(args, log_file, folder) as child:
         try:
-            return child.wait(timeout=max(budget.deadline + grace_s - time.perf_counter(), 0.0))
+            kill_at = min(budget.deadline + grace_s, budget.stop_at())
+            return child.wait(timeout=max(kill_at - time.perf_counter(), 0.0))
         except subprocess.TimeoutExpired:
             child.kill()
             return None
@@ -172,10 +173,38 @@ def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool,
     for option in solver.options + solver.getOptions():
         args += ("-" + option).split()  # e.g. "-ratio 0.0", as PuLP's command line
     args += ["-solve", "-printingOptions", "all", "-solution", sol]
+    if time.perf_counter() >= budget.stop_at():  # writing the files used up the time: no run
+        return _CbcRun(returncode=None, log="", solution=sol, command=solver, variables=vs, var_names=var_names,
+                       con_names=con_names)
     code = _run_cbc_process(args, log, budget, opts.grace_s, tmp)
     with open(log) as f:
         text = f.read()
     return _CbcRun(returncode=code, log=text, solution=sol, command=solver, variables=vs, var_names=var_names, con_names=con_names)
+
+
+def _no_solution(status: Status, message: str, t0: float) -> SolveOutcome:
+    return SolveOutcome(status=status, value=None, objective=None, bound=None, wall_s=time.perf_counter() - t0, message=message)
+
+
+def _cbc_attempts(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool, tmp: str,
+                  t0: float) -> tuple[_CbcRun, str] | SolveOutcome:
+    """Run CBC with the MIPSTART (when ``hinted``), again without it if CBC crashed on
+    it: (the run that wrote a solution, a note on the retry), or the outcome without one."""
+    note = ""
+    for warm in ((True, False) if hinted else (False,)):
+        if time.perf_counter() >= budget.outer_deadline:  # writing the MPS file alone takes seconds on large models
+            return _no_solution(Status.TIME_LIMIT, f"cbc not run: the time limit was spent{note}", t0)
+        run = _cbc_once(be, budget, opts, warm, tmp)
+        wall = time.perf_counter() - t0
+        if run.returncode is None:
+            return _no_solution(Status.TIME_LIMIT, f"cbc killed after {wall:.2f} s on a {budget.limit_s:.1f} s limit "
+                                                   f"(it did not stop on its own){note}", t0)
+        if run.returncode == 0 and os.path.exists(run.solution):
+            return run, note
+        if not warm:  # CBC 2.10.3 crashes on some MIPSTART files: then retried without
+            return _no_solution(Status.ERROR, f"cbc failed (exit code {run.returncode}){note}", t0)
+        note = "; cbc crashed with the MIPSTART warm start, retried without it"
+    raise AssertionError("unreachable: the last attempt returns")
 
 
 def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool) -> SolveOutcome:
@@ -183,21 +212,11 @@ def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool)
     prob = be.prob
     const = prob.objective.constant if prob.objective is not None else 0  # CBC drops it: add it back to the bound
     t0 = time.perf_counter()
-    note = ""
     with tempfile.TemporaryDirectory(prefix="sensaopt-cbc-") as tmp:
-        for warm in ((True, False) if hinted else (False,)):
-            run = _cbc_once(be, budget, opts, warm, tmp)
-            wall = time.perf_counter() - t0
-            if run.returncode is None:
-                return SolveOutcome(status=Status.TIME_LIMIT, value=None, objective=None, bound=None, wall_s=wall,
-                                    message=f"cbc killed {opts.grace_s:g} s after the {budget.limit_s:.1f} s limit "
-                                            f"(it did not stop on its own){note}, {wall:.2f} s")
-            if run.returncode == 0 and os.path.exists(run.solution):
-                break
-            if not warm:  # CBC 2.10.3 crashes on some MIPSTART files: then retried without
-                return SolveOutcome(status=Status.ERROR, value=None, objective=None, bound=None, wall_s=wall,
-                                    message=f"cbc failed (exit code {run.returncode}){note}")
-            note = "; cbc crashed with the MIPSTART warm start, retried without it"
+        got = _cbc_attempts(be, budget, opts, hinted, tmp, t0)
+        if isinstance(got, SolveOutcome):
+            return got
+        run, note = got
         lp_status, values, ss = run.read(prob)
     prob.assignVarsVals(values)
     prob.assignStatus(lp_status, ss)
