@@ -180,6 +180,24 @@ def test_cli_fetch_then_list(tmp_path: Path, mirror: LoopbackServer) -> None:
     assert re.search(r"^packaged instances \(sensaopt solve NAME\): .*tiny-8gpu", r.stdout, re.M)
 
 
+def test_cli_fetch_all_from_a_mirror_then_without_one(tmp_path: Path) -> None:
+    shared = shared_folder(*DATA_FILES)
+    data = tmp_path / "data"
+    with LoopbackServer(shared) as srv:
+        r = cli("data", "fetch", env={MIRROR_ENV: srv.url, TRACES_ENV: str(data)}, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert [line.split(":")[0] for line in r.stdout.splitlines()] == list(DATA_FILES)
+    assert all(sha256(data / f.path) == f.sha256 for f in DATA_FILES.values())
+    r = cli("data", "fetch", env={TRACES_ENV: str(data)}, cwd=tmp_path)  # upstream URLs, but nothing is missing: no download
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert r.stdout.splitlines() == [f"{f.name}: present ({TRACES_ENV}) {data / f.path}" for f in DATA_FILES.values()]
+    (data / DATA_FILES["venus-throughput"].path).unlink()
+    r = cli("data", "fetch", "venus-vc-config", env={TRACES_ENV: str(data)}, cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.startswith("venus-vc-config: present")
+    r = cli("data", "fetch", "venus-throughput", env={TRACES_ENV: str(data)}, cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("error: venus-throughput: no confirmed upstream URL")
+
+
 def test_cli_fetch_unknown_name(tmp_path: Path) -> None:
     r = cli("data", "fetch", "chronus-slow", env={TRACES_ENV: str(tmp_path)}, cwd=tmp_path)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "unknown data file" in r.stderr and "chronus-slo" in r.stderr

@@ -46,14 +46,14 @@ def data_fetch(
     timeout: float = typer.Option(120.0, "--timeout", help="Seconds to wait for a server to answer."),
 ) -> None:
     """Download the files not yet present into the user cache (or SENSAOPT_TRACES), each checked against its SHA-256."""
-    from sensaopt.datasets import DATA_FILES, MIRROR_ENV, fetch
+    from sensaopt.datasets import DATA_FILES, MIRROR_ENV, fetch, where
     from sensaopt.errors import InputError
 
     if timeout <= 0:
         raise InputError("--timeout", "timeout", f"must be > 0, got {timeout:g}")
     chosen = list(names or [])
-    if not chosen and not os.environ.get(MIRROR_ENV):  # all: the unconfirmed ones only come from a mirror
-        skipped = [f.name for f in DATA_FILES.values() if f.upstream is None]
+    if not chosen and not os.environ.get(MIRROR_ENV):  # all: an absent unconfirmed file can only come from a mirror
+        skipped = [f.name for f in DATA_FILES.values() if f.upstream is None and where(f.path) is None]
         chosen = [n for n in DATA_FILES if n not in skipped]
         for n in skipped:
             typer.echo(f"{n}: not fetched: {DATA_FILES[n].source}; set {MIRROR_ENV} to a copy of the data folder", err=True)
