@@ -48,20 +48,22 @@ class Range:
         """The interval, e.g. ``(0, 1000000]``."""
         return f"{'(' if self.lo_open else '['}{fmt(self.lo)}, {fmt(self.hi)}]"
 
-    def problem(self, x: float) -> str | None:
-        """None when ``x`` is valid, else what is wrong, e.g. ``must be within (0, 1000000], got 1e+12``."""
-        if x in self:
-            return None
+    def rule(self) -> str:
+        """E.g. ``must be within (0, 1000000] minutes``."""
         what = "an integer within" if self.integer else "within"
         unit = f" {self.unit}" if self.unit else ""
-        return f"must be {what} {self.text()}{unit}, got {fmt(x)}"
+        return f"must be {what} {self.text()}{unit}"
+
+    def problem(self, x: float) -> str | None:
+        """None when ``x`` is valid, else what is wrong, e.g. ``must be within (0, 1000000], got 1e+12``."""
+        return None if x in self else f"{self.rule()}, got {fmt(x)}"
 
 
 def fmt(x: float) -> str:
-    """A number as short text: integers in full below 10⁷, else ``%g``."""
+    """A number as short text: integers in full below 10¹², else ``%g``."""
     if isinstance(x, int) and not isinstance(x, bool):
-        return str(x) if abs(x) < 10**7 else f"{float(x):g}"
-    if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e7:
+        return str(x) if abs(x) < 10**12 else f"{float(x):g}"
+    if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e12:
         return str(int(x))
     return f"{x:g}"
 
@@ -77,18 +79,18 @@ INSTANCE: dict[str, Range] = {
     "cluster.node_types[].count": Range(1, 100_000, "nodes", integer=True),
     "profile.cpu_levels": Range(0, 65536, "cores per GPU", lo_open=True),
     "profile.mem_levels": Range(0, 1e6, "GB per GPU", lo_open=True),
-    "profile.speeds": Range(0, 1000, "relative to the reference share", lo_open=True),
+    "profile.speeds": Range(0, 1000, lo_open=True),
     "jobs[].value": Range(0, 1e6, lo_open=True),
-    "jobs[].soft_deadlines[].value": Range(0, 1e6, "(and below the previous value)", lo_open=True),
-    "jobs[].speed_factor": Range(1e-3, 1e3, "true / profile speed"),
-    "objective.violation_weight": Range(0, 1e9, "minutes of average JCT per unit of lost value"),
+    "jobs[].soft_deadlines[].value": Range(0, 1e6, lo_open=True),
+    "jobs[].speed_factor": Range(1e-3, 1e3),
+    "objective.violation_weight": Range(0, 1e9),
     "overheads.base_minutes": Range(0, WEEK_MINUTES, "minutes"),
     "overheads.per_log2_gpu_minutes": Range(0, WEEK_MINUTES, "minutes"),
 }
 
 # trace rows (Chronus CSV, Helios CSV, Philly JSON), after conversion to minutes
 TRACE: dict[str, Range] = {
-    "gpus": Range(0, 1_000_000, "GPUs per job (0: not a GPU job, skipped)", integer=True),
+    "gpus": Range(0, 1_000_000, "GPUs", integer=True),
     "submit": Range(0, TRACE_MAX_MINUTES, "minutes from the trace origin"),
     "duration": Range(0, TRACE_MAX_MINUTES, "minutes", lo_open=True),
     "deadline": Range(0, TRACE_MAX_MINUTES, "minutes after submission", lo_open=True),
@@ -101,7 +103,7 @@ OPTIONS: dict[str, Range] = {
     "time_limit": Range(0, 604800, "seconds", lo_open=True),
     "workers": Range(1, 256, integer=True),
     "seed": Range(0, MAX_SEED, integer=True),
-    "profile_error": Range(0, 1, "sigma of log(true / profile speed)"),
+    "profile_error": Range(0, 1),
     "jobs": Range(1, 1_000_000, "jobs", integer=True),
     "limit": Range(1, 10_000_000, "jobs", integer=True),
     "count": Range(1, 1_000_000, "windows", integer=True),
@@ -125,8 +127,8 @@ OPTIONS: dict[str, Range] = {
     "best_effort_fraction": FRACTION,
     "work_median": Range(0, TRACE_MAX_MINUTES, "minutes", lo_open=True),
     "work_max": Range(0, TRACE_MAX_MINUTES, "minutes", lo_open=True),
-    "deadline_lo": Range(1, 1000, "x work"),
-    "deadline_hi": Range(1, 1000, "x work"),
+    "deadline_lo": Range(1, 1000),
+    "deadline_hi": Range(1, 1000),
     "deadline_round": Range(0, WEEK_MINUTES, "minutes", lo_open=True),
     "window": Range(1, 1000, "rounds", integer=True),
     "horizon": Range(1, MAX_ROUNDS, "rounds", integer=True),

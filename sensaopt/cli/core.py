@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app, command_line
-from sensaopt.cli.options import TextCodec, at_least_one, dataclass_options, positive, set_option
+from sensaopt.cli.options import TextCodec, dataclass_options, in_range, set_option
 from sensaopt.generate import GeneratorConfig
 from sensaopt.result import Result
 
@@ -65,12 +65,13 @@ def solve(
     solver: str = typer.Option("heuristic", help="heuristic | cpsat | highs | cbc | milp (= highs): a name of sensaopt.solve.SOLVERS."),
     policy: str = typer.Option("sensascale", help="Policy for --solver heuristic (sensascale, edf, fifo, ...)."),
     settings: list[str] = set_option(),
-    time_limit: float | None = typer.Option(None, callback=positive, help="Seconds, exact solvers (> 0)."),
-    workers: int | None = typer.Option(None, callback=at_least_one, help="Solver threads, exact solvers (>= 1)."),
+    time_limit: float | None = typer.Option(None, callback=in_range("time_limit"), help="Seconds, exact solvers (> 0)."),
+    workers: int | None = typer.Option(None, callback=in_range("workers"), help="Solver threads, exact solvers (>= 1)."),
     weighted: bool = typer.Option(False, "--weighted",
                                   help="Exact solvers: one weighted solve instead of deadline loss first, then the whole objective."),
-    seed: int = typer.Option(0, help="Random seed (solver seed; profile-error draw for heuristics)."),
-    profile_error: float = typer.Option(0.0, help="Heuristics: sigma of the hidden log-normal true-speed factor."),
+    seed: int = typer.Option(0, callback=in_range("seed"), help="Random seed (solver seed; profile-error draw for heuristics)."),
+    profile_error: float = typer.Option(0.0, callback=in_range("profile_error"),
+                                         help="Heuristics: sigma of the hidden log-normal true-speed factor."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the result (with schedule) as JSON."),
 ) -> None:

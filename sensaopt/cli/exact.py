@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app
-from sensaopt.cli.options import at_least_one, positive, set_option
+from sensaopt.cli.options import in_range, set_option
 from sensaopt.compare import COMPARISON_COLUMNS
 from sensaopt.instance import Instance
 from sensaopt.result import Result
@@ -98,9 +98,9 @@ def gap(
     exact: str = typer.Option("cpsat", help="cpsat | milp (HiGHS) | highs | cbc"),
     policy: str = typer.Option("sensascale", help="Heuristic policy to compare."),
     settings: list[str] = set_option(),
-    time_limit: float = typer.Option(60.0, callback=positive, help="Seconds per exact solve (> 0)."),
-    workers: int = typer.Option(2, callback=at_least_one, help="Exact solver threads (>= 1)."),
-    seed: int = typer.Option(0, help="Exact solver random seed."),
+    time_limit: float = typer.Option(60.0, callback=in_range("time_limit"), help="Seconds per exact solve (> 0)."),
+    workers: int = typer.Option(2, callback=in_range("workers"), help="Exact solver threads (>= 1)."),
+    seed: int = typer.Option(0, callback=in_range("seed"), help="Exact solver random seed."),
     weighted: bool = typer.Option(False, "--weighted",
                                   help="One weighted exact solve instead of deadline loss first, then the whole objective."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
@@ -136,7 +136,7 @@ def export(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
     format: str = typer.Option("mps", "--format", help="mps | lp"),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
-    horizon: int | None = typer.Option(None, help="Rounds (default: SensaScale makespan + 2)."),
+    horizon: int | None = typer.Option(None, callback=in_range("horizon"), help="Rounds (default: SensaScale makespan + 2)."),
 ) -> None:
     """Write the offline MILP (scaled integer objective) for other solvers (SCIP, Gurobi, ...)."""
     from sensaopt.errors import InputError
@@ -158,8 +158,8 @@ def export(
 def round_gap(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
     policy: str = typer.Option("sensascale", help="Policy whose round decisions are scored."),
-    window: int = typer.Option(4, help="Window length, rounds."),
-    time_limit: float = typer.Option(2.0, callback=positive, help="Seconds per window solve (> 0)."),
+    window: int = typer.Option(4, callback=in_range("window"), help="Window length, rounds."),
+    time_limit: float = typer.Option(2.0, callback=in_range("time_limit"), help="Seconds per window solve (> 0)."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
     wide: bool = typer.Option(False, "--wide", help="Show every column (the default table fits 100 characters)."),
 ) -> None:

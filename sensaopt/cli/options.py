@@ -16,6 +16,7 @@ import typer
 
 from sensaopt.config import WorkloadConfig, field_types, parse_value
 from sensaopt.errors import InputError
+from sensaopt.limits import OPTIONS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,6 +40,42 @@ def _check(pred: Callable[[Any], bool], what: str) -> Callable[[Any], Any]:
 
 positive = _check(lambda v: v > 0, "> 0")
 at_least_one = _check(lambda v: v >= 1, ">= 1")
+
+
+def check_option(name: str, value: Any) -> Any:
+    """``value`` of option ``--name`` if within :data:`sensaopt.limits.OPTIONS` (None and
+    options without a range pass); else the usage error ``Invalid value for '--name': must
+    be within [lo, hi], got X`` (exit 2). A ``--trace`` naming a file must be a readable
+    text file (:func:`sensaopt.traces._rows.check_text_file`)."""
+    r = OPTIONS.get(name)
+    if r is not None and value is not None:
+        msg = r.problem(value)
+        if msg is not None:
+            raise typer.BadParameter(msg, param_hint=f"'{_flag(name)}'")
+    if name == "trace" and isinstance(value, str):
+        _check_trace_file(value)
+    return value
+
+
+def in_range(name: str) -> Callable[[Any], Any]:
+    """typer callback checking an option against ``sensaopt.limits.OPTIONS[name]``
+    (e.g. ``typer.Option(None, callback=in_range("time_limit"))``)."""
+    def cb(value: Any) -> Any:
+        return check_option(name, value)
+
+    return cb
+
+
+def _check_trace_file(spec: str) -> None:
+    """A ``--trace`` that names an existing path (not a source name) must be a text file:
+    checked before anything is read or written."""
+    from pathlib import Path
+
+    from sensaopt.traces._rows import check_text_file
+    from sensaopt.traces.sources import SOURCES
+
+    if spec not in SOURCES and Path(spec).exists():
+        check_text_file(spec)
 
 
 def _flag(name: str) -> str:
@@ -85,7 +122,7 @@ def dataclass_options(
             else:
                 ann = str if codec else _typer_type(types[f.name])
                 value = ... if f.name in required else (codec.to_text(default_value) if codec else default_value)
-                default = typer.Option(value, _flag(f.name), help=help_)
+                default = typer.Option(value, _flag(f.name), help=help_, callback=in_range(f.name))
             added.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann))
 
         @functools.wraps(fn)
@@ -135,9 +172,10 @@ def _grid(cls: type, given: dict[str, list[str]], types: dict[str, Any]) -> list
             if t.strip().lower() == "preset" and type(None) in typing.get_args(types[name]):
                 t = "none"
             try:
-                vals.append(parse_value(types[name], t))
+                value = parse_value(types[name], t)
             except ValueError as e:
                 raise InputError(_flag(name), name, str(e)) from None
+            vals.append(check_option(name, value))
         axes[name] = vals
     names = list(axes)
     return [cls(**dict(zip(names, combo))) for combo in itertools.product(*(axes[n] for n in names))]

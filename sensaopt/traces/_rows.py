@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from sensaopt.errors import InputError
+from sensaopt.io import decode_utf8, sniff_text
+from sensaopt.limits import TRACE, fmt
 
 T = TypeVar("T")
 Row = dict[Any, Any]  # a csv.DictReader row: column -> text (None for missing fields, extra ones under None)
@@ -34,23 +36,82 @@ def check_on_error(on_error: str) -> None:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {on_error!r}")
 
 
-def open_csv(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int, Row]]:
-    """(line number, row) pairs of a CSV file with a header holding ``required``."""
+HEAD_BYTES = 65536  # check_text_file looks at this many bytes
+
+
+def check_text_file(path: str | Path) -> None:
+    """:class:`InputError` (one line) unless ``path`` is a regular file whose first
+    bytes are UTF-8 text: a directory, FIFO or device, a gzip/zip file, UTF-16 text or
+    a byte that is not UTF-8 (line and column) is named as such."""
     p = Path(path)
+    if not p.exists():
+        raise InputError(str(p), "(file)", "no such file")
+    if p.is_dir():
+        raise InputError(str(p), "(file)", "a directory, not a trace file")
+    if not p.is_file():
+        raise InputError(str(p), "(file)", "not a regular file (a FIFO, socket or device)")
     try:
-        f = p.open(newline="")
-    except FileNotFoundError:
-        raise InputError(str(p), "(file)", "no such file") from None
+        with p.open("rb") as f:
+            head = f.read(HEAD_BYTES)
+    except OSError as e:
+        raise InputError(str(p), "(file)", f"cannot read: {e}") from None
+    what = sniff_text(head)
+    if what is not None:
+        raise InputError(str(p), "(file)", what)
+    try:
+        head.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        if e.end < len(head):  # not just a character cut at the end of the head
+            decode_utf8(head, str(p))
+
+
+def open_csv(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int, Row]]:
+    """(line number, row) pairs of a UTF-8 CSV file (a byte-order mark is dropped) with a
+    header holding ``required``. The line is the row's first line; rows are dicts like
+    ``csv.DictReader``'s (missing fields None, extra ones in a list under ``None``).
+    Whole-file problems raise :class:`InputError`: not a text file
+    (:func:`check_text_file`), a byte that is not UTF-8 (its line and column), a quoted
+    field running over several lines (an unterminated quote: the line it starts on)."""
+    p = Path(path)
+    check_text_file(p)
+    try:
+        f = p.open(newline="", encoding="utf-8-sig")
     except OSError as e:
         raise InputError(str(p), "(file)", f"cannot read: {e}") from None
     with f:
-        reader = csv.DictReader(f)
-        header = reader.fieldnames or []
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InputError(str(p), "header", f"missing column(s) {', '.join(missing)} (have: {', '.join(header)})")
-        for row in reader:
-            yield reader.line_num, row
+        try:
+            yield from _rows(csv.reader(f), str(p), required)
+        except UnicodeDecodeError:
+            decode_utf8(p.read_bytes(), str(p))  # raises, naming the line and column
+            raise
+        except csv.Error as e:
+            raise InputError(str(p), "(file)", f"not a CSV file: {e}") from None
+
+
+def _rows(reader: Any, where: str, required: tuple[str, ...]) -> Iterator[tuple[int, Row]]:
+    header: list[str] = next(reader, [])
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(where, "header", f"missing column(s) {', '.join(missing)} (have: {', '.join(header)})")
+    n = len(header)
+    while True:
+        start = reader.line_num + 1
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise InputError(where, f"line {start}", f"unreadable CSV row: {e}") from None
+        if not values:
+            continue  # a blank line
+        if reader.line_num > start and any("\n" in v or "\r" in v for v in values):
+            raise InputError(where, f"line {start}", f"a quoted field runs on to line {reader.line_num} (an unterminated quote?)")
+        row: Row = dict(zip(header, values))
+        if len(values) > n:
+            row[None] = values[n:]
+        for name in header[len(values):]:
+            row[name] = None
+        yield start, row
 
 
 def check_width(row: Row) -> None:
@@ -69,6 +130,15 @@ def field(row: Row, name: str) -> str:
     if v is None or v.strip() == "":
         raise RowError(name, "missing value")
     return v.strip()
+
+
+def within(name: str, x: float, key: str, given: str = "") -> float:
+    """``x`` if within ``sensaopt.limits.TRACE[key]``, else :class:`RowError` for field
+    ``name`` (``given``: the value as the file gives it, when converted, e.g. ``"90 s = "``)."""
+    r = TRACE[key]
+    if x not in r:
+        raise RowError(name, f"{given}{fmt(x)} {r.unit}: {r.rule()}" if given else f"{r.problem(x)}")
+    return x
 
 
 def as_int(row: Row, name: str, minimum: int | None = None) -> int:
@@ -98,8 +168,9 @@ def as_float(row: Row, name: str, minimum: float | None = None) -> float:
 
 
 def gpu_rows(path: str | Path, required: tuple[str, ...], gpu_field: str, data: SkipCounter, on_error: str,
-             parse: Callable[[Row, str, int], T | None]) -> Iterator[tuple[str, T]]:
-    """``(job id, parse(row, job id, gpus))`` for every well-formed GPU row of a CSV.
+             parse: Callable[[Row, str, int], T | None]) -> Iterator[tuple[int, str, T]]:
+    """``(line, job id, parse(row, job id, gpus))`` for every well-formed GPU row of a CSV
+    (GPUs within ``sensaopt.limits.TRACE["gpus"]``).
 
     Shared by the Chronus and Helios readers: rows with no GPU are skipped and counted
     (``data.skip("no_gpu")``); a row of the wrong width, one ``parse`` rejects with a
@@ -111,7 +182,7 @@ def gpu_rows(path: str | Path, required: tuple[str, ...], gpu_field: str, data: 
         jid = (row.get("job_id") or "").strip() or f"line{line}"
         try:
             check_width(row)
-            gpus = as_int(row, gpu_field, 0)
+            gpus = int(within(gpu_field, as_int(row, gpu_field, 0), "gpus"))
             if gpus == 0:
                 data.skip("no_gpu")
                 continue
@@ -126,4 +197,4 @@ def gpu_rows(path: str | Path, required: tuple[str, ...], gpu_field: str, data: 
                 continue
             raise InputError(str(path), f"line {line}: {e.field}", e.message, jid) from None
         seen.add(jid)
-        yield jid, value
+        yield line, jid, value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 
 from sensaopt.traces._rows import RowError
@@ -16,7 +17,7 @@ def seconds(text: str | None, name: str) -> float:
     t = str(text).strip()
     try:
         x = float(t)
-        if x != x:
+        if not math.isfinite(x):
             raise ValueError
         return x
     except ValueError:

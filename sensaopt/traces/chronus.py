@@ -23,7 +23,7 @@ from typing import Any
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance, SoftDeadline
-from sensaopt.traces._rows import Row, RowError, as_float, as_int, field, gpu_rows
+from sensaopt.traces._rows import Row, RowError, as_float, as_int, field, gpu_rows, within
 from sensaopt.traces.trace import TraceData, TraceJob, load_trace
 
 COLUMNS = ("job_id", "num_gpu", "submit_time", "duration", "expect_time_list", "expect_value_list", "best_effort", "job_type")
@@ -33,7 +33,7 @@ _TYPES = {"strict": "strict", "soft": "soft", "best": "best", "best-effort": "be
 def read_chronus(path: str | Path, on_error: str = "raise", name: str | None = None) -> TraceData:
     p = Path(path)
     data = TraceData(name or p.stem, str(p), [], has_deadlines=True)
-    for _jid, job in gpu_rows(p, COLUMNS, "num_gpu", data, on_error, _parse):
+    for _line, _jid, job in gpu_rows(p, COLUMNS, "num_gpu", data, on_error, _parse):
         data.jobs.append(job)
     if not data.jobs:
         raise InputError(str(p), "rows", "no GPU job in the trace")
@@ -41,10 +41,11 @@ def read_chronus(path: str | Path, on_error: str = "raise", name: str | None = N
 
 
 def _parse(row: Row, jid: str, gpus: int) -> TraceJob:
-    submit = as_float(row, "submit_time", 0.0)
+    submit = within("submit_time", as_float(row, "submit_time", 0.0), "submit")
     dur = as_float(row, "duration")
     if dur <= 0:
         raise RowError("duration", f"must be > 0 minutes, got {dur:g}")
+    within("duration", dur, "duration")
     jt = field(row, "job_type").lower()
     if jt not in _TYPES:
         raise RowError("job_type", f"unknown job type {jt!r} (strict, soft, best-effort)")
@@ -64,6 +65,8 @@ def _parse(row: Row, jid: str, gpus: int) -> TraceJob:
             raise RowError("expect_time_list", f"relative deadline must be > 0, got {t:g}")
         if v <= 0:
             raise RowError("expect_value_list", f"values must be > 0, got {v:g}")
+        within("expect_time_list", t, "deadline")
+        within("expect_value_list", v, "value")
         if k and not (t > times[k - 1] and v < values[k - 1]):
             raise RowError("expect_time_list", "later deadlines must come later and be worth less")
     soft = tuple(SoftDeadline(submit + t, v) for t, v in zip(times[1:], values[1:]))

@@ -22,9 +22,9 @@ from typing import Any
 
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance
-from sensaopt.traces._rows import Row, RowError, as_float, gpu_rows
+from sensaopt.traces._rows import Row, RowError, as_float, gpu_rows, within
 from sensaopt.traces._time import seconds
-from sensaopt.traces.trace import TraceData, TraceJob, load_trace
+from sensaopt.traces.trace import LogRow, TraceData, jobs_from_origin, load_trace
 
 COLUMNS = ("job_id", "user", "vc", "gpu_num", "cpu_num", "node_num", "state", "submit_time", "start_time", "end_time", "duration", "queue")
 REQUIRED = ("job_id", "gpu_num", "state", "submit_time", "duration")
@@ -46,18 +46,19 @@ def read_helios(path: str | Path, on_error: str = "raise", states: tuple[str, ..
             dur = seconds(row.get("end_time"), "end_time") - seconds(row.get("start_time"), "start_time")
             if dur < 0:
                 raise RowError("end_time", "ends before it starts")
+        if dur > 0:
+            within("duration", dur / 60.0, "duration", f"{dur:g} s = ")
         return submit, gpus, dur
 
-    raw: list[tuple[str, float, int, float]] = []
-    for jid, (submit, gpus, dur) in gpu_rows(p, REQUIRED, "gpu_num", data, on_error, parse):
+    raw: list[LogRow] = []
+    for line, jid, (submit, gpus, dur) in gpu_rows(p, REQUIRED, "gpu_num", data, on_error, parse):
         if dur <= 0:
             data.skip("zero_duration")
             continue
-        raw.append((jid, submit, gpus, dur))
+        raw.append((f"line {line}: ", jid, submit, gpus, dur))
     if not raw:
         raise InputError(str(p), "rows", "no GPU job with a positive duration in the log")
-    origin = min(r[1] for r in raw)
-    data.jobs = [TraceJob(jid, (s - origin) / 60.0, g, d / 60.0) for jid, s, g, d in raw]
+    data.jobs = jobs_from_origin(raw, "submit_time", data, on_error)
     return data
 
 

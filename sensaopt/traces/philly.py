@@ -26,9 +26,9 @@ from typing import Any
 from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance
 from sensaopt.io import read_json
-from sensaopt.traces._rows import RowError, check_on_error
+from sensaopt.traces._rows import RowError, check_on_error, within
 from sensaopt.traces._time import seconds
-from sensaopt.traces.trace import TraceData, TraceJob, load_trace
+from sensaopt.traces.trace import LogRow, TraceData, jobs_from_origin, load_trace
 
 
 class _Skip(Exception):
@@ -43,7 +43,7 @@ def read_philly(path: str | Path, on_error: str = "raise", statuses: tuple[str, 
     if not isinstance(raw, list):
         raise InputError(str(p), "(top level)", "expected a JSON list of jobs (cluster_job_log)")
     data = TraceData(name or p.stem, str(p), [], has_deadlines=False)
-    rows: list[tuple[str, float, int, float]] = []
+    rows: list[LogRow] = []
     seen: set[str] = set()
     for k, entry in enumerate(raw):
         jid = str(entry.get("jobid")) if isinstance(entry, dict) and entry.get("jobid") is not None else f"#{k}"
@@ -58,7 +58,7 @@ def read_philly(path: str | Path, on_error: str = "raise", statuses: tuple[str, 
             if jid in seen:
                 raise RowError("jobid", "duplicate job id")
             seen.add(jid)
-            rows.append((jid, *parsed))
+            rows.append((f"[{k}].", jid, *parsed))
         except _Skip as s:
             data.skip(s.reason)
         except RowError as e:
@@ -68,8 +68,7 @@ def read_philly(path: str | Path, on_error: str = "raise", statuses: tuple[str, 
             raise InputError(str(p), f"[{k}].{e.field}", e.message, jid) from None
     if not rows:
         raise InputError(str(p), "(top level)", "no finished GPU job in the log")
-    origin = min(r[1] for r in rows)
-    data.jobs = [TraceJob(jid, (s - origin) / 60.0, g, d / 60.0) for jid, s, g, d in rows]
+    data.jobs = jobs_from_origin(rows, "submitted_time", data, on_error)
     return data
 
 
@@ -101,6 +100,7 @@ def _parse(e: dict) -> tuple[float, int, float]:
         raise RowError(f"attempts[{len(att) - 1}].end_time", "ends before the first attempt starts")
     if t1 == t0:
         raise _Skip("zero_duration")
+    within(f"attempts[{len(att) - 1}].end_time", (t1 - t0) / 60.0, "duration", f"{t1 - t0:g} s of run time = ")
     return submit, gpus, t1 - t0
 
 

@@ -21,6 +21,7 @@ from sensaopt.errors import InputError
 from sensaopt.generate import deadline_rule
 from sensaopt.instance import Cluster, Instance, Job, SoftDeadline
 from sensaopt.profiles import catalog
+from sensaopt.traces._rows import RowError, within
 from sensaopt.traces.sensitivity import SensitivityMix
 
 MINUTES_PER_DAY = 1440.0
@@ -58,6 +59,27 @@ class TraceData:
 
     def offered_gpu_minutes(self) -> float:
         return sum(j.gpus * j.work for j in self.jobs)
+
+
+LogRow = tuple[str, str, float, int, float]  # (where: "line 5: " or "[3].", job id, submit s, GPUs, run time s)
+
+
+def jobs_from_origin(rows: list[LogRow], submit_field: str, data: TraceData, on_error: str) -> list[TraceJob]:
+    """Jobs of a job log (Helios, Philly): arrival = minutes since the earliest
+    submission, work = run time / 60. An arrival beyond ``sensaopt.limits.TRACE["submit"]``
+    makes its row malformed (``on_error``: raise, naming the row, or skip and count)."""
+    origin = min(r[2] for r in rows)
+    jobs = []
+    for where, jid, s, g, d in rows:
+        try:
+            arrival = within(submit_field, (s - origin) / 60.0, "submit", f"{s - origin:g} s after the first submission = ")
+        except RowError as e:
+            if on_error == "skip":
+                data.skip("malformed")
+                continue
+            raise InputError(data.source, f"{where}{e.field}", e.message, jid) from None
+        jobs.append(TraceJob(jid, arrival, g, d / 60.0))
+    return jobs
 
 
 @dataclass(frozen=True)
