@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 from sensaopt.errors import InputError, SensaoptError
@@ -154,7 +154,8 @@ def search_dirs() -> list[tuple[str, Path]]:
 
 def fetch_dir() -> Path:
     """Where ``data fetch`` writes: ``SENSAOPT_TRACES`` when set, else the user cache."""
-    return search_dirs()[0][1] if os.environ.get(TRACES_ENV) else cache_dir()
+    env = os.environ.get(TRACES_ENV)
+    return Path(env) if env else cache_dir()
 
 
 def where(rel: str) -> tuple[str, Path] | None:
@@ -223,7 +224,7 @@ class Fetched:
     found in ``where``) or ``fetched`` (downloaded from ``url`` into ``path``)."""
 
     name: str
-    action: str
+    action: Literal["present", "fetched"]
     path: Path
     where: str
     url: str | None = None
@@ -260,7 +261,7 @@ def _download(f: DataFile, dest: Path, timeout_s: float) -> Fetched:
         raise FetchError(f"{f.name}: no confirmed upstream URL ({f.note}); set {MIRROR_ENV} to the URL of a copy of the data folder, "
                          f"or {TRACES_ENV} to a folder that holds {f.path}")
     target = dest / f.path
-    existed = target.parent.is_dir()
+    created = _first_missing(target.parent)
     if target.is_file():  # a copy that fails its checksum is replaced; one that passes is kept as it is
         target.unlink()
     try:
@@ -268,23 +269,33 @@ def _download(f: DataFile, dest: Path, timeout_s: float) -> Fetched:
             pooch.retrieve(url, known_hash=f"sha256:{f.sha256}", fname=f.path, path=dest,
                            downloader=pooch.HTTPDownloader(progressbar=False, timeout=timeout_s))
     except ValueError as e:
-        _drop_empty(target.parent, dest, existed)
+        _drop_empty(target.parent, created)
         got = str(e).split(" but got ", 1)[-1].split(".", 1)[0] if " but got " in str(e) else "?"
         raise FetchError(f"{f.name}: checksum mismatch for {url} (expected sha256 {f.sha256[:12]}..., got {got[:12]}...); "
                          "nothing was kept") from None
     except (requests.exceptions.RequestException, OSError) as e:
-        _drop_empty(target.parent, dest, existed)
+        _drop_empty(target.parent, created)
         raise FetchError(f"{f.name}: download from {url} failed: {' '.join(str(e).split())}") from None
     return Fetched(f.name, "fetched", target, str(dest), url)
 
 
-def _drop_empty(folder: Path, dest: Path, existed: bool) -> None:
-    """Remove the folders a failed download created (only when empty)."""
-    if existed:
+def _first_missing(folder: Path) -> Path | None:
+    """The outermost of ``folder`` and its parents that does not exist yet (None: it exists)."""
+    missing = None
+    while not folder.exists() and folder != folder.parent:
+        missing, folder = folder, folder.parent
+    return missing
+
+
+def _drop_empty(folder: Path, created: Path | None) -> None:
+    """Remove the folders a failed download created, from ``folder`` up to ``created`` (only empty ones)."""
+    if created is None:
         return
     with contextlib.suppress(OSError):
-        while folder != dest and folder.is_dir() and not any(folder.iterdir()):
+        while folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
+            if folder == created:
+                break
             folder = folder.parent
 
 
