@@ -98,6 +98,9 @@ class Result:
 
     def to_dict(self, instance: Instance | None = None, with_schedule: bool = True) -> dict[str, Any]:
         """JSON-ready form; the schedule needs ``instance`` (else it is written as null)."""
+        from sensaopt.compare import PartBounds
+
+        bounds = PartBounds.of(self)
         d: dict[str, Any] = {
             "solver": self.solver,
             "status": self.status.value,
@@ -108,6 +111,8 @@ class Result:
             "params": self.params,
             "versions": self.versions,
             "message": self.message,
+            # proven bounds of the lexicographic parts (sensaopt.compare.PartBounds): lost value, avg JCT minutes
+            "part_bounds": {"lost_value": bounds.lost_value, "avg_jct": bounds.avg_jct},
         }
         if with_schedule:
             d["schedule"] = self.schedule.to_dict(instance) if (self.schedule and instance is not None) else None

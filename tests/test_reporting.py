@@ -121,6 +121,8 @@ def test_summary_line_reports_the_parts_and_their_bounds(heur):
     line = summary_line(e)
     assert "SLO violations 1/" in line and "lost value 1 (bound 1)" in line and "avg JCT 115.4 min (bound 110.0)" in line
     assert line.index("lost value") < line.index("avg JCT") < line.index("objective")
+    assert e.to_dict(with_schedule=False)["part_bounds"] == {"lost_value": 1.0, "avg_jct": pytest.approx(110.0)}
+    assert heur.to_dict(with_schedule=False)["part_bounds"] == {"lost_value": None, "avg_jct": None}
     assert "bound" not in summary_line(heur).replace("makespan", "")
 
 
