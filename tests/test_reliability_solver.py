@@ -179,7 +179,10 @@ def test_cbc_is_killed_after_its_deadline(monkeypatch, tmp_path):
     import glob
     import tempfile
 
-    left_over = lambda: set(glob.glob(f"{tempfile.gettempdir()}/sensaopt-cbc-*"))  # noqa: E731
+    own_tmp = tmp_path / "tmp"
+    own_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(own_tmp))  # other CBC runs on the machine leave theirs elsewhere
+    left_over = lambda: set(glob.glob(f"{own_tmp}/sensaopt-cbc-*"))  # noqa: E731
     before = left_over()
     i = inst("tiny-16gpu")
     t0 = time.perf_counter()
@@ -214,3 +217,267 @@ def test_cbc_crash_on_mipstart_is_retried_without_it(monkeypatch, tmp_path):
     r = milp.solve_milp(inst("tiny-16gpu"), backend="cbc", time_limit=30, workers=1)
     assert r.status == Status.OPTIMAL and r.objective == pytest.approx(78.0), r.message
     assert "retried without it" in r.message and r.params["hinted"]
+
+
+
+# ---- numbers at the edges: the scaled integer model stays in each backend's exact range --------------
+def _with(name: str, tmp_path, weight: float | None = None, **values: float):
+    """``name``'s instance file with job values changed (job id -> value) and the violation weight."""
+    d = json.loads((REPO / "instances" / f"{name}.json").read_text())
+    for job in d["jobs"]:
+        if job["id"] in values:
+            job["value"] = values[job["id"]]
+    if weight is not None:
+        d["objective"]["violation_weight"] = weight
+    f = tmp_path / f"{name}-edited.json"
+    f.write_text(json.dumps(d))
+    return f
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
+def test_values_beyond_exact_range_are_refused_in_one_line(tmp_path, capsys, solver):
+    """value 1e6 with violation_weight 1e9 (both inside the input bounds): the objective
+    coefficient 1e9 x 20 jobs x 1e6 = 2e16 leaves the exact range (2^53); before: CP-SAT
+    returned a status for a model it cannot represent, HiGHS claimed an optimum of a
+    wrong model (the extracted schedule invalid)."""
+    f = _with("small-8gpu", tmp_path, weight=1e9, j0=1e6)
+    out = tmp_path / "r.json"
+    t0 = time.perf_counter()
+    code = main(["solve", str(f), "--solver", solver, "--time-limit", "5", "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and not out.exists(), err
+    assert err[0].startswith("error: exact model of small-8gpu: the objective coefficient of a deadline of job j0 "
+                             "(violation_weight 1e+09 x 20 jobs x value 1e+06) is 2e+16 in scaled integer units"), err[0]
+    assert "computes exactly" in err[0] and "lower violation_weight or the job values" in err[0]
+    assert time.perf_counter() - t0 < 1.0  # refused from the instance alone, before the warm start
+
+
+def test_milp_coefficient_ratio_is_refused_cpsat_is_not():
+    """value 1e5 at the default weight: deadline coefficients 5e10 next to a round's 10 —
+    more than HiGHS/CBC resolve in double precision (ratio > 1e9); CP-SAT's integers hold them."""
+    from sensaopt.exact.numeric import CPSAT_LIMITS, MILP_LIMITS, precheck_numbers
+    from sensaopt.instance import Job
+
+    i = inst("tiny-8gpu")
+    big = i.with_jobs(Job(**{**j.__dict__, "value": 1e5}) if j.id == "j0" else j for j in i.jobs)
+    precheck_numbers(big, 10_000, CPSAT_LIMITS)  # no error
+    with pytest.raises(SensaoptError, match=r"HiGHS/CBC computes exactly \(at most 1e\+09 times the smallest objective coefficient"):
+        precheck_numbers(big, 10_000, MILP_LIMITS)
+    from sensaopt.exact.milp import solve_milp
+
+    with pytest.raises(SensaoptError, match="violation_weight 100000 x 5 jobs x value 100000"):
+        solve_milp(big, backend="highs", time_limit=5)
+
+
+def test_objective_scale_is_checked_on_the_model_data():
+    """A round of 10.00001 minutes makes the objective scale 10^5: value 1e6 passes the
+    instance-level check (scale 1: 5e11) but not the exact one on the model data (5e16)."""
+    from dataclasses import replace
+
+    from sensaopt.exact.data import build_data
+    from sensaopt.exact.numeric import CPSAT_LIMITS, check_numbers, precheck_numbers
+    from sensaopt.instance import Job
+
+    i = inst("tiny-8gpu")
+    odd = replace(i, round_minutes=10.00001, jobs=tuple(Job(**{**j.__dict__, "value": 1e6}) if j.id == "j0" else j for j in i.jobs))
+    precheck_numbers(odd, 10_000, CPSAT_LIMITS)  # no error
+    data = build_data(odd, 30)
+    assert data.obj_scale == 10**5
+    with pytest.raises(SensaoptError, match=r"violation_weight 100000 x 5 jobs x value 1e\+06\) is 5e\+16 .* more than CP-SAT"):
+        check_numbers(data, CPSAT_LIMITS)
+    with pytest.raises(SensaoptError, match="more than CP-SAT computes exactly"):
+        solve_cpsat(odd, time_limit=5, workers=1)
+
+
+def test_large_values_inside_the_range_still_solve():
+    """The check refuses only what the backend cannot hold: value 1e4 at the default
+    weight (coefficient 5e9 on CP-SAT) solves to the same schedule as value 1."""
+    from sensaopt.instance import Job
+
+    i = inst("tiny-8gpu")
+    heavy = i.with_jobs(Job(**{**j.__dict__, "value": 1e4}) if j.id == "j0" else j for j in i.jobs)
+    r = solve_cpsat(heavy, time_limit=20, workers=1)
+    assert r.status in (Status.OPTIMAL, Status.TIME_LIMIT) and r.bound is not None and r.bound <= r.objective + 1e-6
+    assert check_schedule(heavy, r.schedule).ok
+
+
+# ---- size and time ------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def huge():
+    return generate(GeneratorConfig(jobs=20_000, nodes=8, seed=1))
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
+def test_huge_model_refused_within_a_second(huge, solver):
+    """20k jobs: refused from the instance alone (before: the SensaScale warm start and
+    the data build ran first, 37 s and 2.3 GB)."""
+    from sensaopt.solve import solve
+
+    t0 = time.perf_counter()
+    with pytest.raises(SensaoptError, match=r"would have at least \d+ variables \(limit 300000, 20000 jobs x \d+ slots\); "
+                                            r"use the rolling-horizon policy"):
+        solve(huge, solver=solver, time_limit=5)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_size_precheck_never_refuses_what_the_model_check_accepts():
+    """The instance-level estimate is a lower bound of the model's own (same horizon)."""
+    from sensaopt.exact.common import prepare
+    from sensaopt.exact.data import horizon_lower_bound, precheck_size
+
+    for name in ("tiny-8gpu", "small-16gpu", "medium-8gpu"):
+        i = inst(name)
+        data = prepare(i, None, 2, False, 10_000, 10**9).data
+        assert horizon_lower_bound(i) + 2 <= data.H
+        est = data.estimate_vars()
+        precheck_size(i, None, 2, est)  # no error at the model's own size
+        with pytest.raises(SensaoptError, match="at least"):
+            precheck_size(i, None, 2, 10)
+
+
+def test_bound_known_without_solving_is_a_bound():
+    """trivial_bound (earliest solo finishes, hopeless deadlines) never exceeds the optimum."""
+    from sensaopt.exact.common import prepare, trivial_bound
+
+    i = inst("tiny-8gpu")
+    data = prepare(i, None, 2, False, 10_000, 10**9).data
+    r = solve_cpsat(i, time_limit=30, workers=1)
+    assert r.status == Status.OPTIMAL
+    assert 0 < trivial_bound(data) <= r.objective + 1e-9
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
+def test_build_timeout_still_reports_a_bound(solver):
+    """A model whose build outlasts the limit: TIME_LIMIT, the warm start, and the bound
+    known without solving (before: no bound)."""
+    from sensaopt.solve import solve
+
+    i = generate(GeneratorConfig(jobs=60, nodes=4, seed=2))
+    t0 = time.perf_counter()
+    r = solve(i, solver=solver, time_limit=0.3, workers=1)
+    wall = time.perf_counter() - t0
+    assert r.status == Status.TIME_LIMIT and r.bound is not None, r.message
+    assert r.objective is not None and r.bound <= r.objective
+    assert wall <= 0.3 + TIME_MARGIN_S, wall
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
+def test_every_backend_ends_within_the_margin_on_medium(solver):
+    """medium-8gpu, 5 s: build, both lexicographic phases, hand-over and extraction
+    within the limit + 1.5 s (before: HiGHS +2.5 to +13.8 s, CBC killed 2 s past each
+    phase), with a bound."""
+    from sensaopt.solve import solve
+
+    t0 = time.perf_counter()
+    r = solve(inst("medium-8gpu"), solver=solver, time_limit=5, workers=1)
+    wall = time.perf_counter() - t0
+    assert wall <= 5 + TIME_MARGIN_S, f"{solver}: {wall:.2f} s ({r.message})"
+    assert r.bound is not None and r.objective is not None and r.bound <= r.objective + 1e-6
+
+
+# ---- processes ----------------------------------------------------------------------------------
+def _fake_cbc(tmp_path):
+    """A CBC that never ends: a shell whose child has a command line no other process has."""
+    nap = f"sleep 77.{os.getpid()}{abs(hash(str(tmp_path))) % 10**6}"
+    fake = tmp_path / "cbc"
+    fake.write_text(f"#!/bin/sh\n{nap}\n")
+    fake.chmod(0o755)
+    return fake, nap
+
+
+def _start_cli(tmp_path, args, fake=None):
+    """``python -m sensaopt``-like run in a subprocess with its own TMPDIR (``fake``: the CBC binary)."""
+    import subprocess
+    import sys
+
+    own_tmp = tmp_path / "tmp"
+    own_tmp.mkdir(exist_ok=True)
+    code = ("import sys\nimport sensaopt.exact.milp as m\nm.CBC_PATH = sys.argv[1] or None\n"
+            "from sensaopt.cli import main\nsys.exit(main(sys.argv[2:]))")
+    env = {**os.environ, "TMPDIR": str(own_tmp)}
+    proc = subprocess.Popen([sys.executable, "-c", code, str(fake or ""), *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    return proc, own_tmp
+
+
+def _wait_for(pred, timeout):
+    end = time.perf_counter() + timeout
+    while time.perf_counter() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return pred()
+
+
+def _cbc_dirs(own_tmp):
+    return list(own_tmp.glob("sensaopt-cbc-*"))
+
+
+@pytest.mark.parametrize("command", ["solve", "gap"])
+def test_sigkill_of_the_parent_kills_cbc_and_removes_its_folder(tmp_path, command):
+    """SIGKILL of `solve --solver cbc` / `gap --exact cbc` while CBC runs: within a few
+    seconds no CBC process of the run is left and no temp folder (before: CBC ran on,
+    orphaned, ~100 s and left a 78 MB folder)."""
+    import signal
+
+    fake, nap = _fake_cbc(tmp_path)
+    f = str(REPO / "instances" / "tiny-16gpu.json")
+    args = (["solve", f, "--solver", "cbc"] if command == "solve" else ["gap", f, "--exact", "cbc", "-q"]) + ["--time-limit", "60"]
+    proc, own_tmp = _start_cli(tmp_path, args, fake)
+    try:
+        assert _wait_for(lambda: _running(nap), 30), "CBC never started"
+        assert _cbc_dirs(own_tmp)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(5)
+        assert _wait_for(lambda: not _running(nap) and not _running(str(fake)), 3), "CBC outlived its parent"
+        assert _wait_for(lambda: not _cbc_dirs(own_tmp), 3), _cbc_dirs(own_tmp)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_interrupt_during_cbc_stops_within_two_seconds(tmp_path, sig):
+    """Ctrl-C or SIGTERM while CBC runs: `interrupted`, exit 130 within 2 s, no CBC
+    process, no temp folder, no output file (before: SIGINT waited for the solve)."""
+    import signal
+
+    fake, nap = _fake_cbc(tmp_path)
+    out = tmp_path / "r.json"
+    proc, own_tmp = _start_cli(tmp_path, ["solve", str(REPO / "instances" / "tiny-16gpu.json"), "--solver", "cbc",
+                                          "--time-limit", "60", "-o", str(out)], fake)
+    try:
+        assert _wait_for(lambda: _running(nap), 30), "CBC never started"
+        t0 = time.perf_counter()
+        proc.send_signal(getattr(signal, sig))
+        _, err = proc.communicate(timeout=10)
+        assert time.perf_counter() - t0 < 2.0
+        assert proc.returncode == 130 and err.strip().splitlines()[-1] == "interrupted", err
+        assert not _running(nap) and not _cbc_dirs(own_tmp) and not out.exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "highs"])
+def test_sigint_during_an_in_process_solve_stops_within_two_seconds(tmp_path, solver):
+    """Ctrl-C while CP-SAT or HiGHS searches (a 60 s limit on small-8gpu, which neither
+    proves in that time): exit 130 within 2 s, nothing written."""
+    import signal
+
+    out = tmp_path / "r.json"
+    proc, _ = _start_cli(tmp_path, ["solve", str(REPO / "instances" / "small-8gpu.json"), "--solver", solver,
+                                    "--time-limit", "60", "--workers", "1", "-o", str(out)])
+    try:
+        time.sleep(6)  # imports, warm start and build take about 2 s: the search is running
+        assert proc.poll() is None
+        t0 = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+        assert time.perf_counter() - t0 < 2.0
+        assert proc.returncode == 130 and err.strip().splitlines()[-1] == "interrupted", err
+        assert not out.exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()

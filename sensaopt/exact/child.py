@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import IO
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-WATCHDOG_SCRIPT = 'read line; [ "$line" = done ] || { kill -9 -- -"$1" 2>/dev/null; rm -rf -- "$2"; }'
+WATCHDOG_SCRIPT = 'read line; [ "$line" = done ] || { kill -9 -"$1" 2>/dev/null; rm -rf "$2"; }'  # dash: no "--" for kill
 
 
 def _die_with(parent: int) -> Callable[[], None] | None:

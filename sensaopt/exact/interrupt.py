@@ -23,7 +23,7 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-STOP_WAIT_S = 1.5  # seconds a stopped search gets to return before the interrupt propagates anyway
+STOP_WAIT_S = 10.0  # seconds a stopped search gets to return before the interrupt propagates anyway
 POLL_S = 0.05  # seconds between checks of the waiting thread
 
 
@@ -41,25 +41,26 @@ def run_stoppable(search: Callable[[], T], stop: Callable[[], None], stop_at: fl
     if stop_at is None and not _in_main_thread():
         return search()
     box: dict[str, object] = {}
+    done = threading.Event()  # not Thread.join: a join interrupted by Ctrl-C leaves the thread's lock broken (Python < 3.12)
 
     def target() -> None:
         try:
             box["value"] = search()
         except BaseException as e:  # handed to the waiting thread
             box["error"] = e
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=target, name="sensaopt-solve", daemon=True)
-    worker.start()
+    threading.Thread(target=target, name="sensaopt-solve", daemon=True).start()
     stopped = False
     try:
-        while worker.is_alive():
-            worker.join(POLL_S)
+        while not done.wait(POLL_S):
             if not stopped and stop_at is not None and time.perf_counter() > stop_at:
                 stop()
                 stopped = True
     except BaseException:
         stop()
-        worker.join(STOP_WAIT_S)
+        done.wait(STOP_WAIT_S)  # a solver thread alive at exit aborts the interpreter
         raise
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
