@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from sensaopt.errors import InputError
+from sensaopt.errors import InputError, SensaoptError
 from sensaopt.instance import Cluster, Instance, Job, NodeType, ObjectiveWeights, Overheads, SoftDeadline
 from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, MAX_JOBS, MAX_ROUNDS, Range  # noqa: F401  (MAX_ROUNDS: re-exported)
 from sensaopt.outputs import write_text
@@ -353,7 +354,7 @@ def instance_to_dict(inst: Instance, provenance: dict | None = None) -> dict:
 
 
 def save_instance(inst: Instance, path: str | Path, provenance: dict | None = None) -> None:
-    atomic_write_text(path, json.dumps(instance_to_dict(inst, provenance), indent=1))
+    atomic_write_text(path, json_text(instance_to_dict(inst, provenance), indent=1, where=str(path)))
 
 
 # ---- schedules ------------------------------------------------------------------------------
@@ -415,7 +416,40 @@ def load_schedule(path: str | Path, instance: Instance) -> Schedule:
 
 def save_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> None:
     """Write ``schedule`` as a schedule file (nodes by name), atomically."""
-    atomic_write_text(path, json.dumps(schedule.to_dict(instance), indent=1))
+    atomic_write_text(path, json_text(schedule.to_dict(instance), indent=1, where=str(path)))
+
+
+# ---- JSON output --------------------------------------------------------------------------
+def first_non_finite(obj: Any) -> tuple[str, float] | None:
+    """(path, value) of the first NaN or infinite float in a JSON-ready object, else None."""
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        path, o = stack.pop()
+        if isinstance(o, float) and not math.isfinite(o):
+            return path or "(top level)", o
+        if isinstance(o, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(list(o.items())))
+        elif isinstance(o, (list, tuple)):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(o))))
+    return None
+
+
+def check_json_numbers(obj: Any, where: str) -> None:
+    """:class:`SensaoptError` (one line) if ``obj`` holds NaN or an infinity, which JSON cannot carry."""
+    bad = first_non_finite(obj)
+    if bad is not None:
+        raise SensaoptError(f"{where}: {bad[0]} is {bad[1]}; NaN and infinity are not JSON, nothing written")
+
+
+def json_text(obj: Any, *, indent: int | None = None, where: str = "output") -> str:
+    """``obj`` as strict JSON text (``allow_nan=False``): the one way sensaopt writes
+    result, summary and instance JSON. A NaN or infinity raises :class:`SensaoptError`
+    naming ``where`` and the field, instead of writing ``NaN``/``Infinity`` (not JSON)."""
+    try:
+        return json.dumps(obj, indent=indent, allow_nan=False)
+    except ValueError:
+        check_json_numbers(obj, where)
+        raise
 
 
 # ---- files ------------------------------------------------------------------------------------

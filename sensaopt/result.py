@@ -97,8 +97,11 @@ class Result:
         return _job_metrics(self.truth, self.evaluation)
 
     def to_dict(self, instance: Instance | None = None, with_schedule: bool = True) -> dict[str, Any]:
-        """JSON-ready form; the schedule needs ``instance`` (else it is written as null)."""
+        """JSON-ready form; the schedule needs ``instance`` (else it is written as null).
+        Strict JSON: a NaN or infinity anywhere raises :class:`~sensaopt.errors.SensaoptError`
+        (one line naming the field) instead of reaching a file as ``NaN``/``Infinity``."""
         from sensaopt.compare import PartBounds
+        from sensaopt.io import check_json_numbers
 
         bounds = PartBounds.of(self)
         d: dict[str, Any] = {
@@ -116,6 +119,7 @@ class Result:
         }
         if with_schedule:
             d["schedule"] = self.schedule.to_dict(instance) if (self.schedule and instance is not None) else None
+        check_json_numbers(d, f"result of {self.solver}")
         return d
 
 

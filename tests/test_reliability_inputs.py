@@ -10,6 +10,7 @@ traceback" is checked too); one case per command also runs as a real subprocess.
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -28,6 +29,17 @@ CASES["number as string"] = mutate(set_job(0, arrival="5"))
 CASES["beyond horizon"] = mutate(set_job(0, work=1e300))
 CASES["top level not an object"] = "[]"
 CASES["empty file"] = ""
+# issue 16: numbers at the edges (sensaopt/limits.py) and files that are not plain JSON
+CASES["value 1e12"] = mutate(set_job(0, value=1e12))
+CASES["value 1e308"] = mutate(set_job(0, value=1e308))
+CASES["violation_weight 1e308"] = mutate(lambda d: d["objective"].update(violation_weight=1e308))
+CASES["node with 5000 GPUs"] = mutate(lambda d: d["cluster"]["node_types"][0].update(gpus=5000))
+CASES["duplicate key"] = '{"name": "a", "name": "b"}'
+CASES["nested 5000 deep"] = "[" * 5000 + "]" * 5000
+CASES["5000-digit integer"] = '{"round_minutes": 1' + "0" * 5000 + "}"
+CASES["gzip file"] = gzip.compress(TINY.read_bytes(), mtime=0)
+CASES["UTF-16 file"] = TINY.read_text().encode("utf-16")
+CASES["non-UTF-8 byte"] = TINY.read_bytes().replace(b'"tiny-8gpu"', b'"tiny-\xe9"')
 
 MESSAGES = {
     "malformed": "error: {f}: line 1 column 3: malformed JSON: Expecting property name enclosed in double quotes",
@@ -48,11 +60,24 @@ MESSAGES = {
     "unknown model": "error: {f}: jobs[1].model (job j1): unknown model type 'gpt9' (known: alexnet, bert, deepspeech, gnmt, lstm, m5, "
                      "mobilenet, res18, res50, shufflenet, transformer, vae)",
     "empty jobs": "error: {f}: jobs: the instance has no jobs (an empty job list)",
+    "value 1e12": "error: {f}: jobs[0].value (job j0): Input should be less than or equal to 1000000",
+    "value 1e308": "error: {f}: jobs[0].value (job j0): Input should be less than or equal to 1000000",
+    "violation_weight 1e308": "error: {f}: objective.violation_weight: Input should be less than or equal to 1000000000",
+    "node with 5000 GPUs": "error: {f}: cluster.node_types[0].gpus: Input should be less than or equal to 1024",
+    "duplicate key": "error: {f}: (JSON): key 'name' given twice in one object",
+    "nested 5000 deep": "error: {f}: (JSON): arrays/objects nested too deeply (about 1000 levels at most)",
+    "5000-digit integer": "error: {f}: (JSON): a number too long to read (Exceeds the limit (4300 digits) for integer string conversion)",
+    "gzip file": "error: {f}: (file): a gzip-compressed file, not text (decompress it first: gunzip)",
+    "UTF-16 file": "error: {f}: (file): UTF-16 or UTF-32 text (save it as UTF-8)",
+    "non-UTF-8 byte": "error: {f}: line 3 column 16: not UTF-8 text: byte 0xe9 (save the file as UTF-8)",
 }
 
 
 def write(path: Path, content) -> Path:
-    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
     return path
 
 
