@@ -9,18 +9,24 @@ end (a SIGKILLed Dask client leaves its worker processes behind otherwise).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from sensaopt.cli import main
-from sensaopt.sweep import ResultStore, RunConfig, grid, run_serial, run_sweep
+from sensaopt.sweep import ResultStore, RunConfig, SweepReport, grid, run_serial, run_sweep
 
 N_SEEDS = 30
 BASE = RunConfig(trace="synthetic", preset="2x8", policy="edf", jobs=100)
@@ -29,11 +35,13 @@ TIMING = ("simulate_s", "wall_s")
 
 def sweep_argv(store: Path, n_seeds: int = N_SEEDS, *extra) -> list[str]:
     seeds = [a for s in range(n_seeds) for a in ("--seed", str(s))]
-    return ["sweep", "--trace", "synthetic", "--jobs", "100", "--preset", "2x8", "--policy", "edf", *seeds, "--store", str(store), "-q", *extra]
+    return ["sweep", "--trace", "synthetic", "--jobs", "100", "--preset", "2x8", "--policy", "edf", *seeds, "--store", str(store), "-q",
+            *extra]
 
 
 def expected_keys(n_seeds: int = N_SEEDS) -> set[str]:
-    return {c.key() for c in grid(BASE, seed=list(range(n_seeds)), load=[1.0], sensitive_fraction=[0.5], cpu_per_gpu=[None], mem_per_gpu=[None])}
+    return {c.key() for c in grid(BASE, seed=list(range(n_seeds)), load=[1.0], sensitive_fraction=[0.5], cpu_per_gpu=[None],
+                                  mem_per_gpu=[None])}
 
 
 def stored(store: Path) -> dict[str, dict]:
@@ -64,10 +72,8 @@ def interrupt_after(store: Path, at_least: int, sig: int, extra=(), timeout: flo
         _, err = p.communicate(timeout=60)
         return p.returncode, err
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         p.wait()
 
 
@@ -157,3 +163,197 @@ def test_damaged_result_file_is_rerun_not_lost(tmp_path, capsys):
     assert main(sweep_argv(store, 3, "--serial")) == 0
     assert "3 runs: 2 reused, 1 computed, 0 failed" in capsys.readouterr().out
     assert set(stored(store)) == expected_keys(3)
+
+
+# ---- records are verified against their key (issue 16) ----------------------------------
+@pytest.fixture(scope="module")
+def three_run_store(tmp_path_factory) -> Path:
+    store = tmp_path_factory.mktemp("three") / "store"
+    assert main(sweep_argv(store, 3, "--serial")) == 0
+    return store
+
+
+def damage(kind: str, runs: list[Path]) -> Path:
+    """Spoil the first run file the way ``kind`` says; returns it."""
+    victim = runs[0]
+    if kind == "bad-bytes":
+        victim.write_bytes(b"\xff\xfe{\x00not json")
+    elif kind == "empty-list":
+        victim.write_text("[]")
+    elif kind == "directory":
+        victim.unlink()
+        victim.mkdir()
+    elif kind == "other-runs-record":  # a copied file: run B's record under run A's name
+        victim.write_bytes(runs[1].read_bytes())
+    elif kind == "config-of-another-run":  # the right key, but the config is another run's
+        rec = json.loads(victim.read_text())
+        rec["config"] = json.loads(runs[1].read_text())["config"]
+        victim.write_text(json.dumps(rec))
+    return victim
+
+
+@pytest.mark.parametrize("kind", ["bad-bytes", "empty-list", "directory", "other-runs-record", "config-of-another-run"])
+def test_bad_run_file_is_moved_to_failed_and_recomputed(kind, three_run_store, tmp_path, capsys):
+    """Before: tracebacks (bad bytes, `[]`, a directory); a copied record was "reused",
+    summary.csv got a duplicate key and lost a run."""
+    store = tmp_path / "store"
+    shutil.copytree(three_run_store, store)
+    victim = damage(kind, sorted((store / "runs").glob("*.json")))
+    capsys.readouterr()
+    assert main(sweep_argv(store, 3, "--serial")) == 0
+    cap = capsys.readouterr()
+    assert "3 runs: 2 reused, 1 computed, 0 failed" in cap.out
+    warnings = cap.err.strip().splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith(f"warning: {victim}: ") and "Traceback" not in cap.err
+    assert "moved to" in warnings[0] and "recomputed" in warnings[0]
+    assert set(stored(store)) == expected_keys(3)  # every file parses and holds its own key
+    keys = [r.split(",")[0] for r in (store / "summary.csv").read_text().strip().splitlines()[1:]]
+    assert sorted(keys) == sorted(expected_keys(3))  # no duplicate, none lost
+    moved = list((store / "failed").glob(f"{victim.stem}.*.invalid"))
+    assert len(moved) == 1 and not list((store / "failed").glob("*.json"))
+
+
+def test_store_get_verifies_without_a_sweep(three_run_store, tmp_path):
+    store = tmp_path / "store"
+    shutil.copytree(three_run_store, store)
+    runs = sorted((store / "runs").glob("*.json"))
+    victim = damage("other-runs-record", runs)
+    lines: list[str] = []
+    st = ResultStore(store, warn=lines.append)
+    assert st.get(victim.stem) is None and not victim.exists() and len(lines) == 1
+    assert "holds the record of run" in lines[0]
+    assert len(st.records()) == 2 and {r["key"] for r in st.records()} == {p.stem for p in runs[1:]}
+
+
+# ---- two sweeps on one store compute each run once ----------------------------------------
+FAKE_CFGS = grid(BASE, seed=list(range(8)))
+
+
+class CountingRun:
+    """A stand-in for run_config: counts calls per key, takes ``delay`` seconds, returns
+    a record that passes verification."""
+
+    def __init__(self, delay: float = 0.05) -> None:
+        self.delay, self.calls, self.lock = delay, Counter(), threading.Lock()
+
+    def __call__(self, cfg: RunConfig) -> dict:
+        with self.lock:
+            self.calls[cfg.key()] += 1
+        time.sleep(self.delay)
+        return {"key": cfg.key(), "config": cfg.to_dict(), "metrics": {}}
+
+
+def test_two_concurrent_sweeps_compute_each_run_once(tmp_path):
+    """Before: both sweeps computed all runs."""
+    fake = CountingRun(0.1)
+    reports: dict[str, SweepReport] = {}
+
+    def sweep(name: str) -> None:
+        reports[name] = run_serial(FAKE_CFGS, ResultStore(tmp_path / "store"), run=fake, poll_s=0.02)
+
+    threads = [threading.Thread(target=sweep, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+        time.sleep(0.03)
+    for t in threads:
+        t.join(timeout=60)
+    keys = {c.key() for c in FAKE_CFGS}
+    assert fake.calls == Counter(dict.fromkeys(keys, 1))  # every run computed exactly once
+    a, b = reports["a"], reports["b"]
+    assert a.ok and b.ok and set(a.computed) | set(b.computed) == keys and not set(a.computed) & set(b.computed)
+    assert a.computed and b.computed  # they shared the work
+    assert all(r.reused + len(r.computed) == r.total == len(keys) for r in (a, b))
+    assert not list((tmp_path / "store" / "claims").iterdir())  # every claim released
+
+
+def test_two_sweep_processes_share_the_runs(tmp_path):
+    """Two real `sensaopt sweep --serial` processes on one store at once."""
+    store = tmp_path / "store"
+    n = 10
+    cmd = [sys.executable, "-m", "sensaopt", *sweep_argv(store, n, "--serial")]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    computed = []
+    for out, err in outs:
+        m = re.search(rf"{n} runs: (\d+) reused, (\d+) computed, 0 failed", out)
+        assert m and "Traceback" not in err, (out, err)
+        computed.append(int(m.group(2)))
+    assert sum(computed) == n  # no run computed twice
+    assert set(stored(store)) == expected_keys(n)
+
+
+def write_claim(store: Path, key: str, **fields) -> Path:
+    c = {"pid": os.getpid(), "host": socket.gethostname(), "time": time.time(), "token": "someone-else", **fields}
+    p = store / "claims" / f"{key}.claim"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(c))
+    return p
+
+
+def dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+@pytest.mark.parametrize("stale", ["dead-process", "too-old", "unreadable"])
+def test_stale_claim_is_taken_over_with_one_warning(stale, tmp_path):
+    cfg = FAKE_CFGS[0]
+    if stale == "dead-process":
+        claim = write_claim(tmp_path, cfg.key(), pid=dead_pid())
+    elif stale == "too-old":  # a live pid (this one) but older than the bound
+        claim = write_claim(tmp_path, cfg.key(), time=time.time() - 120)
+    else:
+        claim = write_claim(tmp_path, cfg.key())
+        claim.write_text("{half")
+    fake, lines = CountingRun(0.0), []
+    rep = run_serial([cfg], ResultStore(tmp_path, warn=lines.append, stale_after_s=60), run=fake, poll_s=0.02)
+    assert rep.computed == [cfg.key()] and fake.calls[cfg.key()] == 1
+    assert len(lines) == 1 and str(claim) in lines[0] and "stale" in lines[0]
+    assert not claim.exists()
+
+
+@pytest.mark.parametrize("outcome", ["stored", "released"])
+def test_live_claim_is_waited_for(outcome, tmp_path):
+    """A run claimed by a live sweep (another host: its pid cannot be checked) is not
+    computed while the claim holds; stored meanwhile -> reused; released without a
+    record -> this sweep computes it."""
+    cfg = FAKE_CFGS[0]
+    claim = write_claim(tmp_path, cfg.key(), host="elsewhere", pid=1)
+    fake = CountingRun(0.0)
+    reports: list[SweepReport] = []
+    t = threading.Thread(target=lambda: reports.append(run_serial([cfg], ResultStore(tmp_path), run=fake, poll_s=0.02)))
+    t.start()
+    time.sleep(0.3)
+    assert t.is_alive() and not fake.calls  # waiting, not computing
+    if outcome == "stored":
+        ResultStore(tmp_path).put(CountingRun(0.0)(cfg))
+    claim.unlink()
+    t.join(timeout=30)
+    (rep,) = reports
+    if outcome == "stored":
+        assert rep.reused == 1 and not rep.computed and not fake.calls
+    else:
+        assert rep.computed == [cfg.key()] and fake.calls[cfg.key()] == 1
+
+
+# ---- --workers below 1 ----------------------------------------------------------------------
+@pytest.mark.parametrize("n", ["0", "-3"])
+def test_sweep_workers_below_one_is_one_line(n, tmp_path):
+    """`sweep --workers 0` hung before (a LocalCluster without workers)."""
+    cmd = [sys.executable, "-m", "sensaopt", *sweep_argv(tmp_path / "store", 2, "--workers", n)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    (line,) = p.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "--workers" in line and n in line
+    assert not (tmp_path / "store" / "runs").exists()
+
+
+@pytest.mark.parametrize("n", [0, -3])
+def test_run_sweep_refuses_workers_below_one(n, tmp_path):
+    from sensaopt.errors import InputError
+
+    with pytest.raises(InputError, match="n_workers"):
+        run_sweep(FAKE_CFGS, ResultStore(tmp_path), n_workers=n)
+    assert not (tmp_path / "runs").exists()

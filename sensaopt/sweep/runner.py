@@ -5,22 +5,35 @@ processes, one thread each); ``scheduler="tcp://HOST:PORT"`` uses an existing Da
 cluster. Every finished run is written to the :class:`ResultStore` as soon as it
 arrives at the client, so stopping a sweep loses at most the runs in flight; runs
 already stored are not submitted again.
+
+A run is computed only under its claim (:meth:`ResultStore.claim`), so two sweeps on one
+store share the work instead of doing it twice: a run another live sweep has claimed is
+left to it, and this sweep waits (polling every ``poll_s`` seconds) until its record is
+stored, counting it as reused. If that sweep stops without storing it (its claim is
+released, or goes stale because its process ended), this sweep computes it.
 """
 
 from __future__ import annotations
 
+import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
+from sensaopt.errors import InputError
 from sensaopt.sweep.config import RunConfig, run_config
 from sensaopt.sweep.store import ResultStore
+
+POLL_S = 1.0  # seconds between looks at runs another sweep is computing
+
+RunFn = Callable[[RunConfig], dict]  # a configuration -> its record (run_config, or a test's fake)
 
 
 @dataclass
 class SweepReport:
     total: int
-    reused: int  # already in the store
+    reused: int  # already in the store, or stored meanwhile by another sweep
     computed: list[str] = field(default_factory=list)  # keys run now
     failed: dict[str, str] = field(default_factory=dict)  # key -> error
 
@@ -36,22 +49,86 @@ def _unique(configs: Iterable[RunConfig]) -> dict[str, RunConfig]:
     return out
 
 
-def _run_safely(cfg: RunConfig) -> tuple[bool, object]:
+def _run_safely(cfg: RunConfig, run: RunFn = run_config) -> tuple[bool, object]:
     try:
-        return True, run_config(cfg)
+        return True, run(cfg)
     except Exception as e:  # reported per run; the sweep continues
         return False, f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=5)}"
 
 
-def run_serial(configs: Iterable[RunConfig], store: ResultStore, progress: Callable[[int, int], None] | None = None) -> SweepReport:
+def _claim(store: ResultStore, rep: SweepReport, key: str) -> bool | None:
+    """True: this sweep now holds run ``key``'s claim and must compute it; False: its
+    record is stored (counted as reused); None: another live sweep is computing it.
+    Claim first, then look: a sweep stores a record before it releases the claim."""
+    if not store.claim(key):
+        return None
+    if store.has(key):
+        store.release(key)
+        rep.reused += 1
+        return False
+    return True
+
+
+class _Ticker:
+    """Calls ``progress(done, total)`` once per settled run."""
+
+    def __init__(self, progress: Callable[[int, int], None] | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self) -> None:
+        self.done += 1
+        if self.progress:
+            self.progress(self.done, self.total)
+
+
+def _drive(store: ResultStore, rep: SweepReport, pending: list[str], tick: _Ticker, poll_s: float,
+           execute: Callable[[list[str]], Iterator[tuple[str, bool, object]]], batch: bool,
+           record: Callable[[str, bool, object], None]) -> None:
+    """Settle every key of ``pending``: claim, run through ``execute`` (``batch``: all
+    claimed keys of a pass at once; else one at a time, so two serial sweeps interleave),
+    record and release; then wait for the keys other sweeps hold, and repeat."""
+    waiting = pending
+    try:
+        while waiting:
+            busy: list[str] = []
+            mine: list[str] = []
+            for k in waiting:
+                got = _claim(store, rep, k)
+                if got is None:
+                    busy.append(k)
+                elif not got:
+                    tick()
+                elif batch:
+                    mine.append(k)
+                else:
+                    for key, ok, out in execute([k]):
+                        record(key, ok, out)
+                        store.release(key)
+                        tick()
+            for key, ok, out in execute(mine) if mine else ():
+                record(key, ok, out)
+                store.release(key)
+                tick()
+            waiting = busy
+            if waiting:
+                time.sleep(poll_s)
+    finally:
+        store.release_all()
+
+
+def run_serial(configs: Iterable[RunConfig], store: ResultStore, progress: Callable[[int, int], None] | None = None, *,
+               run: RunFn = run_config, poll_s: float = POLL_S) -> SweepReport:
+    """Run the configurations not yet in ``store`` in this process, one at a time."""
     todo = _unique(configs)
     pending = [k for k in todo if not store.has(k)]
     rep = SweepReport(len(todo), len(todo) - len(pending))
-    for n, k in enumerate(pending, 1):
-        ok, out = _run_safely(todo[k])
-        _record(store, rep, k, todo[k], ok, out)
-        if progress:
-            progress(n, len(pending))
+
+    def execute(keys: list[str]) -> Iterator[tuple[str, bool, object]]:
+        for k in keys:
+            yield (k, *_run_safely(todo[k], run))
+
+    _drive(store, rep, pending, _Ticker(progress, len(pending)), poll_s, execute, False,
+           lambda k, ok, out: _record(store, rep, k, todo[k], ok, out))
     return rep
 
 
@@ -60,33 +137,42 @@ def run_sweep(
     store: ResultStore,
     *,
     scheduler: str | None = None,
-    client=None,
+    client: Any = None,
     n_workers: int = 2,
     progress: Callable[[int, int], None] | None = None,
+    run: RunFn = run_config,
+    poll_s: float = POLL_S,
 ) -> SweepReport:
-    """Run the configurations not yet in ``store`` on Dask; see the module doc."""
+    """Run the configurations not yet in ``store`` on Dask; see the module doc.
+    ``n_workers`` (LocalCluster worker processes) must be at least 1."""
+    if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
+        raise InputError("run_sweep", "n_workers", f"must be an integer >= 1, got {n_workers!r}")
     todo = _unique(configs)
     pending = [k for k in todo if not store.has(k)]
     rep = SweepReport(len(todo), len(todo) - len(pending))
     if not pending:
         return rep
-    from distributed import Client, LocalCluster, as_completed
 
     cluster = own_client = None
-    try:
-        if client is None:
+
+    def execute(keys: list[str]) -> Iterator[tuple[str, bool, object]]:
+        nonlocal client, cluster, own_client
+        from distributed import Client, LocalCluster, as_completed
+
+        if client is None:  # started only when this sweep has a run of its own to compute
             if scheduler:
                 client = own_client = Client(scheduler)
             else:
                 cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0")
                 client = own_client = Client(cluster)
-        futures = {client.submit(_run_safely, todo[k], key=f"sensaopt-run-{k}", pure=False): k for k in pending}
-        for n, (fut, out) in enumerate(as_completed(futures, with_results=True), 1):
-            k = futures[fut]
+        futures = {client.submit(_run_safely, todo[k], run, key=f"sensaopt-run-{k}", pure=False): k for k in keys}
+        for fut, out in as_completed(futures, with_results=True):
             ok, val = out
-            _record(store, rep, k, todo[k], ok, val)
-            if progress:
-                progress(n, len(pending))
+            yield futures[fut], ok, val
+
+    try:
+        _drive(store, rep, pending, _Ticker(progress, len(pending)), poll_s, execute, True,
+               lambda k, ok, out: _record(store, rep, k, todo[k], ok, out))
     finally:
         if own_client is not None:
             own_client.close()
@@ -95,8 +181,9 @@ def run_sweep(
     return rep
 
 
-def _record(store: ResultStore, rep: SweepReport, key: str, cfg: RunConfig, ok: bool, out) -> None:
+def _record(store: ResultStore, rep: SweepReport, key: str, cfg: RunConfig, ok: bool, out: object) -> None:
     if ok:
+        assert isinstance(out, dict)
         store.put(out)
         rep.computed.append(key)
     else:
