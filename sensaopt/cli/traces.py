@@ -194,7 +194,7 @@ def experiment_paper(
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import policy_names
-    from sensaopt.sweep import ResultStore, run_serial, run_sweep
+    from sensaopt.sweep import ResultStore, paper, run_serial, run_sweep
     from sensaopt.sweep.paper import POLICIES, PaperSettings, figures, paper_configs, reductions, table_csv, table_markdown, table_rows
     from sensaopt.traces.sources import data_needed
 
@@ -207,6 +207,8 @@ def experiment_paper(
         raise InputError("--scale", "scale", "must be within (0, 1]")
     check_output_dir(output, field="-o")
     tables = {name: check_output(output / name, field="-o") for name in ("table.md", "table.csv")}
+    for name in paper.FIGURE_FILES:  # figures() writes these: checked before any run too
+        check_output(output / name, field="-o")
     s = PaperSettings(scale=scale, policies=pols, seed=seed, round_minutes=round_minutes, sensitive_fraction=sensitive_fraction,
                       node=node, helios_days=helios_days)
     runs = paper_configs(s)

@@ -42,6 +42,7 @@ PAPER_REDUCTION = {"slo_violation_rate": -74.22, "avg_jct": -25.86, "avg_queuein
 METRICS = (("slo_violation_rate", "SLO violation rate (%)", 100.0), ("avg_jct", "avg JCT (min)", 1.0),
            ("avg_queueing_time", "avg queueing (min)", 1.0))
 TABLE_METRICS = ("jobs",) + tuple(k for k, _, _ in METRICS) + ("gpu_utilization",)  # the table's Metrics columns
+FIGURE_FILES = ("fig_bars.png", "fig_jct_cdf.png")  # what figures() writes into its folder
 
 
 @dataclass(frozen=True)
@@ -220,10 +221,12 @@ def jct_cdf_figure(runs: list[tuple[str, int, RunConfig]], records: dict[str, di
 
 def figures(rows: list[dict[str, Any]], runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]],
             outdir: str | Path) -> list[Path]:
-    """Write fig_bars.png (:func:`bars_figure`) and fig_jct_cdf.png (:func:`jct_cdf_figure`) into ``outdir``."""
-    out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    p1, p2 = out / "fig_bars.png", out / "fig_jct_cdf.png"
-    bars_figure(rows).savefig(p1, dpi=110)
-    jct_cdf_figure(runs, records, _groups(rows)).savefig(p2, dpi=110)
-    return [p1, p2]
+    """Write fig_bars.png (:func:`bars_figure`) and fig_jct_cdf.png (:func:`jct_cdf_figure`) into ``outdir``
+    (:data:`FIGURE_FILES`), each atomically and never onto a symlink, FIFO or device (:mod:`sensaopt.outputs`)."""
+    from sensaopt.outputs import staged
+
+    paths = [Path(outdir) / name for name in FIGURE_FILES]
+    for p, fig in zip(paths, (bars_figure(rows), jct_cdf_figure(runs, records, _groups(rows)))):
+        with staged(p, field="-o") as tmp:
+            fig.savefig(tmp, dpi=110, format="png")
+    return paths
