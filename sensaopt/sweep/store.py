@@ -6,7 +6,7 @@ Layout under ``root``:
   (:func:`sensaopt.outputs.write_text`), so an interrupted sweep never leaves half a
   record and resumes by skipping every key whose record is here;
 * ``failed/<key>.json``: the last error of a failed run (retried by the next sweep);
-  ``failed/<key>.<time>.<pid>.invalid``: a run file that did not hold run ``key``'s
+  ``failed/<key>.<time>.<random>.invalid``: a run file that did not hold run ``key``'s
   record, moved aside (see :meth:`ResultStore.get`);
 * ``claims/<key>.claim``: the run is being computed by the sweep named inside
   (:class:`Claim`); two sweeps on one store never compute the same run at once.
@@ -125,7 +125,7 @@ class ResultStore:
         return record
 
     def _set_aside(self, p: Path, key: str, problem: str) -> None:
-        dest = self.root / "failed" / f"{key}.{time.strftime('%Y%m%dT%H%M%S')}.{os.getpid()}.invalid"
+        dest = self.root / "failed" / f"{key}.{time.strftime('%Y%m%dT%H%M%S')}.{uuid.uuid4().hex[:8]}.invalid"
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
             os.rename(p, dest)
