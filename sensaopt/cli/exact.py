@@ -50,8 +50,8 @@ def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: floa
     from sensaopt.compare import compare
     from sensaopt.simulator import simulate
 
+    e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic)  # first: a model it refuses is refused at once
     h = simulate(inst, policy, policy_config=policy_config)
-    e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic)
     return compare(h, e, inst, label=policy, instance_label=name).to_dict()
 
 
