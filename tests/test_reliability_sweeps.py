@@ -357,3 +357,27 @@ def test_run_sweep_refuses_workers_below_one(n, tmp_path):
     with pytest.raises(InputError, match="n_workers"):
         run_sweep(FAKE_CFGS, ResultStore(tmp_path), n_workers=n)
     assert not (tmp_path / "runs").exists()
+
+
+# ---- every option checked before any run --------------------------------------------------
+@pytest.mark.parametrize("bad", [("--trace", "no-such-trace.csv"), ("--preset", "3y5")], ids=["trace", "preset"])
+def test_sweep_checks_trace_and_preset_before_any_run(bad, tmp_path, capsys):
+    """Before: every run failed on its own (N `failed KEY: ...` lines, exit 1, a store
+    full of failure records)."""
+    argv = sweep_argv(tmp_path / "store", 3, "--serial")
+    argv[argv.index(bad[0]) + 1] = bad[1]
+    capsys.readouterr()
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and bad[1] in err and err.startswith("error: ")
+    assert not (tmp_path / "store").exists()
+
+
+def test_experiment_paper_checks_its_node_before_any_run(tmp_path, capsys):
+    code = main(["experiment", "paper", "--serial", "--scale", "0.01", "--policy", "edf", "--node", "bogus", "-q",
+                 "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    if "data not found" in err:
+        pytest.skip("the paper's trace data is not here")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "bogus" in err
+    assert not (tmp_path / "out").exists()

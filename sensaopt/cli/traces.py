@@ -137,6 +137,7 @@ def sweep(
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.sweep import ResultStore, RunConfig, run_serial, run_sweep
     from sensaopt.sweep.report import summary_csv
+    from sensaopt.sweep.runner import check_configs
     from sensaopt.traces.sources import data_needed
 
     knobs = policy_settings(policy, settings)
@@ -145,6 +146,7 @@ def sweep(
     check_output_dir(store, field="--store")
     check_output(Path(store) / "summary.csv", inputs=traces, field="--store")
     cfgs = [RunConfig(**asdict(w), policy=p, policy_config=as_pairs(knobs[p])) for w in workload for p in policy]
+    check_configs(cfgs, trace_files=scheduler is None)  # a bad trace or preset: one line before any run, not N failed runs
     st = ResultStore(store)
     bar, _ = _progress(len(cfgs), "sweep", quiet)
     bar.unit = "run"
@@ -196,6 +198,7 @@ def experiment_paper(
     from sensaopt.policies import policy_names
     from sensaopt.sweep import ResultStore, paper, run_serial, run_sweep
     from sensaopt.sweep.paper import POLICIES, PaperSettings, figures, paper_configs, reductions, table_csv, table_markdown, table_rows
+    from sensaopt.sweep.runner import check_configs
     from sensaopt.traces.sources import data_needed
 
     known = set(policy_names())
@@ -212,6 +215,7 @@ def experiment_paper(
     s = PaperSettings(scale=scale, policies=pols, seed=seed, round_minutes=round_minutes, sensitive_fraction=sensitive_fraction,
                       node=node, helios_days=helios_days)
     runs = paper_configs(s)
+    check_configs([c for _, _, c in runs])  # e.g. --node bogus: one line before any run
     if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
         require(name for _, _, c in runs for name in data_needed(c.trace, c.guided))
     store = ResultStore(output)  # runs in output/runs/<key>.json

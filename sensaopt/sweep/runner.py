@@ -49,6 +49,32 @@ def _unique(configs: Iterable[RunConfig]) -> dict[str, RunConfig]:
     return out
 
 
+def check_configs(configs: Iterable[RunConfig], *, trace_files: bool = True) -> None:
+    """Refuse, before any run starts, an option no run of ``configs`` could use: an
+    unknown policy or cluster preset (node variant, cores and GB per GPU included), or
+    (``trace_files``; off when the runs execute on another machine) a trace that is
+    neither a known source nor a file here. Raises :class:`InputError` (the runs' own message)."""
+    from pathlib import Path
+
+    from sensaopt.policies import policy_names
+    from sensaopt.traces.presets import preset_spec
+    from sensaopt.traces.sources import source_names
+
+    known = set(policy_names())
+    sources = set(source_names())
+    clusters: set[tuple[str, float | None, float | None]] = set()
+    traces: set[str] = set()
+    for c in configs:
+        if c.policy not in known:
+            raise InputError("--policy", "policy", f"unknown policy {c.policy!r} (known: {', '.join(sorted(known))})")
+        if (c.preset, c.cpu_per_gpu, c.mem_per_gpu) not in clusters:
+            preset_spec(c.preset, c.cpu_per_gpu, c.mem_per_gpu)
+            clusters.add((c.preset, c.cpu_per_gpu, c.mem_per_gpu))
+        if trace_files and c.trace not in sources and c.trace not in traces and not Path(c.trace).is_file():
+            raise InputError(c.trace, "--trace", f"no such file, and not a known source ({', '.join(sorted(sources))})")
+        traces.add(c.trace)
+
+
 def _run_safely(cfg: RunConfig, run: RunFn = run_config) -> tuple[bool, object]:
     try:
         return True, run(cfg)
