@@ -314,7 +314,7 @@ def test_huge_model_refused_within_a_second(huge, solver):
     from sensaopt.solve import solve
 
     t0 = time.perf_counter()
-    with pytest.raises(SensaoptError, match=r"would have at least \d+ variables \(limit 300000, 20000 jobs x \d+ slots\); "
+    with pytest.raises(SensaoptError, match=r"would have at least \d+ variables \(limit 300000, 20000 jobs x at least \d+ slots\); "
                                             r"use the rolling-horizon policy"):
         solve(huge, solver=solver, time_limit=5)
     assert time.perf_counter() - t0 < 1.0
@@ -323,16 +323,19 @@ def test_huge_model_refused_within_a_second(huge, solver):
 def test_size_precheck_never_refuses_what_the_model_check_accepts():
     """The instance-level estimate is a lower bound of the model's own (same horizon)."""
     from sensaopt.exact.common import prepare
-    from sensaopt.exact.data import horizon_lower_bound, precheck_size
+    from sensaopt.exact.data import precheck_size
 
     for name in ("tiny-8gpu", "small-16gpu", "medium-8gpu"):
         i = inst(name)
         data = prepare(i, None, 2, False, 10_000, 10**9).data
-        assert horizon_lower_bound(i) + 2 <= data.H
         est = data.estimate_vars()
         precheck_size(i, None, 2, est)  # no error at the model's own size
+        precheck_size(i, data.H, 2, est)
         with pytest.raises(SensaoptError, match="at least"):
             precheck_size(i, None, 2, 10)
+    big = generate(GeneratorConfig(jobs=300, nodes=8, seed=1))  # scanned in chunks: still a lower bound
+    data = prepare(big, None, 2, False, 10_000, 10**9).data
+    precheck_size(big, None, 2, data.estimate_vars())
 
 
 def test_bound_known_without_solving_is_a_bound():

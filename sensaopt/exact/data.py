@@ -256,37 +256,57 @@ def too_big(instance: Instance, est: int, max_vars: int, horizon: int, at_least:
     """The one refusal of a model larger than ``max_vars`` variables."""
     return SensaoptError(
         f"exact model of {instance.name} would have {'at least' if at_least else 'about'} {est} variables (limit {max_vars}, "
-        f"{len(instance.jobs)} jobs x {horizon} slots); use the rolling-horizon policy instead "
+        f"{len(instance.jobs)} jobs x {'at least ' if at_least else ''}{horizon} slots); use the rolling-horizon policy instead "
         f"(sensaopt solve --solver heuristic --policy rolling-cpsat) or raise max_vars"
     )
 
 
-def solo_rounds(instance: Instance, job: Job) -> int:
+def solo_rounds(instance: Instance, job: Job, peak: float | None = None) -> int:
     """Rounds a job needs at least, alone at its profile's peak speed (a lower bound of
-    the model's ``ceil(W / best_full)``)."""
-    per_round = job.profile.peak * job.speed_factor * instance.round_minutes
+    the model's ``ceil(W / best_full)``); ``peak``: the profile's peak, if known."""
+    per_round = (job.profile.peak if peak is None else peak) * job.speed_factor * instance.round_minutes
     return max(1, math.ceil((job.work - WORK_EPS) / per_round - 1e-6))
 
 
-def horizon_lower_bound(instance: Instance) -> int:
-    """Rounds every schedule needs at least (so the heuristic's makespan too): the last
-    solo finish, and the total GPU work spread over every GPU at the best peak speed."""
-    R = instance.round_minutes
-    last = max(instance.release_round(j) + solo_rounds(instance, j) for j in instance.jobs)
-    fastest = max(j.profile.peak * j.speed_factor for j in instance.jobs)
-    spread = math.ceil(sum(j.gpus * j.work for j in instance.jobs) / (instance.cluster.total_gpus * fastest * R) - 1e-6)
-    return max(last, spread)
+PRECHECK_CHUNK = 1024  # jobs between two looks at the running size estimate
 
 
 def precheck_size(instance: Instance, horizon: int | None, horizon_slack: int, max_vars: int) -> None:
-    """Refuse, from the instance alone (no heuristic run, no data build: linear in the
-    jobs), a model that :func:`check_size` would refuse: at least one placement, five
-    auxiliaries and one node set per job and slot from its release to a horizon that is
-    at least :func:`horizon_lower_bound` + ``horizon_slack`` (or ``horizon``)."""
-    H = horizon if horizon is not None else horizon_lower_bound(instance) + horizon_slack
-    est = sum(7 * max(H - instance.release_round(j), 0) for j in instance.jobs)
-    if est > max_vars:
-        raise too_big(instance, est, max_vars, H, at_least=True)
+    """Refuse, from the instance alone (no heuristic run, no data build), a model that
+    :func:`check_size` would refuse: at least 7 variables (one placement, five
+    auxiliaries, one node set) per job and slot from its release to the horizon, which
+    is ``horizon`` or at least the heuristic's makespan + ``horizon_slack``; the makespan
+    is at least every job's solo finish and the total GPU work spread over every GPU at
+    the best peak speed. Every prefix of the jobs gives a lower bound of both, so the
+    scan stops as soon as the estimate passes ``max_vars`` (a huge instance is refused
+    after its first jobs)."""
+    R = instance.round_minutes
+    gpus = instance.cluster.total_gpus
+    peaks: dict[int, float] = {}
+    last = 0  # rounds: latest solo finish so far
+    gpu_work = 0.0  # GPU-minutes at speed 1 so far
+    fastest = 0.0
+    releases = 0  # sum of release rounds so far
+    fixed = 0  # with a given horizon: slots from release to it so far
+    for k, job in enumerate(instance.jobs, 1):
+        peak = peaks.get(id(job.profile))
+        if peak is None:
+            peak = peaks[id(job.profile)] = job.profile.peak
+        release = instance.release_round(job)
+        releases += release
+        fixed += max((horizon or 0) - release, 0)
+        last = max(last, release + solo_rounds(instance, job, peak))
+        gpu_work += job.gpus * job.work
+        fastest = max(fastest, peak * job.speed_factor)
+        if k % PRECHECK_CHUNK and k != len(instance.jobs):
+            continue
+        if horizon is None:
+            H = max(last, math.ceil(gpu_work / (gpus * fastest * R) - 1e-6)) + horizon_slack
+            est = 7 * (k * H - releases)  # every job seen so far is released before H
+        else:
+            H, est = horizon, 7 * fixed
+        if est > max_vars:
+            raise too_big(instance, est, max_vars, H, at_least=True)
 
 
 def placements_of(data: ModelData, jd: JobData, pair: tuple[int, int]) -> tuple[Placement, ...]:
