@@ -304,14 +304,24 @@ def test_stale_claim_is_taken_over_with_one_warning(stale, tmp_path):
         claim = write_claim(tmp_path, cfg.key(), pid=dead_pid())
     elif stale == "too-old":  # a live pid (this one) but older than the bound
         claim = write_claim(tmp_path, cfg.key(), time=time.time() - 120)
-    else:
+    else:  # unreadable and not being written (older than the grace period)
         claim = write_claim(tmp_path, cfg.key())
         claim.write_text("{half")
+        os.utime(claim, (time.time() - 60, time.time() - 60))
     fake, lines = CountingRun(0.0), []
     rep = run_serial([cfg], ResultStore(tmp_path, warn=lines.append, stale_after_s=60), run=fake, poll_s=0.02)
     assert rep.computed == [cfg.key()] and fake.calls[cfg.key()] == 1
     assert len(lines) == 1 and str(claim) in lines[0] and "stale" in lines[0]
     assert not claim.exists()
+
+
+def test_fresh_unreadable_claim_is_left_alone(tmp_path):
+    """An unreadable claim file younger than the grace period may be one being written
+    (the O_EXCL fallback writes after creating): not taken over."""
+    key = FAKE_CFGS[0].key()
+    write_claim(tmp_path, key).write_text("")
+    lines: list[str] = []
+    assert ResultStore(tmp_path, warn=lines.append).claim(key) is False and not lines
 
 
 @pytest.mark.parametrize("outcome", ["stored", "released"])

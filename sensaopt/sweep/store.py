@@ -36,6 +36,7 @@ from sensaopt.outputs import write_text
 from sensaopt.sweep.config import RunConfig
 
 STALE_CLAIM_S = 24 * 3600.0  # a claim older than this is taken over even if its process seems alive (seconds)
+UNREADABLE_GRACE_S = 10.0  # an unreadable claim file younger than this may be being written (O_EXCL fallback): left alone
 
 
 def _warn_stderr(message: str) -> None:
@@ -69,6 +70,19 @@ def record_problem(record: Any, key: str) -> str | None:
     if not isinstance(record.get("metrics"), dict):
         return "has no metrics"
     return None
+
+
+def _create_exclusive(path: Path, tmp: Path, text: str) -> None:
+    """Create ``path`` holding ``text``; FileExistsError if it exists. A hard link of the
+    written ``tmp`` (the file appears complete), else ``O_EXCL`` (file systems without hard links)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -167,17 +181,18 @@ class ResultStore:
     def claim(self, key: str) -> bool:
         """Claim run ``key`` for this process: True if this store now holds the claim,
         False if a live sweep holds it. The claim file appears complete or not at all (a
-        hard link of a written file, which fails if the name exists); a stale claim is
-        taken over with one warning."""
+        hard link of a written file, which fails if the name exists; ``O_EXCL`` where hard
+        links are not supported); a stale claim is taken over with one warning."""
         d = self.root / "claims"
         d.mkdir(parents=True, exist_ok=True)
         c = Claim(os.getpid(), socket.gethostname(), time.time(), uuid.uuid4().hex)
+        text = json.dumps(asdict(c))
         tmp = d / f".{key}.{c.token}.tmp"
-        tmp.write_text(json.dumps(asdict(c)))
+        tmp.write_text(text)
         try:
             for _ in range(3):  # a stale claim removed: try again (someone else may win the race)
                 try:
-                    os.link(tmp, self.claim_path(key))
+                    _create_exclusive(self.claim_path(key), tmp, text)
                 except FileExistsError:
                     if not self._break_stale(key):
                         return False
@@ -191,7 +206,7 @@ class ResultStore:
     def stale_reason(self, claim: Claim | None) -> str | None:
         """Why ``claim`` no longer holds (None: it holds)."""
         if claim is None:
-            return "unreadable"
+            return "unreadable"  # (a claim younger than UNREADABLE_GRACE_S may still be being written: not judged)
         if time.time() - claim.time > self.stale_after_s:
             return f"older than {self.stale_after_s:g} s"
         if claim.host == socket.gethostname() and not _pid_alive(claim.pid):
@@ -202,12 +217,14 @@ class ResultStore:
         """Remove the claim on ``key`` if it is stale; True if it was removed (or gone)."""
         p = self.claim_path(key)
         try:
-            seen = p.read_bytes()
+            seen, age = p.read_bytes(), time.time() - p.stat().st_mtime
         except FileNotFoundError:
             return True
         claim = self.claim_of(key)
         reason = self.stale_reason(claim)
         if reason is None or (claim is not None and claim.token in self._held.values()):
+            return False
+        if claim is None and age < UNREADABLE_GRACE_S:
             return False
         grave = p.with_name(f".{key}.{uuid.uuid4().hex}.stale")
         try:
