@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import astuple
-from typing import get_type_hints
+from typing import TYPE_CHECKING, get_type_hints
 
 import numpy as np
 import pandas as pd
@@ -29,9 +29,11 @@ from sensaopt.compare import COMPARISON_COLUMNS, PartBounds, compare
 from sensaopt.instance import Instance
 from sensaopt.metrics import JOB_METRIC_COLUMNS, JobMetrics, job_metrics
 from sensaopt.metrics import METRIC_COLUMNS as _METRICS
-from sensaopt.result import Result
 from sensaopt.schedule import Schedule
 from sensaopt.validator import Evaluation, check_schedule
+
+if TYPE_CHECKING:  # Result.to_frame imports this module
+    from sensaopt.result import Result
 
 JOB_COLUMNS = ("job", "model", "sensitive", "gpus", "arrival", "work", "deadline", "value")  # jobs_frame, with the index
 OUTCOME_COLUMNS = JOB_COLUMNS + JOB_METRIC_COLUMNS[1:]
@@ -62,16 +64,16 @@ def evaluate(instance: Instance, result_or_schedule: Result | Schedule, require_
     """Validator evaluation of a Result's (or a bare) schedule on ``instance``: the
     evaluation a Result carries when it answers the same question (every job finished,
     so ``require_complete`` changes nothing), else a fresh one on its truth instance."""
-    if isinstance(result_or_schedule, Result):
-        res = result_or_schedule
-        if res.schedule is None:
-            raise ValueError(f"result of {res.solver} ({res.status.value}) has no schedule")
-        truth = truth_instance(instance, res)
-        ev = res.evaluation
-        if ev is not None and all(o.finish is not None for o in ev.outcomes.values()):
-            return ev
-        return check_schedule(truth, res.schedule, require_complete)
-    return check_schedule(instance, result_or_schedule, require_complete)
+    if isinstance(result_or_schedule, Schedule):
+        return check_schedule(instance, result_or_schedule, require_complete)
+    res = result_or_schedule
+    if res.schedule is None:
+        raise ValueError(f"result of {res.solver} ({res.status.value}) has no schedule")
+    truth = truth_instance(instance, res)
+    ev = res.evaluation
+    if ev is not None and all(o.finish is not None for o in ev.outcomes.values()):
+        return ev
+    return check_schedule(truth, res.schedule, require_complete)
 
 
 def jobs_frame(instance: Instance) -> pd.DataFrame:
