@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -23,6 +24,16 @@ def _progress(total: int, desc: str, quiet: bool) -> tuple[Any, Callable[[int, i
     return progress_bar(total, desc, quiet)
 
 
+def schedule_files(path: Path, policies: list[str]) -> dict[str, Path]:
+    """Files of ``simulate --save-schedule PATH``: policy -> result JSON (PATH itself
+    for one policy, else PATH's stem + ``.POLICY`` + its suffix), and ``""`` -> the
+    instance file beside them (stem + ``.instance.json``)."""
+    suffix = path.suffix or ".json"
+    files = {pol: path if len(policies) == 1 else path.with_name(f"{path.stem}.{pol}{suffix}") for pol in policies}
+    files[""] = path.with_name(f"{path.stem}.instance.json")
+    return files
+
+
 @app.command()
 @with_workload(required=("trace",))
 def simulate(
@@ -32,12 +43,17 @@ def simulate(
     skip_malformed: bool = typer.Option(False, help="Skip (and count) malformed trace rows instead of stopping."),
     output: Path = typer.Option(..., "-o", "--output", help="Output folder."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    save_schedule: Path | None = typer.Option(
+        None, "--save-schedule", metavar="FILE",
+        help="Also write the result with its schedule as JSON for `sensaopt plot FILE` (several policies: FILE's stem + "
+             ".POLICY.json each), and the instance beside it (STEM.instance.json)."),
 ) -> None:
     """Simulate policies on a trace or generator; write per-job CSV and summary JSON per policy."""
     from sensaopt.cli.core import summary_line
     from sensaopt.config import policy_settings
     from sensaopt.datasets import require
-    from sensaopt.outputs import check_output, check_output_dir
+    from sensaopt.io import instance_to_dict
+    from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.simulator import simulate as run
     from sensaopt.traces.run import output_paths, write_outputs
     from sensaopt.traces.sources import data_needed, workload_instance
@@ -49,11 +65,16 @@ def simulate(
     for pol in policy:  # every output file checked before the first policy runs
         for p in output_paths(output, pol):
             check_output(p, inputs=inputs, field="-o")
+    saved = schedule_files(save_schedule, policy) if save_schedule is not None else {}
+    for p in saved.values():
+        check_output(p, inputs=inputs, field="--save-schedule")
     inst, data = workload_instance(workload, on_error="skip" if skip_malformed else "raise")
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(data.skipped.items())) or "none"
     size = f"{len(inst.jobs)} jobs on {inst.cluster.num_nodes} nodes / {inst.cluster.total_gpus} GPUs"
     typer.echo(f"{inst.name}: {size} (skipped: {skipped})", err=True)
     described = {**asdict(workload), "skipped": data.skipped}
+    if saved:
+        write_text(saved[""], json.dumps(instance_to_dict(inst, {"workload": described}), indent=1), inputs=inputs, field="--save-schedule")
     for pol in policy:
         bar, cb = _progress(len(inst.jobs), pol, quiet)
         try:
@@ -62,6 +83,9 @@ def simulate(
             bar.close()
         assert res.evaluation is not None  # the simulator always evaluates its schedule
         write_outputs(output, pol, inst, res, res.evaluation, {**described, "policy_config": knobs[pol]}, inputs)
+        if saved:  # a `solve -o` result file naming its instance file (relative: found beside it)
+            text = json.dumps({**res.to_dict(inst), "instance": saved[""].name}, indent=1)
+            write_text(saved[pol], text, inputs=inputs, field="--save-schedule")
         typer.echo(summary_line(res))
 
 
