@@ -484,3 +484,20 @@ def test_sigint_during_an_in_process_solve_stops_within_two_seconds(tmp_path, so
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+@pytest.mark.parametrize("field", ["value", "violation_weight"])
+def test_value_1e308_through_the_python_api_is_one_error(field):
+    """1e308 (before: OverflowError in the exact models' scaling): a SensaoptError,
+    whether the instance checks or the model's range check catch it."""
+    from dataclasses import replace
+
+    from sensaopt.instance import Job
+
+    i = inst("tiny-8gpu")
+    with pytest.raises(SensaoptError):
+        if field == "value":
+            bad = i.with_jobs(Job(**{**j.__dict__, "value": 1e308}) if j.id == "j0" else j for j in i.jobs)
+        else:
+            bad = replace(i, objective=replace(i.objective, violation_weight=1e308))
+        solve_cpsat(bad, time_limit=2, workers=1)

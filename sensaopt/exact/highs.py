@@ -282,7 +282,11 @@ def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: 
         h.run()
         highspy.Highs.resetThreadScheduler(False)  # as highspy's own threaded solve does
 
-    run_stoppable(search, h.cancelSolve, budget.stop_at())
+    def stop() -> None:  # the interrupt callback is not reached in every part of the search; the time limit is checked in more
+        h.cancelSolve()
+        h.setOptionValue("time_limit", 0.0)
+
+    run_stoppable(search, stop, budget.stop_at())
     ms = h.getModelStatus()
     info = h.getInfo()
     S = highspy.HighsModelStatus

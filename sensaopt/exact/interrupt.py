@@ -4,17 +4,23 @@ A solver's C++ search holds the main thread: Python's SIGINT handler only runs o
 it returns. :func:`run_stoppable` therefore runs the search in a helper thread while
 the main thread waits; an exception in the waiting thread (``KeyboardInterrupt`` from
 SIGINT, or from SIGTERM under :func:`terminate_interrupts`) calls the solver's own
-stop (CP-SAT ``stop_search``, HiGHS ``cancelSolve``), waits for the search to end
-and re-raises: the command then stops with ``interrupted`` (exit 130) and writes
-nothing. CBC runs as a child process group that is killed instead
+stop (CP-SAT ``stop_search``, HiGHS ``cancelSolve`` and a zero time limit), waits
+up to ``STOP_WAIT_S`` for the search to end and re-raises: the command then stops with
+``interrupted`` (exit 130) and writes nothing. A search that has not ended by then
+(HiGHS checks neither flag inside its sub-MIPs) is left running; should the
+interpreter exit while it still runs, it exits at once with code 130 (a live solver
+thread would abort the interpreter's shutdown). CBC runs as a child process group that is killed instead
 (:mod:`sensaopt.exact.milp`); temporary folders go with the ``with`` blocks that made
 them.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +29,7 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-STOP_WAIT_S = 10.0  # seconds a stopped search gets to return before the interrupt propagates anyway
+STOP_WAIT_S = 1.0  # seconds a stopped search gets to return before the interrupt propagates anyway
 POLL_S = 0.05  # seconds between checks of the waiting thread
 
 
@@ -60,11 +66,27 @@ def run_stoppable(search: Callable[[], T], stop: Callable[[], None], stop_at: fl
                 stopped = True
     except BaseException:
         stop()
-        done.wait(STOP_WAIT_S)  # a solver thread alive at exit aborts the interpreter
+        if not done.wait(STOP_WAIT_S):  # HiGHS does not look at its interrupt flag inside sub-MIPs
+            _abandoned.append(done)
         raise
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["value"]  # type: ignore[return-value]
+
+
+_abandoned: list[threading.Event] = []  # searches still running after an interrupt propagated
+
+
+@atexit.register
+def _exit_without_running_searches() -> None:
+    """A solver thread still running when the interpreter finalizes aborts it ("terminate
+    called without an active exception", exit code -6): exit at once instead, with the
+    interrupted code 130 (only an interrupt abandons a search)."""
+    if any(not d.is_set() for d in _abandoned):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(130)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

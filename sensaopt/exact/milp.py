@@ -41,7 +41,7 @@ from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
 from sensaopt.exact.builder import Strength, build, objective_offset
 from sensaopt.exact.child import GuardedChild
 from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, prepare, solve_exact
-from sensaopt.exact.data import ModelData
+from sensaopt.exact.data import ModelData, precheck_size
 from sensaopt.exact.highs import HighsBackend, HighsOptions, run_highs
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.numeric import MILP_LIMITS
@@ -292,6 +292,7 @@ def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int |
                  horizon_slack: int = DEFAULT_HORIZON_SLACK, max_vars: int = DEFAULT_MAX_VARS) -> dict:
     """Write the offline MILP as MPS or LP (for SCIP, Gurobi, ...). Returns size info.
     The file's objective is the scaled model objective; see ``params`` for the scaling."""
+    precheck_size(instance, horizon, horizon_slack, max_vars)  # before the heuristic run
     data = prepare(instance, horizon, horizon_slack, False, DEFAULT_WORK_SCALE, max_vars).data
     mb = build_milp(data)
     prob = mb.backend.prob  # type: ignore[attr-defined]

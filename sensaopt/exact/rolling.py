@@ -21,6 +21,7 @@ from typing import Any
 from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import Strength, build, to_objective
 from sensaopt.exact.data import ModelData, build_data, pair_of, placements_of
+from sensaopt.exact.numeric import CPSAT_LIMITS, MILP_LIMITS, check_numbers
 from sensaopt.exact.outcome import SolveOutcome
 from sensaopt.instance import Instance
 from sensaopt.policies.base import Allocation, BasePolicy, Policy, RoundState
@@ -69,6 +70,7 @@ def solve_window(data: ModelData, cfg: RollingConfig, fix: Allocation | None = N
     seconds; ``fix``: the first round fixed to this allocation (None when it is not
     representable in the model). Returns (outcome or None, the model's Vars). The time
     limit counts from the end of the build."""
+    check_numbers(data, CPSAT_LIMITS if cfg.backend == "cpsat" else MILP_LIMITS)  # never a wrong status
     s = Strength(symmetry=False)
     if cfg.backend == "cpsat":
         from sensaopt.exact.cpsat import CpSatBackend, CpSatOptions, run_cpsat
