@@ -18,8 +18,12 @@ never OPTIMAL when the log says it stopped. Bounds: HiGHS ``mip_dual_bound``; CB
 
 Time: CBC checks ``-sec`` only between its own steps (on medium models its
 preprocessing ran for minutes past a 60 s limit), so it gets the seconds left when it
-starts and its process group is killed ``CBC_GRACE_S`` after the budget's deadline
-(TIME_LIMIT without a CBC solution; the warm start stays the incumbent).
+starts and its process group is killed ``CBC_GRACE_S`` after the phase's deadline,
+at the latest ``OVERRUN_S`` after the whole call's (:meth:`TimeBudget.stop_at`;
+TIME_LIMIT without a CBC solution, the warm start stays the incumbent); once the
+call's time is spent CBC is not started at all. CBC is a
+:class:`~sensaopt.exact.child.GuardedChild`: it dies with sensaopt, even on SIGKILL,
+and its temporary folder goes with it.
 """
 
 from __future__ import annotations
