@@ -259,18 +259,23 @@ def test_trace_with_utf8_bom_loads(tmp_path, capsys):
     assert f"{len(GOOD_ROWS)} jobs on" in err
 
 
-@pytest.mark.parametrize("kind", ["directory", "fifo"])
-def test_trace_that_is_not_a_file(kind, tmp_path, capsys):
+def test_trace_that_is_a_directory(tmp_path, capsys):
     f = tmp_path / "t.csv"
-    if kind == "directory":
-        f.mkdir()
-        msg = f"error: {f}: (file): a directory, not a trace file"
-    else:
-        os.mkfifo(f)  # opening it for reading would block for ever
-        msg = f"error: {f}: (file): not a regular file (a FIFO, socket or device)"
+    f.mkdir()
     code, stdout, err = run(_sim(f, tmp_path / "o"), capsys)
     assert (code, stdout) == (2, "")
-    assert err.strip().splitlines() == [msg]
+    assert err.strip().splitlines() == [f"error: {f}: (file): a directory, not a trace file"]
+
+
+def test_trace_that_is_a_fifo(tmp_path):
+    """Opening a FIFO for reading blocks until a writer comes: refused before (a real
+    process with a timeout, so that a regression fails instead of hanging the suite)."""
+    f = tmp_path / "t.csv"
+    os.mkfifo(f)
+    argv = [str(a) for a in _sim(f, tmp_path / "o")]
+    p = subprocess.run([sys.executable, "-m", "sensaopt", *argv], capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr.strip().splitlines() == [f"error: {f}: (file): not a regular file (a FIFO, socket or device)"]
 
 
 def test_python_api_trace_readers_name_the_file(tmp_path):
