@@ -10,6 +10,7 @@ The builder is split into :func:`add_variables`, the constraint families
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -61,6 +62,8 @@ class Vars:
     objective_const: int = 0  # scaled constant part of the variable objective expression
     loss_terms: list = field(default_factory=list)  # (coef, var): the deadline-loss part of objective_terms
     loss_const: int = 0  # scaled constant of the deadline-loss part (hopeless deadlines)
+    deadline: float | None = None  # time.perf_counter() value past which building stops (BuildTimeout)
+    added: int = 0  # constraints added so far (the deadline is looked at every BUILD_CHECK_EVERY)
 
 
 class HorizonTooShort(SensaoptError):
@@ -75,22 +78,29 @@ class BuildTimeout(SensaoptError):
     """The time limit ran out while the model was being built."""
 
 
+BUILD_CHECK_EVERY = 512  # constraints (or jobs' variables) between two looks at the clock while building
+
+
+def check_deadline(v: Vars) -> None:
+    """Raise :class:`BuildTimeout` when the build's deadline has passed."""
+    if v.deadline is not None and time.perf_counter() > v.deadline:
+        raise BuildTimeout("the time limit ran out while building the model")
+
+
 def build(data: ModelData, be: Backend, strength: Strength = Strength(), budget: TimeBudget | None = None) -> Vars:
     """Variables, every family of ``FAMILIES``, objective. ``budget`` is checked after
-    each step (:class:`BuildTimeout` when spent): building a large model takes seconds,
-    and a time limit is a limit on the whole call."""
+    each step, every ``BUILD_CHECK_EVERY`` constraints and jobs (:class:`BuildTimeout`
+    when spent): building a large model takes seconds, and a time limit is a limit on
+    the whole call."""
 
-    def check() -> None:
-        if budget is not None and budget.expired():
-            raise BuildTimeout("the time limit ran out while building the model")
-
-    v = Vars()
+    v = Vars(deadline=budget.deadline if budget is not None else None)
     add_variables(data, be, v, strength)
-    check()
+    check_deadline(v)
     for fam in FAMILIES.values():
         fam(data, be, v, strength)
-        check()
+        check_deadline(v)
     add_objective(data, be, v)
+    v.deadline = None  # built: constraints added later (lexicographic phases) never raise BuildTimeout
     return v
 
 
@@ -100,6 +110,8 @@ def add_variables(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     the symmetry-breaking ``ever`` indicators."""
     for jd in data.jobs:
         _add_job_variables(data, be, v, s, jd)
+        if jd.k % BUILD_CHECK_EVERY == BUILD_CHECK_EVERY - 1:
+            check_deadline(v)
     if s.symmetry and not data.window:
         for n, t in _sym_pairs(data):
             v.ever[n, t] = be.bool_var(f"ever_{n}_{t}")
@@ -158,6 +170,9 @@ def add_constraint(be: Backend, v: Vars, con: Any, family: str) -> None:
         return
     be.add(con, family)
     _count(v, family)
+    v.added += 1
+    if v.added % BUILD_CHECK_EVERY == 0:
+        check_deadline(v)
 
 
 # ---- constraint families -------------------------------------------------------------------
