@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from sensaopt.errors import InputError, SensaoptError
 from sensaopt.instance import Cluster, Instance, Job, NodeType, ObjectiveWeights, Overheads, SoftDeadline
-from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, MAX_JOBS, MAX_ROUNDS, Range  # noqa: F401  (MAX_ROUNDS: re-exported)
+from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, MAX_JOBS, MAX_ROUNDS, SCHEDULE, Range
 from sensaopt.outputs import write_text
 from sensaopt.profiles import SensitivityProfile, catalog
 from sensaopt.schedule import FORMAT_VERSION as SCHEDULE_FORMAT_VERSION
@@ -360,22 +360,22 @@ def save_instance(inst: Instance, path: str | Path, provenance: dict | None = No
 # ---- schedules ------------------------------------------------------------------------------
 class PlacementModel(_Strict):
     node: str
-    gpus: PosInt
-    cpus: Annotated[int, Field(ge=0, strict=True)]
-    mem_gb: NonNegFloat
+    gpus: Annotated[int, _in(SCHEDULE["segments[].placements[].gpus"])]
+    cpus: Annotated[int, _in(SCHEDULE["segments[].placements[].cpus"])]
+    mem_gb: Annotated[float, _in(SCHEDULE["segments[].placements[].mem_gb"])]
 
 
 class SegmentModel(_Strict):
     job: str
-    start: Annotated[int, Field(ge=0, strict=True)]
-    rounds: PosInt
+    start: Annotated[int, _in(SCHEDULE["segments[].start"])]
+    rounds: Annotated[int, _in(SCHEDULE["segments[].rounds"])]
     placements: list[PlacementModel] = Field(min_length=1)
 
 
 class ScheduleModel(_Strict):
     format_version: int = Field(SCHEDULE_FORMAT_VERSION, ge=1, le=SCHEDULE_FORMAT_VERSION)
     instance: str | None = None
-    round_minutes: PosFloat
+    round_minutes: RoundMinutes
     segments: list[SegmentModel]
 
 
@@ -398,6 +398,9 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
     names = {n.name: n.index for n in instance.cluster.nodes}
     segs = []
     for k, s in enumerate(m.segments):
+        if s.start + s.rounds > MAX_ROUNDS:
+            raise InputError(source, f"segments[{k}].rounds", f"the segment ends at round {s.start + s.rounds}; "
+                             f"at most {MAX_ROUNDS} rounds are supported", s.job)
         if s.job not in instance.job_index:
             raise InputError(source, f"segments[{k}].job", "unknown job (not in the instance)", s.job)
         pls = []

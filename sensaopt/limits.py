@@ -88,6 +88,15 @@ INSTANCE: dict[str, Range] = {
     "overheads.per_log2_gpu_minutes": Range(0, WEEK_MINUTES, "minutes"),
 }
 
+# schedule files (validate, plot); a segment also ends by round MAX_ROUNDS
+SCHEDULE: dict[str, Range] = {
+    "segments[].start": Range(0, MAX_ROUNDS - 1, "round", integer=True),
+    "segments[].rounds": Range(1, MAX_ROUNDS, "rounds", integer=True),
+    "segments[].placements[].gpus": INSTANCE["cluster.node_types[].gpus"],
+    "segments[].placements[].cpus": Range(0, 65536, "cores", integer=True),
+    "segments[].placements[].mem_gb": Range(0, 1e6, "GB"),
+}
+
 # trace rows (Chronus CSV, Helios CSV, Philly JSON), after conversion to minutes
 TRACE: dict[str, Range] = {
     "gpus": Range(0, 1_000_000, "GPUs", integer=True),

@@ -22,7 +22,7 @@ from sensaopt.cli import main
 from sensaopt.errors import InputError
 from sensaopt.instance import Instance
 from sensaopt.io import json_text, load_instance
-from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, OPTIONS, TRACE
+from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, OPTIONS, SCHEDULE, TRACE
 
 from .conftest import REPO
 from .test_cli_core import TINY, mutate
@@ -111,10 +111,29 @@ def test_options_at_their_bounds_are_accepted(tmp_path, capsys):
 
 
 def test_every_range_is_sane():
-    for table in (INSTANCE, TRACE, OPTIONS):
+    for table in (INSTANCE, SCHEDULE, TRACE, OPTIONS):
         for name, r in table.items():
             assert r.lo < r.hi and r.hi < 1e12, name
             assert r.hi in r and (r.lo not in r) == r.lo_open and float("nan") not in r and float("inf") not in r, name
+
+
+# ---- schedule files ----------------------------------------------------------------------------
+@pytest.mark.parametrize("start, rounds, msg", [
+    (10**15, 1, "segments[0].start (job {job}): Input should be less than or equal to 999999"),  # before: MemoryError traceback
+    (0, 10**15, "segments[0].rounds (job {job}): Input should be less than or equal to 1000000"),
+    (999_999, 5, "segments[0].rounds (job {job}): the segment ends at round 1000004; at most 1000000 rounds are supported"),
+])
+def test_schedule_rounds_beyond_the_horizon(start, rounds, msg, tmp_path, capsys):
+    good = tmp_path / "good.json"
+    assert run(["solve", TINY, "--policy", "edf", "-o", good], capsys)[0] == 0
+    d = json.loads(good.read_text())
+    seg = d["schedule"]["segments"][0]
+    seg.update(start=start, rounds=rounds)
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(d))
+    code, stdout, err = run(["validate", TINY, f], capsys)
+    assert (code, stdout) == (2, "")
+    assert err.strip().splitlines() == [f"error: {f}: " + msg.format(job=seg["job"])]
 
 
 # ---- Python API: Instance/Job get the same ranges ----------------------------------------------
@@ -302,7 +321,7 @@ def test_helios_duration_beyond_range_names_the_line(tmp_path):
 # ---- docs: the ranges table is the code's ----------------------------------------------------
 def range_rows() -> list[str]:
     """The rows of the ranges tables in docs/reliability.md, from sensaopt.limits."""
-    named = [*INSTANCE.items(), *(("trace " + k, r) for k, r in TRACE.items()),
+    named = [*INSTANCE.items(), *(("schedule " + k, r) for k, r in SCHEDULE.items()), *(("trace " + k, r) for k, r in TRACE.items()),
              *(("--" + k.replace("_", "-"), r) for k, r in OPTIONS.items())]
     return [f"| `{name}` | {r.text()} | {r.unit} |" for name, r in named]
 
