@@ -209,17 +209,17 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
-def read_json(path: str | Path) -> Any:
+def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
     """Parse a UTF-8 JSON file (a byte-order mark is allowed). One-line :class:`InputError`
-    for a missing or unreadable file, a file that is not UTF-8 text (gzip, UTF-16, a bad
-    byte: line and column), malformed JSON, a key given twice in one object, nesting
-    deeper than the parser's recursion limit (~1000 levels) or an integer of more than
-    4300 digits."""
+    for a missing or unreadable file, one larger than ``max_bytes`` (None: any size;
+    checked before reading), a file that is not UTF-8 text (gzip, UTF-16, a bad byte:
+    line and column), malformed JSON, a key given twice in one object, nesting deeper
+    than the parser's recursion limit (~1000 levels) or an integer of more than 4300 digits."""
     p = Path(path)
     try:
         size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InputError(str(p), "(file)", f"{size / 2**20:.0f} MiB; JSON files up to {MAX_FILE_BYTES // 2**20} MiB are read")
+        if max_bytes is not None and size > max_bytes:
+            raise InputError(str(p), "(file)", f"{size / 2**20:.0f} MiB; JSON files up to {max_bytes // 2**20} MiB are read")
         data = p.read_bytes()
     except FileNotFoundError:
         raise InputError(str(p), "(file)", "no such file") from None

@@ -23,7 +23,7 @@ MAX_ROUNDS = 1_000_000  # instance times (arrival, work, deadlines) beyond this 
 TRACE_MAX_MINUTES = 1e6  # trace times (submit from the origin, durations, relative deadlines), minutes (~694 days)
 MAX_SEED = 2**31 - 1  # CP-SAT and HiGHS take a 32-bit signed seed
 MAX_JOBS = 1_000_000  # jobs in an instance file
-MAX_FILE_BYTES = 200 * 2**20  # JSON files (instances, schedules, Philly logs) larger than this are refused before reading
+MAX_FILE_BYTES = 200 * 2**20  # instance and schedule files larger than this are refused before reading
 
 
 @dataclass(frozen=True)

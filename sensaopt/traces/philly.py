@@ -39,7 +39,7 @@ class _Skip(Exception):
 def read_philly(path: str | Path, on_error: str = "raise", statuses: tuple[str, ...] | None = None, name: str | None = None) -> TraceData:
     check_on_error(on_error)
     p = Path(path)
-    raw = read_json(p)
+    raw = read_json(p, max_bytes=None)  # the whole cluster_job_log is a large file
     if not isinstance(raw, list):
         raise InputError(str(p), "(top level)", "expected a JSON list of jobs (cluster_job_log)")
     data = TraceData(name or p.stem, str(p), [], has_deadlines=False)
