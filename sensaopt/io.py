@@ -354,6 +354,13 @@ def instance_to_dict(inst: Instance, provenance: dict | None = None) -> dict:
 
 
 def save_instance(inst: Instance, path: str | Path, provenance: dict | None = None) -> None:
+    """Write an instance as JSON (the format ``sensaopt schema`` describes), atomically.
+
+    Args:
+        inst: the instance to write.
+        path: the file to write; refused if it is a symlink, FIFO, device or directory.
+        provenance: recorded with the instance (e.g. the command that made it).
+    """
     atomic_write_text(path, json_text(instance_to_dict(inst, provenance), indent=1, where=str(path)))
 
 

@@ -58,11 +58,21 @@ def simulate(
 ) -> Result:
     """Run ``policy`` on ``instance`` until every job finishes; return its Result.
 
-    ``profile_error`` > 0 draws hidden true-speed factors (seeded by ``seed``) so that
-    observed progress differs from the profiles. ``validate`` re-checks the schedule
-    with the validator (raises on a bad one: that is a policy bug). ``policy_config``
-    overrides knobs of a policy given by name (keys: fields of its config dataclass).
-    ``Result.params`` carries the policy's ``config`` and ``stats`` (``"policy_stats"``).
+    Args:
+        instance: the jobs and the cluster (minutes, cores, GB).
+        policy: a policy object or a registered policy name.
+        profile_error: sigma of the hidden log-normal true-speed factor per job (0: the
+            profiles are exact); observed progress then differs from the profiles.
+        seed: seed of the profile-error draw.
+        validate: raise the validator's first error on a bad schedule (a policy bug).
+        progress: called after each round with (round, finished jobs, total jobs).
+        max_rounds: stop with a PolicyError past this round (default: a generous bound
+            from the instance's total work).
+        policy_config: knobs of a policy given by name (keys: fields of its config dataclass).
+
+    Returns:
+        The Result; ``params`` carries the policy's ``config`` and ``stats``
+        (``"policy_stats"``), ``evaluation`` and ``truth`` the validator's verdict.
     """
     t0 = time.perf_counter()
     pol = _policy(policy, policy_config)

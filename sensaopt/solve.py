@@ -41,8 +41,17 @@ def exact_solver_names() -> list[str]:
 
 
 def solve(instance: Instance, solver: str = HEURISTIC, **params: Any) -> Result:
-    """Solve ``instance`` with the named solver; every solver returns a :class:`Result`
-    whose schedule has passed the common validator."""
+    """Solve ``instance`` with the named solver.
+
+    Args:
+        instance: the instance to schedule.
+        solver: a registered solver name (``heuristic``, ``cpsat``, ``milp``, ``highs``, ``cbc``).
+        **params: the solver's own options (``policy=`` for the heuristic; ``time_limit``
+            in seconds, ``workers``, ``seed`` for the exact ones).
+
+    Returns:
+        A Result whose schedule has passed the common validator.
+    """
     return SOLVERS.get(solver)(instance, **params)
 
 
@@ -54,7 +63,7 @@ def solve_heuristic(instance: Instance, policy: str = "sensascale", **params: An
 
 
 def solve_highs(instance: Instance, **params: Any) -> Result:
-    """The MILP solved by HiGHS (through PuLP)."""
+    """The MILP solved by HiGHS (through highspy)."""
     from sensaopt.exact.milp import solve_milp
 
     return solve_milp(instance, backend="highs", **params)

@@ -494,7 +494,17 @@ RULES: dict[str, Callable[..., Findings]] = {
 
 def check_schedule(instance: Instance, schedule: Schedule, require_complete: bool = True, max_errors: int = 50) -> Evaluation:
     """Check every rule and recompute outcomes; never raises on a bad schedule.
-    At most ``max_errors`` errors are kept, in the order the rules find them."""
+
+    Args:
+        instance: the instance the schedule is for (its jobs' true speed factors count).
+        schedule: the schedule to check (rounds of ``instance.round_minutes`` minutes).
+        require_complete: a job that does not finish is an error (``unfinished``);
+            False for partial schedules (rolling windows, plots).
+        max_errors: at most this many errors are kept, in the order the rules find them.
+
+    Returns:
+        The evaluation: per-job outcomes (minutes), errors, resource-minutes held.
+    """
     ctx = RuleContext.of(instance)
     report = _Report(max_errors)
     report.add(rule_round_length(ctx, schedule))
@@ -516,7 +526,16 @@ def check_schedule(instance: Instance, schedule: Schedule, require_complete: boo
 
 
 def validate(instance: Instance, schedule: Schedule, require_complete: bool = True) -> Evaluation:
-    """Like :func:`check_schedule` but raises the first :class:`ScheduleError`."""
+    """Like :func:`check_schedule` but raises the first :class:`ScheduleError`.
+
+    Args:
+        instance: the instance the schedule is for.
+        schedule: the schedule to check.
+        require_complete: a job that does not finish is an error.
+
+    Returns:
+        The evaluation of a valid schedule.
+    """
     ev = check_schedule(instance, schedule, require_complete)
     if ev.errors:
         raise ev.errors[0]

@@ -201,16 +201,7 @@ def test_all_names_importable_and_listed():
 
 # docstrings of public functions whose modules this reporting part does not own: to be completed
 # by their owners (strict: an xpass here means the marker can go)
-_INCOMPLETE = {
-    "check_schedule": "validator.py: instance, require_complete", "validate": "validator.py: instance, require_complete",
-    "save_instance": "io.py: no docstring", "simulate": "simulator.py: max_rounds", "solve": "solve.py: params",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_INCOMPLETE[n])) if n in _INCOMPLETE else n
-    for n in sensaopt.__all__ if n != "__version__"
-])
+@pytest.mark.parametrize("name", [n for n in sensaopt.__all__ if n != "__version__"])
 def test_public_names_are_documented_with_their_parameters(name):
     obj = getattr(sensaopt, name)
     doc = inspect.getdoc(obj) or ""
