@@ -452,8 +452,9 @@ def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: 
 
     ax = _axes(ax)
     table = gaps.pivot_table(index="instance", columns="policy", values=value, aggfunc="first", sort=False)
-    table = table.reindex(pd.unique(gaps["instance"]))
     policies = list(pd.unique(gaps["policy"]))
+    # a policy whose values are all NaN (e.g. no JCT gap at unequal misses) has no pivot column
+    table = table.reindex(index=pd.unique(gaps["instance"]), columns=policies)
     width = 0.8 / max(len(policies), 1)
     xs = np.arange(len(table.index))
     for k, pol in enumerate(policies):

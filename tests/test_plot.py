@@ -324,6 +324,24 @@ def run(args, capsys):
     return code, out.out, out.err
 
 
+def test_cli_plot_finds_a_packaged_instance_by_the_name_a_result_records(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no instances/ folder here: only the packaged copy can be found
+    assert run(["solve", "tiny-16gpu", "--policy", "edf", "-o", "r.json"], capsys)[0] == 0
+    assert json.loads((tmp_path / "r.json").read_text())["instance"] == "tiny-16gpu"
+    code, out, err = run(["plot", "r.json", "-o", "g.png"], capsys)
+    assert code == 0, err
+    assert "6 jobs" in out and (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_gap_bars_with_a_policy_whose_values_are_all_nan():
+    gaps = pd.DataFrame({"instance": ["a", "a", "b", "b"], "policy": ["edf", "fifo"] * 2,
+                         "jct_gap_pct": [1.5, np.nan, 2.0, np.nan]})
+    ax = plot.gap_bars(gaps, value="jct_gap_pct", percent=False)
+    heights = sorted(round(p.get_height(), 6) for p in ax.patches)
+    assert heights == [1.5, 2.0]  # fifo draws nothing (and does not fail)
+    plt.close(ax.figure)
+
+
 def test_cli_plot_from_a_solve_result_and_a_bare_schedule(tmp_path, capsys):
     tiny = REPO / "instances" / "tiny-16gpu.json"
     res = tmp_path / "r.json"

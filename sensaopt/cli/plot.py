@@ -13,7 +13,9 @@ KINDS = ("gantt", "utilization", "both")
 
 def _find_instance(schedule_path: Path, raw: dict, instance: Path | None) -> Path:
     """The instance file: ``--instance``, else the ``instance`` path a ``solve -o``
-    result records (as given, or relative to the schedule file's folder)."""
+    result records (as given, relative to the schedule file's folder, or the name of a
+    packaged instance)."""
+    from sensaopt.datasets import packaged_instance
     from sensaopt.errors import InputError
 
     if instance is not None:
@@ -23,6 +25,9 @@ def _find_instance(schedule_path: Path, raw: dict, instance: Path | None) -> Pat
         for cand in (Path(rec), schedule_path.parent / rec):
             if cand.is_file():
                 return cand
+        packaged = packaged_instance(rec)  # `solve tiny-8gpu -o r.json` records the name
+        if packaged is not None:
+            return Path(str(packaged))
     raise InputError(str(schedule_path), "instance",
                      "cannot tell which instance this schedule belongs to; pass --instance INSTANCE.json")
 
