@@ -41,7 +41,7 @@ OUTCOME_COLUMNS = JOB_COLUMNS + JOB_METRIC_COLUMNS[1:]
 RESULT_COLUMNS = ("solver", "status", "objective", "bound", "loss_bound", "jct_bound", "runtime_s")
 METRIC_COLUMNS = RESULT_COLUMNS + tuple(c for c in _METRICS if c not in RESULT_COLUMNS)
 # gap_frame: the Comparison fields, then the old names of two of them (misses, extra_misses)
-GAP_COLUMNS = COMPARISON_COLUMNS + ("slo_violations", "extra_violations")
+GAP_COLUMNS = COMPARISON_COLUMNS
 _GAP_TEXT = ("instance", "policy", "exact", "exact_status")
 # per-job fields that may be None: float columns with NaN (met_deadline: 1.0 / 0.0 / NaN)
 _OPTIONAL = tuple(name for name, t in get_type_hints(JobMetrics).items() if type(None) in getattr(t, "__args__", ()))
@@ -151,15 +151,11 @@ def gap_frame(instance: Instance, heuristics: Mapping[str, Result], exact: Resul
     the scalar objective: ``gap`` = (objective − exact objective) / exact objective, the
     gap to the best exact schedule found (to the optimum when ``exact_status`` is
     OPTIMAL); ``gap_to_bound`` uses the exact solver's proven bound instead (an upper
-    bound on the true gap). ``slo_violations`` and ``extra_violations`` repeat
-    ``misses`` and ``extra_misses`` under their earlier names; ``jct_diff`` = avg JCT
-    difference (minutes).
+    bound on the true gap); ``jct_diff`` = avg JCT difference (minutes).
     """
     rows = []
     for label, r in heuristics.items():
-        d = compare(r, exact, instance, label=label).to_dict()
-        d["slo_violations"], d["extra_violations"] = d["misses"], d["extra_misses"]
-        rows.append(d)
+        rows.append(compare(r, exact, instance, label=label).to_dict())
     df = pd.DataFrame(rows, columns=list(GAP_COLUMNS))
     for c in GAP_COLUMNS:
         if c not in _GAP_TEXT:

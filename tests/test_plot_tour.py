@@ -31,7 +31,7 @@ def test_tour_python_block_runs(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     m = re.match(r"OPTIMAL (\S+) (\S+)\n", out)  # tiny-16gpu is proven optimal well within 30 s
     assert m and float(m.group(1)) == pytest.approx(float(m.group(2)))
-    assert "sensascale" in out and "met_deadline" in out and "extra_violations" in out
+    assert "sensascale" in out and "met_deadline" in out and "extra_misses" in out
     assert (tmp_path / "cpsat-gantt.png").read_bytes()[:4] == b"\x89PNG"
     # the tour's Gantt chart: bars in their model class's palette colour, ids on them, the legend beside the axes
     ax, inst = ns["ax"], ns["inst"]
