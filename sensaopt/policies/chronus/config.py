@@ -16,9 +16,10 @@ class ChronusConfig:
     round is an admission round; with R < 5 every ``floor(5 / R + 1/2)`` rounds (jobs that
     arrived in between wait, unseen, until then)."""
     solver: str = "highs"
-    """Lease MILP solver: "highs" (HiGHS through PuLP), "highspy" (the same HiGHS
-    model passed directly, much faster to build on large traces), "cpsat" (OR-Tools
-    CP-SAT) or "greedy" (the artifact's fallback only; counted as a fallback every lease)."""
+    """Lease MILP solver: "highs" (HiGHS through highspy; the model is written once in
+    ``lease_model.py`` over the exact models' backend interface), "highspy" (an alias of
+    "highs", kept so that earlier configurations still run), "cpsat" (OR-Tools CP-SAT) or
+    "greedy" (the artifact's fallback only; counted as a fallback every lease)."""
     time_limit_s: float = 5.0
     """Per-solve time limit (artifact: 5 s). Without an incumbent by then -> greedy
     fallback, counted in ``policy.stats['fallbacks']``."""
