@@ -306,6 +306,19 @@ def test_python_api_trace_readers_name_the_file(tmp_path):
         read_chronus(f)
 
 
+@pytest.mark.parametrize("kind", ["gzip", "directory"])
+def test_python_api_make_trace_checks_the_file_before_sniffing_its_header(kind, tmp_path):
+    from sensaopt.traces.sources import make_trace
+
+    f = tmp_path / "t.csv"
+    if kind == "directory":
+        f.mkdir()
+    else:
+        f.write_bytes(TRACE_CASES["gzip"][0])
+    with pytest.raises(InputError, match=r"t.csv: \(file\): a (gzip-compressed file|directory)"):
+        make_trace(str(f))
+
+
 def test_helios_duration_beyond_range_names_the_line(tmp_path):
     from sensaopt.traces.helios import COLUMNS, read_helios
 

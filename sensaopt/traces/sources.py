@@ -135,7 +135,12 @@ def make_trace(
 
 
 def _header(p: Path) -> list[str]:
-    with p.open(newline="") as f:
+    """The first CSV row of a trace file, after the same checks as every trace reader
+    (a directory, FIFO, gzip, UTF-16 or non-UTF-8 file is one :class:`InputError`)."""
+    from sensaopt.traces._rows import check_text_file
+
+    check_text_file(p)
+    with p.open(newline="", encoding="utf-8-sig") as f:
         return next(csv.reader(f), [])
 
 
