@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from sensaopt.errors import PolicyError
+from sensaopt.errors import InputError, PolicyError
 from sensaopt.instance import Instance, Job
+from sensaopt.limits import OPTIONS
 from sensaopt.metrics import compute_metrics
 from sensaopt.policies import Decider, Policy, make_policy
 from sensaopt.policies.base import JobState, RoundState
@@ -30,7 +31,13 @@ ProgressFn = Callable[[int, int, int], None]  # (round, finished jobs, total job
 
 def apply_profile_error(instance: Instance, sigma: float, seed: int) -> Instance:
     """Copy of ``instance`` whose jobs' true speed differs from their profile by a
-    factor exp(N(0, sigma²)) drawn per job with ``seed`` (sigma 0: unchanged)."""
+    factor exp(N(0, sigma²)) drawn per job with ``seed`` (sigma 0: unchanged).
+    ``sigma`` and ``seed`` outside their ranges (:data:`sensaopt.limits.OPTIONS`) are
+    one :class:`InputError` naming the argument."""
+    for name, x in (("profile_error", sigma), ("seed", seed)):
+        problem = OPTIONS[name].problem(x)
+        if problem is not None:
+            raise InputError("(argument)", name, problem)
     if sigma <= 0:
         return instance
     rng = np.random.default_rng(seed)

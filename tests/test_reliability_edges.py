@@ -368,3 +368,16 @@ def test_470k_job_instance_loads_within_the_stated_bound(tmp_path):
     n, seconds, rss_mb = p.stdout.split()
     assert int(n) == 470_000 and float(seconds) < 60 and float(rss_mb) < 1536, p.stdout
 
+
+
+@pytest.mark.parametrize("kw, msg", [
+    ({"profile_error": float("nan")}, "profile_error: must be within [0, 1], got nan"),
+    ({"profile_error": -1.0}, "profile_error: must be within [0, 1], got -1"),
+    ({"profile_error": 0.2, "seed": -1}, "seed: must be an integer within [0, 2147483647], got -1"),
+])
+def test_python_api_simulate_names_a_bad_argument_not_the_instance(kw, msg):
+    from sensaopt.simulator import simulate
+
+    with pytest.raises(InputError) as e:
+        simulate(load_instance(str(TINY)), "edf", **kw)
+    assert str(e.value) == f"(argument): {msg}"
