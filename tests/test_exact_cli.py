@@ -38,6 +38,16 @@ def test_gap_csv_and_json(inst_file, tmp_path, capsys):
     assert rj["exact"] == "milp:highs" and rj["exact_objective"] == pytest.approx(float(r["exact_objective"]))
 
 
+@pytest.mark.parametrize("command", ["gap", "round-gap"])
+@pytest.mark.parametrize("name", ["g.xlsx", "g"])
+def test_gap_rows_only_as_csv_or_json_refused_before_any_solve(command, name, inst_file, tmp_path, capsys):
+    out = tmp_path / name
+    assert main([command, str(inst_file), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "rows are written as .csv or .json" in err
+    assert not out.exists()
+
+
 def test_gap_unknown_exact_is_user_error(inst_file, capsys):
     assert main(["gap", str(inst_file), "--exact", "gurobi"]) == 2
     assert "unknown exact solver" in capsys.readouterr().err

@@ -78,7 +78,7 @@ def solve(
     """Solve an instance and report the common metrics."""
     from sensaopt.config import policy_settings
     from sensaopt.errors import InputError
-    from sensaopt.io import load_instance
+    from sensaopt.io import json_text, load_instance
     from sensaopt.outputs import check_output, write_text
     from sensaopt.solve import HEURISTIC, SOLVERS
     from sensaopt.solve import solve as do_solve
@@ -103,9 +103,9 @@ def solve(
     d = res.to_dict(inst)
     d["instance"] = str(instance)
     if output is not None:
-        write_text(output, json.dumps(d, indent=1), inputs=[instance], field="-o")
+        write_text(output, json_text(d, indent=1, where=str(output)), inputs=[instance], field="-o")
     if as_json:
-        sys.stdout.write(json.dumps(d) + "\n")
+        sys.stdout.write(json_text(d, where="--json") + "\n")
     else:
         typer.echo(summary_line(res))
 
@@ -117,7 +117,7 @@ def validate(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Check a schedule against an instance with the independent validator."""
-    from sensaopt.io import load_instance, load_schedule
+    from sensaopt.io import json_text, load_instance, load_schedule
     from sensaopt.metrics import compute_metrics
     from sensaopt.validator import check_schedule
 
@@ -128,7 +128,7 @@ def validate(
         out = {"valid": ev.ok, "errors": [str(e) for e in ev.errors]}
         if ev.ok:
             out["metrics"] = compute_metrics(inst, ev).to_dict()
-        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.write(json_text(out, where="--json") + "\n")
     else:
         for e in ev.errors:
             typer.echo(str(e))

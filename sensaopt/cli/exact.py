@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 from typing import Any
 
@@ -79,11 +78,25 @@ def format_table(rows: list[dict], cols: list[str], width: int | None = None, sh
     return "\n".join("  ".join(x.rjust(w[i]) for i, x in enumerate(row)) for row in cells)
 
 
+TABLE_SUFFIXES = (".csv", ".json")
+
+
+def check_table_output(path: Path, inputs: list[Path]) -> None:
+    """Refuse a ``-o`` that is not a .csv or .json file (or an unsafe path) before any work."""
+    from sensaopt.errors import InputError
+    from sensaopt.outputs import check_output
+
+    if path.suffix.lower() not in TABLE_SUFFIXES:
+        got = path.suffix or "a name without a suffix"
+        raise InputError("(command line)", "-o", f"{path.name}: rows are written as .csv or .json, not {got}")
+    check_output(path, inputs=inputs, field="-o")
+
+
 def write_rows(rows: list[dict], path: Path, cols: list[str]) -> None:
-    from sensaopt.io import atomic_write_text
+    from sensaopt.io import atomic_write_text, json_text
 
     if path.suffix.lower() == ".json":
-        atomic_write_text(path, json.dumps(rows, indent=1))
+        atomic_write_text(path, json_text(rows, indent=1, where=str(path)))
     else:
         buf = io.StringIO()
         wr = csv.DictWriter(buf, fieldnames=cols)
@@ -113,11 +126,10 @@ def gap(
     from sensaopt.cli.app import progress_bar
     from sensaopt.config import policy_settings
     from sensaopt.io import load_instance
-    from sensaopt.outputs import check_output
 
     knobs = policy_settings([policy], settings)[policy]
     if output is not None:
-        check_output(output, inputs=instances, field="-o")
+        check_table_output(output, instances)
     loaded = [(p, load_instance(p)) for p in instances]  # every file checked before any solve starts
     rows = []
     bar, _ = progress_bar(len(loaded), "gap", quiet, unit="instance")
@@ -169,10 +181,9 @@ def round_gap(
     from sensaopt.compare import RoundGapSummary
     from sensaopt.exact.rolling import per_round_gaps
     from sensaopt.io import load_instance
-    from sensaopt.outputs import check_output
 
     if output is not None:
-        check_output(output, inputs=[instance], field="-o")
+        check_table_output(output, [instance])
     rows = per_round_gaps(load_instance(instance), policy, window, time_limit)
     typer.echo(format_table(rows, ROUND_GAP_COLUMNS if wide else ROUND_GAP_TABLE_COLUMNS))
     if rows:

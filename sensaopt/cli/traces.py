@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -52,7 +51,7 @@ def simulate(
     from sensaopt.cli.core import summary_line
     from sensaopt.config import policy_settings
     from sensaopt.datasets import require
-    from sensaopt.io import instance_to_dict
+    from sensaopt.io import instance_to_dict, json_text
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.simulator import simulate as run
     from sensaopt.traces.run import output_paths, write_outputs
@@ -74,7 +73,8 @@ def simulate(
     typer.echo(f"{inst.name}: {size} (skipped: {skipped})", err=True)
     described = {**asdict(workload), "skipped": data.skipped}
     if saved:
-        write_text(saved[""], json.dumps(instance_to_dict(inst, {"workload": described}), indent=1), inputs=inputs, field="--save-schedule")
+        write_text(saved[""], json_text(instance_to_dict(inst, {"workload": described}), indent=1, where=str(saved[""])),
+                   inputs=inputs, field="--save-schedule")
     for pol in policy:
         bar, cb = _progress(len(inst.jobs), pol, quiet)
         try:
@@ -84,7 +84,7 @@ def simulate(
         assert res.evaluation is not None  # the simulator always evaluates its schedule
         write_outputs(output, pol, inst, res, res.evaluation, {**described, "policy_config": knobs[pol]}, inputs)
         if saved:  # a `solve -o` result file naming its instance file (relative: found beside it)
-            text = json.dumps({**res.to_dict(inst), "instance": saved[""].name}, indent=1)
+            text = json_text({**res.to_dict(inst), "instance": saved[""].name}, indent=1, where=str(saved[pol]))
             write_text(saved[pol], text, inputs=inputs, field="--save-schedule")
         typer.echo(summary_line(res))
 

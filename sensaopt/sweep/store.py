@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sensaopt.io import json_text
 from sensaopt.outputs import write_text
 from sensaopt.sweep.config import RunConfig
 
@@ -151,13 +152,13 @@ class ResultStore:
         self.warn(f"{p}: {problem}; moved to {dest}, the run will be recomputed")
 
     def put(self, record: dict) -> None:
-        write_text(self.path(record["key"]), json.dumps(record))
+        write_text(self.path(record["key"]), json_text(record, where=str(self.path(record["key"]))))
         failed = self.root / "failed" / f"{record['key']}.json"
         if failed.exists():
             failed.unlink()
 
     def put_failure(self, key: str, config: dict, error: str) -> None:
-        write_text(self.root / "failed" / f"{key}.json", json.dumps({"key": key, "config": config, "error": error}))
+        write_text(self.root / "failed" / f"{key}.json", json_text({"key": key, "config": config, "error": error}, where=key))
 
     def keys(self) -> list[str]:
         d = self.root / "runs"

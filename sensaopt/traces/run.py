@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Callable
 from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
 from sensaopt.instance import Instance
+from sensaopt.io import json_text
 from sensaopt.metrics import JOB_METRIC_COLUMNS, job_metrics
 from sensaopt.outputs import PathLike, write_text
 from sensaopt.result import Result
@@ -92,5 +92,5 @@ def write_outputs(outdir: str | Path, policy: str, instance: Instance, res: Resu
     evaluation ``res`` carries; neither may be one of ``inputs`` (:func:`sensaopt.outputs.check_output`)."""
     jp, sp = output_paths(outdir, policy)
     write_text(jp, jobs_csv(instance, ev if ev is not None else _carried(res)), inputs=inputs, field="-o")
-    write_text(sp, json.dumps(summary(instance, res, workload), indent=1), inputs=inputs, field="-o")
+    write_text(sp, json_text(summary(instance, res, workload), indent=1, where=str(sp)), inputs=inputs, field="-o")
     return jp, sp
