@@ -141,4 +141,7 @@ OPTIONS: dict[str, Range] = {
     "deadline_round": Range(0, WEEK_MINUTES, "minutes", lo_open=True),
     "window": Range(1, 1000, "rounds", integer=True),
     "horizon": Range(1, MAX_ROUNDS, "rounds", integer=True),
+    "bin_minutes": Range(0, TRACE_MAX_MINUTES, "minutes", lo_open=True),
+    "dpi": Range(10, 2400, "dots per inch", integer=True),
+    "timeout": Range(0, 86400, "seconds", lo_open=True),
 }

@@ -90,6 +90,14 @@ OPTION_CASES = {
                              "error: Invalid value for '--window': must be an integer within [1, 1000] rounds, got 0"),
     "from-trace --count 0": (["instances", "from-trace", "--trace", "synthetic", "--count", "0", "-o", "{out}"],
                              "error: Invalid value for '--count': must be an integer within [1, 1000000] windows, got 0"),
+    "plot --dpi 0": (["plot", "{out}", "--instance", TINY, "--dpi", "0", "-o", "{out}"],
+                     "error: Invalid value for '--dpi': must be an integer within [10, 2400] dots per inch, got 0"),
+    "plot --bin-minutes -5": (["plot", "{out}", "--instance", TINY, "--bin-minutes", "-5", "-o", "{out}"],
+                              "error: Invalid value for '--bin-minutes': must be within (0, 1000000] minutes, got -5"),
+    "plot --max-nodes 0": (["plot", "{out}", "--instance", TINY, "--max-nodes", "0", "-o", "{out}"],
+                           "error: Invalid value for '--max-nodes': must be an integer within [1, 100000] nodes, got 0"),
+    "data fetch --timeout 0": (["data", "fetch", "chronus-slo", "--timeout", "0"],
+                               "error: Invalid value for '--timeout': must be within (0, 86400] seconds, got 0"),
 }
 
 

@@ -7,7 +7,7 @@ import os
 import typer
 
 from sensaopt.cli.app import app
-from sensaopt.cli.options import positive
+from sensaopt.cli.options import in_range
 
 data_app = typer.Typer(no_args_is_help=True, help="The public trace and calibration files: list them, fetch them.")
 app.add_typer(data_app, name="data")
@@ -44,7 +44,7 @@ def data_list() -> None:
 @data_app.command("fetch")
 def data_fetch(
     names: list[str] = typer.Argument(None, metavar="NAME", help="Files to fetch (names from `sensaopt data list`; default: all)."),
-    timeout: float = typer.Option(120.0, "--timeout", callback=positive, help="Seconds to wait for a server to answer."),
+    timeout: float = typer.Option(120.0, "--timeout", callback=in_range("timeout"), help="Seconds to wait for a server to answer."),
 ) -> None:
     """Download the files not yet present into the user cache (or SENSAOPT_TRACES), each checked against its SHA-256."""
     from sensaopt.datasets import DATA_FILES, MIRROR_ENV, fetch, where

@@ -29,19 +29,6 @@ def set_option() -> Any:
     return typer.Option([], "--set", help=SET_HELP, metavar="KEY=VALUE")
 
 
-def _check(pred: Callable[[Any], bool], what: str) -> Callable[[Any], Any]:
-    def cb(value: Any) -> Any:
-        if value is not None and not pred(value):
-            raise typer.BadParameter(f"must be {what}, got {value}")
-        return value
-
-    return cb
-
-
-positive = _check(lambda v: v > 0, "> 0")
-at_least_one = _check(lambda v: v >= 1, ">= 1")
-
-
 def check_option(name: str, value: Any) -> Any:
     """``value`` of option ``--name`` if within :data:`sensaopt.limits.OPTIONS` (None and
     options without a range pass); else the usage error ``Invalid value for '--name': must

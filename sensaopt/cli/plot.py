@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from sensaopt.cli.app import app
+from sensaopt.cli.options import in_range
 
 KINDS = ("gantt", "utilization", "both")
 
@@ -25,7 +26,9 @@ def _find_instance(schedule_path: Path, raw: dict, instance: Path | None) -> Pat
         for cand in (Path(rec), schedule_path.parent / rec):
             if cand.is_file():
                 return cand
-        packaged = packaged_instance(rec)  # `solve tiny-8gpu -o r.json` records the name
+        # a result file (`solve tiny-8gpu -o r.json`) records the argument as given, maybe a
+        # packaged instance's name; a bare schedule records only the instance's own name
+        packaged = packaged_instance(rec) if "solver" in raw else None
         if packaged is not None:
             return Path(str(packaged))
     raise InputError(str(schedule_path), "instance",
@@ -38,9 +41,11 @@ def plot(
     output: Path = typer.Option(..., "-o", "--output", help="Image file to write (.png, .pdf, .svg)."),
     instance: Path | None = typer.Option(None, "--instance", "-i", help="Instance JSON (default: the path a result file records)."),
     kind: str = typer.Option("gantt", help="gantt | utilization | both"),
-    max_nodes: int = typer.Option(16, help="Draw at most this many nodes in the Gantt chart (the first ones)."),
-    bin_minutes: float | None = typer.Option(None, help="Utilization: average over bins of this many minutes."),
-    dpi: int = typer.Option(120, help="Resolution of raster images."),
+    max_nodes: int = typer.Option(16, callback=in_range("max_nodes"),
+                                  help="Draw at most this many nodes in the Gantt chart (the first ones)."),
+    bin_minutes: float | None = typer.Option(None, callback=in_range("bin_minutes"),
+                                             help="Utilization: average over bins of this many minutes."),
+    dpi: int = typer.Option(120, callback=in_range("dpi"), help="Resolution of raster images."),
 ) -> None:
     """Draw a schedule as a Gantt chart per node (GPU lanes) and/or its utilization over time."""
     import matplotlib
@@ -56,8 +61,6 @@ def plot(
 
     if kind not in KINDS:
         raise InputError("(command line)", "--kind", f"unknown plot kind {kind!r}; known: {', '.join(KINDS)}")
-    if max_nodes < 1:
-        raise InputError("(command line)", "--max-nodes", "must be >= 1")
     raw = read_json(schedule)
     inst_path = _find_instance(schedule, raw, instance)
     check_output(output, inputs=[schedule, inst_path], field="-o")  # before anything is drawn
