@@ -1,6 +1,7 @@
 """The CLI: solve/validate/generate/schema, and one-line errors with exit code 2."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -154,7 +155,22 @@ USAGE_ERRORS = {
     "bad knob value": (["solve", str(TINY), "--set", "urgency_levels=1.5"], "urgency_levels"),
     "knob for another policy": (["solve", str(TINY), "--policy", "edf", "--set", "backfill=none"], "backfill"),
     "not key=value": (["solve", str(TINY), "--set", "backfill"], "key=value"),
+    "time limit with the heuristic": (["solve", str(TINY), "--time-limit", "5"], "--time-limit"),
+    "workers with the heuristic": (["solve", str(TINY), "--policy", "edf", "--workers", "2"], "--workers"),
+    "weighted with the heuristic": (["solve", str(TINY), "--weighted"], "--weighted"),
 }
+
+
+@pytest.mark.parametrize("command", ["solve", "gap", "simulate", "sweep", "plot", "data fetch"])
+def test_help_shows_flags_as_flags(command):
+    """A flag takes no value: its help line must not show one (typer's rich help printed
+    '--json <bool>'); options that take a value show it."""
+    p = subprocess.run([sys.executable, "-m", "sensaopt", *command.split(), "--help"], capture_output=True, text=True,
+                       env={**os.environ, "COLUMNS": "200"})
+    assert p.returncode == 0, p.stderr
+    assert "<bool>" not in p.stdout and "Usage: sensaopt" in p.stdout
+    flags = [line.split()[0] for line in p.stdout.splitlines() if line.strip().startswith("--help")]
+    assert flags == ["--help"]
 
 
 @pytest.mark.parametrize("case", sorted(USAGE_ERRORS))

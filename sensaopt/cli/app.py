@@ -2,7 +2,10 @@
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="sensaopt: deadline- and sensitivity-aware GPU cluster scheduling.")
+# plain click help (rich_markup_mode=None): typer's rich help shows every flag with a "<bool>"
+# value it does not take; the plain one shows flags as flags ("--json", "--f / --no-f")
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, pretty_exceptions_enable=False,
+                  help="sensaopt: deadline- and sensitivity-aware GPU cluster scheduling.")
 
 
 def command_line(command: str, options: dict) -> str:

@@ -61,7 +61,7 @@ def summary_line(res: Result) -> str:
 
 @app.command()
 def solve(
-    instance: Path = typer.Argument(..., help="Instance JSON file."),
+    instance: Path = typer.Argument(..., help="Instance JSON file, or the name of a packaged instance (sensaopt data list)."),
     solver: str = typer.Option("heuristic", help="heuristic | cpsat | highs | cbc | milp (= highs): a name of sensaopt.solve.SOLVERS."),
     policy: str = typer.Option("sensascale", help="Policy for --solver heuristic (sensascale, edf, fifo, ...)."),
     settings: list[str] = set_option(),
@@ -86,6 +86,11 @@ def solve(
     SOLVERS.get(solver)  # an unknown name fails before the instance is read
     params: dict[str, Any] = {"seed": seed}
     if solver == HEURISTIC:
+        exact_only = [name for name, given in (("--time-limit", time_limit is not None), ("--workers", workers is not None),
+                                               ("--weighted", weighted)) if given]
+        if exact_only:  # silently ignoring them would report a run that did not use them
+            raise InputError("(command line)", exact_only[0],
+                             "applies to the exact solvers (--solver cpsat|highs|cbc|milp), not to a policy (its knobs: --set key=value)")
         params.update(policy=policy, profile_error=profile_error, policy_config=policy_settings([policy], settings)[policy])
     else:
         if settings:
