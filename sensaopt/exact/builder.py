@@ -57,6 +57,7 @@ class Vars:
     met: dict = field(default_factory=dict)  # (k, d) -> bool or 0/1 const
     leftover: dict = field(default_factory=dict)  # k -> int, rounds of work left after the window
     ever: dict = field(default_factory=dict)  # (node, t) -> bool, symmetry breaking
+    shortfall: dict = field(default_factory=dict)  # (k, d) -> int: work units short at deadline d (shortfall model)
     families: dict = field(default_factory=dict)  # family -> count
     objective_terms: list = field(default_factory=list)  # (coef, var) for the variable part
     objective_const: int = 0  # scaled constant part of the variable objective expression
@@ -100,6 +101,8 @@ def build(data: ModelData, be: Backend, strength: Strength = Strength(), budget:
         fam(data, be, v, strength)
         check_deadline(v)
     add_objective(data, be, v)
+    if data.shortfall:
+        be.minimize(shortfall_expr(be, v))
     v.deadline = None  # built: constraints added later (lexicographic phases) never raise BuildTimeout
     return v
 
@@ -142,7 +145,7 @@ def _add_job_variables(data: ModelData, be: Backend, v: Vars, s: Strength, jd: J
     for d, (last, _val) in enumerate(jd.deadlines):
         if last < first or (s.prune and last < jd.earliest_done):
             v.met[k, d] = 0
-        elif last >= H - 1 and not data.window:
+        elif last >= data.end(jd) - 1 and not data.window:  # every schedule of the model finishes by then
             v.met[k, d] = 1
         else:
             v.met[k, d] = be.bool_var(f"met_{k}_{d}")
@@ -325,7 +328,7 @@ def c_done(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             if _is_var(da):
                 add_constraint(be, v, db >= da, "done_monotone")
                 add_constraint(be, v, v.run[k, b] <= 1 - da, "no_run_after_completion")
-        if not data.window:
+        if not data.window and not data.shortfall:
             last = v.done[k, sl[-1]] if sl else 0
             if not _is_var(last):
                 raise HorizonTooShort(f"job {jd.id} cannot finish within the horizon of {data.H} rounds")
@@ -349,6 +352,18 @@ def c_deadline(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
         if data.window:
             end = v.cum.get((jd.k, data.H - 1), 0)
             add_constraint(be, v, jd.best_full * v.leftover[k] + end >= jd.work_units, "leftover")
+
+
+def c_shortfall(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
+    """shortfall (shortfall model only): ``cum[last slot of deadline d] + short_d >= W``
+    for every priced deadline ``data.tiers``; ``short_d`` in [0, W] work units."""
+    if not data.shortfall:
+        return
+    for k, d in data.tiers:
+        jd = data.jobs[k]
+        last = jd.deadlines[d][0]
+        v.shortfall[k, d] = short = be.int_var(0, jd.work_units, f"short_{k}_{d}")
+        add_constraint(be, v, v.cum[k, last] + short >= jd.work_units, "shortfall")
 
 
 def c_symmetry(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
@@ -378,6 +393,7 @@ FAMILIES = {
     "done": c_done,
     "deadline": c_deadline,
     "symmetry": c_symmetry,
+    "shortfall": c_shortfall,
 }
 BUILTIN_FAMILIES = frozenset(FAMILIES)  # the warm start provably satisfies exactly these
 
@@ -406,8 +422,8 @@ def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
     have: dict = {}
     for (k, _t) in v.done:
         have[k] = have.get(k, 0) + 1
-    for jd in data.jobs:  # slots without variables (before release when trimmed) are unfinished
-        const += slot_coef * (data.H - have.get(jd.k, 0))
+    for jd in data.jobs:  # slots without variables: before release unfinished, from the job's end on finished
+        const += slot_coef * (data.end(jd) - have.get(jd.k, 0))
     for d in v.done.values():
         if _is_var(d):
             terms.append((-slot_coef, d))
@@ -439,10 +455,15 @@ def loss_expr(be: Backend, v: Vars) -> Any:
     return be.sum(c * x for c, x in v.loss_terms) + v.loss_const
 
 
+def shortfall_expr(be: Backend, v: Vars) -> Any:
+    """Σ work units short at the priced deadlines (the shortfall model's objective)."""
+    return be.sum(v.shortfall.values())
+
+
 def model_variables(v: Vars) -> list[Any]:
     """Every decision variable of the model (constants left out), for complete hints."""
     out = list(v.x.values())
-    for group in (v.rb, v.restart, v.loss, v.cum, v.done, v.met, v.leftover, v.ever):
+    for group in (v.rb, v.restart, v.loss, v.cum, v.done, v.met, v.leftover, v.ever, v.shortfall):
         out.extend(x for x in group.values() if _is_var(x))
     return out
 

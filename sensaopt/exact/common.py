@@ -8,12 +8,22 @@ extraction replay the validator's progress arithmetic (:func:`finish_minutes`)."
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from sensaopt.errors import SensaoptError
 from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import BUILTIN_FAMILIES, FAMILIES, BuildTimeout, HorizonTooShort, Strength, Vars, _is_var, to_objective
+from sensaopt.exact.builder import (
+    BUILTIN_FAMILIES,
+    FAMILIES,
+    BuildTimeout,
+    HorizonTooShort,
+    Strength,
+    Vars,
+    _is_var,
+    objective_parts,
+    to_objective,
+)
 from sensaopt.exact.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
@@ -21,14 +31,18 @@ from sensaopt.exact.data import (
     ModelData,
     build_data,
     extra_options_from,
+    hard_data,
+    open_tiers,
     pair_of,
     placements_of,
     precheck_size,
 )
+from sensaopt.exact.horizon import proof_of
 from sensaopt.exact.interrupt import terminate_interrupts
-from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, check_phase1_share, solve_lexicographic
+from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, ObjectiveFloors, check_phase1_share, solve_lexicographic
 from sensaopt.exact.numeric import CPSAT_LIMITS, NumericLimits, check_numbers, precheck_numbers
-from sensaopt.exact.outcome import ModelBuild, RunFn, SolveOutcome, ValueFn
+from sensaopt.exact.outcome import BuildFn, ModelBuild, RunFn, SolveOutcome, ValueFn
+from sensaopt.exact.shortfall import ShortfallOutcome, solve_shortfall
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
 from sensaopt.result import Result, Status, package_versions
@@ -37,8 +51,6 @@ from sensaopt.validator import WORK_EPS, check_schedule, segment_speed
 
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the heuristic's makespan
 
-BuildFn = Callable[[ModelData, Strength, TimeBudget], ModelBuild]
-"""Build the exact model on one backend (:class:`BuildTimeout` when the budget runs out)."""
 
 
 @dataclass(frozen=True)
@@ -360,7 +372,35 @@ def solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunF
     precheck_size(instance, settings.horizon, settings.horizon_slack, settings.max_vars)
     precheck_numbers(instance, settings.work_scale, limits)
     with terminate_interrupts():
-        return _solve_exact(solver, instance, build_fn, run_fn, settings, limits, budget)
+        res = _solve_exact(solver, instance, build_fn, run_fn, settings, limits, budget)
+        if settings.horizon is None and "optimal_within_horizon" in res.params:
+            res = _extended(res, solver, instance, build_fn, run_fn, settings, limits, budget)
+        return res
+
+
+MIN_EXTEND_S = 1.0  # seconds left at least to try the horizon the proof needs
+
+
+def _extended(res: Result, solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings,
+              limits: NumericLimits, budget: TimeBudget) -> Result:
+    """An optimum within the default horizon that the horizon proof does not cover:
+    solve again, in the time left, with the horizon the proof needs; its OPTIMAL is
+    then global. Kept only if proven (otherwise ``res``, its message saying so)."""
+    needed = res.params["horizon_proof"]["needed"]
+    why = ""
+    if budget.left() < MIN_EXTEND_S:
+        why = "no time left"
+    else:
+        try:
+            again = _solve_exact(solver, instance, build_fn, run_fn, replace(settings, horizon=needed), limits, budget)
+        except SensaoptError as e:
+            why = str(e)
+        else:
+            if again.status == Status.OPTIMAL and "optimal_within_horizon" not in again.params:
+                again.params["horizon_extended_from"] = res.params["horizon"]
+                return again
+            why = f"{again.status.value}: {again.message}"
+    return replace(res, message=res.message + f"; a solve with the {needed} rounds the proof needs did not prove it ({why})")
 
 
 def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings,
@@ -369,17 +409,14 @@ def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: Run
     prep = prepare(instance, settings.horizon, settings.horizon_slack, settings.warm_start, settings.work_scale, settings.max_vars)
     data = prep.data
     check_numbers(data, limits)
-    stub_params = {"horizon": data.H, "time_limit": settings.time_limit, "workers": settings.workers, "seed": settings.seed,
-                   "warm_start": settings.warm_start}
-    try:
-        mb = build_fn(data, s, budget)
-    except HorizonTooShort as e:
-        return _early_result(solver, data, Status.INFEASIBLE, budget, stub_params, str(e))
-    except BuildTimeout as e:
-        if prep.hint is None or set(FAMILIES) != BUILTIN_FAMILIES:
-            return _early_result(solver, data, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
-        return _early_result(solver, data, Status.TIME_LIMIT, budget, stub_params,
-                             f"{e}; incumbent = the SensaScale warm start, bound known without solving", incumbent=prep.heuristic)
+    short = None
+    if settings.lexicographic and set(FAMILIES) == BUILTIN_FAMILIES:
+        short = solve_shortfall(data, s, build_fn, run_fn, budget.split(settings.phase1_share), prep.hint)
+        if short is not None and short.schedule is not None:
+            return _solve_deadline_hard(solver, prep, build_fn, run_fn, settings, budget, short)
+    mb = _build(solver, prep, prep.data, build_fn, settings, budget)
+    if isinstance(mb, Result):
+        return mb
     hinted, vals = False, {}
     if prep.hint is not None:
         vals = hint_values(data, mb.vars, prep.hint)
@@ -389,17 +426,100 @@ def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: Run
     if set(FAMILIES) != BUILTIN_FAMILIES:
         vals = {}  # a user-added family may cut off the warm start: it is no fallback incumbent
     lex: dict | bool = False
+    loss_lower = ObjectiveFloors.of(mb.vars).loss
     if settings.lexicographic:
-        lo = solve_lexicographic(mb, run_fn, budget, hinted, settings.phase1_share)
-        out, lex = lo.final, lo.params()
+        lo = solve_lexicographic(mb, run_fn, budget, hinted, settings.phase1_share, short.report if short else None)
+        out, lex, loss_lower = lo.final, lo.params(), lo.loss_lower
         if lo.start_values:
             vals = lo.start_values  # feasible for the phase-2 model (the warm start may not be)
     else:
         out = run_fn(mb, budget, hinted)
     params = base_params(solver, settings, mb, {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "lexicographic": lex})
-    if out.status == Status.OPTIMAL:
-        out = replace(out, message=out.message + f"; optimal within a horizon of {data.H} rounds")
-    return make_result(solver, mb, out, budget.elapsed(), params, vals)
+    res = make_result(solver, mb, out, budget.elapsed(), params, vals)
+    return _with_horizon_proof(res, data, loss_lower)
+
+
+def _build(solver: str, prep: Prepared, data: ModelData, build_fn: BuildFn, settings: SolveSettings,
+           budget: TimeBudget) -> ModelBuild | Result:
+    """The model of ``data``, or the Result decided when it cannot be built (horizon too
+    short: INFEASIBLE; budget spent: TIME_LIMIT with the warm start as incumbent)."""
+    stub_params = {"horizon": data.H, "time_limit": settings.time_limit, "workers": settings.workers, "seed": settings.seed,
+                   "warm_start": settings.warm_start}
+    try:
+        return build_fn(data, settings.model_strength, budget)
+    except HorizonTooShort as e:
+        return _early_result(solver, data, Status.INFEASIBLE, budget, stub_params, str(e))
+    except BuildTimeout as e:
+        if prep.hint is None or set(FAMILIES) != BUILTIN_FAMILIES:
+            return _early_result(solver, data, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
+        return _early_result(solver, data, Status.TIME_LIMIT, budget, stub_params,
+                             f"{e}; incumbent = the SensaScale warm start, bound known without solving", incumbent=prep.heuristic)
+
+
+def _solve_deadline_hard(solver: str, prep: Prepared, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings,
+                         budget: TimeBudget, short: ShortfallOutcome) -> Result:
+    """Phase 2 once the shortfall run found a zero-miss schedule: the deadline-hard,
+    trimmed model (:func:`sensaopt.exact.data.hard_data`), started from that schedule
+    (deadline jobs only). Its optimum is the optimum unless missing the cheapest open
+    deadline could pay for itself: the bound is the smaller of the hard model's bound
+    and the floor of every schedule with a miss, and OPTIMAL needs the incumbent at or
+    below that floor."""
+    full, data = prep.data, hard_data(prep.data)
+    mb = _build(solver, prep, data, build_fn, settings, budget)
+    if isinstance(mb, Result):
+        return mb
+    vals = {}
+    if short.schedule is not None:
+        trimmed = set(data.ends)
+        got = hint_values(data, mb.vars, short.schedule)  # jobs absent from the schedule get wrong values: left out
+        keys = {x for k in trimmed for group in (mb.vars.rb, mb.vars.restart, mb.vars.loss, mb.vars.cum, mb.vars.done)
+                for (kk, _t), x in group.items() if kk == k and _is_var(x)}
+        keys |= {x for (k, _t, _p), x in mb.vars.x.items() if k in trimmed}
+        vals = {x: val for x, val in got.items() if x in keys}
+        if vals:
+            mb.backend.hint(vals)
+    out = run_fn(mb, budget, bool(vals))
+    floors = ObjectiveFloors.of(mb.vars)
+    slot_coef, met_coef = objective_parts(full)
+    miss = (floors.loss + min((met_coef[t] for t in open_tiers(full)), default=0)
+            + slot_coef * sum(max(jd.earliest_done, 0) for jd in full.jobs))  # every schedule with an open miss
+    bound = floors.loss + floors.jct if out.bound is None else max(out.bound, floors.loss + floors.jct)
+    status, msg = out.status, f"deadline-hard phase 2 (shortfall 0 in {short.report.seconds:.2f} s): {out.message}"
+    if status == Status.OPTIMAL and out.objective is not None and out.objective > miss + 0.5:
+        status = Status.FEASIBLE
+        msg += "; optimal among zero-miss schedules only: missing a deadline might cost less than it saves"
+    out = replace(out, status=status, bound=min(bound, miss), message=msg)
+    lex = {"phase1_share": settings.phase1_share, "phase1": "skipped (shortfall 0: a zero-miss schedule exists)",
+           "shortfall": short.report.to_dict(), "phase2": "deadline-hard, trimmed"}
+    params = base_params(solver, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
+                                                "lexicographic": lex})
+    if out.value is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
+        res = _early_result(solver, data, Status.TIME_LIMIT, budget, params, msg + "; incumbent = the SensaScale schedule",
+                            incumbent=prep.heuristic)
+        b = to_objective(data, out.bound) if out.bound is not None else None
+        res = replace(res, bound=res.bound if b is None or res.objective is None else min(max(b, 0.0), res.objective))
+    else:
+        res = make_result(solver, mb, out, budget.elapsed(), params)
+    exempt = frozenset(data.ends) if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
+    return _with_horizon_proof(res, data, floors.loss, exempt)
+
+
+def _with_horizon_proof(res: Result, data: ModelData, loss_lower: int, exempt: frozenset[int] = frozenset()) -> Result:
+    """``params["horizon_proof"]`` (:mod:`sensaopt.exact.horizon`) and the status
+    message: OPTIMAL is the optimum when every optimal schedule provably ends within
+    the horizon; otherwise ``params["optimal_within_horizon"] = H`` and the message say
+    it is the optimum among schedules ending within H rounds."""
+    loss_floor = loss_lower / (max(data.n, 1) * data.obj_scale)
+    proof = proof_of(data, res.objective, loss_floor, exempt)
+    res.params["horizon_proof"] = proof.to_dict()
+    if res.status != Status.OPTIMAL:
+        return res
+    if proof.contains_optimum:
+        note = f"; globally optimal: every optimal schedule ends within the horizon of {data.H} rounds (needs {proof.needed})"
+    else:
+        res.params["optimal_within_horizon"] = data.H
+        note = f"; optimal within a horizon of {data.H} rounds (not proven beyond: an optimal schedule may need {proof.needed})"
+    return replace(res, message=res.message + note)
 
 
 __all__ = ["solve_exact", "trivial_bound", "SolveSettings", "Prepared", "DEFAULT_HORIZON_SLACK",

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sensaopt.errors import SensaoptError
 from sensaopt.instance import Instance, Job
@@ -97,14 +97,21 @@ class ModelData:
     start_round: int = 0  # absolute round of slot 0
     window: bool = False  # rolling window: jobs need not finish, leftover work is priced
     hopeless: dict[str, list[float]] = field(default_factory=dict)  # job id -> deadlines that cannot be met even alone
+    ends: dict[int, int] = field(default_factory=dict)  # job index -> first slot without variables (default H)
+    shortfall: bool = False  # the phase-1 shortfall model (:func:`shortfall_data`): no job has to finish
+    tiers: tuple[tuple[int, int], ...] = ()  # shortfall model: the (job index, deadline index) pairs priced
 
     @property
     def n(self) -> int:
         return len(self.jobs)
 
+    def end(self, jd: JobData) -> int:
+        """First slot without variables for the job: H, or its deadline slot + 1 in a trimmed model."""
+        return min(self.ends.get(jd.k, self.H), self.H)
+
     def slots(self, jd: JobData, trim: bool = True) -> range:
-        """Slots with variables for the job: [release, H) (all of [0, H) when not trimmed)."""
-        return range(jd.release if trim else 0, self.H)
+        """Slots with variables for the job: [release, end) (from 0 when not trimmed)."""
+        return range(jd.release if trim else 0, self.end(jd))
 
     def estimate_vars(self) -> int:
         """Binary placement variables plus per-slot auxiliaries (an estimate before building)."""
@@ -325,3 +332,38 @@ def pair_of(jd: JobData, placements: tuple[Placement, ...]) -> tuple[int, int] |
         if all(p.cpus == p.gpus * o.cpu and abs(p.mem_gb - p.gpus * o.mem) < 1e-6 for p in placements):
             return pi, oi
     return None
+
+
+def open_tiers(data: ModelData) -> tuple[tuple[int, int], ...]:
+    """The deadline decisions an offline model leaves open: (job index, deadline index)
+    with ``earliest_done <= last slot < H - 1`` (earlier: hopeless, fixed missed; later:
+    met by every schedule finishing within the horizon)."""
+    return tuple((jd.k, d) for jd in data.jobs for d, (last, _) in enumerate(jd.deadlines)
+                 if jd.earliest_done <= last < data.H - 1 and last >= jd.release)
+
+
+def shortfall_data(data: ModelData) -> ModelData:
+    """The phase-1 shortfall model's data (``models/formulation.md``, "Shortfall
+    first"): only jobs with an open deadline, each with slots from its release to its
+    latest open deadline slot, horizon = the last such slot + 1, no job has to finish.
+    Running nothing is feasible. It is a relaxation for the deadline question: every
+    schedule, cut to these slots, is feasible in it with the same progress by each
+    deadline slot."""
+    tiers = open_tiers(data)
+    last: dict[int, int] = {}
+    for k, d in tiers:
+        last[k] = max(last.get(k, -1), data.jobs[k].deadlines[d][0])
+    H = max(last.values()) + 1 if last else 1
+    ends = {jd.k: (last[jd.k] + 1 if jd.k in last else jd.release) for jd in data.jobs}
+    return replace(data, H=H, ends=ends, shortfall=True, tiers=tiers)
+
+
+def hard_data(data: ModelData) -> ModelData:
+    """The deadline-hard model's data: every job with an open deadline has slots only up
+    to its earliest open deadline slot (and must finish there: every open deadline is
+    met); the others keep the horizon. Exact for the lexicographic optimum once a
+    zero-miss schedule is known (no zero-miss schedule runs a job past its deadline)."""
+    first: dict[int, int] = {}
+    for k, d in open_tiers(data):
+        first[k] = min(first.get(k, data.H), data.jobs[k].deadlines[d][0])
+    return replace(data, ends={k: last + 1 for k, last in first.items()})

@@ -31,6 +31,7 @@ from sensaopt.errors import SensaoptError
 from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import Vars, add_constraint, loss_expr, model_variables, objective_expr
 from sensaopt.exact.outcome import ModelBuild, RunFn, SolveOutcome
+from sensaopt.exact.shortfall import ShortfallReport
 from sensaopt.result import Status
 
 DEFAULT_PHASE1_SHARE = 0.5
@@ -67,6 +68,12 @@ class ObjectiveFloors:
         return cls(loss=_min_value(v.loss_terms, v.loss_const), jct=jct_lower_bound(v))
 
 
+def one_miss_floor(v: Vars) -> int:
+    """The loss part's floor once some open deadline is proven missed (scaled): the
+    hopeless losses plus the cheapest open deadline."""
+    return _min_value(v.loss_terms, v.loss_const) + min((-c for c, _ in v.loss_terms), default=0)
+
+
 @dataclass(frozen=True)
 class PhaseReport:
     """Phase 1 as recorded in ``params["lexicographic"]["phase1"]``: its status, seconds,
@@ -86,7 +93,9 @@ class PhaseReport:
 class LexicographicOutcome:
     """Both phases. ``final``: the last run, its bound raised to the global floors;
     ``start_values``: the phase-1 solution (a feasible incumbent of the phase-2 model)
-    or None; ``loss_cap``/``loss_floor``: the scaled loss limits added for phase 2."""
+    or None; ``loss_cap``/``loss_floor``: the scaled loss limits added for phase 2;
+    ``shortfall``: the shortfall run before phase 1 (:mod:`sensaopt.exact.shortfall`);
+    ``loss_lower``: a proven lower bound of every schedule's loss part (scaled)."""
 
     final: SolveOutcome
     share: float
@@ -95,9 +104,13 @@ class LexicographicOutcome:
     start_values: dict | None = None
     loss_cap: int | None = None
     loss_floor: int | None = None
+    shortfall: ShortfallReport | None = None
+    loss_lower: int = 0
 
     def params(self) -> dict:
         out: dict = {"phase1_share": self.share, "phase1": self.phase1.to_dict() if self.phase1 else self.skipped}
+        if self.shortfall is not None:
+            out["shortfall"] = self.shortfall.to_dict()
         if self.loss_cap is not None:
             out["loss_cap"], out["loss_floor"] = self.loss_cap, self.loss_floor
         return out
@@ -115,8 +128,10 @@ def _value_of(terms: list[tuple[int, Any]], const: int, values: dict) -> int:
 
 
 def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinted: bool,
-                        phase1_share: float = DEFAULT_PHASE1_SHARE) -> LexicographicOutcome:
-    """Run both phases within ``budget``."""
+                        phase1_share: float = DEFAULT_PHASE1_SHARE,
+                        shortfall: ShortfallReport | None = None) -> LexicographicOutcome:
+    """Run both phases within ``budget``. ``shortfall``: the shortfall run before (its
+    proof of a miss raises the loss floor of both phases)."""
     check_phase1_share(phase1_share)
     be, v, data = mb.backend, mb.vars, mb.data
     t0 = time.perf_counter()
@@ -124,7 +139,10 @@ def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinte
     if not v.loss_terms:  # no deadline decision left open: one phase
         out = run_fn(mb, budget, hinted)
         return LexicographicOutcome(final=_raised(out, floors.loss + floors.jct), share=phase1_share,
-                                    skipped="skipped (no open deadline decision)")
+                                    skipped="skipped (no open deadline decision)", shortfall=shortfall, loss_lower=floors.loss)
+    if shortfall is not None and shortfall.proves_miss and one_miss_floor(v) > floors.loss:
+        floors = replace(floors, loss=one_miss_floor(v))  # every schedule misses an open deadline
+        add_constraint(be, v, loss_expr(be, v) >= floors.loss, "lexicographic")
     be.minimize(loss_expr(be, v))
     first = run_fn(mb, budget.split(phase1_share), hinted)
     t1 = time.perf_counter() - t0
@@ -136,12 +154,13 @@ def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinte
     if first.status == Status.INFEASIBLE:
         final = SolveOutcome(status=first.status, value=None, objective=None, bound=None,
                              message=f"lexicographic: phase 1 (deadline loss) {first.message}", wall_s=first.wall_s)
-        return LexicographicOutcome(final=final, share=phase1_share, phase1=report)
+        return LexicographicOutcome(final=final, share=phase1_share, phase1=report, shortfall=shortfall, loss_lower=floors.loss)
     if first.value is None:  # no phase-1 solution: the whole objective from the original hint
         out = run_fn(mb, budget, hinted)
         floor = floors.loss if first.bound is None else max(floors.loss, math.ceil(first.bound - 1e-6))
         msg = f"lexicographic: phase 1 (deadline loss) {first.status.value} without a solution ({first.message}); phase 2 {out.message}"
-        return LexicographicOutcome(final=_raised(out, floor + floors.jct, msg), share=phase1_share, phase1=report)
+        return LexicographicOutcome(final=_raised(out, floor + floors.jct, msg), share=phase1_share, phase1=report,
+                                    shortfall=shortfall, loss_lower=floor)
     values = {x: first.value(x) for x in model_variables(v)}
     loss1 = _value_of(v.loss_terms, v.loss_const, values)
     jct1 = _value_of(v.objective_terms, v.objective_const, values) - loss1
@@ -157,4 +176,4 @@ def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinte
     msg = f"lexicographic: phase 1 (deadline loss) {first.status.value} in {t1:.2f} s; phase 2 {out.message}"
     # every schedule: loss >= lo, JCT part >= its floor
     return LexicographicOutcome(final=_raised(out, lo + floors.jct, msg), share=phase1_share, phase1=report,
-                                start_values=values, loss_cap=cap, loss_floor=lo)
+                                start_values=values, loss_cap=cap, loss_floor=lo, shortfall=shortfall, loss_lower=lo)

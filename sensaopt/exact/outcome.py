@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import Backend, Vars
+from sensaopt.exact.builder import Backend, Strength, Vars
 from sensaopt.exact.data import ModelData
 from sensaopt.result import Status
 
@@ -47,6 +47,10 @@ class SolveOutcome:
     @property
     def has_solution(self) -> bool:
         return self.value is not None
+
+
+BuildFn = Callable[[ModelData, Strength, TimeBudget], ModelBuild]
+"""Build the exact model on one backend (:class:`BuildTimeout` when the budget runs out)."""
 
 
 class RunFn(Protocol):

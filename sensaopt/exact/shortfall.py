@@ -1,0 +1,115 @@
+"""Phase 1 of the lexicographic solve: shortfall first (``models/formulation.md``,
+"Shortfall first").
+
+On the deadline-trimmed model (:func:`sensaopt.exact.data.shortfall_data`: only jobs
+with an open deadline, slots from release to their deadline slots, no job has to
+finish) minimize the work units short at the open deadlines,
+``Σ short_jd`` with ``cum_j[last slot of d] + short_jd >= W_j``. Running nothing is
+feasible, so the solver never hunts for feasibility, and progress is graded.
+
+* a proven bound > 0 proves that every schedule misses an open deadline (the model
+  is a relaxation: any schedule cut to these slots is feasible in it, with the same
+  progress by each deadline);
+* an incumbent of 0 whose schedule meets every open deadline by the validator's
+  arithmetic (checked here) proves that a zero-miss schedule exists.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from sensaopt.exact.budget import TimeBudget
+from sensaopt.exact.builder import BuildTimeout, Strength, Vars
+from sensaopt.exact.data import ModelData, shortfall_data
+from sensaopt.exact.outcome import BuildFn, RunFn
+from sensaopt.result import Status
+from sensaopt.schedule import Schedule
+
+PROOF_UNITS = 0.5  # work units: the shortfall optimum is integral, a bound above this proves >= 1 unit short
+
+
+@dataclass(frozen=True)
+class ShortfallReport:
+    """Recorded in ``params["lexicographic"]["shortfall"]``: the run's status and
+    seconds, incumbent and bound in work units (1/``work_scale`` minute at speed 1),
+    the number of priced deadlines, and what was proven."""
+
+    status: Status
+    seconds: float
+    incumbent: float | None
+    bound: float | None
+    tiers: int
+    zero_miss: bool  # a schedule meeting every open deadline was found (validated arithmetic)
+    proves_miss: bool  # the bound proves that every schedule misses an open deadline
+    message: str = ""
+
+    def to_dict(self) -> dict:
+        return {"status": self.status.value, "seconds": round(self.seconds, 3), "incumbent": self.incumbent,
+                "bound": self.bound, "tiers": self.tiers, "zero_miss": self.zero_miss, "proves_miss": self.proves_miss}
+
+
+@dataclass(frozen=True)
+class ShortfallOutcome:
+    """The report and, when ``report.zero_miss``, the schedule of the deadline jobs
+    meeting every open deadline (the other jobs absent)."""
+
+    report: ShortfallReport
+    schedule: Schedule | None = None
+
+
+def _meets_every_open_deadline(sd: ModelData, schedule: Schedule) -> bool:
+    from sensaopt.exact.common import finish_minutes  # common imports this module
+
+    fin = finish_minutes(sd.instance, schedule)
+    for k, d in sd.tiers:
+        jd = sd.jobs[k]
+        at = jd.job.deadlines()[d][0]
+        f = fin.get(jd.id)
+        if f is None or f > at + 1e-9:
+            return False
+    return True
+
+
+def _start(sd: ModelData, v: Vars, schedule: Schedule) -> dict:
+    """Start values from a valid schedule (the warm start), cut to the model's slots:
+    feasible, its shortfall the work it has not done by each deadline."""
+    from sensaopt.exact.common import hint_values  # common imports this module
+
+    vals = hint_values(sd, v, schedule)
+    if vals:
+        for (k, d), short in v.shortfall.items():
+            done = round(vals.get(v.cum[k, sd.jobs[k].deadlines[d][0]], 0))
+            vals[short] = max(sd.jobs[k].work_units - done, 0)
+    return vals
+
+
+def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_fn: RunFn,
+                    budget: TimeBudget, warm: Schedule | None = None) -> ShortfallOutcome | None:
+    """Build and solve the shortfall model of ``data`` (the offline model's data)
+    within ``budget``, from ``warm`` (a valid schedule) if given; None when no
+    deadline decision is open."""
+    from sensaopt.exact.common import extract_schedule  # common imports this module
+
+    sd = shortfall_data(data)
+    if not sd.tiers:
+        return None
+    t0 = time.perf_counter()
+    try:
+        mb = build_fn(sd, strength, budget)
+    except BuildTimeout as e:
+        return ShortfallOutcome(ShortfallReport(Status.TIME_LIMIT, time.perf_counter() - t0, None, None, len(sd.tiers),
+                                                False, False, str(e)))
+    start = _start(sd, mb.vars, warm) if warm is not None else {}
+    if start:
+        mb.backend.hint(start)
+    out = run_fn(mb, budget, bool(start))
+    bound = None if out.bound is None else max(float(out.bound), 0.0)
+    proves_miss = bound is not None and bound > PROOF_UNITS and out.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE)
+    zero, sched = False, None
+    if out.value is not None and out.objective is not None and out.objective < PROOF_UNITS:
+        sched = extract_schedule(sd, mb.vars, out.value)
+        zero = _meets_every_open_deadline(sd, sched)
+    report = ShortfallReport(out.status, time.perf_counter() - t0, out.objective, bound, len(sd.tiers), zero, proves_miss,
+                             out.message)
+    return ShortfallOutcome(report, sched if zero else None)
