@@ -1,0 +1,112 @@
+"""Shortfall-first phase 1, the deadline-hard phase 2 and the horizon proof
+(``models/formulation.md``: "Shortfall first", "Horizon with a proof")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sensaopt.exact.budget import TimeBudget
+from sensaopt.exact.builder import Strength
+from sensaopt.exact.common import finish_minutes, prepare
+from sensaopt.exact.cpsat import CpSatOptions, build_cpsat, run_cpsat
+from sensaopt.exact.data import hard_data, open_tiers, shortfall_data
+from sensaopt.exact.horizon import horizon_needed
+from sensaopt.exact.shortfall import solve_shortfall
+from sensaopt.io import load_instance
+from sensaopt.result import Status
+from sensaopt.validator import check_schedule
+
+INSTANCES = Path(__file__).resolve().parents[1] / "instances"
+
+
+def _shortfall(name: str, warm: bool = False):
+    inst = load_instance(INSTANCES / f"{name}.json")
+    prep = prepare(inst, None, 2, True, 10_000, 10**6)
+    run = lambda mb, b, h: run_cpsat(mb.backend, b, CpSatOptions(workers=2))  # noqa: E731
+    return prep, solve_shortfall(prep.data, Strength(), build_cpsat, run, TimeBudget.start(20), prep.hint if warm else None)
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_shortfall_bound_proves_a_miss(warm):
+    """tiny-8gpu's optimum misses one deadline (100115.4): the shortfall bound is > 0."""
+    _, out = _shortfall("tiny-8gpu", warm)
+    r = out.report
+    assert r.status == Status.OPTIMAL and r.bound > 0 and r.proves_miss and not r.zero_miss
+    assert out.schedule is None
+
+
+def test_shortfall_zero_gives_a_zero_miss_schedule():
+    prep, out = _shortfall("tiny-16gpu", warm=True)
+    assert out.report.zero_miss and out.report.incumbent == 0
+    fin = finish_minutes(prep.data.instance, out.schedule)
+    for k, d in open_tiers(prep.data):
+        jd = prep.data.jobs[k]
+        assert fin[jd.id] is not None and fin[jd.id] <= jd.job.deadlines()[d][0] + 1e-9
+
+
+def test_trimmed_data():
+    """Shortfall model: deadline jobs up to their last open deadline slot, others
+    without slots; hard model: deadline jobs up to their first open deadline slot."""
+    prep = prepare(load_instance(INSTANCES / "small-8gpu.json"), None, 2, False, 10_000, 10**6)
+    data = prep.data
+    sd, hd = shortfall_data(data), hard_data(data)
+    tiers = open_tiers(data)
+    assert tiers and sd.tiers == tiers and sd.shortfall and not hd.shortfall
+    assert sd.H == max(data.jobs[k].deadlines[d][0] for k, d in tiers) + 1
+    for jd in data.jobs:
+        lasts = [jd.deadlines[d][0] for k, d in tiers if k == jd.k]
+        if lasts:
+            assert sd.end(jd) == max(lasts) + 1 and hd.end(jd) == min(lasts) + 1
+        else:
+            assert len(sd.slots(jd)) == 0 and hd.end(jd) == data.H
+
+
+def test_deadline_hard_phase2_reproduces_optimum(exact_backend):
+    """tiny-16gpu meets every deadline: shortfall 0, then the deadline-hard trimmed
+    model proves the optimum 78.0, globally (no job runs past its deadline slot)."""
+    inst = load_instance(INSTANCES / "tiny-16gpu.json")
+    res = exact_backend(inst, time_limit=60, workers=2)
+    assert res.status == Status.OPTIMAL, res.message
+    assert res.objective == pytest.approx(78.0, abs=1e-6) and res.bound == pytest.approx(78.0, abs=1e-6)
+    assert check_schedule(inst, res.schedule).errors == []
+    lex = res.params["lexicographic"]
+    assert lex["shortfall"]["zero_miss"] and lex["phase2"] == "deadline-hard, trimmed"
+    assert res.params["horizon_proof"]["contains_optimum"] and "optimal_within_horizon" not in res.params
+
+
+def test_optimal_within_horizon_flagged():
+    """A user-given horizon shorter than the proof needs: OPTIMAL, flagged as optimal
+    within that horizon only (no re-solve: the horizon was given)."""
+    from sensaopt.exact.cpsat import solve_cpsat
+
+    inst = load_instance(INSTANCES / "tiny-8gpu.json")
+    short = solve_cpsat(inst, time_limit=60, horizon=24)
+    assert short.status == Status.OPTIMAL and short.objective == pytest.approx(100115.4, abs=1e-6)
+    assert short.params["optimal_within_horizon"] == 24 and "optimal within a horizon of 24 rounds" in short.message
+    assert not short.params["horizon_proof"]["contains_optimum"]
+
+
+@pytest.mark.slow
+def test_default_solve_extends_the_horizon_the_proof_needs():
+    """The default horizon (24) is shorter than the proof needs: solved again with it,
+    the optimum is global."""
+    from sensaopt.exact.cpsat import solve_cpsat
+
+    inst = load_instance(INSTANCES / "tiny-8gpu.json")
+    full = solve_cpsat(inst, time_limit=60)
+    assert full.status == Status.OPTIMAL and full.objective == pytest.approx(100115.4, abs=1e-6)
+    proof = full.params["horizon_proof"]
+    assert proof["contains_optimum"] and full.params["horizon"] >= proof["needed"]
+    assert "optimal_within_horizon" not in full.params and full.params["horizon_extended_from"] == 24
+    # every job of the optimal schedule ends within what the proof needs
+    assert max(s.end for s in full.schedule.segments) <= proof["needed"]
+
+
+def test_horizon_needed_monotone():
+    prep = prepare(load_instance(INSTANCES / "tiny-8gpu.json"), None, 2, False, 10_000, 10**6)
+    a = horizon_needed(prep.data, 100115.4, 1e5)
+    assert a >= 1
+    assert horizon_needed(prep.data, 100200.0, 1e5) >= a
+    assert horizon_needed(prep.data, 100115.4, 0.0) > a  # a weaker loss bound needs a longer horizon
