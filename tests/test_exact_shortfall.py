@@ -54,7 +54,7 @@ def test_trimmed_data():
     sd, hd = shortfall_data(data), hard_data(data)
     tiers = open_tiers(data)
     assert tiers and sd.tiers == tiers and sd.shortfall and not hd.shortfall
-    assert sd.H == max(data.jobs[k].deadlines[d][0] for k, d in tiers) + 1
+    assert max(data.jobs[k].deadlines[d][0] for k, d in tiers) + 1 == sd.H
     for jd in data.jobs:
         lasts = [jd.deadlines[d][0] for k, d in tiers if k == jd.k]
         if lasts:
