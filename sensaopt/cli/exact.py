@@ -86,10 +86,10 @@ def check_table_output(path: Path, inputs: list[Path]) -> None:
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output
 
+    check_output(path, inputs=inputs, field="-o")  # an unsafe target (symlink, FIFO, an input) is named as such first
     if path.suffix.lower() not in TABLE_SUFFIXES:
         got = path.suffix or "a name without a suffix"
         raise InputError("(command line)", "-o", f"{path.name}: rows are written as .csv or .json, not {got}")
-    check_output(path, inputs=inputs, field="-o")
 
 
 def write_rows(rows: list[dict], path: Path, cols: list[str]) -> None:
