@@ -24,6 +24,7 @@ from sensaopt.exact.builder import (
     objective_parts,
     to_objective,
 )
+from sensaopt.exact.complete import complete_schedule
 from sensaopt.exact.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
@@ -32,7 +33,6 @@ from sensaopt.exact.data import (
     build_data,
     extra_options_from,
     hard_data,
-    open_tiers,
     pair_of,
     placements_of,
     precheck_size,
@@ -468,21 +468,26 @@ def _solve_deadline_hard(solver: str, prep: Prepared, build_fn: BuildFn, run_fn:
     mb = _build(solver, prep, data, build_fn, settings, budget)
     if isinstance(mb, Result):
         return mb
-    vals = {}
-    if short.schedule is not None:
+    vals: dict = {}
+    fallback: dict | None = None
+    whole = complete_schedule(data, short.schedule) if short.schedule is not None else None
+    if whole is not None:  # a complete zero-miss start: a hint and a fallback incumbent
+        vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole))
+        fallback = vals or None
+    elif short.schedule is not None:  # the deadline jobs only (a partial start)
         trimmed = set(data.ends)
         got = hint_values(data, mb.vars, short.schedule)  # jobs absent from the schedule get wrong values: left out
         keys = {x for k in trimmed for group in (mb.vars.rb, mb.vars.restart, mb.vars.loss, mb.vars.cum, mb.vars.done)
                 for (kk, _t), x in group.items() if kk == k and _is_var(x)}
         keys |= {x for (k, _t, _p), x in mb.vars.x.items() if k in trimmed}
         vals = {x: val for x, val in got.items() if x in keys}
-        if vals:
-            mb.backend.hint(vals)
+    if vals:
+        mb.backend.hint(vals)
     out = run_fn(mb, budget, bool(vals))
     floors = ObjectiveFloors.of(mb.vars)
-    slot_coef, met_coef = objective_parts(full)
-    miss = (floors.loss + min((met_coef[t] for t in open_tiers(full)), default=0)
-            + slot_coef * sum(max(jd.earliest_done, 0) for jd in full.jobs))  # every schedule with an open miss
+    slot_coef = objective_parts(full)[0]
+    miss = (floors.loss + short.report.miss_cost
+            + slot_coef * sum(max(jd.earliest_done, 0) for jd in full.jobs))  # every schedule with a miss
     bound = floors.loss + floors.jct if out.bound is None else max(out.bound, floors.loss + floors.jct)
     status, msg = out.status, f"deadline-hard phase 2 (shortfall 0 in {short.report.seconds:.2f} s): {out.message}"
     if status == Status.OPTIMAL and out.objective is not None and out.objective > miss + 0.5:
@@ -492,14 +497,14 @@ def _solve_deadline_hard(solver: str, prep: Prepared, build_fn: BuildFn, run_fn:
     lex = {"phase1_share": settings.phase1_share, "phase1": "skipped (shortfall 0: a zero-miss schedule exists)",
            "shortfall": short.report.to_dict(), "phase2": "deadline-hard, trimmed"}
     params = base_params(solver, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
-                                                "lexicographic": lex})
-    if out.value is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
+                                                "lexicographic": lex, "complete_start": fallback is not None})
+    if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
         res = _early_result(solver, data, Status.TIME_LIMIT, budget, params, msg + "; incumbent = the SensaScale schedule",
                             incumbent=prep.heuristic)
         b = to_objective(data, out.bound) if out.bound is not None else None
         res = replace(res, bound=res.bound if b is None or res.objective is None else min(max(b, 0.0), res.objective))
     else:
-        res = make_result(solver, mb, out, budget.elapsed(), params)
+        res = make_result(solver, mb, out, budget.elapsed(), params, fallback)
     exempt = frozenset(data.ends) if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return _with_horizon_proof(res, data, floors.loss, exempt)
 
@@ -510,7 +515,7 @@ def _with_horizon_proof(res: Result, data: ModelData, loss_lower: int, exempt: f
     the horizon; otherwise ``params["optimal_within_horizon"] = H`` and the message say
     it is the optimum among schedules ending within H rounds."""
     loss_floor = loss_lower / (max(data.n, 1) * data.obj_scale)
-    proof = proof_of(data, res.objective, loss_floor, exempt)
+    proof = proof_of(data, res.objective, res.bound, loss_floor, exempt)
     res.params["horizon_proof"] = proof.to_dict()
     if res.status != Status.OPTIMAL:
         return res

@@ -335,11 +335,11 @@ def pair_of(jd: JobData, placements: tuple[Placement, ...]) -> tuple[int, int] |
 
 
 def open_tiers(data: ModelData) -> tuple[tuple[int, int], ...]:
-    """The deadline decisions an offline model leaves open: (job index, deadline index)
-    with ``earliest_done <= last slot < H - 1`` (earlier: hopeless, fixed missed; later:
-    met by every schedule finishing within the horizon)."""
+    """The deadlines that can be met: (job index, deadline index) with
+    ``earliest_done <= last slot`` (earlier: hopeless, missed by every schedule),
+    whatever the horizon."""
     return tuple((jd.k, d) for jd in data.jobs for d, (last, _) in enumerate(jd.deadlines)
-                 if jd.earliest_done <= last < data.H - 1 and last >= jd.release)
+                 if jd.earliest_done <= last and last >= jd.release)
 
 
 def shortfall_data(data: ModelData) -> ModelData:
@@ -362,8 +362,10 @@ def hard_data(data: ModelData) -> ModelData:
     """The deadline-hard model's data: every job with an open deadline has slots only up
     to its earliest open deadline slot (and must finish there: every open deadline is
     met); the others keep the horizon. Exact for the lexicographic optimum once a
-    zero-miss schedule is known (no zero-miss schedule runs a job past its deadline)."""
+    zero-miss schedule is known (no zero-miss schedule runs a job past its deadline).
+    The horizon grows to the last such deadline slot + 1 if that is later."""
     first: dict[int, int] = {}
     for k, d in open_tiers(data):
-        first[k] = min(first.get(k, data.H), data.jobs[k].deadlines[d][0])
-    return replace(data, ends={k: last + 1 for k, last in first.items()})
+        first[k] = min(first.get(k, 1 << 62), data.jobs[k].deadlines[d][0])
+    ends = {k: last + 1 for k, last in first.items()}
+    return replace(data, H=max([data.H, *ends.values()]), ends=ends)

@@ -28,13 +28,39 @@ class HorizonProof:
 
     horizon: int
     needed: int | None
+    outside_bound: float | None = None  # metrics units: no schedule running past the horizon does better
+    bound: float | None = None  # metrics units: the model's bound, valid within the horizon
 
     @property
     def contains_optimum(self) -> bool:
         return self.needed is not None and self.horizon >= self.needed
 
+    @property
+    def global_bound(self) -> float | None:
+        """A bound on every schedule: the model's (within the horizon) or, for schedules
+        running past it, :attr:`outside_bound` — the model's alone once the horizon is proven."""
+        if self.bound is None or self.contains_optimum or self.outside_bound is None:
+            return self.bound
+        return min(self.bound, self.outside_bound)
+
     def to_dict(self) -> dict:
-        return {"horizon": self.horizon, "needed": self.needed, "contains_optimum": self.contains_optimum}
+        return {"horizon": self.horizon, "needed": self.needed, "contains_optimum": self.contains_optimum,
+                "global_bound": self.global_bound}
+
+
+def _solo_jcts(data: ModelData) -> list[float]:
+    """``m_i``: each job's JCT done at its earliest solo finish (minutes)."""
+    return [(max(jd.earliest_done, 0) + 1 + data.start_round) * data.R - jd.job.arrival for jd in data.jobs]
+
+
+def outside_bound(data: ModelData, loss_floor: float, exempt: frozenset[int] = frozenset()) -> float | None:
+    """The least objective of a schedule in which some job not in ``exempt`` completes
+    at slot ``H`` or later (metrics units; None if every job is exempt)."""
+    n, R = max(data.n, 1), data.R
+    m = _solo_jcts(data)
+    tot = sum(m)
+    late = [(data.H + 1 + data.start_round) * R - jd.job.arrival - mj for jd, mj in zip(data.jobs, m) if jd.k not in exempt]
+    return loss_floor + (tot + min(late)) / n if late else None
 
 
 def horizon_needed(data: ModelData, objective: float, loss_floor: float, exempt: frozenset[int] = frozenset()) -> int:
@@ -42,7 +68,7 @@ def horizon_needed(data: ModelData, objective: float, loss_floor: float, exempt:
     (job indices), from a valid schedule's ``objective`` and a lower bound
     ``loss_floor`` of the loss part of every schedule (both metrics units)."""
     n, R = max(data.n, 1), data.R
-    m = [(max(jd.earliest_done, 0) + 1 + data.start_round) * R - jd.job.arrival for jd in data.jobs]
+    m = _solo_jcts(data)
     slack = n * (objective - loss_floor) - sum(m)
     tol = 1e-6 * max(1.0, abs(n * objective))
     needed = 0
@@ -53,5 +79,8 @@ def horizon_needed(data: ModelData, objective: float, loss_floor: float, exempt:
     return needed
 
 
-def proof_of(data: ModelData, objective: float | None, loss_floor: float, exempt: frozenset[int] = frozenset()) -> HorizonProof:
-    return HorizonProof(data.H, None if objective is None else horizon_needed(data, objective, loss_floor, exempt))
+def proof_of(data: ModelData, objective: float | None, bound: float | None, loss_floor: float,
+             exempt: frozenset[int] = frozenset()) -> HorizonProof:
+    """The proof for a result with ``objective`` and model ``bound`` (metrics units)."""
+    needed = None if objective is None else horizon_needed(data, objective, loss_floor, exempt)
+    return HorizonProof(data.H, needed, outside_bound(data, loss_floor, exempt), bound)

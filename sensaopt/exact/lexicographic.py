@@ -68,10 +68,10 @@ class ObjectiveFloors:
         return cls(loss=_min_value(v.loss_terms, v.loss_const), jct=jct_lower_bound(v))
 
 
-def one_miss_floor(v: Vars) -> int:
-    """The loss part's floor once some open deadline is proven missed (scaled): the
-    hopeless losses plus the cheapest open deadline."""
-    return _min_value(v.loss_terms, v.loss_const) + min((-c for c, _ in v.loss_terms), default=0)
+def one_miss_floor(v: Vars, miss_cost: int) -> int:
+    """The loss part's floor once some deadline that can be met is proven missed
+    (scaled): the hopeless losses plus ``miss_cost``, the cheapest such deadline."""
+    return _min_value(v.loss_terms, v.loss_const) + miss_cost
 
 
 @dataclass(frozen=True)
@@ -140,8 +140,8 @@ def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinte
         out = run_fn(mb, budget, hinted)
         return LexicographicOutcome(final=_raised(out, floors.loss + floors.jct), share=phase1_share,
                                     skipped="skipped (no open deadline decision)", shortfall=shortfall, loss_lower=floors.loss)
-    if shortfall is not None and shortfall.proves_miss and one_miss_floor(v) > floors.loss:
-        floors = replace(floors, loss=one_miss_floor(v))  # every schedule misses an open deadline
+    if shortfall is not None and shortfall.proves_miss and one_miss_floor(v, shortfall.miss_cost) > floors.loss:
+        floors = replace(floors, loss=one_miss_floor(v, shortfall.miss_cost))  # every schedule misses a deadline
         add_constraint(be, v, loss_expr(be, v) >= floors.loss, "lexicographic")
     be.minimize(loss_expr(be, v))
     first = run_fn(mb, budget.split(phase1_share), hinted)

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 
 from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import BuildTimeout, Strength, Vars
+from sensaopt.exact.builder import BuildTimeout, Strength, Vars, objective_parts
 from sensaopt.exact.data import ModelData, shortfall_data
 from sensaopt.exact.outcome import BuildFn, RunFn
 from sensaopt.result import Status
@@ -43,6 +43,7 @@ class ShortfallReport:
     zero_miss: bool  # a schedule meeting every open deadline was found (validated arithmetic)
     proves_miss: bool  # the bound proves that every schedule misses an open deadline
     message: str = ""
+    miss_cost: int = 0  # scaled objective units: the cheapest priced deadline (what a proven miss costs at least)
 
     def to_dict(self) -> dict:
         return {"status": self.status.value, "seconds": round(self.seconds, 3), "incumbent": self.incumbent,
@@ -94,12 +95,14 @@ def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_
     sd = shortfall_data(data)
     if not sd.tiers:
         return None
+    met_coef = objective_parts(data)[1]
+    cost = min(met_coef[t] for t in sd.tiers)
     t0 = time.perf_counter()
     try:
         mb = build_fn(sd, strength, budget)
     except BuildTimeout as e:
         return ShortfallOutcome(ShortfallReport(Status.TIME_LIMIT, time.perf_counter() - t0, None, None, len(sd.tiers),
-                                                False, False, str(e)))
+                                                False, False, str(e), cost))
     start = _start(sd, mb.vars, warm) if warm is not None else {}
     if start:
         mb.backend.hint(start)
@@ -111,5 +114,5 @@ def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_
         sched = extract_schedule(sd, mb.vars, out.value)
         zero = _meets_every_open_deadline(sd, sched)
     report = ShortfallReport(out.status, time.perf_counter() - t0, out.objective, bound, len(sd.tiers), zero, proves_miss,
-                             out.message)
+                             out.message, cost)
     return ShortfallOutcome(report, sched if zero else None)
