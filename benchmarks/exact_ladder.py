@@ -80,6 +80,16 @@ def _phase1(r) -> str | None:
     return f"{p['status']} {p['seconds']:.1f}s loss {p['loss_incumbent']:g}>={p['loss_bound']:g}" if p["loss_incumbent"] is not None else p["status"]
 
 
+def _shortfall(r) -> str | None:
+    """The shortfall run before phase 1: status, seconds, incumbent >= bound (work units), what it proved."""
+    lex = r.params.get("lexicographic")
+    sf = lex.get("shortfall") if isinstance(lex, dict) else None
+    if not isinstance(sf, dict):
+        return None
+    proof = "zero misses" if sf["zero_miss"] else "a miss" if sf["proves_miss"] else "nothing"
+    return f"{sf['status']} {sf['seconds']:.1f}s {sf['incumbent']}>={sf['bound']}: {proof}"
+
+
 def run_one(name, inst, solver, heur, time_limit, workers, **kw) -> dict:
     t0 = time.perf_counter()
     try:
@@ -100,7 +110,10 @@ def run_one(name, inst, solver, heur, time_limit, workers, **kw) -> dict:
         "heur_gap": rel(None if r.objective is None else heur.objective - r.objective, r.objective),
         "heur_gap_to_bound": rel(None if r.bound is None else heur.objective - r.bound, r.bound),
         "phase1": _phase1(r),
+        "shortfall": _shortfall(r),
         "horizon": r.params.get("horizon"),
+        "horizon_proven": (r.params.get("horizon_proof") or {}).get("contains_optimum"),
+        "global_bound": (r.params.get("horizon_proof") or {}).get("global_bound"),
         "x_vars": r.params.get("model_size", {}).get("x_vars"),
         "message": r.message,
     }
@@ -127,7 +140,8 @@ def main(argv=None) -> int:
     else:
         insts = load_ladder(a.rungs.split(","))
     rows = []
-    cols = ["instance", "solver", "status", "proven", "time_s", "objective", "bound", "final_gap", "heuristic", "heur_gap", "heur_gap_to_bound", "phase1"]
+    cols = ["instance", "solver", "status", "proven", "time_s", "objective", "bound", "final_gap", "heuristic", "heur_gap", "heur_gap_to_bound", "phase1",
+            "shortfall", "horizon_proven"]
     for name, inst in insts.items():
         heur = simulate(inst, "sensascale")
         if a.ablation:
