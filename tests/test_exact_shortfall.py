@@ -110,3 +110,36 @@ def test_horizon_needed_monotone():
     assert a >= 1
     assert horizon_needed(prep.data, 100200.0, 1e5) >= a
     assert horizon_needed(prep.data, 100115.4, 0.0) > a  # a weaker loss bound needs a longer horizon
+
+
+def test_cooperation_partner_takes_over():
+    """Deadline-hard phase with a partner: a primary run without incumbent, HiGHS
+    started from the complete zero-miss start proves tiny-16gpu's optimum 78.0."""
+    from sensaopt.exact.builder import to_objective
+    from sensaopt.exact.common import SolveSettings, _cooperate
+    from sensaopt.exact.complete import complete_schedule
+    from sensaopt.exact.milp import highs_partner
+    from sensaopt.exact.outcome import SolveOutcome
+
+    prep, out = _shortfall("tiny-16gpu", warm=True)
+    data = hard_data(prep.data)
+    whole = complete_schedule(data, out.schedule)
+    assert whole is not None and check_schedule(data.instance, whole).ok
+    mb = build_cpsat(data, Strength())
+
+    def nothing(mb, budget, hinted):
+        return SolveOutcome(status=Status.TIME_LIMIT, value=None, objective=None, bound=None, message="stub", wall_s=0.0)
+
+    best_mb, res, record = _cooperate(mb, nothing, False, highs_partner(2, 0), SolveSettings(), TimeBudget.start(30), whole)
+    assert best_mb is not mb and res.status == Status.OPTIMAL
+    assert to_objective(data, res.objective) == pytest.approx(78.0, abs=1e-6)
+    assert record["partner"] == "highs" and record["partner_run"]["status"] == "OPTIMAL"
+
+
+def test_cooperating_solve_keeps_the_optimum():
+    from sensaopt.exact.cpsat import solve_cpsat
+
+    inst = load_instance(INSTANCES / "tiny-16gpu.json")
+    res = solve_cpsat(inst, time_limit=30, cooperate=True)
+    assert res.status == Status.OPTIMAL and res.objective == pytest.approx(78.0, abs=1e-6)
+    assert res.params["lexicographic"]["cooperation"]["primary_run"]["status"] == "OPTIMAL"

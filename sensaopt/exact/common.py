@@ -41,7 +41,7 @@ from sensaopt.exact.horizon import proof_of
 from sensaopt.exact.interrupt import terminate_interrupts
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, ObjectiveFloors, check_phase1_share, solve_lexicographic
 from sensaopt.exact.numeric import CPSAT_LIMITS, NumericLimits, check_numbers, precheck_numbers
-from sensaopt.exact.outcome import BuildFn, ModelBuild, RunFn, SolveOutcome, ValueFn
+from sensaopt.exact.outcome import BuildFn, ModelBuild, Partner, RunFn, SolveOutcome, ValueFn
 from sensaopt.exact.shortfall import ShortfallOutcome, solve_shortfall
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
@@ -68,6 +68,7 @@ class SolveSettings:
     max_vars: int = DEFAULT_MAX_VARS
     lexicographic: bool = True
     phase1_share: float = DEFAULT_PHASE1_SHARE
+    partner: Partner | None = None  # cooperating backend of the deadline-hard phase (None: the primary alone)
 
     @property
     def model_strength(self) -> Strength:
@@ -483,7 +484,14 @@ def _solve_deadline_hard(solver: str, prep: Prepared, build_fn: BuildFn, run_fn:
         vals = {x: val for x, val in got.items() if x in keys}
     if vals:
         mb.backend.hint(vals)
-    out = run_fn(mb, budget, bool(vals))
+    coop: dict = {}
+    if settings.partner is None:
+        out = run_fn(mb, budget, bool(vals))
+    else:
+        first = mb
+        mb, out, coop = _cooperate(mb, run_fn, bool(vals), settings.partner, settings, budget, whole)
+        if mb is not first and whole is not None:  # the partner's incumbent won: the fallback in its variables
+            fallback = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole)) or None
     floors = ObjectiveFloors.of(mb.vars)
     slot_coef = objective_parts(full)[0]
     miss = (floors.loss + short.report.miss_cost
@@ -496,6 +504,8 @@ def _solve_deadline_hard(solver: str, prep: Prepared, build_fn: BuildFn, run_fn:
     out = replace(out, status=status, bound=min(bound, miss), message=msg)
     lex = {"phase1_share": settings.phase1_share, "phase1": "skipped (shortfall 0: a zero-miss schedule exists)",
            "shortfall": short.report.to_dict(), "phase2": "deadline-hard, trimmed"}
+    if coop:
+        lex["cooperation"] = coop
     params = base_params(solver, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
                                                 "lexicographic": lex, "complete_start": fallback is not None})
     if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
@@ -507,6 +517,45 @@ def _solve_deadline_hard(solver: str, prep: Prepared, build_fn: BuildFn, run_fn:
         res = make_result(solver, mb, out, budget.elapsed(), params, fallback)
     exempt = frozenset(data.ends) if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return _with_horizon_proof(res, data, floors.loss, exempt)
+
+
+COOPERATE_SHARE = 0.5  # of the time left: the primary's, the partner gets the rest
+INTEGRAL_GAP = 0.5  # scaled units: the model objective is integral, so a smaller gap is a proof
+
+
+def _outcome_dict(out: SolveOutcome) -> dict:
+    return {"status": out.status.value, "objective": out.objective, "bound": out.bound, "seconds": round(out.wall_s, 3)}
+
+
+def _cooperate(mb: ModelBuild, run_fn: RunFn, hinted: bool, partner: Partner, settings: SolveSettings, budget: TimeBudget,
+               whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, dict]:
+    """The primary for ``COOPERATE_SHARE`` of the time left, then ``partner`` on the same
+    data from the primary's incumbent (else from ``whole``) for the rest. Returned: the
+    model holding the better incumbent, an outcome with that incumbent and the larger
+    bound (OPTIMAL when either proved it or the two meet), and both runs' records."""
+    first = run_fn(mb, budget.split(COOPERATE_SHARE), hinted)
+    record: dict = {"partner": partner.name, "primary_run": _outcome_dict(first)}
+    if first.status == Status.OPTIMAL or budget.left() < MIN_EXTEND_S:
+        return mb, first, record
+    start = extract_schedule(mb.data, mb.vars, first.value) if first.value is not None else whole
+    try:
+        mb2 = partner.build(mb.data, settings.model_strength, budget)
+    except BuildTimeout:
+        return mb, first, record
+    vals = hint_values(mb.data, mb2.vars, relabel_identical_nodes(mb.data.instance, start)) if start is not None else {}
+    if vals:
+        mb2.backend.hint(vals)
+    second = partner.run(mb2, budget, bool(vals))
+    record["partner_run"] = _outcome_dict(second)
+    best_mb, best = (mb2, second) if second.objective is not None and (first.objective is None or second.objective < first.objective) \
+        else (mb, first)
+    bounds = [b for b in (first.bound, second.bound) if b is not None]
+    bound = max(bounds) if bounds else None
+    proven = Status.OPTIMAL in (first.status, second.status) or (
+        best.objective is not None and bound is not None and best.objective - bound < INTEGRAL_GAP)
+    status = Status.OPTIMAL if proven else best.status
+    msg = f"{first.message}; then {partner.name} from its incumbent: {second.message}"
+    return best_mb, replace(best, status=status, bound=bound, message=msg), record
 
 
 def _with_horizon_proof(res: Result, data: ModelData, loss_lower: int, exempt: frozenset[int] = frozenset()) -> Result:

@@ -24,7 +24,7 @@ from sensaopt.exact.data import ModelData
 from sensaopt.exact.interrupt import run_stoppable
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.numeric import CPSAT_LIMITS
-from sensaopt.exact.outcome import ModelBuild, SolveOutcome
+from sensaopt.exact.outcome import ModelBuild, Partner, SolveOutcome
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
 
@@ -107,6 +107,16 @@ def run_cpsat(be: CpSatBackend, budget: TimeBudget, opts: CpSatOptions) -> Solve
                         objective=solver.objective_value if has_sol else None, bound=bound, message=msg, wall_s=wall)
 
 
+def cpsat_partner(workers: int, seed: int) -> Partner:
+    """CP-SAT as the cooperating backend of another solve's deadline-hard phase."""
+    opts = CpSatOptions(workers=workers, seed=seed)
+
+    def run(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:
+        return run_cpsat(mb.backend, budget, opts)  # type: ignore[arg-type]
+
+    return Partner("cp-sat", build_cpsat, run)
+
+
 def solve_cpsat(
     instance: Instance,
     time_limit: float = 60,
@@ -121,10 +131,15 @@ def solve_cpsat(
     log: bool = False,
     lexicographic: bool = True,
     phase1_share: float = DEFAULT_PHASE1_SHARE,
+    cooperate: bool = False,
 ) -> Result:
     """Exact offline optimum with CP-SAT (within ``horizon`` rounds; default: the
     SensaScale makespan + ``horizon_slack``). ``time_limit`` seconds, ``workers``
-    search threads, ``seed`` the CP-SAT random seed."""
+    search threads, ``seed`` the CP-SAT random seed. ``cooperate``: in the
+    deadline-hard phase, HiGHS continues from CP-SAT's incumbent for the second half
+    of the time left (both bounds count)."""
+    from sensaopt.exact.milp import highs_partner  # milp is the HiGHS side; it imports this module lazily too
+
     opts = CpSatOptions(workers=workers, seed=seed, log=log)
 
     def run(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:
@@ -132,5 +147,6 @@ def solve_cpsat(
 
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
-                             lexicographic=lexicographic, phase1_share=phase1_share)
+                             lexicographic=lexicographic, phase1_share=phase1_share,
+                             partner=highs_partner(workers, seed) if cooperate else None)
     return solve_exact("cpsat", instance, build_cpsat, run, settings, CPSAT_LIMITS)

@@ -49,7 +49,7 @@ from sensaopt.exact.data import ModelData, precheck_size
 from sensaopt.exact.highs import HighsBackend, HighsOptions, run_highs
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.numeric import MILP_LIMITS
-from sensaopt.exact.outcome import ModelBuild, SolveOutcome
+from sensaopt.exact.outcome import ModelBuild, Partner, SolveOutcome
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
 
@@ -255,6 +255,16 @@ def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool)
                         message=f"{msg}, {wall:.2f} s", wall_s=wall)
 
 
+def highs_partner(workers: int, seed: int) -> Partner:
+    """HiGHS as the cooperating backend of another solve's deadline-hard phase."""
+    hopts = HighsOptions(threads=workers, seed=seed, rel_gap=REL_GAP, abs_gap=ABS_GAP)
+
+    def run(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:
+        return run_highs(mb.backend, budget, hopts, hinted)  # type: ignore[arg-type]
+
+    return Partner("highs", build_highs, run)
+
+
 def solve_milp(
     instance: Instance,
     backend: str = "highs",
@@ -270,13 +280,21 @@ def solve_milp(
     log: bool = False,
     lexicographic: bool = True,
     phase1_share: float = DEFAULT_PHASE1_SHARE,
+    cooperate: bool = False,
 ) -> Result:
-    """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc")."""
+    """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc").
+    ``cooperate``: in the deadline-hard phase, CP-SAT continues from the MILP
+    solver's incumbent for the second half of the time left (both bounds count)."""
     if backend not in BACKENDS:
         raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
+    partner = None
+    if cooperate:
+        from sensaopt.exact.cpsat import cpsat_partner  # cpsat imports this module lazily too
+
+        partner = cpsat_partner(workers, seed)
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
-                             lexicographic=lexicographic, phase1_share=phase1_share)
+                             lexicographic=lexicographic, phase1_share=phase1_share, partner=partner)
     if backend == "highs":
         hopts = HighsOptions(threads=workers, seed=seed, rel_gap=REL_GAP, abs_gap=ABS_GAP, log=log)
 

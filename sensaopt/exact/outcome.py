@@ -57,3 +57,13 @@ class RunFn(Protocol):
     """Solve a built model within ``budget``; ``hinted``: the backend holds a warm start."""
 
     def __call__(self, mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome: ...
+
+
+@dataclass(frozen=True)
+class Partner:
+    """A second backend cooperating in the deadline-hard phase: ``build``/``run`` as for
+    the primary; it starts from the primary's incumbent and both bounds count."""
+
+    name: str
+    build: BuildFn
+    run: RunFn
