@@ -414,7 +414,10 @@ def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: Run
     if settings.lexicographic and set(FAMILIES) == BUILTIN_FAMILIES:
         short = solve_shortfall(data, s, build_fn, run_fn, budget.split(settings.phase1_share), prep.hint)
         if short is not None and short.schedule is not None:
-            return _solve_deadline_hard(solver, prep, build_fn, run_fn, settings, budget, short)
+            hard = hard_data(data, grow=settings.horizon is None)
+            whole = complete_schedule(hard, short.schedule)
+            if whole is not None:  # a zero-miss schedule within the hard model's horizon exists
+                return _solve_deadline_hard(solver, prep, hard, whole, build_fn, run_fn, settings, budget, short)
     mb = _build(solver, prep, prep.data, build_fn, settings, budget)
     if isinstance(mb, Result):
         return mb
@@ -457,31 +460,20 @@ def _build(solver: str, prep: Prepared, data: ModelData, build_fn: BuildFn, sett
                              f"{e}; incumbent = the SensaScale warm start, bound known without solving", incumbent=prep.heuristic)
 
 
-def _solve_deadline_hard(solver: str, prep: Prepared, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings,
-                         budget: TimeBudget, short: ShortfallOutcome) -> Result:
-    """Phase 2 once the shortfall run found a zero-miss schedule: the deadline-hard,
-    trimmed model (:func:`sensaopt.exact.data.hard_data`), started from that schedule
-    (deadline jobs only). Its optimum is the optimum unless missing the cheapest open
+def _solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Schedule, build_fn: BuildFn, run_fn: RunFn,
+                         settings: SolveSettings, budget: TimeBudget, short: ShortfallOutcome) -> Result:
+    """Phase 2 once the shortfall run found a zero-miss schedule and it could be
+    completed (``whole``, valid, within ``data.H``): the deadline-hard, trimmed model
+    ``data`` (:func:`sensaopt.exact.data.hard_data`), started from ``whole``. Its optimum is the optimum unless missing the cheapest open
     deadline could pay for itself: the bound is the smaller of the hard model's bound
     and the floor of every schedule with a miss, and OPTIMAL needs the incumbent at or
     below that floor."""
-    full, data = prep.data, hard_data(prep.data)
+    full = prep.data
     mb = _build(solver, prep, data, build_fn, settings, budget)
     if isinstance(mb, Result):
         return mb
-    vals: dict = {}
-    fallback: dict | None = None
-    whole = complete_schedule(data, short.schedule) if short.schedule is not None else None
-    if whole is not None:  # a complete zero-miss start: a hint and a fallback incumbent
-        vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole))
-        fallback = vals or None
-    elif short.schedule is not None:  # the deadline jobs only (a partial start)
-        trimmed = set(data.ends)
-        got = hint_values(data, mb.vars, short.schedule)  # jobs absent from the schedule get wrong values: left out
-        keys = {x for k in trimmed for group in (mb.vars.rb, mb.vars.restart, mb.vars.loss, mb.vars.cum, mb.vars.done)
-                for (kk, _t), x in group.items() if kk == k and _is_var(x)}
-        keys |= {x for (k, _t, _p), x in mb.vars.x.items() if k in trimmed}
-        vals = {x: val for x, val in got.items() if x in keys}
+    vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole))  # complete and zero-miss
+    fallback = vals or None
     if vals:
         mb.backend.hint(vals)
     coop: dict = {}
@@ -490,7 +482,7 @@ def _solve_deadline_hard(solver: str, prep: Prepared, build_fn: BuildFn, run_fn:
     else:
         first = mb
         mb, out, coop = _cooperate(mb, run_fn, bool(vals), settings.partner, settings, budget, whole)
-        if mb is not first and whole is not None:  # the partner's incumbent won: the fallback in its variables
+        if mb is not first:  # the partner's incumbent won: the fallback in its variables
             fallback = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole)) or None
     floors = ObjectiveFloors.of(mb.vars)
     slot_coef = objective_parts(full)[0]
@@ -515,7 +507,8 @@ def _solve_deadline_hard(solver: str, prep: Prepared, build_fn: BuildFn, run_fn:
         res = replace(res, bound=res.bound if b is None or res.objective is None else min(max(b, 0.0), res.objective))
     else:
         res = make_result(solver, mb, out, budget.elapsed(), params, fallback)
-    exempt = frozenset(data.ends) if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
+    within = frozenset(k for k, end in data.ends.items() if end <= data.H)  # deadline slots inside the horizon
+    exempt = within if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return _with_horizon_proof(res, data, floors.loss, exempt)
 
 

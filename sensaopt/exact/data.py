@@ -358,14 +358,15 @@ def shortfall_data(data: ModelData) -> ModelData:
     return replace(data, H=H, ends=ends, shortfall=True, tiers=tiers)
 
 
-def hard_data(data: ModelData) -> ModelData:
+def hard_data(data: ModelData, grow: bool = True) -> ModelData:
     """The deadline-hard model's data: every job with an open deadline has slots only up
     to its earliest open deadline slot (and must finish there: every open deadline is
     met); the others keep the horizon. Exact for the lexicographic optimum once a
     zero-miss schedule is known (no zero-miss schedule runs a job past its deadline).
-    The horizon grows to the last such deadline slot + 1 if that is later."""
+    With ``grow`` the horizon grows to the last such deadline slot + 1 if that is later
+    (a horizon given by the user is kept: jobs are then cut at it)."""
     first: dict[int, int] = {}
     for k, d in open_tiers(data):
         first[k] = min(first.get(k, 1 << 62), data.jobs[k].deadlines[d][0])
     ends = {k: last + 1 for k, last in first.items()}
-    return replace(data, H=max([data.H, *ends.values()]), ends=ends)
+    return replace(data, H=max([data.H, *ends.values()]) if grow else data.H, ends=ends)
