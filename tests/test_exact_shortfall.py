@@ -143,3 +143,18 @@ def test_cooperating_solve_keeps_the_optimum():
     res = solve_cpsat(inst, time_limit=30, cooperate=True)
     assert res.status == Status.OPTIMAL and res.objective == pytest.approx(78.0, abs=1e-6)
     assert res.params["lexicographic"]["cooperation"]["primary_run"]["status"] == "OPTIMAL"
+
+
+def test_unfinished_shortfall_schedule_is_completed():
+    """tiny-8gpu's shortfall incumbent leaves a job unfinished at its deadline: the
+    greedy completion continues it and adds the rest; the result is valid and complete."""
+    from sensaopt.exact.complete import complete_schedule
+
+    prep, out = _shortfall("tiny-8gpu", warm=True)
+    assert out.best is not None and out.schedule is None
+    unfinished = [j for j, f in finish_minutes(prep.data.instance, out.best).items() if f is None]
+    assert unfinished
+    whole = complete_schedule(prep.data, out.best)
+    assert whole is not None
+    ev = check_schedule(prep.data.instance, whole)
+    assert ev.ok and all(f is not None for f in finish_minutes(prep.data.instance, whole).values())

@@ -422,8 +422,11 @@ def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: Run
     if isinstance(mb, Result):
         return mb
     hinted, vals = False, {}
-    if prep.hint is not None:
-        vals = hint_values(data, mb.vars, prep.hint)
+    start = _better_start(data, prep, short)
+    if start is not None:
+        vals = hint_values(data, mb.vars, start)
+        if not vals and prep.hint is not None and start is not prep.hint:
+            vals = hint_values(data, mb.vars, prep.hint)
         if vals:
             mb.backend.hint(vals)
             hinted = True
@@ -441,6 +444,21 @@ def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: Run
     params = base_params(solver, settings, mb, {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "lexicographic": lex})
     res = make_result(solver, mb, out, budget.elapsed(), params, vals)
     return _with_horizon_proof(res, data, loss_lower)
+
+
+def _better_start(data: ModelData, prep: Prepared, short: ShortfallOutcome | None) -> Schedule | None:
+    """The warm start of the loss phases: the shortfall run's incumbent completed
+    greedily (:func:`complete_schedule`) when it is valid and its objective beats the
+    SensaScale schedule's, else the SensaScale schedule (None without warm start)."""
+    if prep.hint is None or short is None or short.best is None:
+        return prep.hint
+    cand = complete_schedule(data, short.best)
+    heur = prep.heuristic.objective
+    if cand is None or heur is None:
+        return prep.hint
+    cand = relabel_identical_nodes(data.instance, cand)
+    ours = compute_metrics(data.instance, check_schedule(data.instance, cand)).objective
+    return cand if ours is not None and ours < heur else prep.hint
 
 
 def _build(solver: str, prep: Prepared, data: ModelData, build_fn: BuildFn, settings: SolveSettings,

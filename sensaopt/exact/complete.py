@@ -1,11 +1,13 @@
-"""A complete zero-miss start for the deadline-hard model: the shortfall run's
-schedule of the deadline jobs, plus every other job list-scheduled greedily into the
-capacity left (earliest deadline, then release first; each slot the fastest
-(pattern, option) pair that fits). Checked by the validator; None when it fails."""
+"""A complete schedule from the shortfall run's partial one: every job it lacks, and
+every job it leaves unfinished, list-scheduled greedily into the capacity left
+(earliest deadline, then release first; each slot the fastest (pattern, option) pair
+that fits; an unfinished job continues after its last slot). Checked by the
+validator; None when it fails. With a zero-miss partial schedule this is the start of
+the deadline-hard model; otherwise a start for the loss phase."""
 
 from __future__ import annotations
 
-from sensaopt.exact.data import JobData, ModelData, placements_of
+from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
 from sensaopt.schedule import Placement, Schedule
 from sensaopt.validator import check_schedule
 
@@ -18,13 +20,35 @@ def _fits(data: ModelData, jd: JobData, pair: tuple[int, int], free: dict[int, l
                for n, g in jd.patterns[pair[0]].parts)
 
 
+def _progress(jd: JobData, rounds: dict[int, dict[str, tuple[Placement, ...]]]) -> tuple[int, int, frozenset[int] | None] | None:
+    """Model units done by the job in ``rounds``, its last slot and node set there
+    (None: not representable)."""
+    cum, last, prev, prev_t = 0, -1, None, None
+    for t in sorted(r for r, alloc in rounds.items() if jd.id in alloc):
+        pair = pair_of(jd, rounds[t][jd.id])
+        if pair is None:
+            return None
+        nodes_now = jd.patterns[pair[0]].nodes
+        restart = last >= 0 and (prev_t != t - 1 or prev != nodes_now)
+        cum += jd.restart[pair[1]] if restart else jd.full[pair[1]]
+        last, prev, prev_t = t, nodes_now, t
+    return cum, last, prev
+
+
 def _greedy(data: ModelData, jd: JobData, rounds: dict[int, dict[str, tuple[Placement, ...]]]) -> bool:
-    """Add job ``jd`` to ``rounds`` in the earliest free capacity; False if it does not
-    finish within the horizon (model units: progress rounded up, as the model does)."""
+    """Add job ``jd`` (or the rest of it) to ``rounds`` in the earliest free capacity;
+    False if it does not finish within the horizon (model units: progress rounded up,
+    as the model does)."""
     nodes = data.instance.cluster.nodes
-    cum, ran, prev = 0, False, None
+    got = _progress(jd, rounds)
+    if got is None:
+        return False
+    cum, last, prev = got
+    ran = last >= 0
+    if cum >= jd.work_units:
+        return True
     by_speed = sorted(jd.pairs, key=lambda p: -jd.full[p[1]])
-    for t in data.slots(jd):
+    for t in range(max(jd.release, last + 1), data.H):
         free = {n.index: [float(n.gpus), float(n.cpus), n.mem_gb] for n in nodes}
         for pls in rounds.get(t, {}).values():
             for p in pls:
@@ -46,17 +70,22 @@ def _greedy(data: ModelData, jd: JobData, rounds: dict[int, dict[str, tuple[Plac
 
 
 def complete_schedule(data: ModelData, partial: Schedule) -> Schedule | None:
-    """``partial`` (offline rounds) with every job it lacks added greedily; None if some
-    job does not fit the horizon or the result is not valid."""
+    """``partial`` (offline rounds) with every job it lacks or leaves unfinished
+    completed greedily; None if some job does not fit the horizon (``partial``
+    included) or the result is not valid."""
+    from sensaopt.exact.common import finish_minutes  # common imports this module
+
     rounds: dict[int, dict[str, tuple[Placement, ...]]] = {}
     for seg in partial.segments:
         for r in range(seg.start, seg.end):
             rounds.setdefault(r, {})[seg.job] = seg.placements
-    have = {seg.job for seg in partial.segments}
-    rest = sorted((jd for jd in data.jobs if jd.id not in have),
+    fin = finish_minutes(data.instance, partial)
+    rest = sorted((jd for jd in data.jobs if fin.get(jd.id) is None),
                   key=lambda jd: (jd.deadlines[0][0] if jd.deadlines else data.H, jd.release, jd.k))
     for jd in rest:
         if not _greedy(data, jd, rounds):
             return None
+    if any(r >= data.H for r in rounds):  # the partial schedule runs past this model's horizon
+        return None
     sched = Schedule.from_rounds(sorted(rounds.items()), data.R)
     return sched if check_schedule(data.instance, sched).ok else None

@@ -53,10 +53,12 @@ class ShortfallReport:
 @dataclass(frozen=True)
 class ShortfallOutcome:
     """The report and, when ``report.zero_miss``, the schedule of the deadline jobs
-    meeting every open deadline (the other jobs absent)."""
+    meeting every open deadline (the other jobs absent); ``best``: the incumbent's
+    schedule whatever its shortfall (None without one)."""
 
     report: ShortfallReport
     schedule: Schedule | None = None
+    best: Schedule | None = None
 
 
 def _meets_every_open_deadline(sd: ModelData, schedule: Schedule) -> bool:
@@ -110,9 +112,9 @@ def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_
     bound = None if out.bound is None else max(float(out.bound), 0.0)
     proves_miss = bound is not None and bound > PROOF_UNITS and out.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE)
     zero, sched = False, None
-    if out.value is not None and out.objective is not None and out.objective < PROOF_UNITS:
+    if out.value is not None:
         sched = extract_schedule(sd, mb.vars, out.value)
-        zero = _meets_every_open_deadline(sd, sched)
+        zero = out.objective is not None and out.objective < PROOF_UNITS and _meets_every_open_deadline(sd, sched)
     report = ShortfallReport(out.status, time.perf_counter() - t0, out.objective, bound, len(sd.tiers), zero, proves_miss,
                              out.message, cost)
-    return ShortfallOutcome(report, sched if zero else None)
+    return ShortfallOutcome(report, sched if zero else None, sched)
