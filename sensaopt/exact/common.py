@@ -426,7 +426,8 @@ def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: Run
     if start is not None:
         vals = hint_values(data, mb.vars, start)
         if not vals and prep.hint is not None and start is not prep.hint:
-            vals = hint_values(data, mb.vars, prep.hint)
+            start = prep.hint
+            vals = hint_values(data, mb.vars, start)
         if vals:
             mb.backend.hint(vals)
             hinted = True
@@ -441,7 +442,8 @@ def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: Run
             vals = lo.start_values  # feasible for the phase-2 model (the warm start may not be)
     else:
         out = run_fn(mb, budget, hinted)
-    params = base_params(solver, settings, mb, {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "lexicographic": lex})
+    params = base_params(solver, settings, mb, {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "lexicographic": lex,
+                                                "start": "none" if not hinted else "sensascale" if start is prep.hint else "shortfall"})
     res = make_result(solver, mb, out, budget.elapsed(), params, vals)
     return _with_horizon_proof(res, data, loss_lower)
 
