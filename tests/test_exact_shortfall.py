@@ -158,3 +158,13 @@ def test_unfinished_shortfall_schedule_is_completed():
     assert whole is not None
     ev = check_schedule(prep.data.instance, whole)
     assert ev.ok and all(f is not None for f in finish_minutes(prep.data.instance, whole).values())
+
+
+def test_shortfall_model_size_is_guarded():
+    """A shortfall model larger than max_vars is skipped (None: the loss phases run)."""
+    prep = prepare(load_instance(INSTANCES / "tiny-8gpu.json"), None, 2, False, 10_000, 10**6)
+    run = lambda mb, b, h: run_cpsat(mb.backend, b, CpSatOptions(workers=1))  # noqa: E731
+    sd = shortfall_data(prep.data)
+    assert sd.estimate_vars() > 0
+    assert solve_shortfall(prep.data, Strength(), build_cpsat, run, TimeBudget.start(5), None, sd.estimate_vars() - 1) is None
+    assert solve_shortfall(prep.data, Strength(), build_cpsat, run, TimeBudget.start(5), None, sd.estimate_vars()) is not None

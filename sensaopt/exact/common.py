@@ -412,10 +412,11 @@ def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: Run
     check_numbers(data, limits)
     short = None
     if settings.lexicographic and set(FAMILIES) == BUILTIN_FAMILIES:
-        short = solve_shortfall(data, s, build_fn, run_fn, budget.split(settings.phase1_share), prep.hint)
+        short = solve_shortfall(data, s, build_fn, run_fn, budget.split(settings.phase1_share), prep.hint, settings.max_vars)
         if short is not None and short.schedule is not None:
             hard = hard_data(data, grow=settings.horizon is None)
-            whole = complete_schedule(hard, short.schedule)
+            too_big = hard.estimate_vars() > settings.max_vars  # deadlines far beyond the horizon
+            whole = None if too_big else complete_schedule(hard, short.schedule)
             if whole is not None:  # a zero-miss schedule within the hard model's horizon exists
                 return _solve_deadline_hard(solver, prep, hard, whole, build_fn, run_fn, settings, budget, short)
     mb = _build(solver, prep, prep.data, build_fn, settings, budget)

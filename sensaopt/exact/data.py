@@ -115,7 +115,7 @@ class ModelData:
 
     def estimate_vars(self) -> int:
         """Binary placement variables plus per-slot auxiliaries (an estimate before building)."""
-        return sum((len(jd.pairs) + 5 + len(jd.node_sets)) * max(self.H - jd.release, 0) for jd in self.jobs)
+        return sum((len(jd.pairs) + 5 + len(jd.node_sets)) * max(self.end(jd) - jd.release, 0) for jd in self.jobs)
 
     def mem_units(self, gb: float, up: bool) -> int:
         x = gb * self.mem_scale

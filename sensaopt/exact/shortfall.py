@@ -88,14 +88,15 @@ def _start(sd: ModelData, v: Vars, schedule: Schedule) -> dict:
 
 
 def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_fn: RunFn,
-                    budget: TimeBudget, warm: Schedule | None = None) -> ShortfallOutcome | None:
+                    budget: TimeBudget, warm: Schedule | None = None, max_vars: int | None = None) -> ShortfallOutcome | None:
     """Build and solve the shortfall model of ``data`` (the offline model's data)
     within ``budget``, from ``warm`` (a valid schedule) if given; None when no
-    deadline decision is open."""
+    deadline decision is open or the model would have more than about ``max_vars``
+    variables (deadlines far beyond the horizon)."""
     from sensaopt.exact.common import extract_schedule  # common imports this module
 
     sd = shortfall_data(data)
-    if not sd.tiers:
+    if not sd.tiers or (max_vars is not None and sd.estimate_vars() > max_vars):
         return None
     met_coef = objective_parts(data)[1]
     cost = min(met_coef[t] for t in sd.tiers)
