@@ -118,7 +118,7 @@ def test_cooperation_partner_takes_over():
     from sensaopt.exact.builder import to_objective
     from sensaopt.exact.common import SolveSettings, _cooperate
     from sensaopt.exact.complete import complete_schedule
-    from sensaopt.exact.milp import highs_partner
+    from sensaopt.exact.highs import highs_partner
     from sensaopt.exact.outcome import SolveOutcome
 
     prep, out = _shortfall("tiny-16gpu", warm=True)

@@ -7,7 +7,6 @@ extraction replay the validator's progress arithmetic (:func:`finish_minutes`)."
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -19,8 +18,6 @@ from sensaopt.exact.builder import (
     BuildTimeout,
     HorizonTooShort,
     Strength,
-    Vars,
-    _is_var,
     objective_parts,
     to_objective,
 )
@@ -28,26 +25,24 @@ from sensaopt.exact.complete import complete_schedule
 from sensaopt.exact.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
-    JobData,
     ModelData,
     build_data,
     extra_options_from,
     hard_data,
-    pair_of,
-    placements_of,
     precheck_size,
 )
 from sensaopt.exact.horizon import proof_of
 from sensaopt.exact.interrupt import terminate_interrupts
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, ObjectiveFloors, check_phase1_share, solve_lexicographic
 from sensaopt.exact.numeric import CPSAT_LIMITS, NumericLimits, check_numbers, precheck_numbers
-from sensaopt.exact.outcome import BuildFn, ModelBuild, Partner, RunFn, SolveOutcome, ValueFn
+from sensaopt.exact.outcome import BuildFn, ModelBuild, Partner, RunFn, SolveOutcome
 from sensaopt.exact.shortfall import ShortfallOutcome, solve_shortfall
+from sensaopt.exact.values import extract_schedule, finish_minutes, hint_values, relabel_identical_nodes
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
 from sensaopt.result import Result, Status, package_versions
-from sensaopt.schedule import Placement, Schedule, Segment
-from sensaopt.validator import WORK_EPS, check_schedule, segment_speed
+from sensaopt.schedule import Schedule
+from sensaopt.validator import check_schedule
 
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the heuristic's makespan
 
@@ -86,35 +81,6 @@ class Prepared:
     hint: Schedule | None
 
 
-def relabel_identical_nodes(instance: Instance, schedule: Schedule) -> Schedule:
-    """The same schedule with identical nodes renamed so that they are first used in
-    index order (what the symmetry-breaking constraints require). Node permutations
-    within a node type change neither feasibility nor any metric."""
-    nodes = instance.cluster.nodes
-    first: dict[int, int] = {}
-    for seg in schedule.segments:
-        for p in seg.placements:
-            first[p.node] = min(first.get(p.node, seg.start), seg.start)
-    mapping: dict[int, int] = {}
-    groups: dict[int, list[int]] = {}
-    gid = 0
-    for n in nodes:  # runs of consecutive identical nodes, as in builder._sym_pairs
-        if n.index > 0 and nodes[n.index - 1].type is n.type:
-            groups[gid].append(n.index)
-        else:
-            gid = n.index
-            groups[gid] = [n.index]
-    for idx in groups.values():
-        order = sorted(idx, key=lambda i: (first.get(i, math.inf), i))
-        for new, old in zip(idx, order):
-            mapping[old] = new
-    segs = tuple(
-        type(s)(s.job, s.start, s.rounds, tuple(Placement(mapping[p.node], p.gpus, p.cpus, p.mem_gb) for p in s.placements))
-        for s in schedule.segments
-    )
-    return Schedule(segs, schedule.round_minutes, schedule.meta)
-
-
 def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_start: bool, work_scale: int,
             max_vars: int, heuristic: str = "sensascale") -> Prepared:
     """Run the heuristic, pick the horizon, extract the model data (refusing models of
@@ -128,129 +94,6 @@ def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_st
     hint = relabel_identical_nodes(instance, heur.schedule) if warm_start and mk <= H and heur.schedule else None
     data = build_data(instance, H, work_scale=work_scale, extra_options=extra_options_from(heur.schedule), max_vars=max_vars)
     return Prepared(data=data, heuristic=heur, hint=hint)
-
-
-def finish_minutes(instance: Instance, schedule: Schedule) -> dict[str, float | None]:
-    """Completion minute of every job of ``schedule`` (None: unfinished), by the
-    validator's own arithmetic (:func:`sensaopt.validator.check_schedule`: slowest
-    node's speed, restart overhead in the first round after a pause or a move,
-    completion at the end of the round the work is done) — without its checks."""
-    R = instance.round_minutes
-    by_job: dict[str, list[Segment]] = {}
-    for s in schedule.segments:
-        by_job.setdefault(s.job, []).append(s)
-    out: dict[str, float | None] = {}
-    for job in instance.jobs:
-        done, finish, prev = 0.0, None, None
-        overhead = instance.overheads.restart_minutes(job.gpus)
-        for seg in sorted(by_job.get(job.id, ()), key=lambda s: s.start):
-            restart = prev is not None and (prev.end != seg.start or prev.nodes != seg.nodes)
-            speed = segment_speed(job, seg)
-            per_round = speed * R
-            first = speed * max(R - overhead, 0.0) if restart else per_round
-            left = job.work - done
-            if first >= left - WORK_EPS:
-                k: int | None = 1
-            elif per_round <= 0:
-                k = None
-            else:
-                k = 1 + math.ceil((left - first - WORK_EPS) / per_round)
-            if k is not None and k <= seg.rounds:
-                finish = (seg.start + k) * R
-                break
-            done += first + per_round * (seg.rounds - 1)
-            prev = seg
-        out[job.id] = finish
-    return out
-
-
-def hint_values(data: ModelData, v: Vars, schedule: Schedule) -> dict:
-    """Values of every model variable for a validator-feasible schedule (the warm start);
-    empty if the schedule is not representable in the model."""
-    finish = finish_minutes(data.instance, schedule)
-    out: dict = {}
-    by_slot: dict[int, dict[str, tuple[Placement, ...]]] = {}
-    for seg in schedule.segments:
-        for r in range(seg.start, seg.end):
-            by_slot.setdefault(r - data.start_round, {})[seg.job] = seg.placements
-    for jd in data.jobs:
-        fin = finish[jd.id]
-        fin_slot = int(round(fin / data.R)) - 1 - data.start_round if fin is not None else data.H
-        if not _job_hint(data, v, jd, by_slot, fin_slot, out):
-            return {}  # not representable: no hint
-    used = {(p.node, r - data.start_round) for s in schedule.segments for r in range(s.start, s.end) for p in s.placements}
-    for (n, t) in sorted(v.ever, key=lambda a: (a[0], a[1])):
-        out[v.ever[n, t]] = int(any((n, u) in used for u in range(0, t + 1)))
-    return out
-
-
-def _job_hint(data: ModelData, v: Vars, jd: JobData, by_slot: dict[int, dict[str, tuple[Placement, ...]]], fin_slot: int,
-              out: dict) -> bool:
-    """Add one job's variable values to ``out`` (its placements per slot in ``by_slot``,
-    done from slot ``fin_slot`` on); False if a placement is not representable."""
-    k = jd.k
-    ran, prev_set, cum = jd.init_ran, jd.init_nodes, 0
-    for t in range(data.H):
-        if (k, t) not in v.run:
-            continue
-        pls = by_slot.get(t, {}).get(jd.id)
-        pair = pair_of(jd, pls) if pls else None
-        if pls and pair is None:
-            return False
-        for p in jd.pairs:
-            out[v.x[k, t, p]] = 1 if p == pair else 0
-        if _is_var(v.rb[k, t]):
-            out[v.rb[k, t]] = int(ran)
-        rs = pair is not None and ran and prev_set != jd.patterns[pair[0]].nodes
-        if (k, t) in v.restart:
-            out[v.restart[k, t]] = int(rs)
-        lost = 0
-        if pair is not None:
-            lost = jd.full[pair[1]] - jd.restart[pair[1]] if rs else 0
-            cum += jd.full[pair[1]] - lost
-        if (k, t) in v.loss:
-            out[v.loss[k, t]] = lost
-        out[v.cum[k, t]] = cum
-        if _is_var(v.done[k, t]):
-            out[v.done[k, t]] = int(t >= fin_slot)
-        ran = ran or pair is not None
-        prev_set = jd.patterns[pair[0]].nodes if pair is not None else None
-    _deadline_hint(data, v, jd, fin_slot, cum, out)
-    return True
-
-
-def _deadline_hint(data: ModelData, v: Vars, jd: JobData, fin_slot: int, cum: int, out: dict) -> None:
-    """Deadline indicators (and leftover rounds in a window) of a job done from slot
-    ``fin_slot`` on, with ``cum`` progress units at the end of the model."""
-    k = jd.k
-    for d, (last, _) in enumerate(jd.deadlines):
-        m = v.met[k, d]
-        if _is_var(m):
-            out[m] = int(last >= fin_slot) if last < data.H else int(cum + jd.best_full * (last - data.H + 1) >= jd.work_units)
-    if k in v.leftover:
-        out[v.leftover[k]] = max(0, -(-(jd.work_units - cum) // jd.best_full))
-
-
-def extract_schedule(data: ModelData, v: Vars, value: ValueFn) -> Schedule:
-    """Turn solver values into a schedule: read the chosen (pattern, option) per job and
-    slot, then cut every slot after the job's true completion (the validator's float
-    arithmetic may finish a job earlier than the model's rounded-up units)."""
-    rounds: dict[int, dict[str, tuple]] = {}
-    for (k, t, pair), x in v.x.items():
-        if value(x) > 0.5:
-            jd = data.jobs[k]
-            rounds.setdefault(t + data.start_round, {})[jd.id] = placements_of(data, jd, pair)
-    sched = Schedule.from_rounds(sorted(rounds.items()), data.R)
-    cut = False
-    for jid, fin in finish_minutes(data.instance, sched).items():
-        if fin is None:
-            continue
-        last = int(round(fin / data.R)) - 1
-        for r in list(rounds):
-            if r > last and jid in rounds[r]:
-                del rounds[r][jid]
-                cut = True
-    return Schedule.from_rounds(sorted(rounds.items()), data.R) if cut else sched
 
 
 def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float, params: dict,

@@ -8,6 +8,7 @@ the deadline-hard model; otherwise a start for the loss phase."""
 from __future__ import annotations
 
 from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
+from sensaopt.exact.values import finish_minutes
 from sensaopt.schedule import Placement, Schedule
 from sensaopt.validator import check_schedule
 
@@ -73,8 +74,6 @@ def complete_schedule(data: ModelData, partial: Schedule) -> Schedule | None:
     """``partial`` (offline rounds) with every job it lacks or leaves unfinished
     completed greedily; None if some job does not fit the horizon (``partial``
     included) or the result is not valid."""
-    from sensaopt.exact.common import finish_minutes  # common imports this module
-
     rounds: dict[int, dict[str, tuple[Placement, ...]]] = {}
     for seg in partial.segments:
         for r in range(seg.start, seg.end):

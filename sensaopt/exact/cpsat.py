@@ -21,6 +21,7 @@ from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
 from sensaopt.exact.builder import Strength, build
 from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, solve_exact
 from sensaopt.exact.data import ModelData
+from sensaopt.exact.highs import highs_partner
 from sensaopt.exact.interrupt import run_stoppable
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.numeric import CPSAT_LIMITS
@@ -138,8 +139,6 @@ def solve_cpsat(
     search threads, ``seed`` the CP-SAT random seed. ``cooperate``: in the
     deadline-hard phase, HiGHS continues from CP-SAT's incumbent for the second half
     of the time left (both bounds count)."""
-    from sensaopt.exact.milp import highs_partner  # milp is the HiGHS side; it imports this module lazily too
-
     opts = CpSatOptions(workers=workers, seed=seed, log=log)
 
     def run(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:

@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 
 from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
+from sensaopt.exact.builder import Strength, build
+from sensaopt.exact.data import ModelData
 from sensaopt.exact.interrupt import run_stoppable
-from sensaopt.exact.outcome import SolveOutcome
+from sensaopt.exact.outcome import ModelBuild, Partner, SolveOutcome
 from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Status
 
@@ -318,3 +320,22 @@ def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: 
         msg += ", no solution found"
     wall = time.perf_counter() - t0
     return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall)
+
+
+REL_GAP, ABS_GAP = 0.0, 0.5  # MIP gaps: exact (the scaled objective is integral, so 0.5 is a proof)
+
+
+def build_highs(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
+    """The model on HiGHS directly."""
+    be = HighsBackend()
+    return ModelBuild(data=data, backend=be, vars=build(data, be, strength or Strength(), budget))
+
+
+def highs_partner(workers: int, seed: int) -> Partner:
+    """HiGHS as the cooperating backend of another solve's deadline-hard phase."""
+    hopts = HighsOptions(threads=workers, seed=seed, rel_gap=REL_GAP, abs_gap=ABS_GAP)
+
+    def run(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:
+        return run_highs(mb.backend, budget, hopts, hinted)  # type: ignore[arg-type]
+
+    return Partner("highs", build_highs, run)

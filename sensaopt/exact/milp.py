@@ -45,11 +45,12 @@ from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
 from sensaopt.exact.builder import Strength, build, objective_offset
 from sensaopt.exact.child import GuardedChild
 from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, prepare, solve_exact
+from sensaopt.exact.cpsat import cpsat_partner
 from sensaopt.exact.data import ModelData, precheck_size
-from sensaopt.exact.highs import HighsBackend, HighsOptions, run_highs
+from sensaopt.exact.highs import ABS_GAP, REL_GAP, HighsOptions, build_highs, run_highs
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.numeric import MILP_LIMITS
-from sensaopt.exact.outcome import ModelBuild, Partner, SolveOutcome
+from sensaopt.exact.outcome import ModelBuild, SolveOutcome
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
 
@@ -57,7 +58,6 @@ BACKENDS = ("highs", "cbc")
 CBC_GRACE_S = 2.0  # seconds CBC gets past the deadline to write its solution before it is killed
 CBC_PATH: str | None = None  # the CBC binary; None: the one PuLP ships
 # the scaled objective is integral: an absolute gap < 1 proves optimality; no relative gap
-REL_GAP, ABS_GAP = 0.0, 0.5
 
 
 class PulpBackend:
@@ -102,12 +102,6 @@ class PulpBackend:
 def build_milp(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
     """The model on PuLP (CBC, export)."""
     be = PulpBackend(data.instance.name)
-    return ModelBuild(data=data, backend=be, vars=build(data, be, strength or Strength(), budget))
-
-
-def build_highs(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
-    """The model on HiGHS directly."""
-    be = HighsBackend()
     return ModelBuild(data=data, backend=be, vars=build(data, be, strength or Strength(), budget))
 
 
@@ -255,16 +249,6 @@ def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool)
                         message=f"{msg}, {wall:.2f} s", wall_s=wall)
 
 
-def highs_partner(workers: int, seed: int) -> Partner:
-    """HiGHS as the cooperating backend of another solve's deadline-hard phase."""
-    hopts = HighsOptions(threads=workers, seed=seed, rel_gap=REL_GAP, abs_gap=ABS_GAP)
-
-    def run(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:
-        return run_highs(mb.backend, budget, hopts, hinted)  # type: ignore[arg-type]
-
-    return Partner("highs", build_highs, run)
-
-
 def solve_milp(
     instance: Instance,
     backend: str = "highs",
@@ -287,11 +271,7 @@ def solve_milp(
     solver's incumbent for the second half of the time left (both bounds count)."""
     if backend not in BACKENDS:
         raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
-    partner = None
-    if cooperate:
-        from sensaopt.exact.cpsat import cpsat_partner  # cpsat imports this module lazily too
-
-        partner = cpsat_partner(workers, seed)
+    partner = cpsat_partner(workers, seed) if cooperate else None
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
                              lexicographic=lexicographic, phase1_share=phase1_share, partner=partner)

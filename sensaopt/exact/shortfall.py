@@ -23,6 +23,7 @@ from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import BuildTimeout, Strength, Vars, objective_parts
 from sensaopt.exact.data import ModelData, shortfall_data
 from sensaopt.exact.outcome import BuildFn, RunFn
+from sensaopt.exact.values import extract_schedule, finish_minutes, hint_values
 from sensaopt.result import Status
 from sensaopt.schedule import Schedule
 
@@ -62,8 +63,6 @@ class ShortfallOutcome:
 
 
 def _meets_every_open_deadline(sd: ModelData, schedule: Schedule) -> bool:
-    from sensaopt.exact.common import finish_minutes  # common imports this module
-
     fin = finish_minutes(sd.instance, schedule)
     for k, d in sd.tiers:
         jd = sd.jobs[k]
@@ -77,8 +76,6 @@ def _meets_every_open_deadline(sd: ModelData, schedule: Schedule) -> bool:
 def _start(sd: ModelData, v: Vars, schedule: Schedule) -> dict:
     """Start values from a valid schedule (the warm start), cut to the model's slots:
     feasible, its shortfall the work it has not done by each deadline."""
-    from sensaopt.exact.common import hint_values  # common imports this module
-
     vals = hint_values(sd, v, schedule)
     if vals:
         for (k, d), short in v.shortfall.items():
@@ -93,8 +90,6 @@ def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_
     within ``budget``, from ``warm`` (a valid schedule) if given; None when no
     deadline decision is open or the model would have more than about ``max_vars``
     variables (deadlines far beyond the horizon)."""
-    from sensaopt.exact.common import extract_schedule  # common imports this module
-
     sd = shortfall_data(data)
     if not sd.tiers or (max_vars is not None and sd.estimate_vars() > max_vars):
         return None
