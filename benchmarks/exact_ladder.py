@@ -87,7 +87,8 @@ def _shortfall(r) -> str | None:
     if not isinstance(sf, dict):
         return None
     proof = "zero misses" if sf["zero_miss"] else "a miss" if sf["proves_miss"] else "nothing"
-    return f"{sf['status']} {sf['seconds']:.1f}s {sf['incumbent']}>={sf['bound']}: {proof}"
+    fmt = lambda x: "-" if x is None else f"{x:.6g}"  # noqa: E731
+    return f"{sf['status']} {sf['seconds']:.1f}s {fmt(sf['incumbent'])}>={fmt(sf['bound'])}: {proof}"
 
 
 def run_one(name, inst, solver, heur, time_limit, workers, **kw) -> dict:
