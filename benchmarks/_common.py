@@ -96,6 +96,11 @@ class TimedPolicy:
         self.cpu_times: list[float] = []  # CPU seconds of this process per decision
         self.config = getattr(inner, "config", None)
 
+    @property
+    def stats(self) -> dict:
+        """The wrapped policy's counters (so the wrapper is a full ``Policy`` and they reach ``Result.params``)."""
+        return getattr(self.inner, "stats", {})
+
     def reset(self, instance) -> None:
         self.times = []
         self.cpu_times = []
