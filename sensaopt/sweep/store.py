@@ -86,6 +86,15 @@ def _create_exclusive(path: Path, tmp: Path, text: str) -> None:
             f.write(text)
 
 
+def _parse_claim(data: bytes) -> Claim | None:
+    """The claim a claim file's bytes hold (None: not a claim, e.g. half written)."""
+    try:
+        d = json.loads(data.decode("utf-8"))
+        return Claim(int(d["pid"]), str(d["host"]), float(d["time"]), str(d["token"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -174,9 +183,8 @@ class ResultStore:
     def claim_of(self, key: str) -> Claim | None:
         """The claim on run ``key`` (None: no claim, or an unreadable one)."""
         try:
-            d = json.loads(self.claim_path(key).read_text())
-            return Claim(int(d["pid"]), str(d["host"]), float(d["time"]), str(d["token"]))
-        except (OSError, ValueError, KeyError, TypeError):
+            return _parse_claim(self.claim_path(key).read_bytes())
+        except OSError:
             return None
 
     def claim(self, key: str) -> bool:
@@ -221,9 +229,9 @@ class ResultStore:
             seen, age = p.read_bytes(), time.time() - p.stat().st_mtime
         except FileNotFoundError:
             return True
-        claim = self.claim_of(key)
+        claim = _parse_claim(seen)  # the bytes the rename below is checked against, not a second read
         reason = self.stale_reason(claim)
-        if reason is None or (claim is not None and claim.token in self._held.values()):
+        if reason is None or (claim is not None and self._held.get(key) == claim.token):
             return False
         if claim is None and age < UNREADABLE_GRACE_S:
             return False
