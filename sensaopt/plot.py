@@ -196,11 +196,11 @@ def _px_per_unit(ax: Axes) -> tuple[float, float]:
     return box.width / max(abs(x1 - x0), 1e-9), box.height / max(abs(y1 - y0), 1e-9)
 
 
-def _label_size(ax: Axes, text: str, width: float, lanes: int) -> float | None:
+def _label_size(px: tuple[float, float, float], text: str, width: float, lanes: int) -> float | None:
     """The font size (points, 7 or 5.5) at which ``text`` fits in a bar ``width`` minutes
-    wide and ``lanes`` lanes tall, or None when it fits at neither."""
-    px_x, px_y = _px_per_unit(ax)
-    pt = ax.figure.dpi / 72
+    wide and ``lanes`` lanes tall, or None when it fits at neither; ``px`` = the axes'
+    (:func:`_px_per_unit`) pixels per minute and per lane, and pixels per point."""
+    px_x, px_y, pt = px
     for size in (7.0, 5.5):  # 0.7 em per character: a margin for the axes shrinking when the layout adds the legend
         if 0.7 * size * pt * len(text) + 4 <= width * px_x and 1.15 * size * pt <= lanes * px_y:
             return size
@@ -215,6 +215,7 @@ def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], offset: dict[in
 
     R = instance.round_minutes
     sensitive = {j.id: j.profile.is_sensitive() for j in instance.jobs}
+    px = (*_px_per_unit(ax), ax.figure.dpi / 72)  # the limits are fixed before the bars: once, not per bar
     ends = {(it[0], it[1], it[3], it[4]) for it in items}
     starts = {(it[0], it[1], it[2], it[4]): it[3] for it in items}
     for job, node, st, en, lanes in items:
@@ -229,7 +230,7 @@ def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], offset: dict[in
                 hatch=SENSITIVE_HATCH if sensitive[job] else None, gid=f"job:{job}",
             )
             ax.add_patch(rect)
-            size = None if continued or not labels else _label_size(ax, job, (stretch_end - st) * R, count)
+            size = None if continued or not labels else _label_size(px, job, (stretch_end - st) * R, count)
             if size is not None:
                 ax.text((st + stretch_end) * R / 2, offset[node] + first + count / 2, job, va="center", ha="center",
                         fontsize=size, clip_on=True, gid=f"label:{job}",
