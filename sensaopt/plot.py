@@ -241,19 +241,19 @@ def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: li
                      colors: dict[str, str], labels: bool) -> None:
     """A deadline marker on each scheduled job's last lanes (met: triangle in its class
     colour, missed: vermillion ✕, with the job id when ``labels``)."""
+    from sensaopt.metrics import job_metrics
     from sensaopt.validator import check_schedule
 
     last: dict[str, Lane] = {}
     for it in items:
         if it[0] not in last or it[3] >= last[it[0]][3]:
             last[it[0]] = it
-    finish = {k: o.finish for k, o in check_schedule(instance, schedule, require_complete=False).outcomes.items()}
+    met_by_job = {r.job: r.met_deadline for r in job_metrics(instance, check_schedule(instance, schedule, require_complete=False))}
     for job, (_, node, _, _, lanes) in last.items():
         deadline = instance.job(job).deadline
         if deadline is None:
             continue
-        done = finish.get(job)
-        met = done is not None and done <= deadline + 1e-9
+        met = bool(met_by_job[job])  # sensaopt.metrics' definition (finish within DEADLINE_EPS of the deadline)
         color = colors[job] if met else MISSED
         yc = offset[node] + (min(lanes) + max(lanes) + 1) / 2
         ax.vlines(deadline, offset[node] + min(lanes), offset[node] + max(lanes) + 1, colors=color,
