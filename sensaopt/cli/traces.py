@@ -19,8 +19,15 @@ app.add_typer(instances_app, name="instances")
 _TRACE_HELP = field_help(WorkloadConfig, "trace")
 
 
-def _progress(total: int, desc: str, quiet: bool) -> tuple[Any, Callable[[int, int, int], None]]:
-    return progress_bar(total, desc, quiet)
+def _run_bar(total: int, desc: str, quiet: bool) -> tuple[Any, Callable[[int, int], None]]:
+    """A progress bar over runs (sweep, experiment paper) and its callback(done, total)."""
+    bar, _ = progress_bar(total, desc, quiet, unit="run")
+
+    def cb(n: int, total: int) -> None:
+        bar.total = total
+        bar.update(n - bar.n)
+
+    return bar, cb
 
 
 def schedule_files(path: Path, policies: list[str]) -> dict[str, Path]:
@@ -76,7 +83,7 @@ def simulate(
         write_text(saved[""], json_text(instance_to_dict(inst, {"workload": described}), indent=1, where=str(saved[""])),
                    inputs=inputs, field="--save-schedule")
     for pol in policy:
-        bar, cb = _progress(len(inst.jobs), pol, quiet)
+        bar, cb = progress_bar(len(inst.jobs), pol, quiet)
         try:
             res = run(inst, pol, seed=workload.seed, profile_error=workload.profile_error, progress=cb, policy_config=knobs[pol])
         finally:
@@ -172,13 +179,7 @@ def sweep(
     cfgs = [RunConfig(**asdict(w), policy=p, policy_config=as_pairs(knobs[p])) for w in workload for p in policy]
     check_configs(cfgs, trace_files=scheduler is None)  # a bad trace or preset: one line before any run, not N failed runs
     st = ResultStore(store)
-    bar, _ = _progress(len(cfgs), "sweep", quiet)
-    bar.unit = "run"
-
-    def cb(n: int, total: int) -> None:
-        bar.total = total
-        bar.update(n - bar.n)
-
+    bar, cb = _run_bar(len(cfgs), "sweep", quiet)
     try:
         rep = run_serial(cfgs, st, cb) if serial else run_sweep(cfgs, st, scheduler=scheduler, n_workers=workers, progress=cb)
     finally:
@@ -243,12 +244,7 @@ def experiment_paper(
     if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
         require(name for _, _, c in runs for name in data_needed(c.trace, c.guided))
     store = ResultStore(output)  # runs in output/runs/<key>.json
-    bar, _ = _progress(len(runs), "paper", quiet)
-
-    def cb(n: int, total: int) -> None:
-        bar.total = total
-        bar.update(n - bar.n)
-
+    bar, cb = _run_bar(len(runs), "paper", quiet)
     cfgs = [c for _, _, c in runs]
     try:
         if report_only:
