@@ -403,25 +403,22 @@ class ChronusPolicy(BasePolicy):
         out: Allocation = {}
         now = state.now
 
-        def put(js: JobState) -> bool:
-            return _put(pool, out, state, js)
-
         known = [(self.jobs[js.id], js) for js in state.jobs if self.jobs[js.id].cls is not None]
         g = sorted((p for p in known if p[0].id in self.G), key=lambda p: (-p[0].gpus, p[0].arrival, p[0].id))
         for _cj, js in g:
-            if not put(js):
+            if not _put(pool, out, state, js):
                 self.stats["guaranteed_unplaced"] += 1
         rest = sorted((p for p in known if p[0].id not in self.G), key=lambda p: self._key(p[0], p[1], now))
         for cj, js in rest:
             if cj.forced or cj.fake_force:
-                put(js)
+                _put(pool, out, state, js)
         if not boundary:
             for _cj, js in rest:
                 if js.id not in out and state.was_running(js):
-                    put(js)
+                    _put(pool, out, state, js)
         for _cj, js in rest:
             if js.id not in out:
-                put(js)
+                _put(pool, out, state, js)
         for jid in out:
             self.jobs[jid].rounds_run += 1
         return out
