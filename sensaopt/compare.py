@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from sensaopt.result import Result
 
 VALUE_TOL = 1e-6  # deadline value: lost values closer than this are equal (solver round-off)
-GAP_TOL = 1e-9  # minutes: a JCT difference above this is a positive gap
+GAP_TOL = 1e-9  # percent: a jct_gap_pct above this is a positive gap (RoundGapSummary.longer)
 
 
 @dataclass(frozen=True)

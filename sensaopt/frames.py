@@ -40,7 +40,7 @@ OUTCOME_COLUMNS = JOB_COLUMNS + JOB_METRIC_COLUMNS[1:]
 # a Result's own fields and the bounds of its parts (sensaopt.compare.PartBounds: lost value, avg JCT minutes)
 RESULT_COLUMNS = ("solver", "status", "objective", "bound", "loss_bound", "jct_bound", "runtime_s")
 METRIC_COLUMNS = RESULT_COLUMNS + tuple(c for c in _METRICS if c not in RESULT_COLUMNS)
-# gap_frame: the Comparison fields, then the old names of two of them (misses, extra_misses)
+# gap_frame: the Comparison fields (sensaopt.compare.COMPARISON_COLUMNS)
 GAP_COLUMNS = COMPARISON_COLUMNS
 _GAP_TEXT = ("instance", "policy", "exact", "exact_status")
 # per-job fields that may be None: float columns with NaN (met_deadline: 1.0 / 0.0 / NaN)
