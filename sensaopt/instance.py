@@ -223,10 +223,9 @@ class Instance:
 
 def check_instance(inst: Instance) -> None:
     """Consistency checks a JSON schema cannot express, and the ranges of
-    :data:`sensaopt.limits.INSTANCE` for instances built in code. Raises :class:`InputError`."""
+    :data:`sensaopt.limits.INSTANCE` for instances built in code (a range also refuses
+    NaN and infinities, so no separate finiteness check precedes it). Raises :class:`InputError`."""
     where = inst.source or inst.name
-    if not (inst.round_minutes > 0 and math.isfinite(inst.round_minutes)):
-        _bad(where, "round_minutes", "must be a positive finite number of minutes")
     _check_range(where, "round_minutes", inst.round_minutes, INSTANCE["round_minutes"])
     _check_cluster(where, inst.cluster)
     if not inst.jobs:
@@ -239,16 +238,9 @@ def check_instance(inst: Instance) -> None:
         seen.add(j.id)
         _check_job(where, f"jobs[{k}]", j, cap)
         _check_job_ranges(where, f"jobs[{k}]", j, inst.round_minutes)
-    ow = inst.objective
-    if not (math.isfinite(ow.violation_weight) and ow.violation_weight >= 0):
-        _bad(where, "objective.violation_weight", "must be a finite number >= 0")
-    _check_range(where, "objective.violation_weight", ow.violation_weight, INSTANCE["objective.violation_weight"])
-    ov = inst.overheads
+    _check_range(where, "objective.violation_weight", inst.objective.violation_weight, INSTANCE["objective.violation_weight"])
     for name in ("base_minutes", "per_log2_gpu_minutes"):
-        v = getattr(ov, name)
-        if not (math.isfinite(v) and v >= 0):
-            _bad(where, f"overheads.{name}", "must be a finite number of minutes >= 0")
-        _check_range(where, f"overheads.{name}", v, INSTANCE[f"overheads.{name}"])
+        _check_range(where, f"overheads.{name}", getattr(inst.overheads, name), INSTANCE[f"overheads.{name}"])
 
 
 def horizon_problem(minutes: float, round_minutes: float) -> str | None:
@@ -274,8 +266,6 @@ def _check_cluster(where: str, cluster: Cluster) -> None:
     if not cluster.node_types:
         _bad(where, "cluster.node_types", "the cluster has no nodes")
     for k, nt in enumerate(cluster.node_types):
-        if nt.gpus <= 0 or nt.cpus <= 0 or not (nt.mem_gb > 0 and math.isfinite(nt.mem_gb)) or nt.count <= 0:
-            _bad(where, f"cluster.node_types[{k}]", "gpus, cpus, mem_gb and count must be positive")
         for name in ("gpus", "cpus", "mem_gb", "count"):
             _check_range(where, f"cluster.node_types[{k}].{name}", getattr(nt, name), INSTANCE[f"cluster.node_types[].{name}"])
 
