@@ -113,6 +113,12 @@ def _drive(store: ResultStore, rep: SweepReport, pending: list[str], tick: _Tick
     """Settle every key of ``pending``: claim, run through ``execute`` (``batch``: all
     claimed keys of a pass at once; else one at a time, so two serial sweeps interleave),
     record and release; then wait for the keys other sweeps hold, and repeat."""
+    def settle(keys: list[str]) -> None:
+        for key, ok, out in execute(keys):
+            record(key, ok, out)
+            store.release(key)
+            tick()
+
     waiting = pending
     try:
         while waiting:
@@ -127,14 +133,9 @@ def _drive(store: ResultStore, rep: SweepReport, pending: list[str], tick: _Tick
                 elif batch:
                     mine.append(k)
                 else:
-                    for key, ok, out in execute([k]):
-                        record(key, ok, out)
-                        store.release(key)
-                        tick()
-            for key, ok, out in execute(mine) if mine else ():
-                record(key, ok, out)
-                store.release(key)
-                tick()
+                    settle([k])
+            if mine:
+                settle(mine)
             waiting = busy
             if waiting:
                 time.sleep(poll_s)
