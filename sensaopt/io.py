@@ -53,7 +53,8 @@ Value = Annotated[float, _in(INSTANCE["jobs[].value"])]
 SoftValue = Annotated[float, _in(INSTANCE["jobs[].soft_deadlines[].value"])]
 SpeedFactor = Annotated[float, _in(INSTANCE["jobs[].speed_factor"])]
 ViolationWeight = Annotated[float, _in(INSTANCE["objective.violation_weight"])]
-OverheadMinutes = Annotated[float, _in(INSTANCE["overheads.base_minutes"])]
+BaseMinutes = Annotated[float, _in(INSTANCE["overheads.base_minutes"])]
+PerLog2GpuMinutes = Annotated[float, _in(INSTANCE["overheads.per_log2_gpu_minutes"])]
 
 
 class _Strict(BaseModel):
@@ -108,8 +109,8 @@ class ObjectiveModel(_Strict):
 
 
 class OverheadsModel(_Strict):
-    base_minutes: OverheadMinutes = Overheads.base_minutes
-    per_log2_gpu_minutes: OverheadMinutes = Overheads.per_log2_gpu_minutes
+    base_minutes: BaseMinutes = Overheads.base_minutes
+    per_log2_gpu_minutes: PerLog2GpuMinutes = Overheads.per_log2_gpu_minutes
 
 
 class InstanceModel(_Strict):
