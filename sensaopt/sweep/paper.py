@@ -200,8 +200,10 @@ def jct_cdf_figure(runs: list[tuple[str, int, RunConfig]], records: dict[str, di
     shown: dict[str, Any] = {}
     for ax, (w, g) in zip(axes.flat, groups):
         for label, gg, cfg in runs:
-            r = records.get(cfg.key())
-            if (label, gg) != (w, g) or r is None or not r.get("jct"):
+            if (label, gg) != (w, g):
+                continue
+            r = records.get(cfg.key())  # after the cheap filter: key() hashes the whole config
+            if r is None or not r.get("jct"):
                 continue
             v = np.sort(np.asarray(r["jct"], dtype=float))
             (line,) = ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=cfg.policy, color=policy_color(cfg.policy),
