@@ -48,10 +48,6 @@ class WorkloadConfig:
     profile_error: float = _opt(0.0, "Sigma of the hidden log-normal true-speed factor (0: profiles are exact).")
     sample: float = _opt(1.0, "Fraction of the jobs kept (seeded thinning).")
 
-    def workload(self) -> WorkloadConfig:
-        """Just the workload part (a subclass such as RunConfig adds more)."""
-        return WorkloadConfig(**{f.name: getattr(self, f.name) for f in fields(WorkloadConfig)})
-
 
 def field_help(cls: type, name: str) -> str:
     """The help text of field ``name`` of the dataclass ``cls`` (its ``metadata["help"]``)."""
