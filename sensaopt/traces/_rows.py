@@ -5,6 +5,7 @@ under ``"malformed"`` (``on_error="skip"``)."""
 from __future__ import annotations
 
 import csv
+import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -160,7 +161,7 @@ def as_float(row: Row, name: str, minimum: float | None = None) -> float:
         x = float(v)
     except ValueError:
         raise RowError(name, f"not a number: {v!r}") from None
-    if x != x or x in (float("inf"), float("-inf")):
+    if not math.isfinite(x):
         raise RowError(name, f"not a finite number: {v!r}")
     if minimum is not None and x < minimum:
         raise RowError(name, f"must be >= {minimum:g}, got {x:g}")
