@@ -261,8 +261,9 @@ class RoundGapSummary:
         )
 
     def lines(self) -> list[str]:
-        """The CLI summary: lost deadline value first, then avg JCT (each line < 100 characters)."""
-        first = (f"{self.rounds} rounds ({self.scored} scored): {self.more_loss} lost more deadline value than the window optimum "
+        """The CLI summary: lost deadline value first, then avg JCT (each line under 100
+        characters for a day of rounds, e.g. 1440 rounds with a 45.67 % max gap)."""
+        first = (f"{self.rounds} rounds ({self.scored} scored): {self.more_loss} lost more value than the window optimum "
                  f"({self.extra_misses:+d} misses, {self.extra_lost_value:+.4g} value)")
         second = f"{self.equal} at equal lost value, {self.longer} of them with a longer avg JCT"
         if self.jct_gap_mean_pct is not None and self.jct_gap_max_pct is not None:

@@ -112,7 +112,7 @@ def test_round_comparison_and_summary_line():
     s = RoundGapSummary.of(rows)
     assert (s.rounds, s.scored, s.more_loss, s.extra_misses, s.equal, s.longer) == (4, 3, 1, 1, 2, 1)
     assert s.jct_gap_mean_pct == pytest.approx(5.0) and s.jct_gap_max_pct == pytest.approx(10.0)
-    assert s.lines() == ["4 rounds (3 scored): 1 lost more deadline value than the window optimum (+1 misses, +2 value)",
+    assert s.lines() == ["4 rounds (3 scored): 1 lost more value than the window optimum (+1 misses, +2 value)",
                          "2 at equal lost value, 1 of them with a longer avg JCT (JCT gap mean 5.00 %, max 10.00 %)"]
 
 
