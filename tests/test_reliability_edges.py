@@ -165,6 +165,23 @@ def test_violation_weight_in_code_is_range_checked():
         replace(inst, objective=replace(inst.objective, violation_weight=1e308))
 
 
+@pytest.mark.parametrize("change, msg", [
+    (lambda i: replace(i, round_minutes=float("nan")), "round_minutes: must be within (0, 10080] minutes, got nan"),
+    (lambda i: replace(i, cluster=replace(i.cluster, node_types=(replace(i.cluster.node_types[0], cpus=0),))),
+     "cluster.node_types[0].cpus: must be an integer within [1, 65536] cores per node, got 0"),
+    (lambda i: replace(i, overheads=replace(i.overheads, per_log2_gpu_minutes=-1.0)),
+     "overheads.per_log2_gpu_minutes: must be within [0, 10080] minutes, got -1"),
+    (lambda i: replace(i, objective=replace(i.objective, violation_weight=float("inf"))),
+     "objective.violation_weight: must be within [0, 1000000000], got inf"),
+])
+def test_instance_fields_in_code_name_the_field_and_range(change, msg):
+    """check_instance: one range check per instance field (NaN, infinities and <= 0 included)."""
+    inst = replace(load_instance(TINY), source="code")
+    with pytest.raises(InputError) as e:
+        change(inst)
+    assert str(e.value) == f"code: {msg}"
+
+
 # ---- JSON output is strict ------------------------------------------------------------------
 def test_extreme_but_valid_values_give_valid_json(tmp_path, capsys):
     """The largest value and violation weight: the heuristic's objective stays finite and
