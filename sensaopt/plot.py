@@ -119,6 +119,12 @@ def _runs(lanes: Sequence[int]) -> list[tuple[int, int]]:
     return runs
 
 
+def gantt_height(lanes: float) -> float:
+    """Height (inches) of a Gantt chart with ``lanes`` GPU lanes (and node gaps): 0.22 per
+    lane plus 1.4 for the axis and title, within [2.2, 24]."""
+    return min(max(2.2, 0.22 * lanes + 1.4), 24)
+
+
 def gantt(
     instance: Instance,
     schedule: Schedule | Result,
@@ -156,7 +162,7 @@ def gantt(
         offset[n] = y
         y += height[n] + gap
     total = y - gap if node_list else 1.0
-    ax = _axes(ax, figsize=(10, min(max(2.2, 0.22 * total + 1.4), 24)))
+    ax = _axes(ax, figsize=(10, gantt_height(total)))
     colors = job_colors(instance)
     scheduled = {it[0] for it in items}
     x_end = max([it[3] * R for it in items] + [R] + [d for k in scheduled if deadlines and (d := instance.job(k).deadline) is not None])

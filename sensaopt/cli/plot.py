@@ -71,8 +71,8 @@ def plot(
     title = f"{inst.name}: {raw.get('solver', schedule.name) if isinstance(raw, dict) else schedule.name}"
     if kind == "both":
         lanes = sum(inst.cluster.nodes[n].gpus for n in nodes)
-        fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, min(max(2.2, 0.22 * lanes + 1.4), 24) + 3.5),
-                                     height_ratios=[max(2.2, 0.22 * lanes + 1.4), 3.5], layout="constrained")
+        top = splot.gantt_height(lanes)  # the ratio uses the capped height too: the utilization keeps its 3.5 inches
+        fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, top + 3.5), height_ratios=[top, 3.5], layout="constrained")
         splot.gantt(inst, sched, a1, nodes=nodes, title=title)
         splot.utilization(inst, sched, a2, bin_minutes=bin_minutes)
     else:
