@@ -135,6 +135,7 @@ def gantt(
     labels: bool = True,
     legend: bool = True,
     title: str | None = None,
+    evaluation: Evaluation | None = None,
 ) -> Axes:
     """Schedule Gantt chart: one row block per node, one lane per GPU (GPU numbers as minor ticks).
 
@@ -145,6 +146,9 @@ def gantt(
     job with a deadline gets a marker at its deadline on its last lanes: a triangle in its
     class colour if met, a vermillion ✕ if missed. ``nodes`` restricts the drawing to some node
     indices; ``legend`` (right of the axes) explains classes, hatch and markers.
+    ``evaluation``: the validator's evaluation of the schedule on ``instance``
+    (:func:`sensaopt.validator.check_schedule`, ``require_complete=False``) when the
+    caller already has it; otherwise the deadline markers validate the schedule.
     """
     if isinstance(schedule, Result):
         if schedule.schedule is None:
@@ -170,7 +174,7 @@ def gantt(
     ax.set_ylim(total + 0.2, -0.2)  # first node on top
     _gantt_bars(ax, instance, items, offset, colors, labels)
     if deadlines:
-        _gantt_deadlines(ax, instance, schedule, items, offset, colors, labels)
+        _gantt_deadlines(ax, instance, schedule, items, offset, colors, labels, evaluation)
     _gantt_yaxis(ax, instance, node_list, offset, height)
     for n in node_list[1:]:
         ax.axhline(offset[n] - gap / 2, color="0.6", linewidth=0.6)
@@ -244,7 +248,7 @@ def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], offset: dict[in
 
 
 def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: list[Lane], offset: dict[int, float],
-                     colors: dict[str, str], labels: bool) -> None:
+                     colors: dict[str, str], labels: bool, evaluation: Evaluation | None = None) -> None:
     """A deadline marker on each scheduled job's last lanes (met: triangle in its class
     colour, missed: vermillion ✕, with the job id when ``labels``)."""
     from sensaopt.metrics import job_metrics
@@ -254,7 +258,8 @@ def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: li
     for it in items:
         if it[0] not in last or it[3] >= last[it[0]][3]:
             last[it[0]] = it
-    met_by_job = {r.job: r.met_deadline for r in job_metrics(instance, check_schedule(instance, schedule, require_complete=False))}
+    ev = evaluation if evaluation is not None else check_schedule(instance, schedule, require_complete=False)
+    met_by_job = {r.job: r.met_deadline for r in job_metrics(instance, ev)}
     for job, (_, node, _, _, lanes) in last.items():
         deadline = instance.job(job).deadline
         if deadline is None:

@@ -58,6 +58,7 @@ def plot(
     from sensaopt.errors import InputError
     from sensaopt.io import load_instance, parse_schedule_dict, read_json
     from sensaopt.outputs import check_output, staged
+    from sensaopt.validator import check_schedule
 
     if kind not in KINDS:
         raise InputError("(command line)", "--kind", f"unknown plot kind {kind!r}; known: {', '.join(KINDS)}")
@@ -73,8 +74,9 @@ def plot(
         lanes = sum(inst.cluster.nodes[n].gpus for n in nodes)
         top = splot.gantt_height(lanes)  # the ratio uses the capped height too: the utilization keeps its 3.5 inches
         fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, top + 3.5), height_ratios=[top, 3.5], layout="constrained")
-        splot.gantt(inst, sched, a1, nodes=nodes, title=title)
-        splot.utilization(inst, sched, a2, bin_minutes=bin_minutes)
+        ev = check_schedule(inst, sched, require_complete=False)  # validated once for both panels
+        splot.gantt(inst, sched, a1, nodes=nodes, title=title, evaluation=ev)
+        splot.utilization(inst, ev, a2, bin_minutes=bin_minutes)
     else:
         ax = (splot.gantt(inst, sched, nodes=nodes, title=title) if kind == "gantt"
               else splot.utilization(inst, sched, bin_minutes=bin_minutes, title=title))
