@@ -73,11 +73,16 @@ def same_level(a: Level, b: Level) -> bool:
             and math.isclose(a.lost_value, b.lost_value, rel_tol=1e-9, abs_tol=VALUE_TOL))
 
 
+def _pct(value: float | None, ref: float | None) -> float | None:
+    """100 × (value − ref) / ref (percent) for a positive ref, else None."""
+    if value is None or ref is None or ref <= 0:
+        return None
+    return 100.0 * (value - ref) / ref
+
+
 def jct_gap_pct(h: Level, ref: Level) -> float | None:
     """100 × (h JCT − ref JCT) / ref JCT when both are on the same level, else None."""
-    if not same_level(h, ref) or h.avg_jct is None or ref.avg_jct is None or ref.avg_jct <= 0:
-        return None
-    return 100.0 * (h.avg_jct - ref.avg_jct) / ref.avg_jct
+    return _pct(h.avg_jct, ref.avg_jct) if same_level(h, ref) else None
 
 
 def _diff(a: float | None, b: float | None) -> float | None:
@@ -187,10 +192,7 @@ def compare(heuristic: Result, exact: Result, instance: Instance | None = None, 
     inst = instance if instance is not None else (exact.truth or heuristic.truth)
     h, e = Level.of(heuristic), Level.of(exact)
     b = PartBounds.of(exact, inst)
-    on_exact_level = same_level(h, e)
-    jct_to_bound = None
-    if on_exact_level and b.avg_jct is not None and b.avg_jct > 0 and h.avg_jct is not None:
-        jct_to_bound = 100.0 * (h.avg_jct - b.avg_jct) / b.avg_jct
+    jct_to_bound = _pct(h.avg_jct, b.avg_jct) if same_level(h, e) else None
     extra_misses = None if h.misses is None or e.misses is None else h.misses - e.misses
     return Comparison(
         instance=instance_label if instance_label is not None else (inst.name if inst is not None else ""),
