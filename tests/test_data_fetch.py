@@ -232,9 +232,11 @@ def test_missing_data_stops_before_any_work(tmp_path: Path, args: list[str], nam
 
 
 def test_missing_data_from_python_names_the_fetch_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sensaopt.traces.generators import philly_runtimes
     from sensaopt.traces.sources import make_trace
 
     monkeypatch.setenv(TRACES_ENV, str(tmp_path))
+    philly_runtimes.cache_clear()  # a test run before this one may hold the runtimes in memory already
     with pytest.raises(MissingDataError, match=r"`sensaopt data fetch philly-runtimes`") as e:
         make_trace("philly-gen", jobs=5)
     assert e.value.names == ["philly-runtimes"]
