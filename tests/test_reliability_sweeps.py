@@ -324,6 +324,21 @@ def test_fresh_unreadable_claim_is_left_alone(tmp_path):
     assert ResultStore(tmp_path, warn=lines.append).claim(key) is False and not lines
 
 
+def test_own_claim_is_never_taken_over(tmp_path):
+    """A store does not break a claim it holds, even one past the staleness bound; a
+    second store does (one warning), and the first store's release leaves it alone."""
+    key = FAKE_CFGS[0].key()
+    lines: list[str] = []
+    mine = ResultStore(tmp_path, warn=lines.append, stale_after_s=-1.0)
+    assert mine.claim(key) is True
+    assert mine.claim(key) is False and not lines and mine.claim_path(key).exists()
+    other = ResultStore(tmp_path, warn=lines.append, stale_after_s=-1.0)
+    assert other.claim(key) is True and len(lines) == 1
+    taken = other.claim_of(key)
+    mine.release(key)
+    assert other.claim_of(key) == taken
+
+
 @pytest.mark.parametrize("outcome", ["stored", "released"])
 def test_live_claim_is_waited_for(outcome, tmp_path):
     """A run claimed by a live sweep (another host: its pid cannot be checked) is not
