@@ -456,10 +456,15 @@ def sensitivity_curves(
 
 
 # ---- optimality gap ------------------------------------------------------------------------------
+_FRACTION_GAPS = ("gap", "gap_to_bound", "exact_gap")  # the gap_frame columns that are fractions (sensaopt.compare)
+
+
 def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: bool = True, title: str | None = None) -> Axes:
     """Grouped bars of a :func:`sensaopt.frames.gap_frame` column (concatenated over
     instances): one group per instance, one bar per policy in its
-    :func:`sensaopt.palette.policy_color`. NaN values get no bar; the legend is right of the axes."""
+    :func:`sensaopt.palette.policy_color`. NaN values get no bar; the legend is right of the axes.
+    ``percent`` shows a fraction column (``gap``, ``gap_to_bound``, ``exact_gap``) in percent;
+    other columns keep their unit (``*_pct`` are already percent), named on the y axis."""
     import pandas as pd
 
     ax = _axes(ax)
@@ -469,8 +474,10 @@ def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: 
     table = table.reindex(index=pd.unique(gaps["instance"]), columns=policies)
     width = 0.8 / max(len(policies), 1)
     xs = np.arange(len(table.index))
+    fraction = value in _FRACTION_GAPS
+    scale = 100 if percent and fraction else 1
     for k, pol in enumerate(policies):
-        vals = table[pol].to_numpy(dtype=float) * (100 if percent else 1)
+        vals = table[pol].to_numpy(dtype=float) * scale
         ok = np.isfinite(vals)
         bars = ax.bar(xs[ok] + (k - (len(policies) - 1) / 2) * width, vals[ok], width, label=pol, color=policy_color(pol))
         for b in bars:
@@ -478,7 +485,8 @@ def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: 
     ax.set_xticks(xs)
     ax.set_xticklabels(list(table.index), rotation=20, ha="right")
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_ylabel(f"{value} ({'%' if percent else 'fraction'})")
+    unit = " (%)" if value.endswith("_pct") or (fraction and percent) else " (fraction)" if fraction else ""
+    ax.set_ylabel(value + unit)
     ax.set_title(title if title is not None else "objective gap to the exact schedule")
     ax.legend(fontsize=8, **LEGEND_OUTSIDE)
     return ax

@@ -342,6 +342,23 @@ def test_gap_bars_with_a_policy_whose_values_are_all_nan():
     plt.close(ax.figure)
 
 
+def test_gap_bars_scale_and_label_each_column_in_its_own_unit():
+    gaps = pd.DataFrame({"instance": ["a", "b"], "policy": ["edf", "edf"], "gap": [0.05, 0.1], "jct_gap_pct": [1.5, 2.0],
+                         "extra_misses": [1, 2]})
+    cases = {"gap": ([5.0, 10.0], "gap (%)"), "jct_gap_pct": ([1.5, 2.0], "jct_gap_pct (%)"),
+             "extra_misses": ([1.0, 2.0], "extra_misses")}
+    for value, (heights, label) in cases.items():  # percent=True (default) scales only the fraction column
+        ax = plot.gap_bars(gaps, value=value)
+        assert sorted(round(p.get_height(), 6) for p in ax.patches) == heights and ax.get_ylabel() == label
+        plt.close(ax.figure)
+    ax = plot.gap_bars(gaps, value="jct_gap_pct", percent=False)
+    assert ax.get_ylabel() == "jct_gap_pct (%)"  # was "(fraction)"
+    plt.close(ax.figure)
+    ax = plot.gap_bars(gaps, value="gap", percent=False)
+    assert ax.get_ylabel() == "gap (fraction)"
+    plt.close(ax.figure)
+
+
 def test_cli_plot_from_a_solve_result_and_a_bare_schedule(tmp_path, capsys):
     tiny = REPO / "instances" / "tiny-16gpu.json"
     res = tmp_path / "r.json"
