@@ -12,7 +12,7 @@ import typer
 
 from sensaopt.cli.app import app
 from sensaopt.cli.options import in_range, set_option
-from sensaopt.compare import COMPARISON_COLUMNS
+from sensaopt.compare import COMPARISON_COLUMNS, ROUND_COMPARISON_COLUMNS
 from sensaopt.instance import Instance
 from sensaopt.result import Result
 
@@ -23,7 +23,7 @@ GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_miss
 # `sensaopt round-gap` rows: per_round_gaps' fields, then the comparison of each round
 ROUND_GAP_COLUMNS = ["round", "jobs", "optimum_proven", "window_bound", "window_optimum", "policy_value", "policy_proven", "abs_gap",
                      "window_misses", "window_lost_value", "window_jct", "policy_misses", "policy_lost_value", "policy_jct",
-                     "extra_misses", "extra_lost_value", "jct_gap_pct"]
+                     *ROUND_COMPARISON_COLUMNS]
 ROUND_GAP_TABLE_COLUMNS = ["round", "jobs", "optimum_proven", "extra_misses", "extra_lost_value", "window_jct", "policy_jct",
                            "jct_gap_pct"]
 
