@@ -90,10 +90,10 @@ def job_metrics(instance: Instance, ev: Evaluation) -> list[JobMetrics]:
     return rows
 
 
-def compute_metrics(instance: Instance, ev: Evaluation, rows: list[JobMetrics] | None = None) -> Metrics:
-    """The schedule's :class:`Metrics` from its per-job rows (computed from ``ev``
-    unless given); sums run in job order."""
-    rows = job_metrics(instance, ev) if rows is None else rows
+def compute_metrics(instance: Instance, ev: Evaluation) -> Metrics:
+    """The schedule's :class:`Metrics` from its per-job rows (:func:`job_metrics` of
+    ``ev``); sums run in job order."""
+    rows = job_metrics(instance, ev)
     slo = [r for r in rows if r.met_deadline is not None]
     viol = sum(1 for r in slo if not r.met_deadline)
     loss = sum(r.lost_value for r in slo)
