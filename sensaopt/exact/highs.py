@@ -41,8 +41,7 @@ class HighsVar:
     def __init__(self, index: int, name: str, lb: float, ub: float, integer: bool) -> None:
         self.index, self.name, self.lb, self.ub, self.integer = index, name, lb, ub, integer
 
-    def __hash__(self) -> int:
-        return self.index
+    __hash__ = object.__hash__  # identity, hashed in C: variables are dict keys millions of times (``__eq__`` builds a constraint)
 
     def __repr__(self) -> str:
         return self.name
