@@ -433,15 +433,33 @@ def save_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> N
 # ---- JSON output --------------------------------------------------------------------------
 def first_non_finite(obj: Any) -> tuple[str, float] | None:
     """(path, value) of the first NaN or infinite float in a JSON-ready object, else None."""
-    stack: list[tuple[str, Any]] = [("", obj)]
-    while stack:
-        path, o = stack.pop()
-        if isinstance(o, float) and not math.isfinite(o):
-            return path or "(top level)", o
-        if isinstance(o, dict):
-            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(list(o.items())))
-        elif isinstance(o, (list, tuple)):
-            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(o))))
+    found = _non_finite(obj)
+    if found is None:
+        return None
+    parts, x = found
+    path = ""
+    for part in reversed(parts):  # the path is built only for the value found
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "(top level)", x
+
+
+def _non_finite(o: Any) -> tuple[list[str | int], float] | None:
+    """The first NaN or infinity in ``o`` (depth first, in order): its path parts, innermost first, and value."""
+    if isinstance(o, float):
+        return None if math.isfinite(o) else ([], o)
+    items: Any
+    if isinstance(o, dict):
+        items = o.items()
+    elif isinstance(o, (list, tuple)):
+        items = enumerate(o)
+    else:
+        return None
+    for k, v in items:
+        if isinstance(v, (dict, list, tuple, float)):
+            found = _non_finite(v)
+            if found is not None:
+                found[0].append(k if isinstance(o, (list, tuple)) else str(k))
+                return found
     return None
 
 

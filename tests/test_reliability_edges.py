@@ -208,6 +208,17 @@ def test_json_text_refuses_non_finite_numbers():
         json_text({"metrics": {"jobs": 3, "avg_jct": float("inf")}}, where="out.json")
 
 
+
+def test_first_non_finite_names_the_first_one_in_order():
+    from sensaopt.io import first_non_finite
+
+    assert first_non_finite({"a": [1.0, (2, {"b": None})], "c": "x"}) is None
+    assert first_non_finite(float("inf")) == ("(top level)", float("inf"))
+    assert first_non_finite([1.0, [2.0, {"a": -float("inf")}], float("inf")]) == ("[1][1].a", -float("inf"))
+    assert first_non_finite({1: {2: [0, float("inf")]}}) == ("1.2[1]", float("inf"))
+    path, x = first_non_finite({"s": {"segments": [{"p": [{"mem": 1.0}]}, {"p": [{"mem": float("nan")}]}]}})
+    assert path == "s.segments[1].p[0].mem" and x != x
+
 # ---- instance files: BOM, size ------------------------------------------------------------------
 def test_instance_with_utf8_bom_loads(tmp_path):
     f = tmp_path / "bom.json"
