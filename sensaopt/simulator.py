@@ -24,7 +24,7 @@ from sensaopt.policies import Decider, Policy, make_policy
 from sensaopt.policies.base import JobState, RoundState
 from sensaopt.result import Result, Status, package_versions
 from sensaopt.schedule import ScheduleBuilder
-from sensaopt.validator import WORK_EPS, check_schedule
+from sensaopt.validator import WORK_EPS, check_schedule, same_node_set
 
 ProgressFn = Callable[[int, int, int], None]  # (round, finished jobs, total jobs)
 
@@ -125,7 +125,7 @@ def simulate(
         for jid, pls in alloc.items():
             js = active[jid]
             job = truth_of[jid]
-            restart = js.last_round is not None and (js.last_round != r - 1 or not _same_nodes(js.placements, pls))
+            restart = js.last_round is not None and (js.last_round != r - 1 or not same_node_set(js.placements or (), pls))
             minutes = max(R - overhead[jid], 0.0) if restart else R
             prof = _profile_speed(job.profile, pls)
             done = prof * job.speed_factor * minutes
@@ -179,13 +179,6 @@ def _policy_params(pol: Decider) -> dict[str, Any]:
     if isinstance(pol, Policy):
         return {"policy_stats": _jsonable(pol.stats), "config": _as_dict(pol.config)}
     return {}
-
-
-def _same_nodes(a, b) -> bool:
-    """Do placements ``a`` and ``b`` use the same set of nodes?"""
-    if len(a) == 1 and len(b) == 1:
-        return a[0].node == b[0].node
-    return {p.node for p in a} == {p.node for p in b}
 
 
 def _profile_speed(profile, pls) -> float:

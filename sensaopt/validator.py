@@ -55,7 +55,7 @@ import numpy as np
 
 from sensaopt.errors import ScheduleError
 from sensaopt.instance import Instance, Job, Node
-from sensaopt.schedule import Schedule, Segment
+from sensaopt.schedule import Placement, Schedule, Segment
 
 WORK_EPS = 1e-6  # minutes of work: a job with less than this left is done
 
@@ -122,12 +122,17 @@ def is_restart(prev: Segment | None, seg: Segment) -> bool:
     return prev is not None and (prev.end != seg.start or not same_nodes(prev, seg))
 
 
-def same_nodes(a: Segment, b: Segment) -> bool:
-    """Do two segments use the same set of nodes?"""
-    pa, pb = a.placements, b.placements
+def same_node_set(pa: tuple[Placement, ...], pb: tuple[Placement, ...]) -> bool:
+    """Do two placement tuples use the same set of nodes? (The restart rule's "moved";
+    the simulator applies it to each decision.)"""
     if len(pa) == 1 and len(pb) == 1:  # the common case, without building sets
         return pa[0].node == pb[0].node
-    return a.nodes == b.nodes
+    return {p.node for p in pa} == {p.node for p in pb}
+
+
+def same_nodes(a: Segment, b: Segment) -> bool:
+    """Do two segments use the same set of nodes?"""
+    return same_node_set(a.placements, b.placements)
 
 
 # ---- schedule-level ----------------------------------------------------------------------------
