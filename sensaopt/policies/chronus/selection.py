@@ -13,7 +13,7 @@ from sensaopt.exact.budget import TimeBudget
 from sensaopt.result import Status
 
 from . import lease_model
-from .lease_model import LEASE_SOLVERS, LeaseJob, build_lease_model, new_backend, plans_of
+from .lease_model import LEASE_SOLVERS, LeaseJob, build_lease_model, gc_paused, new_backend, plans_of
 
 log = logging.getLogger(__name__)
 
@@ -121,14 +121,15 @@ def solve_selection(
     nvar, status, reason = 0, Status.ERROR, ""
     found: Plans | None = None
     try:
-        model = build_lease_model(new_backend(solver), jobs, cap, sign)
-        nvar = model.variables
-        out = lease_model.run_lease_model(model, solver, budget, threads, seed)
-        status = out.status
-        if out.value is not None:
-            found = plans_of(model, out)
-        else:
-            reason = f"no solution ({out.message})"
+        with gc_paused():
+            model = build_lease_model(new_backend(solver), jobs, cap, sign)
+            nvar = model.variables
+            out = lease_model.run_lease_model(model, solver, budget, threads, seed)
+            status = out.status
+            if out.value is not None:
+                found = plans_of(model, out)
+            else:
+                reason = f"no solution ({out.message})"
     except Exception as exc:  # solver crash: fall back, loudly
         reason = f"error: {type(exc).__name__}: {exc}"
     if found is None:
