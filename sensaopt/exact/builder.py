@@ -10,6 +10,8 @@ The builder is split into :func:`add_variables`, the constraint families
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -95,16 +97,34 @@ def build(data: ModelData, be: Backend, strength: Strength = Strength(), budget:
     the whole call."""
 
     v = Vars(deadline=budget.deadline if budget is not None else None)
-    add_variables(data, be, v, strength)
-    check_deadline(v)
-    for fam in FAMILIES.values():
-        fam(data, be, v, strength)
+    with gc_paused():
+        add_variables(data, be, v, strength)
         check_deadline(v)
-    add_objective(data, be, v)
-    if data.shortfall:
-        be.minimize(shortfall_expr(be, v))
+        for fam in FAMILIES.values():
+            fam(data, be, v, strength)
+            check_deadline(v)
+        add_objective(data, be, v)
+        if data.shortfall:
+            be.minimize(shortfall_expr(be, v))
     v.deadline = None  # built: constraints added later (lexicographic phases) never raise BuildTimeout
     return v
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off within the block (as Pyomo's ``PauseGC``), for
+    building models: variables and expressions are many small acyclic objects freed by
+    reference counting, yet their allocation bursts trigger collections that walk the
+    whole heap (measured: Chronus lease models on a 1-day Philly window 6.9 s -> 3.0 s;
+    the exact model of medium-16gpu on HiGHS 0.7-1.0 s -> 0.5 s CPU). Re-enabled on the
+    way out only if it was on."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 # ---- variables ---------------------------------------------------------------------------

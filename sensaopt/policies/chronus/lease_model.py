@@ -17,9 +17,7 @@ A backend that takes only integer coefficients (CP-SAT) gets this objective time
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,22 +94,6 @@ def build_lease_model(be: Backend, jobs: list[LeaseJob], capacity: list[int], si
             be.add(be.sum(terms) <= capacity[t], "capacity")
     be.minimize(-be.sum(objective))  # maximize
     return LeaseModel(backend=be, jobs=tuple(jobs), s=s, x=x)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off within the block (as Pyomo's ``PauseGC``): a
-    lease model is ~10^4 small acyclic objects (variables, expressions) freed by
-    reference counting, yet each allocation burst triggers collections that walk the
-    simulator's whole heap (measured on a 1-day Philly window: 6.9 of 16.5 s in
-    building). Re-enabled on the way out only if it was on."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def new_backend(solver: str) -> Backend:

@@ -10,10 +10,11 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from sensaopt.exact.budget import TimeBudget
+from sensaopt.exact.builder import gc_paused
 from sensaopt.result import Status
 
 from . import lease_model
-from .lease_model import LEASE_SOLVERS, LeaseJob, build_lease_model, gc_paused, new_backend, plans_of
+from .lease_model import LEASE_SOLVERS, LeaseJob, build_lease_model, new_backend, plans_of
 
 log = logging.getLogger(__name__)
 
