@@ -48,9 +48,6 @@ class TimeBudget:
         """Seconds left (at least ``floor``)."""
         return max(self.deadline - time.perf_counter(), floor)
 
-    def expired(self) -> bool:
-        return time.perf_counter() > self.deadline
-
     def split(self, share: float, floor: float = MIN_SOLVE_S) -> TimeBudget:
         """A budget starting now of ``share`` × the seconds left (at least ``floor``)."""
         return TimeBudget(max(self.left() * share, floor), time.perf_counter(), self.outer_deadline)

@@ -44,10 +44,6 @@ class SolveOutcome:
     message: str
     wall_s: float
 
-    @property
-    def has_solution(self) -> bool:
-        return self.value is not None
-
 
 BuildFn = Callable[[ModelData, Strength, TimeBudget], ModelBuild]
 """Build the exact model on one backend (:class:`BuildTimeout` when the budget runs out)."""
