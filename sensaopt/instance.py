@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from enum import Enum
 from functools import cached_property
 from typing import NoReturn
 
@@ -181,19 +182,63 @@ class ObjectiveWeights:
     violation_weight: float = 1e5
 
 
+class Change(Enum):
+    """How a job's allocation changes from one round it runs to the next (see
+    :func:`sensaopt.changes.classify`). Each kind but ``NONE`` costs minutes of the
+    round it starts in (:meth:`Overheads.minutes`)."""
+
+    NONE = "none"  # first start, or same placements as the round before
+    RESTART = "restart"  # paused (did not run the round before), now running again
+    MIGRATION = "migration"  # ran the round before on another node set or GPU split
+    RESIZE = "resize"  # ran the round before on the same nodes and GPUs, other CPU/memory
+
+
 @dataclass(frozen=True)
 class Overheads:
-    """Restart overhead, minutes of a round lost when a job resumes after a
-    preemption or moves to other nodes: ``base + per_log2_gpu * log2(gpus)``.
+    """The change-cost model: minutes of a round lost by a job whose allocation changes
+    (per job, not per GPU; ``g`` = the job's GPUs). One model, used alike by the
+    simulator, the validator, the metrics and the exact models.
 
-    The default follows the Chronus artifact's (0.1 + 0.4)·(1 + log2 g) minutes.
+    * restart (paused → running): ``base + per_log2_gpu · log2 g``;
+    * migration (running on another node set / GPU split than the round before):
+      ``migration_base + migration_per_log2_gpu · log2 g`` (checkpoint + restore);
+    * resize (same nodes and GPUs, other CPU or memory): ``resize`` (data-loader restart).
+
+    The restart default follows the Chronus artifact's (0.1 + 0.4)·(1 + log2 g) minutes;
+    the sources of the other defaults are in ``models/costs.md``.
     """
 
     base_minutes: float = 0.5
     per_log2_gpu_minutes: float = 0.5
+    migration_base_minutes: float = 1.0
+    migration_per_log2_gpu_minutes: float = 1.0
+    resize_minutes: float = 0.25
 
     def restart_minutes(self, gpus: int) -> float:
+        """Minutes lost when a paused job resumes."""
         return self.base_minutes + self.per_log2_gpu_minutes * math.log2(gpus)
+
+    def migration_minutes(self, gpus: int) -> float:
+        """Minutes lost when a running job moves to another node set / GPU split."""
+        return self.migration_base_minutes + self.migration_per_log2_gpu_minutes * math.log2(gpus)
+
+    def resize_minutes_for(self, gpus: int) -> float:
+        """Minutes lost when a running job's CPU or memory changes in place."""
+        return self.resize_minutes
+
+    def minutes(self, change: Change, gpus: int) -> float:
+        """Minutes lost in the round a change of kind ``change`` happens."""
+        if change is Change.NONE:
+            return 0.0
+        if change is Change.RESTART:
+            return self.restart_minutes(gpus)
+        if change is Change.MIGRATION:
+            return self.migration_minutes(gpus)
+        return self.resize_minutes
+
+    def scaled(self, factor: float) -> Overheads:
+        """Every cost multiplied by ``factor`` (the ``--move-cost-scale`` option)."""
+        return Overheads(*(factor * getattr(self, f.name) for f in fields(self)))
 
 
 @dataclass(frozen=True)
