@@ -13,24 +13,33 @@ def classify(prev: tuple[Placement, ...] | None, prev_end: int | None, placement
 
     * paused in between (``prev_end != start``) → RESTART, wherever it resumes;
     * another node set, or the same nodes with other GPU counts per node → MIGRATION;
-    * same nodes and GPUs per node, other CPU or memory → RESIZE;
-    * identical placements → NONE.
+    * same nodes and GPUs per node, other CPU or memory on some node → RESIZE;
+    * the same GPUs, cores and GB on every node (in any placement order) → NONE.
     """
     if prev is None:
         return Change.NONE
     if prev_end != start:
         return Change.RESTART
-    if prev == placements:
-        return Change.NONE
-    if len(prev) == 1 and len(placements) == 1:  # the common case
+    if len(prev) == 1 and len(placements) == 1:  # the common case, attribute by attribute
         a, b = prev[0], placements[0]
+        if a is b:
+            return Change.NONE
         if a.node != b.node or a.gpus != b.gpus:
             return Change.MIGRATION
-        return Change.RESIZE
-    ga: dict[int, int] = {}
-    gb: dict[int, int] = {}
-    for p in prev:
-        ga[p.node] = ga.get(p.node, 0) + p.gpus
-    for p in placements:
-        gb[p.node] = gb.get(p.node, 0) + p.gpus
-    return Change.RESIZE if ga == gb else Change.MIGRATION
+        return Change.NONE if a.cpus == b.cpus and a.mem_gb == b.mem_gb else Change.RESIZE
+    if prev == placements:
+        return Change.NONE
+    ga = _per_node(prev)
+    gb = _per_node(placements)
+    if {n: v[0] for n, v in ga.items()} != {n: v[0] for n, v in gb.items()}:
+        return Change.MIGRATION
+    return Change.NONE if ga == gb else Change.RESIZE
+
+
+def _per_node(pls: tuple[Placement, ...]) -> dict[int, tuple[int, int, float]]:
+    """GPUs, cores and GB per node (summed, should a node appear twice)."""
+    out: dict[int, tuple[int, int, float]] = {}
+    for p in pls:
+        g, c, m = out.get(p.node, (0, 0, 0.0))
+        out[p.node] = (g + p.gpus, c + p.cpus, m + p.mem_gb)
+    return out

@@ -234,7 +234,12 @@ class Overheads:
             return self.restart_minutes(gpus)
         if change is Change.MIGRATION:
             return self.migration_minutes(gpus)
-        return self.resize_minutes
+        return self.resize_minutes_for(gpus)
+
+    def table(self, gpus: int) -> dict[Change, float]:
+        """Minutes lost by a ``gpus``-GPU job for each kind of change (``NONE``: 0), to
+        look up per round instead of recomputing (the simulator and validator do)."""
+        return {c: self.minutes(c, gpus) for c in Change}
 
     def scaled(self, factor: float) -> Overheads:
         """Every cost multiplied by ``factor`` (the ``--move-cost-scale`` option)."""

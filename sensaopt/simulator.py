@@ -2,8 +2,10 @@
 
 Round r covers minutes [r·R, (r+1)·R). Jobs arriving during a round become visible
 at the next round boundary. Stretches with nothing to do are skipped. Progress,
-restart overhead and completion follow exactly the validator's rules (the validator
-re-checks every schedule the simulator produces).
+change costs (:func:`sensaopt.changes.classify` of each decision against the job's
+placements in the last round it ran, priced by ``Instance.overheads``) and completion
+follow exactly the validator's rules (the validator re-checks every schedule the
+simulator produces).
 """
 
 from __future__ import annotations
@@ -16,15 +18,16 @@ from typing import Any
 
 import numpy as np
 
+from sensaopt.changes import classify
 from sensaopt.errors import InputError, PolicyError
-from sensaopt.instance import Instance, Job
+from sensaopt.instance import Change, Instance, Job
 from sensaopt.limits import OPTIONS
 from sensaopt.metrics import compute_metrics
 from sensaopt.policies import Decider, Policy, make_policy
 from sensaopt.policies.base import JobState, RoundState
 from sensaopt.result import Result, Status, package_versions
 from sensaopt.schedule import ScheduleBuilder
-from sensaopt.validator import WORK_EPS, check_schedule, same_node_set
+from sensaopt.validator import WORK_EPS, check_schedule
 
 ProgressFn = Callable[[int, int, int], None]  # (round, finished jobs, total jobs)
 
@@ -93,7 +96,7 @@ def simulate(
     nxt = 0
     active: dict[str, JobState] = {}
     truth_of: dict[str, Job] = {}
-    overhead = {j.id: truth.overheads.restart_minutes(j.gpus) for j in truth.jobs}
+    costs: dict[str, dict[Change, float]] = {}  # per job: minutes lost per kind of change
     builder = ScheduleBuilder(R)
     n_total, n_done = len(truth.jobs), 0
     r = release[0] if release else 0
@@ -105,6 +108,7 @@ def simulate(
             j = truth.jobs[order[nxt]]
             active[j.id] = JobState(spec=public.jobs[order[nxt]], remaining=j.work)
             truth_of[j.id] = j
+            costs[j.id] = truth.overheads.table(j.gpus)
             nxt += 1
         if not active:
             r = release[nxt]
@@ -125,8 +129,9 @@ def simulate(
         for jid, pls in alloc.items():
             js = active[jid]
             job = truth_of[jid]
-            restart = js.last_round is not None and (js.last_round != r - 1 or not same_node_set(js.placements or (), pls))
-            minutes = max(R - overhead[jid], 0.0) if restart else R
+            last = js.last_round
+            kind = Change.NONE if last is None else classify(js.placements, last + 1, pls, r)
+            minutes = max(R - costs[jid][kind], 0.0)
             prof = _profile_speed(job.profile, pls)
             done = prof * job.speed_factor * minutes
             js.predicted_work += prof * minutes

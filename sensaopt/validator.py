@@ -37,11 +37,15 @@ that breaks it alone.
 
 Progress: in a round, a job does ``speed × minutes`` of work, where ``speed`` is the
 job's true speed (profile speed at its per-GPU allocation × ``Job.speed_factor``; the
-slowest node of a multi-node job sets the pace) and ``minutes`` is the round length
-less the restart overhead in the first round of a segment that resumes the job after
-a gap or on a different set of nodes. A job completes at the **end** of the round in
+slowest node of a multi-node job sets the pace) and ``minutes`` is the round length R,
+less, in the first round of a segment, the cost of the change that starts it:
+:func:`sensaopt.changes.classify` of the job's previous segment and this one gives its
+kind (restart after a pause, migration to another node set or GPU split, resize of CPU
+or memory in place, or none) and :meth:`sensaopt.instance.Overheads.minutes` its cost
+(``max(R − cost, 0)`` minutes are left). A job completes at the **end** of the round in
 which its cumulative work reaches ``Job.work`` (resources are released at round
-boundaries), so completion times are multiples of the round length.
+boundaries), so completion times are multiples of the round length. Changes and the
+minutes they cost (``min(cost, R)``) are counted per job while it is unfinished.
 """
 
 from __future__ import annotations
@@ -53,9 +57,10 @@ from operator import attrgetter
 
 import numpy as np
 
+from sensaopt.changes import classify
 from sensaopt.errors import ScheduleError
-from sensaopt.instance import Instance, Job, Node
-from sensaopt.schedule import Placement, Schedule, Segment
+from sensaopt.instance import Change, Instance, Job, Node
+from sensaopt.schedule import Schedule, Segment
 
 WORK_EPS = 1e-6  # minutes of work: a job with less than this left is done
 
@@ -69,8 +74,13 @@ class JobOutcome:
     first_start: float | None  # minutes
     finish: float | None  # minutes (end of the completion round); None: unfinished
     work_done: float  # minutes of work at speed 1.0 (capped at the job's work)
-    preemptions: int  # resumes after a gap
-    migrations: int  # resumes right away but on other nodes
+    preemptions: int  # restarts: resumes after a gap (Change.RESTART)
+    migrations: int  # runs on right away on another node set or GPU split (Change.MIGRATION)
+    resizes: int = 0  # runs on right away on the same GPUs, other CPU or memory (Change.RESIZE)
+    restart_minutes_lost: float = 0.0  # wall minutes of rounds lost to restarts, min(cost, R) each
+    migration_minutes_lost: float = 0.0  # the same, to migrations
+    resize_minutes_lost: float = 0.0  # the same, to resizes
+    rounds_held: int = 0  # rounds the job held GPUs up to its completion round (included)
 
 
 @dataclass
@@ -114,25 +124,6 @@ def segment_speed(job: Job, seg: Segment) -> float:
     else:
         s = min(speed(p.cpus / p.gpus, p.mem_gb / p.gpus) if p.gpus > 0 else 0.0 for p in pls)
     return s * job.speed_factor
-
-
-def is_restart(prev: Segment | None, seg: Segment) -> bool:
-    """Does ``seg`` pay the restart overhead? Yes if the job ran before and either
-    paused in between or moved to another set of nodes."""
-    return prev is not None and (prev.end != seg.start or not same_nodes(prev, seg))
-
-
-def same_node_set(pa: tuple[Placement, ...], pb: tuple[Placement, ...]) -> bool:
-    """Do two placement tuples use the same set of nodes? (The restart rule's "moved";
-    the simulator applies it to each decision.)"""
-    if len(pa) == 1 and len(pb) == 1:  # the common case, without building sets
-        return pa[0].node == pb[0].node
-    return {p.node for p in pa} == {p.node for p in pb}
-
-
-def same_nodes(a: Segment, b: Segment) -> bool:
-    """Do two segments use the same set of nodes?"""
-    return same_node_set(a.placements, b.placements)
 
 
 # ---- schedule-level ----------------------------------------------------------------------------
@@ -359,21 +350,24 @@ class JobReplay:
 
     ``done`` is minutes of work at speed 1.0; ``finish_round`` the round at whose end the
     work was complete (None while unfinished); ``prev`` the segment ending last so far.
+    ``counts`` and ``lost`` are the changes of each kind and the wall minutes of rounds
+    they cost (``min(cost, R)`` each), counted while the job is unfinished.
     """
 
     job: Job
     round_minutes: float  # R
-    restart_minutes: float  # overhead lost in the first round of a restart
+    costs: dict[Change, float]  # minutes lost in the first round of a change of each kind
     done: float = 0.0
     finish_round: int | None = None
     first_round: int | None = None
     prev: Segment | None = None
-    preemptions: int = 0
-    migrations: int = 0
+    rounds_held: int = 0
+    counts: dict[Change, int] = field(default_factory=lambda: dict.fromkeys(Change, 0))
+    lost: dict[Change, float] = field(default_factory=lambda: dict.fromkeys(Change, 0.0))
 
     @classmethod
     def start(cls, instance: Instance, job: Job) -> JobReplay:
-        return cls(job, instance.round_minutes, instance.overheads.restart_minutes(job.gpus))
+        return cls(job, instance.round_minutes, instance.overheads.table(job.gpus))
 
     @property
     def finish(self) -> float | None:
@@ -387,23 +381,25 @@ class JobReplay:
             self.prev = seg
 
     def run(self, seg: Segment) -> None:
-        """Advance over ``seg``: restart overhead, work done, completion (nothing is
-        gained once the job is complete)."""
+        """Advance over ``seg``: change cost, work done, completion (nothing is gained
+        or counted once the job is complete)."""
         prev = self.prev
         self.prev = seg
         if self.finish_round is not None:
             return
-        restart = False  # is_restart(prev, seg), counted as a preemption or a migration
         if prev is None:
             self.first_round = seg.start
-        elif prev.end != seg.start:
-            restart, self.preemptions = True, self.preemptions + 1
-        elif not same_nodes(prev, seg):
-            restart, self.migrations = True, self.migrations + 1
+            kind = Change.NONE
+        else:
+            kind = classify(prev.placements, prev.end, seg.placements, seg.start)
         R, job = self.round_minutes, self.job
+        cost = self.costs[kind]
+        if kind is not Change.NONE:
+            self.counts[kind] += 1
+            self.lost[kind] += min(cost, R)
         speed = segment_speed(job, seg)
         per_round = speed * R
-        first = speed * max(R - self.restart_minutes, 0.0) if restart else per_round
+        first = speed * max(R - cost, 0.0)
         left = job.work - self.done
         k: int | None  # rounds of seg until the work is done
         if first >= left - WORK_EPS:
@@ -415,17 +411,25 @@ class JobReplay:
         if k is not None and k <= seg.rounds:
             self.done = job.work
             self.finish_round = seg.start + k
+            self.rounds_held += k
         else:
             self.done += first + per_round * (seg.rounds - 1)
+            self.rounds_held += seg.rounds
 
     def outcome(self) -> JobOutcome:
+        n, lost = self.counts, self.lost
         return JobOutcome(
             job=self.job.id,
             first_start=None if self.first_round is None else self.first_round * self.round_minutes,
             finish=None if self.finish_round is None else self.finish_round * self.round_minutes,
             work_done=min(self.done, self.job.work),
-            preemptions=self.preemptions,
-            migrations=self.migrations,
+            preemptions=n[Change.RESTART],
+            migrations=n[Change.MIGRATION],
+            resizes=n[Change.RESIZE],
+            restart_minutes_lost=lost[Change.RESTART],
+            migration_minutes_lost=lost[Change.MIGRATION],
+            resize_minutes_lost=lost[Change.RESIZE],
+            rounds_held=self.rounds_held,
         )
 
 

@@ -16,13 +16,14 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from sensaopt.changes import classify
 from sensaopt.exact.cpsat import solve_cpsat
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import instance_from_dict, instance_to_dict
 from sensaopt.policies import policy_names
 from sensaopt.result import Status
 from sensaopt.simulator import simulate
-from sensaopt.validator import WORK_EPS, check_schedule, is_restart, segment_speed
+from sensaopt.validator import WORK_EPS, check_schedule, segment_speed
 
 FAST_POLICIES = [p for p in policy_names() if not p.startswith("rolling-")]
 EXACT_LIMIT_S = 5.0
@@ -69,8 +70,8 @@ def test_every_registered_policy_keeps_the_protocol(name):
 
 def recount_progress(inst, schedule) -> dict[str, list[float]]:
     """Per job, the work done in each round it ran (minutes at speed 1.0), recounted
-    from the schedule: speed x (round length, less the restart overhead in the first
-    round of a resumed segment)."""
+    from the schedule: speed x (round length, less the change cost in the first round
+    of a segment)."""
     R = inst.round_minutes
     out: dict[str, list[float]] = {}
     by_job: dict[str, list] = {}
@@ -82,8 +83,9 @@ def recount_progress(inst, schedule) -> dict[str, list[float]]:
         per = out.setdefault(jid, [])
         for s in sorted(segs, key=lambda s: s.start):
             v = segment_speed(job, s)
+            kind = classify(None if prev is None else prev.placements, None if prev is None else prev.end, s.placements, s.start)
             for r in range(s.rounds):
-                lost = inst.overheads.restart_minutes(job.gpus) if (r == 0 and is_restart(prev, s)) else 0.0
+                lost = inst.overheads.minutes(kind, job.gpus) if r == 0 else 0.0
                 per.append(v * max(R - lost, 0.0))
             prev = s
     return out
