@@ -9,7 +9,8 @@ Units: minutes (times), cores, GB, deadline value; ``gap`` columns are fractions
 
 * :func:`jobs_frame`: the instance's jobs (model, sensitivity, GPUs, work, deadline);
 * :func:`outcomes_frame`: one row per job of a schedule or Result: start, finish,
-  JCT, queueing time, met deadline, lost value, preemptions, migrations;
+  JCT, queueing time, met deadline, lost value, preemptions (restarts), migrations,
+  resizes, minutes lost per kind of change, pending time;
 * :func:`metrics_frame`: one row per Result (the :mod:`sensaopt.metrics` figures);
 * :func:`usage_frame`: cluster-wide GPU/CPU/memory use per round (fractions);
 * :func:`gap_frame`: heuristic results against an exact result on one instance
@@ -96,7 +97,8 @@ def outcomes_frame(instance: Instance, result_or_schedule: Result | Schedule, ev
     ``instance``, indexed by job id: :func:`jobs_frame`'s columns, then
     :class:`sensaopt.metrics.JobMetrics`' (minutes; NaN where a job never finished /
     started; ``met_deadline`` 1.0 / 0.0, NaN for best-effort jobs; ``lost_value`` in
-    deadline value; preemptions and migrations counts). Pass ``evaluation`` (the
+    deadline value; counts of restarts (``preemptions``), migrations and resizes and the
+    wall minutes each kind cost). Pass ``evaluation`` (the
     validator's, :func:`sensaopt.validator.check_schedule`) to skip re-running it."""
     ev = evaluation if evaluation is not None else evaluate(instance, result_or_schedule, require_complete=False)
     df = pd.DataFrame.from_records([astuple(r) for r in job_metrics(instance, ev)], columns=JOB_METRIC_COLUMNS)

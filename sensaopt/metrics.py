@@ -3,9 +3,15 @@
 All times are minutes. Each derived quantity has one definition here:
 
 * per job (:class:`JobMetrics`, :func:`job_metrics`): JCT = finish − arrival; queueing
-  time = first start − arrival (the first round the job held GPUs); it *violates* its
-  SLO when it has a deadline and finishes after it, or never (soft deadlines may still
-  earn part of its value: the value it lost is its ``lost_value``);
+  time = first start − arrival (the first round the job held GPUs); pending time = the
+  minutes between arrival and finish in which the job held no GPU, i.e.
+  finish − arrival − rounds held × R (the Chronus artifact's ``pending_time``, which
+  also counts the waits after preemptions); it *violates* its SLO when it has a
+  deadline and finishes after it, or never (soft deadlines may still earn part of its
+  value: the value it lost is its ``lost_value``); changes of allocation
+  (:class:`sensaopt.instance.Change`: restarts, counted as ``preemptions``,
+  migrations, resizes) and the wall minutes of rounds each kind cost, as the
+  validator counted them;
 * per schedule (:class:`Metrics`, :func:`compute_metrics`): aggregates of those rows;
   utilization = resource-minutes held ÷ (capacity × makespan), with the makespan
   measured from minute 0 to the last completion.
@@ -36,8 +42,13 @@ class JobMetrics:
     queueing: float | None  # first start − arrival
     met_deadline: bool | None  # finished by its (first) deadline
     lost_value: float  # deadline value lost (0 for best-effort jobs)
-    preemptions: int  # resumes after a gap
-    migrations: int  # resumes right away on other nodes
+    preemptions: int  # restarts: resumes after a gap
+    migrations: int  # runs on right away on another node set or GPU split
+    resizes: int  # runs on right away on the same GPUs with other CPU or memory
+    restart_minutes_lost: float  # wall minutes of rounds lost to restarts (min(cost, R) each)
+    migration_minutes_lost: float  # the same, to migrations
+    resize_minutes_lost: float  # the same, to resizes
+    pending: float | None  # finish − arrival − rounds held × R; None if unfinished
 
 
 @dataclass(frozen=True)
@@ -47,7 +58,8 @@ class Metrics:
     slo_violations: int  # deadline jobs finishing after their (first) deadline, or never
     slo_violation_rate: float  # slo_violations / slo_jobs (0 when there are none)
     avg_jct: float | None  # minutes, finished jobs
-    avg_queueing_time: float | None  # minutes, jobs that started
+    avg_queueing_time: float | None  # minutes, jobs that started: first start − arrival
+    avg_pending_time: float | None  # minutes, finished jobs: JobMetrics.pending
     makespan: float  # minutes
     jobs: int
     finished: int
@@ -57,8 +69,12 @@ class Metrics:
     gpu_utilization: float  # fraction of GPU-minutes over the makespan
     cpu_utilization: float
     mem_utilization: float
-    preemptions: int
+    preemptions: int  # restarts, all jobs
     migrations: int
+    resizes: int
+    restart_minutes_lost: float  # wall minutes, all jobs
+    migration_minutes_lost: float
+    resize_minutes_lost: float
     objective: float | None  # see objective_value(); None if a job is unfinished
 
     def to_dict(self) -> dict[str, int | float | None]:
@@ -73,6 +89,7 @@ def job_metrics(instance: Instance, ev: Evaluation) -> list[JobMetrics]:
     """One :class:`JobMetrics` per job of ``instance`` (in its order) from the
     validator's outcomes ``ev``."""
     rows = []
+    R = instance.round_minutes
     for j in instance.jobs:
         o = ev.outcomes[j.id]
         fin, start = o.finish, o.first_start
@@ -86,6 +103,11 @@ def job_metrics(instance: Instance, ev: Evaluation) -> list[JobMetrics]:
             lost_value=j.loss(fin),
             preemptions=o.preemptions,
             migrations=o.migrations,
+            resizes=o.resizes,
+            restart_minutes_lost=o.restart_minutes_lost,
+            migration_minutes_lost=o.migration_minutes_lost,
+            resize_minutes_lost=o.resize_minutes_lost,
+            pending=None if fin is None else fin - j.arrival - o.rounds_held * R,
         ))
     return rows
 
@@ -102,6 +124,7 @@ def compute_metrics(instance: Instance, ev: Evaluation) -> Metrics:
     waits = [r.queueing for r in rows if r.queueing is not None]
     avg_jct = sum(jcts) / len(jcts) if jcts else None
     avg_q = sum(waits) / len(waits) if waits else None
+    pend = [r.pending for r in rows if r.pending is not None]
     makespan = max((r.finish for r in rows if r.finish is not None), default=0.0)
     c = instance.cluster
     span = makespan if makespan > 0 else 1.0
@@ -110,6 +133,7 @@ def compute_metrics(instance: Instance, ev: Evaluation) -> Metrics:
         slo_violation_rate=viol / len(slo) if slo else 0.0,
         avg_jct=avg_jct,
         avg_queueing_time=avg_q,
+        avg_pending_time=sum(pend) / len(pend) if pend else None,
         makespan=makespan,
         jobs=len(rows),
         finished=len(jcts),
@@ -121,6 +145,10 @@ def compute_metrics(instance: Instance, ev: Evaluation) -> Metrics:
         mem_utilization=ev.mem_gb_minutes / (c.total_mem_gb * span),
         preemptions=sum(r.preemptions for r in rows),
         migrations=sum(r.migrations for r in rows),
+        resizes=sum(r.resizes for r in rows),
+        restart_minutes_lost=sum(r.restart_minutes_lost for r in rows),
+        migration_minutes_lost=sum(r.migration_minutes_lost for r in rows),
+        resize_minutes_lost=sum(r.resize_minutes_lost for r in rows),
         objective=objective_value(instance, loss, avg_jct) if avg_jct is not None and len(jcts) == len(rows) else None,
     )
 

@@ -44,13 +44,17 @@ def tiny_schedule(with_c: bool = True) -> Schedule:
     return Schedule(tuple(segs), 10.0)
 
 
-HAND = [
-    JobMetrics("a", first_start=0.0, finish=30.0, jct=30.0, queueing=0.0, met_deadline=True, lost_value=0.0, preemptions=1, migrations=0),
-    JobMetrics("b", first_start=10.0, finish=20.0, jct=15.0, queueing=5.0, met_deadline=False, lost_value=2.0, preemptions=0, migrations=0),
-    JobMetrics("c", first_start=0.0, finish=10.0, jct=10.0, queueing=0.0, met_deadline=None, lost_value=0.0, preemptions=0, migrations=0),
+HAND = [  # pending = finish - arrival - rounds held x 10
+    JobMetrics("a", first_start=0.0, finish=30.0, jct=30.0, queueing=0.0, met_deadline=True, lost_value=0.0, preemptions=1, migrations=0,
+               resizes=0, restart_minutes_lost=1.0, migration_minutes_lost=0.0, resize_minutes_lost=0.0, pending=10.0),
+    JobMetrics("b", first_start=10.0, finish=20.0, jct=15.0, queueing=5.0, met_deadline=False, lost_value=2.0, preemptions=0, migrations=0,
+               resizes=0, restart_minutes_lost=0.0, migration_minutes_lost=0.0, resize_minutes_lost=0.0, pending=5.0),
+    JobMetrics("c", first_start=0.0, finish=10.0, jct=10.0, queueing=0.0, met_deadline=None, lost_value=0.0, preemptions=0, migrations=0,
+               resizes=0, restart_minutes_lost=0.0, migration_minutes_lost=0.0, resize_minutes_lost=0.0, pending=0.0),
 ]
 C_NEVER_RUNS = JobMetrics("c", first_start=None, finish=None, jct=None, queueing=None, met_deadline=None, lost_value=0.0,
-                          preemptions=0, migrations=0)
+                          preemptions=0, migrations=0, resizes=0, restart_minutes_lost=0.0, migration_minutes_lost=0.0,
+                          resize_minutes_lost=0.0, pending=None)
 
 
 def test_job_metrics_by_hand():
@@ -67,14 +71,15 @@ def test_metrics_by_hand():
     m = compute_metrics(inst, check_schedule(inst, tiny_schedule()))
     avg_jct = (30.0 + 15.0 + 10.0) / 3
     assert m == Metrics(
-        slo_violations=1, slo_violation_rate=0.5, avg_jct=avg_jct, avg_queueing_time=5.0 / 3, makespan=30.0, jobs=3, finished=3,
+        slo_violations=1, slo_violation_rate=0.5, avg_jct=avg_jct, avg_queueing_time=5.0 / 3, avg_pending_time=5.0, makespan=30.0,
+        jobs=3, finished=3,
         slo_jobs=2, weighted_violations=2.0, weighted_violation_rate=2.0 / 3.0,
         gpu_utilization=(3 * 10 + 2 * 10 + 2 * 10) / (4 * 30.0), cpu_utilization=(9 * 10 + 6 * 10 + 6 * 10) / (12 * 30.0),
         mem_utilization=(187.5 * 10 + 125 * 10 + 125 * 10) / (250 * 30.0), preemptions=1, migrations=0,
-        objective=1e5 * 2.0 + avg_jct,
+        resizes=0, restart_minutes_lost=1.0, migration_minutes_lost=0.0, resize_minutes_lost=0.0, objective=1e5 * 2.0 + avg_jct,
     )
     m2 = compute_metrics(inst, check_schedule(inst, tiny_schedule(with_c=False), require_complete=False))
-    assert (m2.finished, m2.avg_jct, m2.avg_queueing_time, m2.objective) == (2, 22.5, 2.5, None)
+    assert (m2.finished, m2.avg_jct, m2.avg_queueing_time, m2.avg_pending_time, m2.objective) == (2, 22.5, 2.5, 7.5, None)
 
 
 def test_outcomes_frame_and_jobs_csv_hold_the_hand_values():
@@ -87,7 +92,8 @@ def test_outcomes_frame_and_jobs_csv_hold_the_hand_values():
     assert df.loc["c", ["first_start", "finish", "jct", "queueing", "met_deadline"]].isna().all()
     assert df["preemptions"].dtype == np.int64 and df["jct"].dtype == np.float64
     rows = {r["job"]: r for r in csv.DictReader(io.StringIO(jobs_csv(inst, ev)))}
-    assert [rows["b"][c] for c in JOB_METRIC_COLUMNS[1:]] == ["10.0", "20.0", "15.0", "5.0", "0", "2.0", "0", "0"]
+    assert [rows["b"][c] for c in JOB_METRIC_COLUMNS[1:]] == ["10.0", "20.0", "15.0", "5.0", "0", "2.0", "0", "0", "0",
+                                                           "0.0", "0.0", "0.0", "5.0"]
     assert [rows["a"][c] for c in ("met_deadline", "preemptions")] == ["1", "1"]
     assert [rows["c"][c] for c in ("first_start", "finish", "jct", "queueing", "met_deadline", "deadline", "value")] == [""] * 7
 

@@ -2,8 +2,8 @@
 
 Per policy: ``<outdir>/<policy>.jobs.csv`` (one row per job: arrival, GPUs, work,
 model, sensitivity, deadline, value, then its :class:`sensaopt.metrics.JobMetrics`:
-first start, finish, JCT, queueing time, met deadline, lost value, preemptions,
-migrations; minutes) and ``<outdir>/<policy>.summary.json`` (the
+first start, finish, JCT, queueing time, met deadline, lost value, preemptions
+(restarts), migrations, resizes, minutes lost to each, pending time; minutes) and ``<outdir>/<policy>.summary.json`` (the
 :mod:`sensaopt.metrics` figures via :meth:`Result.to_dict`, without the schedule,
 plus the workload settings).
 """
