@@ -1,16 +1,16 @@
-"""Trace commands: ``simulate``, ``instances from-trace``, ``sweep``."""
+"""Trace commands: ``simulate``, ``instances from-trace``, ``sweep``, ``experiment paper | ablation | robustness``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from sensaopt.cli.app import app, command_line, progress_bar
-from sensaopt.cli.options import in_range, set_option, with_workload
+from sensaopt.cli.options import dataclass_options, in_range, set_option, with_workload
 from sensaopt.config import WorkloadConfig, field_help
 
 instances_app = typer.Typer(no_args_is_help=True, help="Make instance files.")
@@ -205,27 +205,37 @@ def experiment_paper(
                                help="1 = the full traces and clusters; < 1: that fraction of jobs (seeded) on that fraction of GPUs."),
     policy: list[str] = typer.Option([], "--policy",
                                      help="Policies (default: sensascale chronus synergy-tune edf fifo, those registered)."),
-    seed: int = typer.Option(0, callback=in_range("seed"), help="Seed (model types, generator, thinning)."),
+    seeds: int = typer.Option(3, "--seeds", min=1, help="Number of seeds: --seed, --seed + 1, ... (each a run of every cell)."),
+    seed: int = typer.Option(0, callback=in_range("seed"), help="First seed (model types, generator, Helios deadlines, thinning)."),
     round_minutes: float = typer.Option(5.0, callback=in_range("round_minutes"), help="Round length, minutes."),
     sensitive_fraction: float = typer.Option(0.5, callback=in_range("sensitive_fraction"), help="Fraction of sensitive model types."),
     node: str = typer.Option("synergy", help="synergy (3 cores, 62.5 GB per GPU) | chronus (128 cores, 256 GB per 8 GPUs)."),
     helios_days: float = typer.Option(14.0, callback=in_range("helios_days"), help="Days of Helios-calibrated arrivals."),
+    results: Path | None = typer.Option(
+        None, "--results", metavar="DIR",
+        help="Also write the tables, figures and provenance.json (commit, command, versions, machine, config keys) into DIR."),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies: table.md/csv, reduction vs Chronus, figures."""
+    """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies x seeds: mean and 95 % interval per cell
+    (table.md/csv, runs.csv), change vs Chronus, figures."""
+    import json
+    import time
+
     from sensaopt.datasets import require
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import policy_names
     from sensaopt.sweep import ResultStore, paper, run_serial, run_sweep
-    from sensaopt.sweep.paper import POLICIES, PaperSettings, figures, paper_configs, reductions, table_csv, table_markdown, table_rows
+    from sensaopt.sweep.paper import POLICIES, PaperSettings, cell_rows, paper_configs, reductions, table_markdown, table_rows
+    from sensaopt.sweep.provenance import git_state, machine
     from sensaopt.sweep.runner import check_configs
     from sensaopt.traces.sources import data_needed
 
+    t0, git, host = time.perf_counter(), git_state(), machine()  # the code and machine as the command starts
     known = set(policy_names())
     pols = tuple(policy) if policy else tuple(p for p in POLICIES if p in known)
     for p in pols:
@@ -234,39 +244,172 @@ def experiment_paper(
     if not (0 < scale <= 1):
         raise InputError("--scale", "scale", "must be within (0, 1]")
     check_output_dir(output, field="-o")
-    tables = {name: check_output(output / name, field="-o") for name in ("table.md", "table.csv")}
-    for name in paper.FIGURE_FILES:  # figures() writes these: checked before any run too
+    for name in paper.REPORT_FILES:  # every output checked before any run
         check_output(output / name, field="-o")
-    s = PaperSettings(scale=scale, policies=pols, seed=seed, round_minutes=round_minutes, sensitive_fraction=sensitive_fraction,
-                      node=node, helios_days=helios_days)
+    if results is not None:
+        check_output_dir(results, field="--results")
+        for name in paper.RESULT_FILES:
+            check_output(results / name, field="--results")
+    s = PaperSettings(scale=scale, policies=pols, seeds=tuple(range(seed, seed + seeds)), round_minutes=round_minutes,
+                      sensitive_fraction=sensitive_fraction, node=node, helios_days=helios_days)
     runs = paper_configs(s)
     check_configs([c for _, _, c in runs])  # e.g. --node bogus: one line before any run
     if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
         require(name for _, _, c in runs for name in data_needed(c.trace, c.guided))
     store = ResultStore(output)  # runs in output/runs/<key>.json
-    bar, cb = _run_bar(len(runs), "paper", quiet)
     cfgs = [c for _, _, c in runs]
+    before = {c.key() for c in cfgs if store.has(c.key())}
+    bar, cb = _run_bar(len(runs), "paper", quiet)
     try:
         if report_only:
             from sensaopt.sweep import SweepReport
 
-            rep = SweepReport(len(cfgs), sum(store.has(c.key()) for c in cfgs))
+            rep = SweepReport(len(cfgs), len(before))
         else:
             rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
     finally:
         bar.close()
     records = {c.key(): r for c in cfgs if (r := store.get(c.key())) is not None}
     rows = table_rows(runs, records)
+    cells = cell_rows(rows)
     per, avg = reductions(rows)
-    md = f"Settings: {s}\n\n" + table_markdown(rows, per, avg)
-    write_text(tables["table.md"], md, field="-o")
-    write_text(tables["table.csv"], table_csv(rows), field="-o")
-    figs = figures(rows, runs, records, output) if rows else []
+    md = f"Settings: {s}\n\n" + table_markdown(cells, per, avg)
+    written = paper.write_report(output, cells, rows, md, runs, records)
+    if results is not None:
+        status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")
+        status |= {k: "reused" for k in records if k not in status}
+        prov = paper.provenance(s, paper.paper_args(s, output, results), runs, records, status, git=git, machine=host,
+                                wall_s=time.perf_counter() - t0,
+                                execution={"serial": serial, "workers": workers, "scheduler": scheduler, "report_only": report_only})
+        written += paper.write_report(results, cells, rows, md, runs, records, field="--results")
+        write_text(results / "provenance.json", json.dumps(prov, indent=1) + "\n", field="--results")
     typer.echo(md)
     missing = rep.total - len(records)
     typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed, {missing} missing; "
-               f"{output / 'table.md'}, {', '.join(str(f) for f in figs)}")
+               f"{', '.join(str(f) for f in written)}")
     for k, err in rep.failed.items():
         typer.echo(f"failed {k}: {err}", err=True)
     if rep.failed:
         raise typer.Exit(1)
+
+
+@dataclass(frozen=True)
+class ExperimentWorkload(WorkloadConfig):
+    """The ablation and robustness experiments' workload defaults: the loaded two-day window
+    (days 4-6) of the Philly SLO trace on ``philly-8``. The seed is per run (``--seeds``)."""
+
+    trace: str = field(default="chronus-slo", metadata={"help": _TRACE_HELP})
+    start: float = field(default=5760.0, metadata={"help": field_help(WorkloadConfig, "start")})
+    days: float | None = field(default=2.0, metadata={"help": field_help(WorkloadConfig, "days")})
+
+
+_EXPERIMENT_FIELDS = tuple(f.name for f in fields(WorkloadConfig) if f.name not in ("seed", "days"))  # --days: own option, below
+
+
+def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, policies: list[str], scheduler: str | None,
+                workers: int, serial: bool, report_only: bool, quiet: bool) -> None:
+    """Shared body of ``experiment ablation`` / ``experiment robustness``: check every option
+    and output, run the grid through the resumable store, write table (md, csv) and figure."""
+    from sensaopt.datasets import require
+    from sensaopt.errors import InputError
+    from sensaopt.outputs import check_output, check_output_dir, write_text
+    from sensaopt.sweep import ResultStore, SweepReport, run_serial, run_sweep
+    from sensaopt.sweep import experiment_plot as plot
+    from sensaopt.sweep import experiments as ex
+    from sensaopt.sweep.runner import check_configs
+    from sensaopt.traces.sources import data_needed
+
+    if not 1 <= seeds <= 1000:
+        raise InputError("--seeds", "seeds", f"must be an integer within [1, 1000], got {seeds}")
+    check_output_dir(output, field="--out")
+    md_path, csv_path, png_path = (check_output(output / n, inputs=(workload.trace,), field="--out") for n in ex.output_names(name))
+    if name == "ablation":
+        runs = ex.ablation_runs(workload, seeds)
+    else:
+        runs = ex.robustness_runs(workload, seeds, tuple(policies) or ex.ROBUSTNESS_POLICIES)
+    cfgs = [c for _, c in runs]
+    check_configs(cfgs)  # an unknown policy, preset or trace: one line before any run
+    if not report_only:
+        require(n for trace, guided in {(c.trace, c.guided) for c in cfgs} for n in data_needed(trace, guided))
+    store = ResultStore(output)  # runs in output/runs/<key>.json
+    bar, cb = _run_bar(len({c.key() for c in cfgs}), name, quiet)
+    try:
+        if report_only:
+            keys = {c.key() for c in cfgs}
+            rep = SweepReport(len(keys), sum(store.has(k) for k in keys))
+        else:
+            rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
+    finally:
+        bar.close()
+    records = {c.key(): r for c in cfgs if (r := store.get(c.key())) is not None}
+    rows = ex.summarize(runs, records)
+    md = ex.table_markdown(rows)
+    write_text(md_path, md, inputs=(workload.trace,), field="--out")
+    write_text(csv_path, ex.table_csv(rows), inputs=(workload.trace,), field="--out")
+    fig = plot.ablation_figure(rows) if name == "ablation" else plot.robustness_figure(rows)
+    plot.save_figure(fig, png_path)
+    typer.echo(md)
+    missing = rep.total - len(records)
+    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed, {missing} missing; "
+               f"{md_path}, {csv_path}, {png_path}")
+    for k, err in rep.failed.items():
+        typer.echo(f"failed {k}: {err}", err=True)
+    if rep.failed:
+        raise typer.Exit(1)
+
+
+def _days(text: str) -> float | None:
+    """``--days`` of the experiments: a number of days, or ``none`` (the whole trace; a
+    generator's default). Their default is 2, so ``none`` must be sayable."""
+    from sensaopt.cli.options import check_option
+    from sensaopt.config import parse_value
+    from sensaopt.errors import InputError
+
+    try:
+        return check_option("days", parse_value(float | None, text))  # type: ignore[arg-type]
+    except ValueError as e:
+        raise InputError("--days", "days", str(e)) from None
+
+
+def _experiment_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return dataclass_options(ExperimentWorkload, "workload", names=_EXPERIMENT_FIELDS)(fn)
+
+
+_DAYS_HELP = field_help(WorkloadConfig, "days") + " 'none': the whole trace."
+_OUT_HELP = "Output folder: runs/ is the resumable store (rerun to resume), plus the table (.md, .csv) and figure (.png)."
+_SEEDS_HELP = "Seeds per cell: 0 .. N-1 (model types, thinning, profile error)."
+
+
+@experiment_app.command("ablation")
+@_experiment_options
+def experiment_ablation(
+    workload: WorkloadConfig,
+    output: Path = typer.Option(..., "-o", "--out", help=_OUT_HELP),
+    seeds: int = typer.Option(3, "--seeds", help=_SEEDS_HELP),
+    days: str = typer.Option("2", "--days", help=_DAYS_HELP),
+    scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
+    workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
+    serial: bool = typer.Option(False, help="Run in this process, without Dask."),
+    report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """SensaScale with its defaults and with each knob off (one at a time), mean and 95 % interval over seeds."""
+    _experiment("ablation", replace(workload, days=_days(days)), output, seeds, [], scheduler, workers, serial, report_only, quiet)
+
+
+@experiment_app.command("robustness")
+@_experiment_options
+def experiment_robustness(
+    workload: WorkloadConfig,
+    output: Path = typer.Option(..., "-o", "--out", help=_OUT_HELP),
+    seeds: int = typer.Option(3, "--seeds", help=_SEEDS_HELP),
+    days: str = typer.Option("2", "--days", help=_DAYS_HELP),
+    policy: list[str] = typer.Option([], "--policy", help="Policies (repeat; default: sensascale edf chronus synergy-tune)."),
+    scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
+    workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
+    serial: bool = typer.Option(False, help="Run in this process, without Dask."),
+    report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Move-cost scale, sensitive fraction, model mix, profile error (one at a time) x policies, mean and 95 % interval over seeds."""
+    _experiment("robustness", replace(workload, days=_days(days)), output, seeds, policy, scheduler, workers, serial, report_only, quiet)

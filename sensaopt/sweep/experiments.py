@@ -1,0 +1,224 @@
+"""Two experiments on the sweep machinery: SensaScale's knobs one at a time (*ablation*) and
+the policies under changed conditions (*robustness*), each cell over several seeds.
+
+* **ablation** — SensaScale with its defaults, then with each knob of its config dataclass
+  (read at run time with :func:`dataclasses.fields`, so a new knob joins automatically)
+  changed to its "off" value one at a time: a boolean knob is flipped (``knob=false`` for
+  a knob on by default); a non-boolean knob takes the value in its field's
+  ``metadata["off"]`` or :data:`OFF_VALUES` (``backfill=none``) when it has one.
+* **robustness** — one axis of :data:`ROBUSTNESS_AXES` at a time, every other setting at
+  the workload's value: the change-cost multiplier, the sensitive fraction, the model mix,
+  the profile error; for each of :data:`ROBUSTNESS_POLICIES` (the registered ones).
+
+Every cell runs seeds ``0 .. seeds-1`` (the seed draws model types, deadlines of
+generated traces, thinning and the profile error). Runs go through
+:func:`sensaopt.sweep.run_sweep` / :func:`~sensaopt.sweep.run_serial` into a
+:class:`~sensaopt.sweep.ResultStore`, so a re-run computes only the runs not stored yet.
+A cell's figure per column is the mean over its seeds with the two-sided 95 % Student-t
+interval of :func:`sensaopt.sweep.stats.mean_interval`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from sensaopt.config import WorkloadConfig, as_pairs, field_types
+from sensaopt.sweep.config import RunConfig
+
+ABLATION_POLICY = "sensascale"
+OFF_VALUES: dict[str, Any] = {"backfill": "none"}
+"""Non-boolean SensaScale knobs with a documented "off" value (the knob's docstring in
+:mod:`sensaopt.policies.sensascale.config`); a field's ``metadata["off"]`` wins."""
+
+ROBUSTNESS_AXES: tuple[tuple[str, tuple[Any, ...]], ...] = (
+    ("move_cost_scale", (0.0, 1.0, 4.0, 10.0)),
+    ("sensitive_fraction", (0.0, 0.25, 0.5, 0.75, 1.0)),
+    ("mix", ("fraction", "synergy")),
+    ("profile_error", (0.0, 0.1, 0.3)),
+)
+"""(WorkloadConfig field, its values): varied one at a time."""
+ROBUSTNESS_POLICIES = ("sensascale", "edf", "chronus", "synergy-tune")
+
+LOST_FIELDS = ("restart_minutes_lost", "migration_minutes_lost", "resize_minutes_lost")
+""":class:`sensaopt.metrics.Metrics` fields summed into "minutes lost to changes"."""
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("violations", "SLO violations"),
+    ("violation_rate", "SLO violation rate (%)"),
+    ("avg_jct", "avg JCT (min)"),
+    ("avg_queueing", "avg queueing (min)"),
+    ("restarts_per_job", "restarts / job"),
+    ("migrations_per_job", "migrations / job"),
+    ("resizes_per_job", "resizes / job"),
+    ("minutes_lost", "minutes lost to changes"),
+)
+"""(column, label) of the tables and figures; values from :func:`record_values`."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of an experiment: a row of its table. ``axis`` and ``value`` name what is
+    varied (ablation: axis ``knob``, value ``"default"`` or ``"pairing=false"``;
+    robustness: a :data:`ROBUSTNESS_AXES` field and its value); ``policy`` the policy."""
+
+    axis: str
+    value: Any
+    policy: str
+
+    @property
+    def label(self) -> str:
+        return str(self.value) if self.axis == "knob" else f"{self.axis}={self.value}"
+
+
+Run = tuple[Cell, RunConfig]
+
+
+def _text(v: Any) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def ablation_variants(config_class: type | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """("default", {}) then (``"knob=value"``, {knob: value}) for every knob of
+    ``config_class`` (default: SensaScale's) that has an "off" value differing from its
+    default — see the module doc. Field order of the dataclass."""
+    if config_class is None:
+        from sensaopt.policies import policy_config_class
+
+        config_class = policy_config_class(ABLATION_POLICY)
+    types = field_types(config_class)
+    out: list[tuple[str, dict[str, Any]]] = [("default", {})]
+    for f in fields(config_class):
+        if "off" in f.metadata:
+            off = f.metadata["off"]
+        elif types[f.name] is bool:
+            off = not f.default
+        elif f.name in OFF_VALUES:
+            off = OFF_VALUES[f.name]
+        else:
+            continue
+        if off != f.default:
+            out.append((f"{f.name}={_text(off)}", {f.name: off}))
+    return out
+
+
+def _run_config(base: WorkloadConfig, seed: int, policy: str, knobs: dict[str, Any] | None = None, **changes: Any) -> RunConfig:
+    wl = {f.name: getattr(base, f.name) for f in fields(WorkloadConfig)}
+    return RunConfig(**{**wl, **changes, "seed": seed}, policy=policy, policy_config=as_pairs(knobs or {}))
+
+
+def ablation_runs(base: WorkloadConfig, seeds: int, config_class: type | None = None) -> list[Run]:
+    """(cell, run configuration) of every run of the ablation: each of
+    :func:`ablation_variants` × seeds ``0 .. seeds-1`` on the workload ``base``."""
+    return [(Cell("knob", label, ABLATION_POLICY), _run_config(base, s, ABLATION_POLICY, knobs))
+            for label, knobs in ablation_variants(config_class) for s in range(seeds)]
+
+
+def robustness_runs(base: WorkloadConfig, seeds: int, policies: Sequence[str] = ROBUSTNESS_POLICIES,
+                    axes: Sequence[tuple[str, Sequence[Any]]] = ROBUSTNESS_AXES) -> list[Run]:
+    """(cell, run configuration) of every run of the robustness experiment: per axis, per
+    value (the other fields as in ``base``), per policy, seeds ``0 .. seeds-1``. A value
+    equal to the base's appears once per axis; its runs are the same configurations (one
+    key), so they are computed once."""
+    known = {f.name for f in fields(WorkloadConfig)}
+    out: list[Run] = []
+    for axis, values in axes:
+        if axis not in known:
+            raise ValueError(f"robustness axis {axis!r} is not a WorkloadConfig field")
+        for v in values:
+            for p in policies:
+                out += [(Cell(axis, v, p), _run_config(base, s, p, **{axis: v})) for s in range(seeds)]
+    return out
+
+
+def record_values(record: dict[str, Any]) -> dict[str, float | None]:
+    """The :data:`COLUMNS` of one stored run (None where its metrics lack a field, e.g. a
+    record stored before the field existed): counts, rate in percent, minutes, per job =
+    divided by the instance's job count."""
+    m = record["metrics"]
+    jobs = m.get("jobs") or 0
+
+    def per_job(name: str) -> float | None:
+        v = m.get(name)
+        return None if v is None or not jobs else v / jobs
+
+    rate = m.get("slo_violation_rate")
+    lost = [m.get(k) for k in LOST_FIELDS]
+    return {
+        "violations": m.get("slo_violations"),
+        "violation_rate": None if rate is None else 100.0 * rate,
+        "avg_jct": m.get("avg_jct"),
+        "avg_queueing": m.get("avg_queueing_time"),
+        "restarts_per_job": per_job("preemptions"),
+        "migrations_per_job": per_job("migrations"),
+        "resizes_per_job": per_job("resizes"),
+        "minutes_lost": None if any(v is None for v in lost) else math.fsum(v for v in lost if v is not None),
+    }
+
+
+def summarize(runs: Sequence[Run], records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per cell, in the order of ``runs``: axis, value, policy, ``seeds`` (runs
+    stored), and per column of :data:`COLUMNS` its mean, ``_lo`` and ``_hi`` (95 % Student-t
+    interval over the seeds; NaN with fewer than two values)."""
+    from sensaopt.sweep.stats import mean_interval
+
+    cells: dict[Cell, list[dict[str, float | None]]] = {}
+    for cell, cfg in runs:
+        vals = cells.setdefault(cell, [])
+        r = records.get(cfg.key())
+        if r is not None:
+            vals.append(record_values(r))
+    rows = []
+    for cell, vals in cells.items():
+        row: dict[str, Any] = {"axis": cell.axis, "value": _text(cell.value), "policy": cell.policy, "seeds": len(vals)}
+        for name, _ in COLUMNS:
+            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = mean_interval([v[name] for v in vals])
+        rows.append(row)
+    return rows
+
+
+def _fmt(x: float, nd: int) -> str:
+    return "n/a" if math.isnan(x) else f"{x:,.{nd}f}"
+
+
+DIGITS = {"violations": 1, "violation_rate": 2, "avg_jct": 1, "avg_queueing": 1, "restarts_per_job": 2, "migrations_per_job": 2,
+          "resizes_per_job": 2, "minutes_lost": 0}
+
+
+def cell_text(row: dict[str, Any], name: str) -> str:
+    """``mean [lo, hi]`` of column ``name`` of a :func:`summarize` row (``n/a`` when undefined)."""
+    nd = DIGITS.get(name, 2)
+    mean, lo, hi = row[name], row[f"{name}_lo"], row[f"{name}_hi"]
+    if math.isnan(mean):
+        return "n/a"
+    return _fmt(mean, nd) if math.isnan(lo) else f"{_fmt(mean, nd)} [{_fmt(lo, nd)}, {_fmt(hi, nd)}]"
+
+
+def table_markdown(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as a Markdown table: each metric as ``mean [95 % interval]``."""
+    head = ["axis", "value", "policy", "seeds"] + [label for _, label in COLUMNS]
+    lines = ["| " + " | ".join(head) + " |", "| --- | --- | --- | ---: |" + " ---: |" * len(COLUMNS)]
+    for r in rows:
+        cells = [r["axis"], r["value"], r["policy"], str(r["seeds"])] + [cell_text(r, n) for n, _ in COLUMNS]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def table_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as CSV (every mean, ``_lo`` and ``_hi``; empty where undefined)."""
+    buf = io.StringIO()
+    if rows:
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()})
+    return buf.getvalue()
+
+
+def output_names(name: str) -> tuple[str, str, str]:
+    """Files an experiment writes into its output folder: table (Markdown, CSV), figure (PNG)."""
+    return f"{name}.md", f"{name}.csv", f"{name}.png"
