@@ -47,6 +47,7 @@ class WorkloadConfig:
     best_effort_fraction: float = _opt(0.0, "Traces without deadlines: fraction of jobs made best effort.")
     profile_error: float = _opt(0.0, "Sigma of the hidden log-normal true-speed factor (0: profiles are exact).")
     sample: float = _opt(1.0, "Fraction of the jobs kept (seeded thinning).")
+    move_cost_scale: float = _opt(1.0, "Multiplier of every change cost (restart, migration, resize; 0: moves are free).")
 
 
 def field_help(cls: type, name: str) -> str:

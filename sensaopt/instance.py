@@ -273,6 +273,11 @@ class Instance:
     def with_jobs(self, jobs: Iterable[Job]) -> Instance:
         return replace(self, jobs=tuple(jobs))
 
+    def with_move_cost_scale(self, factor: float) -> Instance:
+        """This instance with every change cost multiplied by ``factor`` (the
+        ``--move-cost-scale`` option; 1: this instance itself)."""
+        return self if factor == 1 else replace(self, overheads=self.overheads.scaled(factor))
+
 
 def check_instance(inst: Instance) -> None:
     """Consistency checks a JSON schema cannot express, and the ranges of
@@ -292,8 +297,8 @@ def check_instance(inst: Instance) -> None:
         _check_job(where, f"jobs[{k}]", j, cap)
         _check_job_ranges(where, f"jobs[{k}]", j, inst.round_minutes)
     _check_range(where, "objective.violation_weight", inst.objective.violation_weight, INSTANCE["objective.violation_weight"])
-    for name in ("base_minutes", "per_log2_gpu_minutes"):
-        _check_range(where, f"overheads.{name}", getattr(inst.overheads, name), INSTANCE[f"overheads.{name}"])
+    for f in fields(Overheads):
+        _check_range(where, f"overheads.{f.name}", getattr(inst.overheads, f.name), INSTANCE[f"overheads.{f.name}"])
 
 
 def horizon_problem(minutes: float, round_minutes: float) -> str | None:

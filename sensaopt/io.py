@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -55,6 +56,9 @@ SpeedFactor = Annotated[float, _in(INSTANCE["jobs[].speed_factor"])]
 ViolationWeight = Annotated[float, _in(INSTANCE["objective.violation_weight"])]
 BaseMinutes = Annotated[float, _in(INSTANCE["overheads.base_minutes"])]
 PerLog2GpuMinutes = Annotated[float, _in(INSTANCE["overheads.per_log2_gpu_minutes"])]
+MigrationBaseMinutes = Annotated[float, _in(INSTANCE["overheads.migration_base_minutes"])]
+MigrationPerLog2GpuMinutes = Annotated[float, _in(INSTANCE["overheads.migration_per_log2_gpu_minutes"])]
+ResizeMinutes = Annotated[float, _in(INSTANCE["overheads.resize_minutes"])]
 
 
 class _Strict(BaseModel):
@@ -109,8 +113,14 @@ class ObjectiveModel(_Strict):
 
 
 class OverheadsModel(_Strict):
+    """The change-cost model (:class:`sensaopt.instance.Overheads`), minutes per job;
+    a field left out takes its default (files written before a field existed load)."""
+
     base_minutes: BaseMinutes = Overheads.base_minutes
     per_log2_gpu_minutes: PerLog2GpuMinutes = Overheads.per_log2_gpu_minutes
+    migration_base_minutes: MigrationBaseMinutes = Overheads.migration_base_minutes
+    migration_per_log2_gpu_minutes: MigrationPerLog2GpuMinutes = Overheads.migration_per_log2_gpu_minutes
+    resize_minutes: ResizeMinutes = Overheads.resize_minutes
 
 
 class InstanceModel(_Strict):
@@ -283,7 +293,7 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
         round_minutes=m.round_minutes,
         jobs=tuple(jobs),
         objective=ObjectiveWeights(m.objective.violation_weight),
-        overheads=Overheads(m.overheads.base_minutes, m.overheads.per_log2_gpu_minutes),
+        overheads=Overheads(**m.overheads.model_dump()),
         source=source,
     )
 
@@ -344,7 +354,7 @@ def instance_to_dict(inst: Instance, provenance: dict | None = None) -> dict:
             {"name": n.name, "gpus": n.gpus, "cpus": n.cpus, "mem_gb": n.mem_gb, "count": n.count} for n in inst.cluster.node_types
         ]},
         "objective": {"violation_weight": inst.objective.violation_weight},
-        "overheads": {"base_minutes": inst.overheads.base_minutes, "per_log2_gpu_minutes": inst.overheads.per_log2_gpu_minutes},
+        "overheads": asdict(inst.overheads),
     }
     if custom:
         out["profiles"] = custom

@@ -86,6 +86,9 @@ INSTANCE: dict[str, Range] = {
     "objective.violation_weight": Range(0, 1e9),
     "overheads.base_minutes": Range(0, WEEK_MINUTES, "minutes"),
     "overheads.per_log2_gpu_minutes": Range(0, WEEK_MINUTES, "minutes"),
+    "overheads.migration_base_minutes": Range(0, WEEK_MINUTES, "minutes"),
+    "overheads.migration_per_log2_gpu_minutes": Range(0, WEEK_MINUTES, "minutes"),
+    "overheads.resize_minutes": Range(0, WEEK_MINUTES, "minutes"),
 }
 
 # schedule files (validate, plot); a segment also ends by round MAX_ROUNDS
@@ -144,4 +147,5 @@ OPTIONS: dict[str, Range] = {
     "bin_minutes": Range(0, TRACE_MAX_MINUTES, "minutes", lo_open=True),
     "dpi": Range(10, 2400, "dots per inch", integer=True),
     "timeout": Range(0, 86400, "seconds", lo_open=True),
+    "move_cost_scale": Range(0, 1000),
 }

@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app, command_line
-from sensaopt.cli.options import TextCodec, dataclass_options, in_range, set_option
+from sensaopt.cli.options import TextCodec, dataclass_options, in_range, move_cost_option, set_option
 from sensaopt.generate import GeneratorConfig
 from sensaopt.result import Result
 
@@ -72,6 +72,7 @@ def solve(
     seed: int = typer.Option(0, callback=in_range("seed"), help="Random seed (solver seed; profile-error draw for heuristics)."),
     profile_error: float = typer.Option(0.0, callback=in_range("profile_error"),
                                          help="Heuristics: sigma of the hidden log-normal true-speed factor."),
+    move_cost_scale: float = move_cost_option(),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the result (with schedule) as JSON."),
 ) -> None:
@@ -103,7 +104,7 @@ def solve(
             params["lexicographic"] = False
     if output is not None:  # never the instance itself, a symlink, FIFO or device; checked before the solve
         check_output(output, inputs=[instance], field="-o")
-    inst = load_instance(instance)
+    inst = load_instance(instance).with_move_cost_scale(move_cost_scale)
     res = do_solve(inst, solver=solver, **params)
     d = res.to_dict(inst)
     d["instance"] = str(instance)
@@ -119,6 +120,7 @@ def solve(
 def validate(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
     schedule: Path = typer.Argument(..., help="Schedule JSON file (or a `solve -o` result)."),
+    move_cost_scale: float = move_cost_option(),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Check a schedule against an instance with the independent validator."""
@@ -126,7 +128,7 @@ def validate(
     from sensaopt.metrics import compute_metrics
     from sensaopt.validator import check_schedule
 
-    inst = load_instance(instance)
+    inst = load_instance(instance).with_move_cost_scale(move_cost_scale)
     sched = load_schedule(schedule, inst)
     ev = check_schedule(inst, sched)
     if as_json:

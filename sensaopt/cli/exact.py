@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app
-from sensaopt.cli.options import in_range, set_option
+from sensaopt.cli.options import in_range, move_cost_option, set_option
 from sensaopt.compare import COMPARISON_COLUMNS, ROUND_COMPARISON_COLUMNS
 from sensaopt.instance import Instance
 from sensaopt.result import Result
@@ -116,6 +116,7 @@ def gap(
     seed: int = typer.Option(0, callback=in_range("seed"), help="Exact solver random seed."),
     weighted: bool = typer.Option(False, "--weighted",
                                   help="One weighted exact solve instead of deadline loss first, then the whole objective."),
+    move_cost_scale: float = move_cost_option(),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     wide: bool = typer.Option(False, "--wide", help="Show every column (the default table fits 100 characters)."),
@@ -130,7 +131,7 @@ def gap(
     knobs = policy_settings([policy], settings)[policy]
     if output is not None:
         check_table_output(output, instances)
-    loaded = [(p, load_instance(p)) for p in instances]  # every file checked before any solve starts
+    loaded = [(p, load_instance(p).with_move_cost_scale(move_cost_scale)) for p in instances]  # every file checked before any solve
     rows = []
     bar, _ = progress_bar(len(loaded), "gap", quiet, unit="instance")
     for p, inst in loaded:
@@ -149,6 +150,7 @@ def export(
     format: str = typer.Option("mps", "--format", help="mps | lp"),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
     horizon: int | None = typer.Option(None, callback=in_range("horizon"), help="Rounds (default: SensaScale makespan + 2)."),
+    move_cost_scale: float = move_cost_option(),
 ) -> None:
     """Write the offline MILP (scaled integer objective) for other solvers (SCIP, Gurobi, ...)."""
     from sensaopt.errors import InputError
@@ -159,7 +161,7 @@ def export(
     if format not in ("mps", "lp"):
         raise InputError("(command line)", "--format", f"unknown export format {format!r}; use mps or lp")
     check_output(output, inputs=[instance], field="-o")
-    inst = load_instance(instance)
+    inst = load_instance(instance).with_move_cost_scale(move_cost_scale)
     with staged(output, inputs=[instance], field="-o") as tmp:  # written whole or not at all
         info = export_model(inst, str(tmp), format, horizon=horizon)
     typer.echo(f"wrote {output}: {info['variables']} variables, {info['constraints']} constraints, horizon {info['horizon']} rounds; "
@@ -172,6 +174,7 @@ def round_gap(
     policy: str = typer.Option("sensascale", help="Policy whose round decisions are scored."),
     window: int = typer.Option(4, callback=in_range("window"), help="Window length, rounds."),
     time_limit: float = typer.Option(2.0, callback=in_range("time_limit"), help="Seconds per window solve (> 0)."),
+    move_cost_scale: float = move_cost_option(),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
     wide: bool = typer.Option(False, "--wide", help="Show every column (the default table fits 100 characters)."),
 ) -> None:
@@ -184,7 +187,7 @@ def round_gap(
 
     if output is not None:
         check_table_output(output, [instance])
-    rows = per_round_gaps(load_instance(instance), policy, window, time_limit)
+    rows = per_round_gaps(load_instance(instance).with_move_cost_scale(move_cost_scale), policy, window, time_limit)
     typer.echo(format_table(rows, ROUND_GAP_COLUMNS if wide else ROUND_GAP_TABLE_COLUMNS))
     if rows:
         typer.echo("\n".join(RoundGapSummary.of(rows).lines()))

@@ -14,7 +14,7 @@ from typing import Any, Optional, TypeVar
 
 import typer
 
-from sensaopt.config import WorkloadConfig, field_types, parse_value
+from sensaopt.config import WorkloadConfig, field_help, field_types, parse_value
 from sensaopt.errors import InputError
 from sensaopt.limits import OPTIONS
 
@@ -27,6 +27,15 @@ SET_HELP = ("Policy knob as key=value (repeat; 'policy.key=value' for one policy
 def set_option() -> Any:
     """The ``--set key=value`` option (repeatable)."""
     return typer.Option([], "--set", help=SET_HELP, metavar="KEY=VALUE")
+
+
+def move_cost_option() -> Any:
+    """``--move-cost-scale`` for commands reading an instance file: the
+    :class:`WorkloadConfig` field's default, help and range (apply it with
+    :meth:`sensaopt.instance.Instance.with_move_cost_scale`)."""
+    name = "move_cost_scale"
+    default = next(f.default for f in fields(WorkloadConfig) if f.name == name)
+    return typer.Option(default, _flag(name), help=field_help(WorkloadConfig, name), callback=in_range(name))
 
 
 def check_option(name: str, value: Any) -> Any:

@@ -19,7 +19,7 @@ SCHEMA = 1  # bump when a run's meaning changes: old stored results stop matchin
 
 # fields added after SCHEMA 1 -> the value at which they are left out of key() and
 # to_dict(), so that runs stored before they existed keep their keys
-_NEUTRAL: dict[str, Any] = {"guided": False, "policy_config": ()}
+_NEUTRAL: dict[str, Any] = {"guided": False, "policy_config": (), "move_cost_scale": 1.0}
 
 
 @dataclass(frozen=True)

@@ -196,9 +196,11 @@ def make_instance(
 
 def workload_instance(w: WorkloadConfig, on_error: str = "raise") -> tuple[Instance, TraceData]:
     """(instance, trace data) of a :class:`sensaopt.config.WorkloadConfig` (its
-    ``profile_error`` is the simulator's business, not the instance's)."""
-    return make_instance(
+    ``profile_error`` is the simulator's business, not the instance's; its
+    ``move_cost_scale`` multiplies the instance's change costs)."""
+    inst, data = make_instance(
         w.trace, w.preset, start=w.start, days=w.days, limit=w.limit, jobs=w.jobs, seed=w.seed, round_minutes=w.round_minutes,
         load=w.load, sensitive_fraction=w.sensitive_fraction, mix_mode=w.mix, guided=w.guided, cpu_per_gpu=w.cpu_per_gpu,
         mem_per_gpu=w.mem_per_gpu, best_effort_fraction=w.best_effort_fraction, sample=w.sample, on_error=on_error,
     )
+    return inst.with_move_cost_scale(w.move_cost_scale), data
