@@ -1,19 +1,38 @@
-"""The paper experiment's plan, relative reductions, table and figures (on fake records:
-the real runs are far too long for the unit suite)."""
+"""The paper experiment's plan, per-cell means and intervals over seeds, the paired change
+vs Chronus, tables, figures and provenance (on fake records: the real runs are far too long
+for the unit suite)."""
+
+import json
+import math
 
 import pytest
 
-from sensaopt.sweep.paper import PaperSettings, cluster_for, figures, paper_configs, reductions, table_markdown, table_rows
+from sensaopt.sweep.paper import (
+    PaperSettings,
+    cell_rows,
+    cluster_for,
+    figures,
+    paper_args,
+    paper_configs,
+    reductions,
+    run_values,
+    table_markdown,
+    table_rows,
+)
+from sensaopt.sweep.stats import mean_interval
 from sensaopt.traces.presets import preset_cluster
 
 
-def test_plan_covers_workloads_nodes_policies():
+def test_plan_covers_workloads_nodes_policies_seeds():
     runs = paper_configs(PaperSettings())
-    assert len(runs) == 4 * 2 * 5
+    assert len(runs) == 4 * 2 * 5 * 3
     presets = {(label, g): cfg.preset for label, g, cfg in runs}
     assert presets[("Philly SLO", 8)] == "philly-8" and presets[("Helios", 16)] == "helios-16"
     assert {cfg.trace for _, _, cfg in runs} == {"chronus-slo", "chronus-mix1", "chronus-mix2", "helios-gen"}
-    assert len({cfg.key() for _, _, cfg in runs}) == 40
+    assert len({cfg.key() for _, _, cfg in runs}) == 120
+    assert [cfg.seed for _, _, cfg in runs] == sorted(cfg.seed for _, _, cfg in runs)  # whole seeds first
+    one = paper_configs(PaperSettings(seeds=(0,)))
+    assert [c.key() for _, _, c in one] == [c.key() for _, _, c in runs[:40]]
 
 
 def test_scaled_clusters_keep_equal_totals_and_load():
@@ -26,40 +45,72 @@ def test_scaled_clusters_keep_equal_totals_and_load():
     assert cluster_for("philly", 16, PaperSettings(node="chronus"))[0] == "philly-16-chronus"
 
 
+def test_run_values_per_job_and_missing():
+    v = run_values({"jobs": 4, "slo_violation_rate": 0.25, "preemptions": 2, "migrations": 1, "avg_jct": None})
+    assert v["restarts_per_job"] == 0.5 and v["migrations_per_job"] == 0.25 and v["slo_violation_rate"] == 0.25
+    assert v["avg_jct"] is None and v["resizes_per_job"] is None and v["avg_pending_time"] is None  # absent: None, not 0
+
+
 def fake(runs):
+    """Chronus: violations 0.4, JCT 200; SensaScale: a quarter of the violations, JCT 100 + 10·seed; EDF: queueing 0."""
     recs = {}
-    vals = {"sensascale": (0.1, 100.0, 10.0), "chronus": (0.4, 200.0, 40.0), "edf": (0.5, 300.0, 0.0)}
     for _label, _g, cfg in runs:
-        v, j, q = vals[cfg.policy]
-        recs[cfg.key()] = {"key": cfg.key(), "metrics": {"jobs": 3, "slo_violation_rate": v, "avg_jct": j, "avg_queueing_time": q,
-                                                           "gpu_utilization": 0.5}, "jct": [j / 2, j, 1.5 * j], "simulate_s": 1.0}
+        s = cfg.seed
+        v, j, q = {"sensascale": (0.1, 100.0 + 10 * s, 10.0), "chronus": (0.4, 200.0, 40.0), "edf": (0.5, 300.0, 0.0)}[cfg.policy]
+        recs[cfg.key()] = {"key": cfg.key(), "metrics": {
+            "jobs": 4, "slo_violation_rate": v, "weighted_violation_rate": v, "avg_jct": j, "avg_queueing_time": q,
+            "avg_pending_time": 2 * q, "preemptions": 1 + s, "migrations": 0, "resizes": 0, "gpu_utilization": 0.5},
+            "jct": [j / 2, j, 1.5 * j], "simulate_s": 1.0, "wall_s": 2.0}
     return recs
 
 
-def test_reductions_table_and_figures(tmp_path):
+def test_cells_reductions_table_and_figures(tmp_path):
     runs = paper_configs(PaperSettings(policies=("sensascale", "chronus", "edf")))
     recs = fake(runs)
     rows = table_rows(runs, recs)
-    assert len(rows) == 24
+    assert len(rows) == 72 and {r["key"] for r in rows} == set(recs)
+    cells = cell_rows(rows)
+    assert len(cells) == 24 and all(c["seeds"] == 3 for c in cells)
+    ss = next(c for c in cells if c["policy"] == "sensascale")
+    assert (ss["avg_jct"], ss["avg_jct_lo"], ss["avg_jct_hi"]) == pytest.approx(mean_interval([100, 110, 120]))
+    assert ss["restarts_per_job"] == pytest.approx(0.5)  # (1 + 2 + 3) / 3 / 4 jobs
     per, avg = reductions(rows)
     assert len(per) == 8
-    assert avg == {"slo_violation_rate": pytest.approx(-75.0), "avg_jct": pytest.approx(-50.0), "avg_queueing_time": pytest.approx(-75.0)}
+    # paired per seed: JCT changes -50, -45, -40 %; violations -75 % every seed (zero-width interval)
+    assert (per[0]["avg_jct"], per[0]["avg_jct_lo"], per[0]["avg_jct_hi"]) == pytest.approx(mean_interval([-50, -45, -40]))
+    assert avg["slo_violation_rate"] == pytest.approx((-75.0, -75.0, -75.0))
+    assert avg["avg_jct"] == pytest.approx(mean_interval([-50, -45, -40]))
     _, avg_edf = reductions(rows, base="edf")
-    assert avg_edf["avg_queueing_time"] is None  # base 0: left out, shown n/a
-    md = table_markdown(rows, per, avg)
-    assert "| **average** | | -75.00 | -50.00 | -75.00 |" in md and "-74.22" in md
-    files = figures(rows, runs, recs, tmp_path)
+    assert all(math.isnan(x) for x in avg_edf["avg_queueing_time"])  # base 0 in every seed: no change, n/a
+    md = table_markdown(cells, per, avg)
+    assert "| **average over cells** |  |  | -75.00 [-75.00, -75.00] | -75.00 [-75.00, -75.00] | -45.00 [" in md
+    assert "| paper |  |  | -74.22 |" in md
+    files = figures(cells, runs, recs, tmp_path)
     assert all(f.stat().st_size > 10_000 for f in files)
-    # a missing run is simply absent from the table
+    # a missing run is simply absent from the table; its cell has two seeds left
     del recs[runs[0][2].key()]
-    assert len(table_rows(runs, recs)) == 23
+    rows2 = table_rows(runs, recs)
+    assert len(rows2) == 71 and sorted(c["seeds"] for c in cell_rows(rows2))[0] == 2
 
 
-def test_report_only_runs_nothing(tmp_path, capsys):
+def test_paper_args_need_consecutive_seeds():
+    assert paper_args(PaperSettings(seeds=(3, 4)), "o")[:10] == ["experiment", "paper", "-o", "o", "--scale", "1.0", "--seeds", "2",
+                                                                "--seed", "3"]
+    with pytest.raises(ValueError):
+        paper_args(PaperSettings(seeds=(0, 2)), "o")
+
+
+def test_report_only_runs_nothing_and_records_provenance(tmp_path, capsys):
     from sensaopt.cli import main
 
-    assert main(["experiment", "paper", "-o", str(tmp_path), "--report-only", "--scale", "0.1", "-q"]) == 0
-    out = capsys.readouterr().out
-    assert "40 runs: 0 reused, 0 computed, 0 failed, 40 missing" in out
-    assert (tmp_path / "table.md").is_file() and not (tmp_path / "runs").exists() and not (tmp_path / "failed").exists()
-    assert main(["experiment", "paper", "-o", str(tmp_path), "--report-only", "--policy", "nope"]) == 2
+    out, res = tmp_path / "out", tmp_path / "res"
+    assert main(["experiment", "paper", "-o", str(out), "--report-only", "--scale", "0.1", "-q", "--results", str(res)]) == 0
+    assert "120 runs: 0 reused, 0 computed, 0 failed, 120 missing" in capsys.readouterr().out
+    assert (out / "table.md").is_file() and not (out / "runs").exists() and not (out / "failed").exists()
+    prov = json.loads((res / "provenance.json").read_text())
+    planned = [c.key() for _, _, c in paper_configs(PaperSettings(scale=0.1))]
+    assert [r["key"] for r in prov["runs"]] == planned and prov["runs_missing"] == 120
+    assert prov["args"] == paper_args(PaperSettings(scale=0.1), out, res)
+    assert {"cpu_model", "cores", "ram_gib", "loadavg", "loadavg_end"} <= set(prov["machine"])
+    assert "commit" in prov["git"] and "dirty" in prov["git"] and prov["versions"]["sensaopt"]
+    assert main(["experiment", "paper", "-o", str(out), "--report-only", "--policy", "nope"]) == 2
