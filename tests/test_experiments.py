@@ -22,7 +22,8 @@ def test_ablation_flips_every_boolean_knob_and_backfill_from_the_dataclass():
     variants = dict(ex.ablation_variants())
     assert variants.pop("default") == {}
     expected = {f.name: (not f.default) for f in fields(SensaScaleConfig) if isinstance(f.default, bool)}
-    expected["backfill"] = "none"
+    expected.update({f.name: ex.OFF_VALUES[f.name] for f in fields(SensaScaleConfig) if f.name in ex.OFF_VALUES})
+    assert expected["backfill"] == "none"
     assert {k: v for d in variants.values() for k, v in d.items()} == expected
     assert all(len(d) == 1 for d in variants.values())  # one knob at a time
     assert "pairing=false" in variants and "backfill=none" in variants

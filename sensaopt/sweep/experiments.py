@@ -5,7 +5,7 @@ the policies under changed conditions (*robustness*), each cell over several see
   (read at run time with :func:`dataclasses.fields`, so a new knob joins automatically)
   changed to its "off" value one at a time: a boolean knob is flipped (``knob=false`` for
   a knob on by default); a non-boolean knob takes the value in its field's
-  ``metadata["off"]`` or :data:`OFF_VALUES` (``backfill=none``) when it has one.
+  ``metadata["off"]`` or :data:`OFF_VALUES` (e.g. ``backfill=none``) when it has one.
 * **robustness** — one axis of :data:`ROBUSTNESS_AXES` at a time, every other setting at
   the workload's value: the change-cost multiplier, the sensitive fraction, the model mix,
   the profile error; for each of :data:`ROBUSTNESS_POLICIES` (the registered ones).
@@ -31,9 +31,11 @@ from sensaopt.config import WorkloadConfig, as_pairs, field_types
 from sensaopt.sweep.config import RunConfig
 
 ABLATION_POLICY = "sensascale"
-OFF_VALUES: dict[str, Any] = {"backfill": "none"}
+OFF_VALUES: dict[str, Any] = {"backfill": "none", "lst_allocation": "optimal"}
 """Non-boolean SensaScale knobs with a documented "off" value (the knob's docstring in
-:mod:`sensaopt.policies.sensascale.config`); a field's ``metadata["off"]`` wins."""
+:mod:`sensaopt.policies.sensascale.config`): no reservations; the latest start time at
+the optimal demand (the paper's reading). Used only for knobs the dataclass has; a
+field's ``metadata["off"]`` wins."""
 
 ROBUSTNESS_AXES: tuple[tuple[str, tuple[Any, ...]], ...] = (
     ("move_cost_scale", (0.0, 1.0, 4.0, 10.0)),
