@@ -17,18 +17,19 @@ def _git(*args: str) -> str | None:
         r = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.SubprocessError):
         return None
-    return r.stdout.strip() if r.returncode == 0 else None
+    return r.stdout if r.returncode == 0 else None
 
 
 def git_state() -> dict[str, Any]:
     """``commit`` (HEAD, None outside a git checkout), ``dirty`` (uncommitted changes to
     tracked files under ``sensaopt/``: the code that ran may differ from the commit) and
     ``dirty_files`` (those files)."""
-    commit = _git("rev-parse", "HEAD")
+    head = _git("rev-parse", "HEAD")
+    commit = head.strip() if head else None
     if commit is None:
         return {"commit": None, "dirty": None, "dirty_files": []}
     status = _git("status", "--porcelain", "--untracked-files=no", "--", "sensaopt") or ""
-    files = [line[3:] for line in status.splitlines() if line.strip()]
+    files = [line[3:] for line in status.splitlines() if line.strip()]  # porcelain v1: "XY path"; X may be a space
     return {"commit": commit, "dirty": bool(files), "dirty_files": files}
 
 

@@ -1,0 +1,82 @@
+"""The committed paper tables (results/*/) still match the command that made them.
+
+Each results folder holds provenance.json (the ``experiment paper`` arguments and the config
+key of every planned run), runs.csv (one row per run) and table.csv (one row per cell). The
+test checks that the rows parse and agree with the provenance, and that the recorded command,
+replayed today with ``--report-only`` (nothing runs), plans exactly the same config keys
+(:meth:`sensaopt.sweep.RunConfig.key`): a change to a run's configuration, to the plan or to
+the key fails it. It checks no figure (the numbers depend on the code that ran)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sensaopt.sweep.paper import METRIC_NAMES, RESULT_FILES, RUN_COLUMNS
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+
+
+def result_dirs() -> list[Path]:
+    return sorted(p.parent for p in RESULTS.glob("*/provenance.json"))
+
+
+@pytest.fixture(params=result_dirs() or [None], ids=lambda p: p.name if p else "none")
+def result_dir(request) -> Path:
+    if request.param is None:
+        pytest.skip("results/ has no paper table yet (make one with `sensaopt experiment paper ... --results results/NAME`)")
+    return request.param
+
+
+def _num(text: str) -> float | None:
+    return None if text == "" else float(text)
+
+
+def test_rows_parse_and_agree_with_provenance(result_dir: Path) -> None:
+    for name in RESULT_FILES:
+        assert (result_dir / name).is_file(), f"{result_dir.name}: {name} missing"
+    prov = json.loads((result_dir / "provenance.json").read_text())
+    plan = {r["key"]: r for r in prov["runs"]}
+    assert len(plan) == len(prov["runs"]) == prov["runs_total"]
+    with open(result_dir / "runs.csv", newline="") as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == RUN_COLUMNS
+        rows = list(reader)
+    assert rows, f"{result_dir.name}: runs.csv has no run"
+    for r in rows:
+        assert re.fullmatch(r"[0-9a-f]{20}", r["key"]), r["key"]
+        p = plan[r["key"]]  # every tabulated run is a planned run of the recorded command
+        assert (r["workload"], int(r["node_gpus"]), r["policy"], int(r["seed"]), r["preset"]) == (
+            p["workload"], p["node_gpus"], p["policy"], p["seed"], p["preset"])
+        assert p["status"] in ("computed", "reused")
+        assert int(r["jobs"]) > 0
+        for k in METRIC_NAMES + ("simulate_s",):
+            _num(r[k])  # a number or empty
+    assert {r["key"] for r in rows} == {k for k, p in plan.items() if p["status"] in ("computed", "reused")}
+    with open(result_dir / "table.csv", newline="") as f:
+        cells = list(csv.DictReader(f))
+    assert {(c["workload"], int(c["node_gpus"]), c["policy"]) for c in cells} == {
+        (r["workload"], int(r["node_gpus"]), r["policy"]) for r in rows}
+    for c in cells:
+        assert int(c["seeds"]) >= 1
+        for k in METRIC_NAMES:
+            _num(c[k]), _num(c[f"{k}_lo"]), _num(c[f"{k}_hi"])
+
+
+def test_recorded_command_plans_the_same_config_keys(result_dir: Path, tmp_path: Path) -> None:
+    from sensaopt.cli import main
+
+    prov = json.loads((result_dir / "provenance.json").read_text())
+    args = list(prov["args"])
+    assert args[:2] == ["experiment", "paper"]
+    for opt, sub in (("-o", tmp_path / "out"), ("--results", tmp_path / "res")):
+        args[args.index(opt) + 1] = str(sub)
+    assert main([*args, "--report-only", "-q"]) == 0
+    today = json.loads((tmp_path / "res" / "provenance.json").read_text())
+    assert [r["key"] for r in today["runs"]] == [r["key"] for r in prov["runs"]], (
+        f"{result_dir.name}: the recorded command now plans other run configurations; re-run it (provenance.json 'command')")
+    assert today["settings"] == prov["settings"]
