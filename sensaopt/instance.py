@@ -204,15 +204,17 @@ class Overheads:
       ``migration_base + migration_per_log2_gpu · log2 g`` (checkpoint + restore);
     * resize (same nodes and GPUs, other CPU or memory): ``resize`` (data-loader restart).
 
-    The restart default follows the Chronus artifact's (0.1 + 0.4)·(1 + log2 g) minutes;
-    the sources of the other defaults are in ``models/costs.md``.
+    Defaults (``models/costs.md`` gives the sources): restart = the Chronus artifact's
+    checkpoint + resume, (0.1 + 0.4)·(1 + log2 g) minutes; migration = that plus the
+    Pollux simulator's 30-second re-allocation delay, 1.0 + 0.5·log2 g; resize = the
+    Pollux delay alone, 0.5.
     """
 
     base_minutes: float = 0.5
     per_log2_gpu_minutes: float = 0.5
     migration_base_minutes: float = 1.0
-    migration_per_log2_gpu_minutes: float = 1.0
-    resize_minutes: float = 0.25
+    migration_per_log2_gpu_minutes: float = 0.5
+    resize_minutes: float = 0.5
 
     def restart_minutes(self, gpus: int) -> float:
         """Minutes lost when a paused job resumes."""

@@ -200,14 +200,14 @@ def test_duplicate_node():
 
 
 def test_change_costs_after_preemption_and_migration():
-    # b: 2 GPUs: restart 0.5 + 0.5·1 = 1 minute, migration (default) 1 + 1·1 = 2 minutes;
+    # b: 2 GPUs: restart 0.5 + 0.5·1 = 1 minute, migration (default) 1 + 0.5·1 = 1.5 minutes;
     # res18 at 6 cores/125 GB per GPU... per GPU (3, 62.5) -> 1.0
     segs = [
         Segment("a", 0, 2, (P(0, 1, 3, 62.5),)),
         Segment("b", 2, 1, (P(0, 2, 6, 125.0),)),  # 10 done
         Segment("b", 4, 1, (P(0, 2, 6, 125.0),)),  # resume after a gap: 9 done (19)
-        Segment("b", 5, 1, (P(1, 2, 6, 125.0),)),  # migrate: 8 done (27)
-        Segment("b", 6, 1, (P(1, 2, 6, 125.0),)),  # 3 left: done at the end of round 6
+        Segment("b", 5, 1, (P(1, 2, 6, 125.0),)),  # migrate: 8.5 done (27.5)
+        Segment("b", 6, 1, (P(1, 2, 6, 125.0),)),  # 2.5 left: done at the end of round 6
         Segment("c", 7, 1, (P(0, 8, 24, 500.0), P(1, 4, 12, 250.0))),
         Segment("e", 8, 1, (P(1, 7, 21, 437.5),)),
     ]
@@ -215,20 +215,20 @@ def test_change_costs_after_preemption_and_migration():
     assert ev.outcomes["b"].finish == 70
     b = ev.outcomes["b"]
     assert b.preemptions == 1 and b.migrations == 1 and b.resizes == 0
-    assert (b.restart_minutes_lost, b.migration_minutes_lost, b.rounds_held) == (1.0, 2.0, 4)
-    # one round less and b is not done: 27 < 30
+    assert (b.restart_minutes_lost, b.migration_minutes_lost, b.rounds_held) == (1.0, 1.5, 4)
+    # one round less and b is not done: 27.5 < 30
     ev2 = check_schedule(INST, sched(segs[:4] + segs[5:]))
     assert {e.rule for e in ev2.errors} == {"incomplete"}
 
 
 def test_resize_on_same_node_is_counted_and_speed_follows_profile():
     # b at 9 cores/GPU (res18: 2.4x) for one round (24 done), then proportional after a
-    # resize costing 0.25 minutes: 9.75 more >= 6 left, done in round 3
+    # resize costing 0.5 minutes: 9.5 more >= 6 left, done in round 3
     segs = replace_seg("b", rounds=1, placements=(P(0, 2, 18, 125.0),))
     segs.insert(2, Segment("b", 3, 1, (P(0, 2, 6, 125.0),)))
     ev = validate(INST, sched(segs))
     b = ev.outcomes["b"]
-    assert b.finish == 40 and b.migrations == 0 and b.resizes == 1 and b.resize_minutes_lost == 0.25
+    assert b.finish == 40 and b.migrations == 0 and b.resizes == 1 and b.resize_minutes_lost == 0.5
 
 
 def test_speed_factor_changes_progress():
