@@ -18,6 +18,7 @@ from sensaopt.policies.chronus import ChronusConfig, ChronusPolicy
 from sensaopt.policies.chronus import selection as sel_mod
 from sensaopt.policies.chronus.admission import admit, earliest_feasible_m, greedy_pack
 from sensaopt.policies.chronus.lease import estimate_duration, leases_needed, maximum_lease, rounded_gpus
+from sensaopt.policies.chronus.policy import filled_by_filling
 from sensaopt.policies.chronus.selection import LeaseJob, check_plans, greedy_selection, objective_value, solve_selection
 from sensaopt.profiles import get_profile
 from sensaopt.result import Status
@@ -59,14 +60,16 @@ def _state(inst: Instance, r: int = 0) -> RoundState:
     return RoundState(r, r * inst.round_minutes, inst.round_minutes, inst.cluster, inst.overheads, js)
 
 
-def test_admission_by_hand():
+@pytest.mark.parametrize("name", ["chronus", "chronus-clean"])
+def test_admission_by_hand(name):
     # One 8-GPU node, R = 5, L = 20. At t = 0 the lease step runs first, then the
     # arrivals are admitted against the slots of the next lease (slot 0 = [20, 40)).
     # A: 8 GPUs, 60 min, deadline 100: est int(60*1.1*1.1)=72 -> l=4; m=(100-20)/20=4: slots 0-3.
     # B: 8 GPUs, 20 min, deadline 120: est 24 -> l=2; m=5: only slot 4 left -> unadmitted.
     # C: 4 GPUs (r 4), 20 min, deadline 200: est int(20*1.075*1.1)=23 -> l=2; m=9: slots 7, 8.
     # D: best effort.
-    # E: 1 GPU, 20 min, deadline 30: m=0 -> unadmitted.
+    # E: 1 GPU, 20 min, deadline 30: m=0 -> unadmitted; it fits in the rest of lease 0, so
+    #    it is force-guaranteed, and the artifact relabels it admitted (submitted in this lease).
     jobs = [
         Job("A", 0.0, 8, 60.0, FLAT, deadline=100.0),
         Job("B", 0.0, 8, 20.0, FLAT, deadline=120.0),
@@ -75,13 +78,18 @@ def test_admission_by_hand():
         Job("E", 0.0, 1, 20.0, FLAT, deadline=30.0),
     ]
     inst = _tiny_instance(jobs)
-    pol = ChronusPolicy()
+    pol = make_policy(name)
+    assert isinstance(pol, ChronusPolicy)
     pol.reset(inst)
     out = pol.decide(_state(inst))
-    assert pol.classes == {"A": "admitted", "B": "unadmitted", "C": "admitted", "D": "best_effort", "E": "unadmitted"}
+    art = name == "chronus"
+    assert pol.classes == {"A": "admitted", "B": "unadmitted", "C": "admitted", "D": "best_effort",
+                           "E": "admitted" if art else "unadmitted"}
+    assert pol.stats["admitted"] == 2 and pol.stats["forced"] == 1 and pol.stats["relabelled_admitted"] == int(art)
     assert pol.jobs["A"].deadline_check == 100.0 and pol.jobs["C"].deadline_check == 200.0
-    # nothing is guaranteed in lease 0: unadmitted/best-effort first by remaining x GPUs:
-    # E (23*1) , D (best effort: est int(30*1.05*1.1)=34, x2 = 68), then B (24*8) does not fit
+    assert pol.jobs["E"].forced and pol.jobs["E"].mip is not art  # relabelled: never planned by the lease MILP
+    # nothing is guaranteed in lease 0: E (forced) first, then unadmitted/best-effort by
+    # remaining x GPUs: D (best effort: est int(30*1.05*1.1)=34, x2 = 68), then B (24*8) does not fit
     assert set(out) == {"E", "D", "C"}
 
 
@@ -116,7 +124,7 @@ def _brute(jobs: list[LeaseJob], cap: list[int], sign: float):
     best = None
     for combo in itertools.product(*per_job):
         use = [0] * len(cap)
-        for j, (k, slots) in zip(jobs, combo):
+        for j, (_k, slots) in zip(jobs, combo):
             for t in slots:
                 use[t] += j.r
         if any(u > c for u, c in zip(use, cap)):
@@ -131,7 +139,7 @@ def _micro(rng: random.Random):
     jobs = []
     for a in range(rng.randint(1, 3)):
         r = rng.choice([1, 2, 4])
-        l = rng.randint(1, 2)
+        l = rng.randint(1, 2)  # noqa: E741 (the paper's name)
         ms = sorted(rng.sample(range(l, T + 1), k=min(rng.randint(1, 2), T + 1 - l)))
         vals = [10.0, 8.0, 5.0][: len(ms)]
         jobs.append(LeaseJob(f"j{a}", r, l, tuple(zip(ms, vals))))
@@ -269,3 +277,106 @@ def test_cpsat_option_runs():
     res = simulate(inst, pol)
     assert check_schedule(inst, res.schedule).errors == []
     assert pol.stats["fallbacks"] == 0
+
+
+# ---------------------------------------------------------------- the artifact's behaviour vs the clean reading
+def _runs_in_round(res, r: int) -> set[str]:
+    return {seg.job for seg in res.schedule.segments if seg.start <= r < seg.end}
+
+
+def test_filled_by_filling_minutes():
+    # released at minute M: the odd-minute pass gets it unless M is a 5-minute step or
+    # M is even and M + 1 is one
+    assert [M for M in range(1, 21) if filled_by_filling(M)] == [1, 2, 3, 6, 7, 8, 9, 11, 12, 13, 16, 17, 18, 19]
+    assert filled_by_filling(6.5) and not filled_by_filling(9.5)  # released at 7 and at 10
+
+
+@pytest.mark.parametrize("x_work, hopeless_first", [(7.0, True), (10.0, False)])
+def test_filling_serves_hopeless_first(x_work, hopeless_first):
+    # One 8-GPU node, R = 5, lease = 4 rounds. X (best effort, least remaining) runs
+    # first and ends at minute x_work in round 1. H (SLO, deadline 20, 30 min) is hopeless
+    # from the start; B is best effort. In round 2 (inside lease 0) X's GPUs go to the
+    # artifact's odd-minute filling pass when X ended at minute 7 (hopeless jobs first),
+    # and to the 5-minute order (best effort before hopeless) when it ended at minute 10.
+    jobs = [Job("X", 0.0, 8, x_work, FLAT), Job("H", 0.0, 8, 30.0, FLAT, deadline=20.0), Job("B", 0.0, 8, 30.0, FLAT)]
+    inst = _tiny_instance(jobs)
+    for name in ("chronus", "chronus-clean"):
+        pol = make_policy(name)
+        res = simulate(inst, pol)
+        assert check_schedule(inst, res.schedule).errors == []
+        assert _runs_in_round(res, 0) == _runs_in_round(res, 1) == {"X"}
+        assert pol.classes["H"] == "hopeless"
+        art_fill = name == "chronus" and hopeless_first
+        assert _runs_in_round(res, 2) == ({"H"} if art_fill else {"B"}), name
+        assert pol.stats["filled"] == int(art_fill)
+
+
+def test_overrun_demotes_any_running_job_in_the_artifact():
+    # best effort, 1 GPU, 20 min planned but running at half speed: estimate
+    # int(20*1.025*1.1) = 22 min; after 5 rounds (25 min) it has overrun it. The artifact
+    # demotes whatever runs past its estimate (to unadmitted, fake-forced); the clean
+    # reading only admitted jobs.
+    inst = _tiny_instance([Job("Q", 0.0, 1, 20.0, FLAT, speed_factor=0.5)])
+    for name, cls, overruns in (("chronus", "unadmitted", 1), ("chronus-clean", "best_effort", 0)):
+        pol = make_policy(name)
+        simulate(inst, pol)
+        assert pol.classes["Q"] == cls and pol.stats["overruns"] == overruns, name
+
+
+@pytest.mark.parametrize("name", ["chronus", "chronus-clean"])
+def test_admitted_job_overrunning_is_demoted(name):
+    # admitted (1 GPU, 30 min, deadline 500; estimate int(30*1.025*1.1) = 33 min) but
+    # running at half speed: at the lease boundary of minute 40 it has run 40 >= 33
+    # minutes and is demoted to unadmitted in both readings
+    inst = _tiny_instance([Job("Q", 0.0, 1, 30.0, FLAT, deadline=500.0, speed_factor=0.5)])
+    pol = make_policy(name)
+    res = simulate(inst, pol)
+    assert pol.classes["Q"] == "unadmitted" and pol.stats["overruns"] == 1 and pol.stats["admitted"] == 1
+    assert res.metrics.finished == 1
+
+
+def test_soft_job_admission_picks_the_artifacts_deadline():
+    # 8 GPUs, 60 min: estimate 72 -> 4 leases; slots from minute 20.
+    # S1: deadlines 50 (value 10) and 300 (value 5): the first allows 1 slot < 4. The
+    #     artifact packs a job on its first deadline -> unadmitted, then hopeless against
+    #     that first deadline (0 + 60 > 50); the clean reading admits it on its last.
+    # S2: deadlines 120 (5 slots) and 300: admitted in both, held to its last deadline
+    #     snapped to a lease boundary (300).
+    for name in ("chronus", "chronus-clean"):
+        for deadlines, cls in (((50.0, 300.0), {"chronus": "hopeless", "chronus-clean": "admitted"}),
+                               ((120.0, 300.0), {"chronus": "admitted", "chronus-clean": "admitted"})):
+            job = Job("S", 0.0, 8, 60.0, FLAT, deadline=deadlines[0], value=10.0, soft_deadlines=(SoftDeadline(deadlines[1], 5.0),))
+            inst = _tiny_instance([job])
+            pol = make_policy(name)
+            pol.reset(inst)
+            pol.decide(_state(inst))
+            assert pol.classes["S"] == cls[name], (name, deadlines)
+            if cls[name] == "admitted":
+                assert pol.jobs["S"].deadline_check == 300.0
+
+
+def test_artifact_reoffers_every_deadline_option_at_each_lease():
+    # a planned soft job: the artifact's lease MILP offers all its options again (its plan
+    # may move to a more valuable deadline); the clean reading keeps the planned option
+    job = Job("S", 0.0, 1, 30.0, FLAT, deadline=200.0, value=10.0, soft_deadlines=(SoftDeadline(400.0, 5.0),))
+    inst = _tiny_instance([job])
+    for name, n_opts in (("chronus", 2), ("chronus-clean", 1)):
+        pol = make_policy(name)
+        pol.reset(inst)
+        pol.decide(_state(inst))
+        cj = pol.jobs["S"]
+        cj.option, cj.plan = 1, (5, 6)
+        lease_jobs, opt_idx = pol._lease_requests({"S": _state(inst).jobs[0]}, 20.0)
+        assert len(lease_jobs[0].options) == n_opts and opt_idx["S"] == ([0, 1] if n_opts == 2 else [1]), name
+
+
+def test_artifact_checks_preempted_jobs_for_hope_at_a_lease_boundary():
+    # U: 8 GPUs, 30 min, deadline 35, unadmitted (no slot before 35), running alone at
+    # half speed. At the boundary of minute 20 it has 20 min of work left = 40 minutes:
+    # 20 + 40 > 35. The artifact preempts every job there and finds it hopeless; the
+    # clean reading checks only jobs that did not run in the last round.
+    inst = _tiny_instance([Job("U", 0.0, 8, 30.0, FLAT, deadline=35.0, speed_factor=0.5)])
+    for name, hopeless in (("chronus", 1), ("chronus-clean", 0)):
+        pol = make_policy(name)
+        simulate(inst, pol)
+        assert pol.stats["unadmitted"] == 1 and pol.stats["hopeless"] == hopeless, name

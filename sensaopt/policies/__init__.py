@@ -23,6 +23,7 @@ POLICIES: Registry[type] = Registry("policy", {
     "edf": "sensaopt.policies.simple:EDFPolicy",
     "sensascale": "sensaopt.policies.sensascale:SensaScalePolicy",
     "chronus": "sensaopt.policies.chronus:ChronusPolicy",
+    "chronus-clean": "sensaopt.policies.chronus:ChronusCleanPolicy",
     "synergy-tune": "sensaopt.policies.synergy:SynergyTunePolicy",
     "rolling-cpsat": "sensaopt.exact.rolling:RollingCPSATPolicy",
     "rolling-milp": "sensaopt.exact.rolling:RollingMILPPolicy",

@@ -3,6 +3,6 @@ the lease-slot selection MILP and its greedy fallback (selection), filling and t
 policy (policy), knobs (config). Model: ``models/chronus.md``."""
 
 from .config import ChronusConfig
-from .policy import ChronusPolicy
+from .policy import ChronusCleanPolicy, ChronusPolicy
 
-__all__ = ["ChronusConfig", "ChronusPolicy"]
+__all__ = ["ChronusCleanPolicy", "ChronusConfig", "ChronusPolicy"]

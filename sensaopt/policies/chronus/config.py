@@ -35,6 +35,14 @@ class ChronusConfig:
     force_guarantee: bool = True
     """Artifact's force guarantee (leases <= 30 min): an unadmitted SLO job that can
     finish within the rest of the current lease is given spare GPUs first."""
+    artifact: bool = True
+    """Reproduce the artifact's scheduling behaviour where it departs from a clean
+    reading of the paper (policy ``chronus``): the odd-minute filling pass (hopeless
+    jobs first), soft jobs admitted on their first deadline, deadline options re-chosen
+    at every lease, unadmitted jobs judged hopeless against their first deadline,
+    overrun demotion of any running job, force-guaranteed new jobs relabelled
+    admitted. False: the clean reading (policy ``chronus-clean``). The list, and how
+    each maps to 5-minute rounds: ``models/chronus.md``."""
 
     def __post_init__(self) -> None:
         if not self.lease_minutes > 0 or not self.admission_minutes > 0:

@@ -10,7 +10,7 @@ Per round (length R minutes; a lease is ``k = max(1, floor(L / R + 1/2))`` round
   longer fit ``l`` slots before any deadline become hopeless. The lease MILP
   (:mod:`.selection`) picks one deadline option and ``l`` slots per admitted job;
   jobs with ``x[j,0] = 1`` are *guaranteed* their GPUs for this lease, the rest of
-  the plan is cached (options stay fixed afterwards).
+  the plan is cached (clean reading: its option stays fixed afterwards).
 * **admission rounds** (every round if R >= 5 min, else every round(5/R) rounds):
   new SLO jobs are admitted by greedy packing against the slots of the *next*
   lease onwards (as in the artifact, where the lease step runs before arrivals);
@@ -19,24 +19,45 @@ Per round (length R minutes; a lease is ``k = max(1, floor(L / R + 1/2))`` round
 * **every round**: guaranteed jobs are placed first (same nodes as before when
   possible: no restart overhead), then forced jobs, then (inside a lease) the
   opportunistic jobs already running keep their place, then the remaining GPUs are
-  filled in the artifact's order: unadmitted and best-effort first by least
+  filled in the artifact's 5-minute order: unadmitted and best-effort first by least
   remaining service (remaining estimate × GPUs), then admitted jobs by least slack ×
   GPUs, hopeless jobs last.
+
+``chronus`` (``ChronusConfig.artifact = True``) reproduces the artifact's scheduling
+where it departs from a clean reading; ``chronus-clean`` (:class:`ChronusCleanPolicy`)
+does not. The artifact's behaviours, each mapped to rounds (``models/chronus.md``):
+
+* the odd-minute ``filling_jobs`` pass: inside a lease, the GPUs of jobs that finished
+  in the previous round at a minute the artifact fills (:func:`filled_by_filling`) are
+  handed out first in ascending queue priority, hopeless jobs first;
+* overrun demotion of *any* job that ran last round (best effort and hopeless
+  included) to unadmitted with the never-reset fake-force flag, which puts it first in
+  the 5-minute order (not before running jobs);
+* admission packs every unplanned job on its *first* deadline (for a soft job the
+  most valuable one); a rejected job is judged hopeless against its first deadline;
+* every deadline option is offered again at each lease (the clean reading keeps the
+  option of the first plan);
+* at a lease boundary every job not guaranteed is checked for hope (all were
+  preempted), not only those that did not run in the last round;
+* force-guaranteed jobs submitted in the current lease are relabelled admitted (out
+  of the lease MILP and admission), and the spare GPUs count guaranteed jobs by their
+  GPUs, not their rounded demand.
 
 CPU and memory are strictly GPU-proportional. Durations for planning: the job's
 run time at the cluster's GPU-proportional share (``work / speed``), which is what a
 GPU-proportional scheduler observes. Time in minutes.
 
-Restart overhead: the validator's rule applies (0.5 + 0.5·log2 g minutes lost in
-the first round of a segment that resumes after a gap or on other nodes). The
-artifact charges the same amount, (0.1 + 0.4)·(1 + log2 g), per resume, added to
+Restart overhead: the simulator's rule applies (0.5 + 0.5·log2 g minutes lost in
+the first round of a segment that resumes after a gap; a move to other nodes pays the
+migration cost). The artifact charges (0.1 + 0.4)·(1 + log2 g) per resume, added to
 the finish time; in both, a job that keeps running across a lease boundary on the
-same nodes pays nothing. Unlike the artifact, a move to other nodes also pays it.
+same nodes pays nothing.
 
-Artifact behaviour deliberately not copied: ``compute_progress`` = 1.0 (here speed
-follows the profile), the night-time node turn-off, the odd-minute
-``filling_jobs`` pass (ascending priority, hopeless first), and force-guaranteed jobs
-submitted in the current lease being relabelled admitted.
+Artifact behaviour not copied (simulator-level, in both policies): ``compute_progress``
+= 1.0 (here speed follows the profile), one model for all jobs, the night-time node
+turn-off (off in the paper's runs: ``--disable_turn_off=True``), the free progress a job
+started by the filling pass gets for the minutes since the last 5-minute step, and
+1-minute steps (here R-minute rounds: a finished job's GPUs wait for the next round).
 """
 
 from __future__ import annotations
@@ -44,7 +65,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sensaopt.instance import Instance
+from sensaopt.changes import classify
+from sensaopt.instance import Change, Instance
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
 from sensaopt.policies.placement import NodePool
 from sensaopt.result import Status
@@ -83,6 +105,8 @@ class _CJob:
     leases: int = 0  # leases still needed (artifact: only ever decreases)
     forced: bool = False
     fake_force: bool = False
+    mip: bool = True  # artifact's require_mip_optimization: planned by the lease MILP when admitted
+    was_hopeless: bool = False
     rounds_run: int = 0
 
 
@@ -112,6 +136,8 @@ class ChronusPolicy(BasePolicy):
         self._new: list[str] = []
         self._lease: int | None = None
         self.G: set[str] = set()
+        self._ending: dict[str, tuple[float, int]] = {}  # job -> (predicted finish, GPUs), this round
+        self._fill_budget = 0  # GPUs the odd-minute filling pass hands out this round
         self.stats = {
             "lease_rounds": self.k,
             "lease_minutes_effective": self.Lm,
@@ -133,6 +159,8 @@ class ChronusPolicy(BasePolicy):
             "hopeless": 0,
             "overruns": 0,
             "forced": 0,
+            "relabelled_admitted": 0,
+            "filled": 0,
             "guaranteed_unplaced": 0,
         }
 
@@ -163,22 +191,40 @@ class ChronusPolicy(BasePolicy):
     def _est_remaining(self, cj: _CJob, js: JobState) -> float:
         return cj.est_total - self._progress_min(cj, js)
 
-    def _key(self, cj: _CJob, js: JobState, now: float):
-        """Filling order (the artifact's best_func, reversed sort): unadmitted and
-        best effort first (least remaining × GPUs), then admitted (least slack ×
-        GPUs), hopeless last; ties: earlier arrival."""
+    def _urgency(self, cj: _CJob, js: JobState, now: float) -> float:
+        """The artifact's ``-emergence`` (GPU-minutes): remaining estimate × GPUs for
+        unadmitted and best-effort jobs, slack (deadline − now − remaining estimate) ×
+        GPUs for admitted and hopeless ones (negative once late)."""
         rem = self._est_remaining(cj, js)
         if cj.cls in (UNACCEPTED, BEST_EFFORT):
-            e = rem * cj.gpus
-        else:
-            d = cj.deadline_check if cj.deadline_check is not None else now
-            e = (d - now - rem) * cj.gpus
+            return rem * cj.gpus
+        d = cj.deadline_check if cj.deadline_check is not None else now
+        return (d - now - rem) * cj.gpus
+
+    def _key(self, cj: _CJob, js: JobState, now: float):
+        """Filling order at the 5-minute steps (the artifact's best_func, reversed sort):
+        [artifact: fake-forced (overrun) jobs first,] unadmitted and best effort (least
+        remaining × GPUs), then admitted (least slack × GPUs), hopeless last; ties:
+        earlier arrival."""
         assert cj.cls is not None  # only jobs admission has classified are ordered
-        return (-(min(cj.cls, 1)), e, cj.arrival, cj.id)
+        force = -int(cj.fake_force) if self.config.artifact else 0
+        return (force, -(min(cj.cls, 1)), self._urgency(cj, js, now), cj.arrival, cj.id)
+
+    def _fill_key(self, cj: _CJob, js: JobState, now: float):
+        """The artifact's odd-minute ``filling_jobs`` order: ascending (priority,
+        emergence): hopeless first (least late × GPUs), then admitted (most slack ×
+        GPUs), unadmitted, best effort (most remaining × GPUs); ties: earlier arrival."""
+        assert cj.cls is not None
+        return (cj.cls, -self._urgency(cj, js, now), cj.arrival, cj.id)
 
     # ------------------------------------------------------------------ decide
     def decide(self, state: RoundState) -> Allocation:
+        art = self.config.artifact
         active = {js.id: js for js in state.jobs}
+        b = state.round // self.k
+        boundary = b != self._lease
+        self._fill_budget = self._filling_budget(active) if art and not boundary else 0
+        self._ending = {}
         for jid in [j for j in self.jobs if j not in active]:
             del self.jobs[jid]
             self.G.discard(jid)
@@ -186,17 +232,51 @@ class ChronusPolicy(BasePolicy):
             if js.id not in self.jobs:
                 self.jobs[js.id] = self._cjob(js)
                 self._new.append(js.id)
-        b = state.round // self.k
-        boundary = b != self._lease
+        if art:
+            self._demote_overruns(state, active, boundary)
         if boundary:
             self._lease = b
             self._lease_boundary(state, active, b)
         if boundary or state.round % self.adm_every == 0:
             self._admit_new(state, active, b)
-            self._check_waiting(state, active)
+            self._check_waiting(state, active, boundary)
             if self.config.force_guarantee:
-                self._force(state, active, b)
-        return self._place(state, active, boundary)
+                self._force(state, active, b, boundary)
+        out = self._place(state, active, boundary)
+        if art:
+            self._predict_endings(state, active, out)
+        return out
+
+    # ------------------------------------------------------------------ artifact: filling, overruns
+    def _predict_endings(self, state: RoundState, active: dict[str, JobState], out: Allocation) -> None:
+        """Remember the jobs this allocation finishes within the round and when
+        (minutes: the change cost of this round plus the remaining run time)."""
+        end = state.now + self.R
+        for jid, pls in out.items():
+            cj, js = self.jobs[jid], active[jid]
+            rem = self._true_remaining_min(cj, js)
+            if rem > self.R + 1e-9:
+                continue
+            kind = Change.NONE if js.last_round is None else classify(js.placements, js.last_round + 1, pls, state.round)
+            fin = state.now + state.overheads.minutes(kind, js.gpus) + rem
+            if fin <= end + 1e-9:
+                self._ending[jid] = (fin, js.gpus)
+
+    def _filling_budget(self, active: dict[str, JobState]) -> int:
+        """GPUs freed in the previous round that the artifact's odd-minute filling pass
+        would have handed out before this round's 5-minute step (see :func:`filled_by_filling`)."""
+        return sum(g for jid, (fin, g) in self._ending.items()
+                   if jid not in active and filled_by_filling(fin, self.config.admission_minutes))
+
+    def _demote_overruns(self, state: RoundState, active: dict[str, JobState], boundary: bool) -> None:
+        """Artifact: any job that ran last round (whatever its class) and has run as long
+        as its padded estimate becomes unadmitted with the (never reset) fake-force flag;
+        a job holding a lease only at a lease boundary."""
+        for jid, cj in self.jobs.items():
+            if cj.cls is None or not state.was_running(active[jid]) or cj.rounds_run * self.R < cj.est_total:
+                continue
+            if boundary or jid not in self.G:
+                self._overrun(cj)
 
     # ------------------------------------------------------------------ lease step
     def _lease_boundary(self, state: RoundState, active: dict[str, JobState], b: int) -> None:
@@ -207,7 +287,7 @@ class ChronusPolicy(BasePolicy):
         lease_jobs, opt_idx = self._lease_requests(active, b * self.Lm)
         horizon = max([max(m for m, _ in j.options) for j in lease_jobs] + [1])
         cap = [self.total] * horizon
-        lease_jobs = self._keep_cached_plans(lease_jobs, cap, b)
+        lease_jobs = self._keep_cached_plans(lease_jobs, opt_idx, cap, b)
         if lease_jobs:
             cfg = self.config
             sel = solve_selection(lease_jobs, cap, sign, solver=cfg.solver, time_limit=cfg.time_limit_s, threads=cfg.threads, seed=cfg.seed)
@@ -234,7 +314,7 @@ class ChronusPolicy(BasePolicy):
         lease_jobs: list[LeaseJob] = []
         opt_idx: dict[str, list[int]] = {}
         for jid, cj in self.jobs.items():
-            if cj.cls != ACCEPTED:
+            if cj.cls != ACCEPTED or not cj.mip:
                 continue
             js = active[jid]
             if cj.rounds_run * self.R >= cj.est_total:
@@ -246,7 +326,9 @@ class ChronusPolicy(BasePolicy):
             if n_leases <= 0:
                 cj.plan = None  # no lease left to plan: runs opportunistically until done or overrun
                 continue
-            ks = [cj.option] if cj.option is not None else list(range(len(cj.deadlines)))
+            # the artifact offers every option at every lease (a plan's option may change);
+            # the clean reading keeps the option of the job's first plan
+            ks = [cj.option] if cj.option is not None and not self.config.artifact else list(range(len(cj.deadlines)))
             opts, idx = [], []
             for kk in ks:
                 at, v = cj.deadlines[kk]
@@ -261,9 +343,10 @@ class ChronusPolicy(BasePolicy):
             opt_idx[jid] = idx
         return lease_jobs, opt_idx
 
-    def _keep_cached_plans(self, lease_jobs: list[LeaseJob], cap: list[int], b: int) -> list[LeaseJob]:
+    def _keep_cached_plans(self, lease_jobs: list[LeaseJob], opt_idx: dict[str, list[int]], cap: list[int], b: int) -> list[LeaseJob]:
         """Candidate limit: beyond ``max_cands`` (job, option) candidates, planned jobs keep
-        their cached plan (largest first; their GPUs leave ``cap``). The jobs left to solve."""
+        their cached plan and option (largest first; their GPUs leave ``cap``). The jobs
+        left to solve."""
         n_cands = sum(len(j.options) for j in lease_jobs)
         if n_cands <= self.max_cands:
             return lease_jobs
@@ -279,7 +362,10 @@ class ChronusPolicy(BasePolicy):
             if len(slots) < j.l:
                 continue
             slots = slots[len(slots) - j.l:]  # drop the earliest extra slots (artifact)
-            if any(t >= j.options[0][0] for t in slots) or any(cap[t] < j.r for t in slots):
+            if cj.option not in opt_idx[str(j.key)]:
+                continue
+            m = j.options[opt_idx[str(j.key)].index(cj.option)][0]
+            if any(t >= m for t in slots) or any(cap[t] < j.r for t in slots):
                 continue
             for t in slots:
                 cap[t] -= j.r
@@ -307,16 +393,22 @@ class ChronusPolicy(BasePolicy):
             st["milp_time_limit"] += 1
 
     def _overrun(self, cj: _CJob) -> None:
-        cj.plan, cj.option, cj.fake_force = None, None, True
+        """Ran as long as its padded estimate: unadmitted, out of the lease MILP, with
+        the artifact's fake-force flag (first in the 5-minute filling order)."""
+        if not cj.fake_force:
+            self.stats["overruns"] += 1
+        cj.plan, cj.option, cj.fake_force, cj.mip = None, None, True, False
         self._set_class(cj, UNACCEPTED)
         self.G.discard(cj.id)
-        self.stats["overruns"] += 1
 
     def _hopeless(self, cj: _CJob) -> None:
-        cj.plan, cj.option, cj.forced = None, None, False
+        """Cannot meet its deadline any more: lowest priority (counted once per job; in
+        the artifact an overrun can lift a hopeless job to unadmitted for a while)."""
+        if not cj.was_hopeless:
+            self.stats["hopeless"] += 1
+        cj.plan, cj.option, cj.forced, cj.was_hopeless = None, None, False, True
         self._set_class(cj, LOWEST)
         self.G.discard(cj.id)
-        self.stats["hopeless"] += 1
 
     # ------------------------------------------------------------------ admission
     def _planned_capacity(self, first_lease: int) -> list[int]:
@@ -331,15 +423,24 @@ class ChronusPolicy(BasePolicy):
         return cap
 
     def _admit_new(self, state: RoundState, active: dict[str, JobState], b: int) -> None:
+        """Admission of the jobs seen for the first time (slots from lease ``b + 1``).
+
+        A soft job is packed with its last deadline in the clean reading; the artifact
+        packs every unplanned job with its *first* deadline (its packing check takes the
+        first of a job's (job, option) entries in its order, the earliest deadline) and
+        judges a rejected job against its first deadline. Both give an admitted job the
+        last deadline snapped down to a lease boundary (``deadline_check``)."""
         if not self._new:
             return
+        art = self.config.artifact
+        pick = 0 if art else -1  # the deadline option admission packs against
         T0 = (b + 1) * self.Lm
         cap = self._planned_capacity(b + 1)
         others: list[Request] = []
         for jid, cj in self.jobs.items():
-            if cj.cls == ACCEPTED and cj.plan is None:
+            if cj.cls == ACCEPTED and cj.mip and cj.plan is None:
                 cj.leases = n_leases = min(cj.leases, leases_needed(self._est_remaining(cj, active[jid]), self.Lm))
-                m = maximum_lease(cj.deadlines[-1][0], T0, self.Lm)
+                m = maximum_lease(cj.deadlines[pick][0], T0, self.Lm)
                 if 0 < n_leases <= m:
                     others.append((jid, cj.r, n_leases, m))
         for jid in self._new:
@@ -348,44 +449,61 @@ class ChronusPolicy(BasePolicy):
                 self._set_class(cj, BEST_EFFORT)
                 self.stats["best_effort"] += 1
                 continue
-            last_at = cj.deadlines[-1][0]
             n_leases = max(1, leases_needed(cj.est_total, self.Lm))
-            m = maximum_lease(last_at, T0, self.Lm)
+            m = maximum_lease(cj.deadlines[pick][0], T0, self.Lm)
             dec = admit(others, (jid, cj.r, n_leases, m), cap, self.total, last_m=m)
             if dec.admitted:
                 self._set_class(cj, ACCEPTED)
                 cj.leases = n_leases
-                cj.deadline_check = T0 + dec.m * self.Lm
+                m_last = maximum_lease(cj.deadlines[-1][0], T0, self.Lm) if art else dec.m
+                cj.deadline_check = T0 + m_last * self.Lm
                 others.append((jid, cj.r, n_leases, dec.m))
                 self.stats["admitted"] += 1
             else:
                 self._set_class(cj, UNACCEPTED)
-                cj.deadline_check = last_at
+                cj.deadline_check = cj.deadlines[pick][0]
                 self.stats["unadmitted"] += 1
         self._new = []
 
-    def _check_waiting(self, state: RoundState, active: dict[str, JobState]) -> None:
+    def _pending(self, state: RoundState, js: JobState, boundary: bool) -> bool:
+        """Waiting at this 5-minute step: the clean reading counts jobs that did not run
+        last round; the artifact at a lease boundary also the ones it just preempted
+        (every job not guaranteed this lease)."""
+        if self.config.artifact and boundary:
+            return js.id not in self.G
+        return not state.was_running(js)
+
+    def _check_waiting(self, state: RoundState, active: dict[str, JobState], boundary: bool = False) -> None:
         """Waiting SLO jobs (not guaranteed, not running): hopeless if they cannot
-        finish by their deadline even if run from now on; admitted jobs that ran
-        past their estimate become unadmitted (artifact)."""
+        finish by their deadline even if run from now on; [clean reading:] admitted jobs
+        that ran past their estimate become unadmitted (the artifact demotes only
+        running jobs, in :meth:`_demote_overruns`)."""
+        art = self.config.artifact
         for jid, cj in self.jobs.items():
             if cj.cls not in (ACCEPTED, UNACCEPTED) or jid in self.G:
                 continue
             js = active[jid]
-            if state.was_running(js):
+            if not self._pending(state, js, boundary):
                 continue
-            if cj.cls == ACCEPTED and cj.rounds_run * self.R >= cj.est_total:
+            if not art and cj.cls == ACCEPTED and cj.rounds_run * self.R >= cj.est_total:
                 self._overrun(cj)
-            assert cj.deadline_check is not None  # set when admission classified it (SLO jobs)
+            if cj.deadline_check is None:  # artifact: a best-effort job demoted by an overrun
+                continue
             if state.now + self._true_remaining_min(cj, js) > cj.deadline_check + 1e-9:
                 self._hopeless(cj)
 
-    def _force(self, state: RoundState, active: dict[str, JobState], b: int) -> None:
+    def _force(self, state: RoundState, active: dict[str, JobState], b: int, boundary: bool = False) -> None:
+        """Force guarantee: unadmitted waiting jobs that can finish within the rest of the
+        lease get the spare (not guaranteed) GPUs, least remaining × GPUs first. The
+        artifact relabels those submitted in the current lease admitted (kept out of the
+        lease MILP and of admission packing)."""
+        art = self.config.artifact
         left = (b + 1) * self.Lm - state.now
-        spot = self.total - sum(self.jobs[j].r for j in self.G) - sum(cj.gpus for cj in self.jobs.values() if cj.forced)
+        held = sum(self.jobs[j].gpus if art else self.jobs[j].r for j in self.G)
+        spot = self.total - held - sum(cj.gpus for cj in self.jobs.values() if cj.forced)
         cands = []
         for jid, cj in self.jobs.items():
-            if cj.cls != UNACCEPTED or cj.forced or state.was_running(active[jid]):
+            if cj.cls != UNACCEPTED or cj.forced or not self._pending(state, active[jid], boundary):
                 continue
             rem = self._true_remaining_min(cj, active[jid])
             if rem <= left + 1e-9:
@@ -396,9 +514,19 @@ class ChronusPolicy(BasePolicy):
                 spot -= cj.gpus
                 cj.forced = True
                 self.stats["forced"] += 1
+                if art:
+                    cj.mip = False
+                    if cj.arrival >= b * self.Lm - 1e-9:
+                        self._set_class(cj, ACCEPTED)
+                        self.stats["relabelled_admitted"] += 1
 
     # ------------------------------------------------------------------ placement
     def _place(self, state: RoundState, active: dict[str, JobState], boundary: bool) -> Allocation:
+        """Guaranteed jobs, then forced ones, then (inside a lease) the jobs already
+        running keep their place, then [artifact, inside a lease] the odd-minute filling
+        pass hands out the GPUs freed last round, then the 5-minute order fills the rest.
+        The clean reading places fake-forced (overrun) jobs with the forced ones."""
+        art = self.config.artifact
         pool = NodePool(state.cluster)
         out: Allocation = {}
         now = state.now
@@ -410,18 +538,56 @@ class ChronusPolicy(BasePolicy):
                 self.stats["guaranteed_unplaced"] += 1
         rest = sorted((p for p in known if p[0].id not in self.G), key=lambda p: self._key(p[0], p[1], now))
         for cj, js in rest:
-            if cj.forced or cj.fake_force:
+            if cj.forced or (cj.fake_force and not art):
                 _put(pool, out, state, js)
         if not boundary:
             for _cj, js in rest:
                 if js.id not in out and state.was_running(js):
                     _put(pool, out, state, js)
+            if self._fill_budget > 0:
+                self._filling_pass(pool, out, state, rest)
         for _cj, js in rest:
             if js.id not in out:
                 _put(pool, out, state, js)
         for jid in out:
             self.jobs[jid].rounds_run += 1
         return out
+
+    def _filling_pass(self, pool: NodePool, out: Allocation, state: RoundState, rest: list[tuple[_CJob, JobState]]) -> None:
+        """The artifact's odd-minute ``filling_jobs`` on this round's budget of GPUs (those
+        freed by jobs that finished in the previous round at minutes it fills), in its
+        order: ascending queue priority, so hopeless jobs first (:meth:`_fill_key`)."""
+        budget = self._fill_budget
+        waiting = sorted((p for p in rest if p[1].id not in out), key=lambda p: self._fill_key(p[0], p[1], state.now))
+        for cj, js in waiting:
+            if budget <= 0:
+                break
+            if cj.gpus <= budget and _put(pool, out, state, js):
+                budget -= cj.gpus
+                self.stats["filled"] += 1
+
+
+def filled_by_filling(finish: float, step_minutes: float = 5.0) -> bool:
+    """Whether the artifact hands out the GPUs of a job finishing at ``finish`` (minutes)
+    in its odd-minute filling pass rather than at its next 5-minute step.
+
+    The artifact releases them at minute ``M = ceil(finish)``; at each minute it first
+    releases, then (every ``step_minutes``) admits and fills in its 5-minute order,
+    then (at odd minutes) runs ``filling_jobs``. So the filling pass gets them unless
+    ``M`` is a 5-minute step, or ``M`` is even and ``M + 1`` is one."""
+    M = math.ceil(finish - 1e-9)
+    step = max(1, round(step_minutes))
+    return M % step != 0 and (M % 2 == 1 or (M + 1) % step != 0)
+
+
+class ChronusCleanPolicy(ChronusPolicy):
+    """Chronus as a clean reading of the paper (``ChronusConfig.artifact = False``):
+    none of the artifact's scheduling quirks listed in ``models/chronus.md``."""
+
+    name = "chronus-clean"
+
+    def __init__(self, config: ChronusConfig | None = None, **overrides) -> None:
+        super().__init__(config if config is not None else ChronusConfig(artifact=False), **overrides)
 
 
 def _put(pool: NodePool, out: Allocation, state: RoundState, js: JobState) -> bool:
