@@ -6,6 +6,9 @@ from __future__ import annotations
 from sensaopt.instance import Change
 from sensaopt.schedule import Placement
 
+# the members as module globals: a global lookup, not an Enum class attribute, per call
+NONE, RESTART, MIGRATION, RESIZE = Change.NONE, Change.RESTART, Change.MIGRATION, Change.RESIZE
+
 
 def classify(prev: tuple[Placement, ...] | None, prev_end: int | None, placements: tuple[Placement, ...], start: int) -> Change:
     """Kind of change for a job running ``placements`` from round ``start`` after
@@ -17,23 +20,23 @@ def classify(prev: tuple[Placement, ...] | None, prev_end: int | None, placement
     * the same GPUs, cores and GB on every node (in any placement order) → NONE.
     """
     if prev is None:
-        return Change.NONE
+        return NONE
     if prev_end != start:
-        return Change.RESTART
+        return RESTART
     if len(prev) == 1 and len(placements) == 1:  # the common case, attribute by attribute
         a, b = prev[0], placements[0]
         if a is b:
-            return Change.NONE
+            return NONE
         if a.node != b.node or a.gpus != b.gpus:
-            return Change.MIGRATION
-        return Change.NONE if a.cpus == b.cpus and a.mem_gb == b.mem_gb else Change.RESIZE
+            return MIGRATION
+        return NONE if a.cpus == b.cpus and a.mem_gb == b.mem_gb else RESIZE
     if prev == placements:
-        return Change.NONE
+        return NONE
     ga = _per_node(prev)
     gb = _per_node(placements)
     if {n: v[0] for n, v in ga.items()} != {n: v[0] for n, v in gb.items()}:
-        return Change.MIGRATION
-    return Change.NONE if ga == gb else Change.RESIZE
+        return MIGRATION
+    return NONE if ga == gb else RESIZE
 
 
 def _per_node(pls: tuple[Placement, ...]) -> dict[int, tuple[int, int, float]]:

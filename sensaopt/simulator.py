@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from sensaopt.changes import classify
+from sensaopt.changes import MIGRATION, NONE, RESTART, classify
 from sensaopt.errors import InputError, PolicyError
-from sensaopt.instance import Change, Instance, Job
+from sensaopt.instance import Instance, Job
 from sensaopt.limits import OPTIONS
 from sensaopt.metrics import compute_metrics
 from sensaopt.policies import Decider, Policy, make_policy
-from sensaopt.policies.base import JobState, RoundState
+from sensaopt.policies.base import Allocation, JobState, RoundState
 from sensaopt.result import Result, Status, package_versions
 from sensaopt.schedule import ScheduleBuilder
 from sensaopt.validator import WORK_EPS, check_schedule
@@ -96,7 +96,7 @@ def simulate(
     nxt = 0
     active: dict[str, JobState] = {}
     truth_of: dict[str, Job] = {}
-    costs: dict[str, dict[Change, float]] = {}  # per job: minutes lost per kind of change
+    costs: dict[str, tuple[float, float, float]] = {}  # per job: minutes lost to a restart, a migration, a resize
     builder = ScheduleBuilder(R)
     n_total, n_done = len(truth.jobs), 0
     r = release[0] if release else 0
@@ -108,7 +108,8 @@ def simulate(
             j = truth.jobs[order[nxt]]
             active[j.id] = JobState(spec=public.jobs[order[nxt]], remaining=j.work)
             truth_of[j.id] = j
-            costs[j.id] = truth.overheads.table(j.gpus)
+            ov = truth.overheads
+            costs[j.id] = (ov.restart_minutes(j.gpus), ov.migration_minutes(j.gpus), ov.resize_minutes_for(j.gpus))
             nxt += 1
         if not active:
             r = release[nxt]
@@ -126,23 +127,7 @@ def simulate(
             r = max(r + 1, release[nxt])
             continue
         builder.add_round(r, alloc)
-        for jid, pls in alloc.items():
-            js = active[jid]
-            job = truth_of[jid]
-            last = js.last_round
-            kind = Change.NONE if last is None else classify(js.placements, last + 1, pls, r)
-            minutes = max(R - costs[jid][kind], 0.0)
-            prof = _profile_speed(job.profile, pls)
-            done = prof * job.speed_factor * minutes
-            js.predicted_work += prof * minutes
-            js.observed_work += done
-            js.remaining -= done
-            if js.first_round is None:
-                js.first_round = r
-            js.last_round, js.placements = r, pls
-            if js.remaining <= WORK_EPS:
-                del active[jid]
-                n_done += 1
+        n_done += _run_round(alloc, active, truth_of, costs, r, R)
         if progress is not None:
             progress(r, n_done, n_total)
         r += 1
@@ -166,6 +151,36 @@ def simulate(
         evaluation=ev,
         truth=truth,
     )
+
+
+def _run_round(alloc: Allocation, active: dict[str, JobState], truth_of: dict[str, Job], costs: dict[str, tuple[float, float, float]],
+               r: int, R: float) -> int:
+    """Advance every job of ``alloc`` over round ``r`` (the validator's rule: the change
+    from its last round, :func:`classify`, costs minutes of this one); finished jobs
+    leave ``active``. Returns how many finished."""
+    finished = 0
+    for jid, pls in alloc.items():
+        js = active[jid]
+        job = truth_of[jid]
+        last = js.last_round
+        kind = NONE if last is None else classify(js.placements, last + 1, pls, r)
+        if kind is NONE:  # the common case: no lookup
+            minutes = R
+        else:
+            c = costs[jid]
+            minutes = max(R - (c[0] if kind is RESTART else c[1] if kind is MIGRATION else c[2]), 0.0)
+        prof = _profile_speed(job.profile, pls)
+        done = prof * job.speed_factor * minutes
+        js.predicted_work += prof * minutes
+        js.observed_work += done
+        js.remaining -= done
+        if js.first_round is None:
+            js.first_round = r
+        js.last_round, js.placements = r, pls
+        if js.remaining <= WORK_EPS:
+            del active[jid]
+            finished += 1
+    return finished
 
 
 def _policy(policy: Decider | str, policy_config: dict[str, Any] | None) -> Decider:

@@ -57,9 +57,9 @@ from operator import attrgetter
 
 import numpy as np
 
-from sensaopt.changes import classify
+from sensaopt.changes import MIGRATION, RESIZE, RESTART, classify
 from sensaopt.errors import ScheduleError
-from sensaopt.instance import Change, Instance, Job, Node
+from sensaopt.instance import Instance, Job, Node
 from sensaopt.schedule import Schedule, Segment
 
 WORK_EPS = 1e-6  # minutes of work: a job with less than this left is done
@@ -350,24 +350,28 @@ class JobReplay:
 
     ``done`` is minutes of work at speed 1.0; ``finish_round`` the round at whose end the
     work was complete (None while unfinished); ``prev`` the segment ending last so far.
-    ``counts`` and ``lost`` are the changes of each kind and the wall minutes of rounds
-    they cost (``min(cost, R)`` each), counted while the job is unfinished.
+    The change counters and minutes (``min(cost, R)`` each) grow while the job is unfinished.
     """
 
     job: Job
     round_minutes: float  # R
-    costs: dict[Change, float]  # minutes lost in the first round of a change of each kind
+    costs: tuple[float, float, float]  # minutes lost in the first round of a restart, a migration, a resize
     done: float = 0.0
     finish_round: int | None = None
     first_round: int | None = None
     prev: Segment | None = None
     rounds_held: int = 0
-    counts: dict[Change, int] = field(default_factory=lambda: dict.fromkeys(Change, 0))
-    lost: dict[Change, float] = field(default_factory=lambda: dict.fromkeys(Change, 0.0))
+    preemptions: int = 0  # restarts
+    migrations: int = 0
+    resizes: int = 0
+    restart_lost: float = 0.0
+    migration_lost: float = 0.0
+    resize_lost: float = 0.0
 
     @classmethod
     def start(cls, instance: Instance, job: Job) -> JobReplay:
-        return cls(job, instance.round_minutes, instance.overheads.table(job.gpus))
+        ov, g = instance.overheads, job.gpus
+        return cls(job, instance.round_minutes, (ov.restart_minutes(g), ov.migration_minutes(g), ov.resize_minutes_for(g)))
 
     @property
     def finish(self) -> float | None:
@@ -387,16 +391,24 @@ class JobReplay:
         self.prev = seg
         if self.finish_round is not None:
             return
+        R, job = self.round_minutes, self.job
+        cost = 0.0
         if prev is None:
             self.first_round = seg.start
-            kind = Change.NONE
         else:
             kind = classify(prev.placements, prev.end, seg.placements, seg.start)
-        R, job = self.round_minutes, self.job
-        cost = self.costs[kind]
-        if kind is not Change.NONE:
-            self.counts[kind] += 1
-            self.lost[kind] += min(cost, R)
+            if kind is RESTART:
+                cost = self.costs[0]
+                self.preemptions += 1
+                self.restart_lost += min(cost, R)
+            elif kind is MIGRATION:
+                cost = self.costs[1]
+                self.migrations += 1
+                self.migration_lost += min(cost, R)
+            elif kind is RESIZE:
+                cost = self.costs[2]
+                self.resizes += 1
+                self.resize_lost += min(cost, R)
         speed = segment_speed(job, seg)
         per_round = speed * R
         first = speed * max(R - cost, 0.0)
@@ -417,18 +429,17 @@ class JobReplay:
             self.rounds_held += seg.rounds
 
     def outcome(self) -> JobOutcome:
-        n, lost = self.counts, self.lost
         return JobOutcome(
             job=self.job.id,
             first_start=None if self.first_round is None else self.first_round * self.round_minutes,
             finish=None if self.finish_round is None else self.finish_round * self.round_minutes,
             work_done=min(self.done, self.job.work),
-            preemptions=n[Change.RESTART],
-            migrations=n[Change.MIGRATION],
-            resizes=n[Change.RESIZE],
-            restart_minutes_lost=lost[Change.RESTART],
-            migration_minutes_lost=lost[Change.MIGRATION],
-            resize_minutes_lost=lost[Change.RESIZE],
+            preemptions=self.preemptions,
+            migrations=self.migrations,
+            resizes=self.resizes,
+            restart_minutes_lost=self.restart_lost,
+            migration_minutes_lost=self.migration_lost,
+            resize_minutes_lost=self.resize_lost,
             rounds_held=self.rounds_held,
         )
 
