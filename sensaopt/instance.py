@@ -239,8 +239,8 @@ class Overheads:
         return self.resize_minutes_for(gpus)
 
     def table(self, gpus: int) -> dict[Change, float]:
-        """Minutes lost by a ``gpus``-GPU job for each kind of change (``NONE``: 0), to
-        look up per round instead of recomputing (the simulator and validator do)."""
+        """Minutes lost by a ``gpus``-GPU job for each kind of change (``NONE``: 0), as a
+        mapping. (Hot loops index a plain tuple instead: an Enum key hashes in Python.)"""
         return {c: self.minutes(c, gpus) for c in Change}
 
     def scaled(self, factor: float) -> Overheads:
