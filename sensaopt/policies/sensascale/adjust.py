@@ -9,6 +9,7 @@ deadline jobs down to what still meets their own target, best-effort jobs down t
 
 from __future__ import annotations
 
+from sensaopt.instance import Change
 from sensaopt.policies.placement import NodePool, option_placement
 from sensaopt.profiles import Option
 
@@ -16,12 +17,20 @@ from .config import SensaScaleConfig
 from .placement import Planned, Planner
 
 
+def _resized_minutes(p: Planned) -> float:
+    """Minutes ``p`` loses this round if its CPU/memory changes from the plan: its
+    planned change's cost, or a resize's if the plan kept it as it was."""
+    info = p.info
+    kind = info.change(p.placements)
+    return info.costs[Change.RESIZE] if kind is Change.NONE and info.running else info.costs[kind]
+
+
 def _needed_speed(p: Planned, now: float) -> float | None:
+    """Speed ``p`` needs to meet its target if resized now (the resize's cost counted)."""
     info = p.info
     if info.target is None:
         return None
-    oh = info.start_overhead(frozenset(q.node for q in p.placements)) if info.started else 0.0
-    avail = info.target - now - oh
+    avail = info.target - now - _resized_minutes(p)
     if avail <= 0:
         return float("inf")
     return info.remaining / (avail * info.corr)
@@ -54,7 +63,15 @@ def _resize(planner: Planner, p: Planned, o: Option) -> None:
     p.placements = (option_placement(node, p.info.gpus, o),)
     pool.take(p.placements)
     p.option = o
-    p.end = planner.now + p.info.start_overhead(frozenset({node.index})) + p.info.time_at(o)
+    p.end = planner.now + p.info.change_minutes(p.placements) + p.info.time_at(o)
+
+
+def _pays(planner: Planner, p: Planned, o: Option) -> bool:
+    """Moving ``p`` to option ``o`` on its node ends it sooner, the change's cost
+    counted (a kept running job pays a resize; one already changing pays nothing more)."""
+    node = planner.pool.nodes[p.placements[0].node]
+    pls = (option_placement(node, p.info.gpus, o),)
+    return planner.now + p.info.change_minutes(pls) + p.info.time_at(o) < p.end - 1e-9
 
 
 def _best_fitting(p: Planned, free_c: int, free_m: float, cap: float) -> Option | None:
@@ -72,7 +89,8 @@ def _best_fitting(p: Planned, free_c: int, free_m: float, cap: float) -> Option 
 
 
 def adjust(planner: Planner, cfg: SensaScaleConfig) -> int:
-    """Upgrade at-risk jobs; returns how many were upgraded."""
+    """Upgrade at-risk jobs; returns how many were upgraded. With ``cfg.resize_pays``
+    an upgrade happens only if it ends the job sooner, its resize cost counted."""
     pool, now = planner.pool, planner.now
     upgraded = 0
     for p in sorted(planner.planned.values(), key=lambda p: p.info.key):
@@ -105,14 +123,15 @@ def adjust(planner: Planner, cfg: SensaScaleConfig) -> int:
                     short_c -= gc
                     short_m -= gm
         o = _best_fitting(p, pool.cpus[n], pool.mem[n], goal.speed)
-        if o is not None:
+        if o is not None and (not cfg.resize_pays or _pays(planner, p, o)):
             _resize(planner, p, o)
             upgraded += 1
     return upgraded
 
 
-def fill_spare(planner: Planner) -> None:
-    """Hand out CPU/memory still free on each node, most urgent job first."""
+def fill_spare(planner: Planner, cfg: SensaScaleConfig) -> None:
+    """Hand out CPU/memory still free on each node, most urgent job first (with
+    ``cfg.resize_pays``: only where it ends the job sooner, the resize cost counted)."""
     pool = planner.pool
     for p in sorted(planner.planned.values(), key=lambda p: p.info.key):
         if len(p.placements) != 1:
@@ -121,5 +140,5 @@ def fill_spare(planner: Planner) -> None:
         if pool.cpus[n] <= 0 and pool.mem[n] <= 1e-9:
             continue
         o = _best_fitting(p, pool.cpus[n], pool.mem[n], p.info.facts.opt.speed)
-        if o is not None:
+        if o is not None and (not cfg.resize_pays or _pays(planner, p, o)):
             _resize(planner, p, o)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from sensaopt.instance import Cluster, NodeType
+from sensaopt.changes import classify
+from sensaopt.instance import Change, Cluster, NodeType
 from sensaopt.policies.base import JobState, RoundState
 from sensaopt.policies.placement import NodePool, job_options
 from sensaopt.profiles import Option, SensitivityProfile
@@ -26,6 +27,13 @@ class ProfileFacts:
     options: tuple[Option, ...]
     opt: Option  # optimal demand, per GPU
     base: dict[NodeType, Option]  # cheapest option keeping (1 - tol) of the proportional-share speed
+    profile: SensitivityProfile
+
+    def option_of(self, p: Placement) -> Option:
+        """The per-GPU option of one placement (its profile speed; any allocation,
+        also one that is not among ``options``)."""
+        c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
+        return Option(int(c) if c == int(c) else c, m, round(self.profile.speed(c, m), 12))  # type: ignore[arg-type]
 
 
 def profile_facts(profile: SensitivityProfile, gpus: int, cluster: Cluster, cfg: SensaScaleConfig) -> ProfileFacts:
@@ -45,7 +53,7 @@ def profile_facts(profile: SensitivityProfile, gpus: int, cluster: Cluster, cfg:
         target = (1 - cfg.demand_tolerance) * profile.speed(c, m) - 1e-12
         fit = [o for o in opts if o.speed >= target]
         base[nt] = min(fit, key=lambda o: (max(o.cpu / c, o.mem / m), o.cpu, o.mem)) if fit else opts[-1]
-    return ProfileFacts(profile.is_sensitive(cfg.sensitivity_threshold, share), opts, opt, base)
+    return ProfileFacts(profile.is_sensitive(cfg.sensitivity_threshold, share), opts, opt, base, profile)
 
 
 @dataclass(eq=False, slots=True)
@@ -53,11 +61,12 @@ class JobInfo:
     js: JobState
     facts: ProfileFacts
     running: bool  # ran in the previous round
-    overhead: float  # minutes lost if it (re)starts elsewhere or after a pause
+    overhead: float  # restart overhead (paused -> running), minutes
     target: float | None  # deadline aimed at (None: best effort or hopeless)
     tier: int  # 0: deadline still reachable; 1: best effort or hopeless
     key: tuple  # sort key, smaller = more urgent
     lst: float  # latest start time, minutes (inf in tier 1)
+    costs: dict[Change, float] = field(default_factory=dict)  # minutes lost per kind of change (Overheads.table)
     id: str = field(init=False)  # the job's id (copied: read in every inner loop)
     gpus: int = field(init=False)  # the job's GPUs
     remaining: float = field(init=False)  # observed remaining work, minutes at speed 1.0
@@ -79,17 +88,38 @@ class JobInfo:
         """Where it ran in the last round it ran (empty if it never ran)."""
         return self.js.placements or ()
 
+    @property
+    def current(self) -> Option | None:
+        """Per-GPU option it ran at in the previous round (the slowest node's), None
+        unless running."""
+        if not self.running:
+            return None
+        return min((self.facts.option_of(p) for p in self.last_placements), key=lambda o: o.speed)
+
     def time_at(self, opt: Option) -> float:
         """Minutes to finish at this per-GPU option (observed speed correction applied)."""
         return self.remaining / (opt.speed * self.corr)
 
-    def start_overhead(self, nodes: frozenset[int] | None) -> float:
-        """Overhead (minutes) if placed on ``nodes`` this round (validator's restart rule)."""
+    def change(self, placements: tuple[Placement, ...]) -> Change:
+        """Kind of change if it runs on ``placements`` this round (:func:`classify`)."""
+        if not self.started:
+            return Change.NONE
+        if not self.running:
+            return Change.RESTART
+        r = self.js.last_round + 1  # type: ignore[operator]  # started: last_round is set
+        return classify(self.last_placements, r, placements, r)
+
+    def change_minutes(self, placements: tuple[Placement, ...]) -> float:
+        """Minutes lost this round if it runs on ``placements`` (the simulator's charge)."""
+        return self.costs[self.change(placements)] if self.started else 0.0
+
+    @property
+    def move_minutes(self) -> float:
+        """Minutes lost if it runs anywhere but where it ran: 0 if it never ran,
+        the restart cost if paused, the migration cost if running."""
         if not self.started:
             return 0.0
-        if nodes is not None and nodes == self.prev_nodes:  # prev_nodes is None unless running
-            return 0.0
-        return self.overhead
+        return self.costs[Change.MIGRATION] if self.running else self.overhead
 
 
 @dataclass(frozen=True)
@@ -97,19 +127,35 @@ class JobConstants:
     """What :func:`analyse` needs of a job that never changes during a run."""
 
     facts: ProfileFacts
-    overhead: float  # restart overhead, minutes
+    costs: dict[Change, float]  # minutes lost per kind of change (Overheads.table)
     deadlines: tuple[tuple[float, float], ...]  # (absolute minute, value), earliest first
+
+
+def expected_option(js: JobState, f: ProfileFacts, running: bool, ref: NodeType, cfg: SensaScaleConfig) -> Option:
+    """The per-GPU allocation the LST assumes (``cfg.lst_allocation``): the optimal
+    demand, or what the job will likely get — its current allocation if running, else
+    the base allocation of the main node type — never slower than the base."""
+    if cfg.lst_allocation == "optimal":
+        return f.opt
+    b = f.base[ref]
+    if running and js.placements:
+        cur = min((f.option_of(p) for p in js.placements), key=lambda o: o.speed)
+        return cur if cur.speed > b.speed else b
+    return b
 
 
 def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict | None = None) -> list[JobInfo]:
     """JobInfo for every waiting or running job, most urgent first.
 
     ``constants`` (optional) is a dict kept across the rounds of one run, mapping a
-    job's id to its :class:`JobConstants` (filled here on first sight).
+    job's id to its :class:`JobConstants` (filled here on first sight). A target
+    deadline is reachable when the job meets it at its optimal demand; the LST uses
+    the allocation it is expected to get (:func:`expected_option`).
     """
     now, R = state.now, state.round_minutes
     prev_round = state.round - 1
-    restart = state.overheads.restart_minutes
+    table = state.overheads.table
+    ref = state.cluster.reference_type
     urgent_by = now + cfg.urgent_rounds * R
     hopeless_be = cfg.hopeless_to_best_effort
     cache = constants if constants is not None else {}
@@ -118,10 +164,10 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
         spec = js.spec
         c = cache.get(spec.id)
         if c is None:
-            c = cache[spec.id] = JobConstants(facts_of(spec.profile, spec.gpus), restart(spec.gpus), spec.deadlines())
+            c = cache[spec.id] = JobConstants(facts_of(spec.profile, spec.gpus), table(spec.gpus), spec.deadlines())
         f = c.facts
         running = js.last_round == prev_round
-        oh = c.overhead
+        oh = c.costs[Change.RESTART]
         start_oh = 0.0 if (running or js.last_round is None) else oh
         t_opt = js.remaining / (f.opt.speed * js.speed_correction)
         target = None
@@ -133,7 +179,10 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
                 target = at
                 break
         if target is not None:
-            lst = target - t_opt - start_oh
+            t_exp = t_opt
+            if cfg.lst_allocation != "optimal":
+                t_exp = js.remaining / (expected_option(js, f, running, ref, cfg).speed * js.speed_correction)
+            lst = target - t_exp - start_oh
             group = 0 if lst <= urgent_by else (1 if running else 2)
             key = (0, group, lst, spec.arrival, spec.id)
             tier = 0
@@ -141,7 +190,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             lst = math.inf
             key = (1, 0 if running else 1, t_opt + start_oh, spec.arrival, spec.id)
             tier = 1
-        out.append(JobInfo(js, f, running, oh, target, tier, key, lst))
+        out.append(JobInfo(js, f, running, oh, target, tier, key, lst, c.costs))
     out.sort(key=_key)
     return out
 
@@ -186,11 +235,11 @@ def protect_running(infos: list[JobInfo], state: RoundState) -> int:
             n = min((n for n in range(len(pool.nodes)) if pool.gpus[n] >= u.gpus), key=lambda n: pool.gpus[n])
             pool.gpus[n] -= u.gpus
             continue
-        u_end = state.now + u.start_overhead(None) + u.time_at(u.facts.opt)
+        u_end = state.now + u.move_minutes + u.time_at(u.facts.opt)
         best = _cheapest_victims(u.gpus, u_end, pool, on_node)
         if best is None or best[0] >= target_value(u):
             u.tier, u.target, u.lst = 1, None, math.inf
-            u.key = (1, 1, u.start_overhead(None) + u.time_at(u.facts.opt), u.js.spec.arrival, u.id)
+            u.key = (1, 1, u.move_minutes + u.time_at(u.facts.opt), u.js.spec.arrival, u.id)
             demoted += 1
             continue
         cost, n, victims = best

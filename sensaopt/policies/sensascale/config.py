@@ -27,6 +27,13 @@ class SensaScaleConfig:
     its deadline, not every time a waiting job's laxity dips below its own (plain
     least-laxity-first thrashes, paying a restart each time). The paper is silent."""
 
+    lst_allocation: str = "expected"
+    """Allocation the latest start time assumes: "expected" — what the job will likely
+    get (its current allocation if running, else the base allocation of the main node
+    type; never slower than the base) — or "optimal" (its optimal demand, the paper's
+    reading). Whether a deadline is still reachable is always judged at the optimal
+    demand."""
+
     protect_running: bool = True
     """An urgent job may preempt running jobs only if the deadline value it saves
     exceeds the value of the running jobs it would make miss (see
@@ -49,6 +56,12 @@ class SensaScaleConfig:
     instead of ~21 ms (benchmarks/bench_pairing.py). Opt-in: it changes decisions
     slightly (8 CPU-scarce 40-job instances: 34 violations instead of 43; the committed
     ladder: 20 instead of 18), and the documented measurements use the default."""
+    pair_hysteresis: float = 1.0
+    """Pairs that make running jobs move or resize pay for it in the matching: the edge
+    weight (GPUs × urgency × relative speed gained) is reduced by this factor × the
+    change's minutes ÷ the member's remaining minutes (``pairing.switch_penalty``), so
+    a running pair is re-matched only if the new partner gains more than the move
+    costs over the work left. 0: re-match freely every round (the cost ignored)."""
     pairing_window: float = 1.5
     """Pair only among the queue prefix asking for at most this × the cluster's GPUs."""
     weight_scale: int = 1_000_000
@@ -59,6 +72,11 @@ class SensaScaleConfig:
     """"easy": the first unit that does not fit gets a reservation and later units may
     start only if they do not delay it; "conservative": every unit that does not fit
     gets one; "none": greedy, no reservations."""
+    stay_put: bool = True
+    """A running job keeps its node(s) and allocation unless a change ends it sooner,
+    the change's cost counted (``Overheads``: a resize on the same node, a migration
+    elsewhere); other units look for room among resources no running job held the
+    round before first, and take held resources only when nothing else fits."""
     min_speed_fraction: float = 0.5
     """When a node lacks CPU or memory for the base allocation, accept a smaller one
     only if it keeps at least this fraction of the base speed."""
@@ -68,6 +86,10 @@ class SensaScaleConfig:
     """Move CPU/memory from co-located insensitive or slack-rich jobs (never below
     what keeps them on their own deadline, nor below their floor) toward the optimal
     demand of a job projected to miss its deadline."""
+    resize_pays: bool = True
+    """Adjustment and spare filling change a planned job's CPU/memory only if that ends
+    it sooner, the resize cost counted (a job kept as it was pays a resize; a job
+    already moving or resizing pays nothing more)."""
     fill_spare: bool = True
     """Give CPU/memory still free on a node to its jobs, most urgent first, up to
     their optimal demand (Synergy-style work conservation; the paper is silent)."""
@@ -81,5 +103,9 @@ class SensaScaleConfig:
             raise ValueError("backfill must be 'easy', 'conservative' or 'none'")
         if not 0 <= self.demand_tolerance < 1:
             raise ValueError("demand_tolerance must be within [0, 1)")
+        if self.lst_allocation not in ("expected", "optimal"):
+            raise ValueError("lst_allocation must be 'expected' or 'optimal'")
+        if self.pair_hysteresis < 0:
+            raise ValueError("pair_hysteresis must be >= 0")
         if self.pairing_window <= 0 or self.weight_scale < 1:
             raise ValueError("pairing_window and weight_scale must be positive")

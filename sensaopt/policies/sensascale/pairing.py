@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from sensaopt.instance import Cluster
+from sensaopt.instance import Change, Cluster
 from sensaopt.profiles import Option
 
 from .analysis import JobInfo
@@ -125,6 +125,62 @@ def weight_matrix(
     return W
 
 
+def held_gpus(infos: list[JobInfo], cluster: Cluster) -> np.ndarray:
+    """GPUs per node held the round before by the running jobs among ``infos``."""
+    held = np.zeros(cluster.num_nodes, dtype=np.int64)
+    for x in infos:
+        if x.running:
+            for q in x.last_placements:
+                held[q.node] += q.gpus
+    return held
+
+
+def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per job: (node it ran on, single-node running jobs only, else -1; GPUs still
+    unheld on that node; rate factor GPUs × urgency ÷ remaining minutes at its current
+    allocation (0 unless running); resize and migration minutes)."""
+    k = len(infos)
+    node = np.full(k, -1, dtype=np.int64)
+    rate = np.zeros(k)
+    cr = np.zeros(k)
+    cm = np.zeros(k)
+    for n, x in enumerate(infos):
+        if x.running and len(x.last_placements) == 1:
+            node[n] = x.last_placements[0].node
+            cur = x.current
+            assert cur is not None  # running
+            rate[n] = u[n] / max(x.time_at(cur), 1e-9)
+            cr[n] = x.costs[Change.RESIZE]
+            cm[n] = x.costs[Change.MIGRATION]
+    gpus = np.array([nd.gpus for nd in cluster.nodes], dtype=np.int64)
+    room = np.where(node >= 0, (gpus - held)[np.maximum(node, 0)], -1)
+    return node, room, rate, cr, cm
+
+
+def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, ui: np.ndarray, cluster: Cluster,
+                   held: np.ndarray) -> np.ndarray | None:
+    """Cost of forming each pair for its running members, in the units of the pair
+    gains (GPUs × urgency × relative speed): minutes lost ÷ the member's remaining
+    minutes (the gain of a pair is a rate; a change's cost spread over the time left
+    to earn it back). The pair goes where that is cheapest: the sensitive job's node
+    (if it has room for the partner: a resize for s, a migration for i if i ran
+    elsewhere), the partner's node (the mirror), or a third node (both migrate).
+    Partners already on the same node pay nothing. None when no candidate runs."""
+    ns, rs, As, crs, cms = _stay_terms(sens, us, cluster, held)
+    ni, ri, Ai, cri, cmi = _stay_terms(insens, ui, cluster, held)
+    if (ns < 0).all() and (ni < 0).all():
+        return None
+    gs = np.array([x.gpus for x in sens], dtype=np.int64)
+    gi = np.array([x.gpus for x in insens], dtype=np.int64)
+    mig_s, mig_i = (As * cms)[:, None], (Ai * cmi)[None, :]
+    away = mig_s + mig_i  # both to a third node (0 for a member that did not run)
+    at_s = np.where((rs[:, None] >= gi[None, :]), (As * crs)[:, None] + mig_i, np.inf)
+    at_i = np.where((ri[None, :] >= gs[:, None]), (Ai * cri)[None, :] + mig_s, np.inf)
+    pen = np.minimum(away, np.minimum(at_s, at_i))
+    pen[(ns[:, None] == ni[None, :]) & (ns[:, None] >= 0)] = 0.0  # already together
+    return pen
+
+
 def match_assignment(W: np.ndarray) -> list[tuple[int, int]]:
     """Maximum-weight matching of a bipartite graph with non-negative weights (0 = no
     edge) via the assignment problem: same total weight as the general matching."""
@@ -136,15 +192,16 @@ def match_assignment(W: np.ndarray) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(rows, cols) if W[a, b] > 0]
 
 
-def job_classes(infos: list[JobInfo], u: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
+def job_classes(infos: list[JobInfo], u: np.ndarray, single_running: bool = False) -> tuple[np.ndarray, list[list[int]]]:
     """Group jobs by (profile facts, GPUs, GPUs × urgency): members of a class have
-    identical weight rows. Returns each job's class and each class's members in queue
-    order."""
+    identical weight rows. With ``single_running`` every running job is a class of its
+    own (its switch penalty is its own). Returns each job's class and each class's
+    members in queue order."""
     index: dict = {}
     cls = np.empty(len(infos), dtype=np.int64)
     members: list[list[int]] = []
     for n, (x, un) in enumerate(zip(infos, u.tolist())):
-        key = (id(x.facts), x.gpus, un)
+        key = (id(x.facts), x.gpus, un, x.id if single_running and x.running else None)
         c = index.get(key)
         if c is None:
             c = index[key] = len(members)
@@ -194,17 +251,37 @@ def match_classes(Wc: np.ndarray, r_members: list[list[int]], c_members: list[li
 
 def class_weights(
     sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None,
-    levels: int = 0,
+    levels: int = 0, held: np.ndarray | None = None, hysteresis: float = 0.0,
 ) -> tuple[np.ndarray, list[list[int]], list[list[int]]]:
     """The weight matrix between job classes (see :func:`job_classes`) and the classes'
-    members; entry (a, b) equals :func:`weight_matrix` at any member pair."""
+    members; entry (a, b) equals :func:`pair_matrix` at any member pair."""
     us = urgencies(sens, now, R, levels)
     ui = urgencies(insens, now, R, levels)
-    s_cls, s_members = job_classes(sens, us)
-    i_cls, i_members = job_classes(insens, ui)
+    own = held is not None and hysteresis > 0
+    s_cls, s_members = job_classes(sens, us, own)
+    i_cls, i_members = job_classes(insens, ui, own)
     s_rep = [sens[m[0]] for m in s_members]
     i_rep = [insens[m[0]] for m in i_members]
-    return weight_matrix(s_rep, i_rep, cluster, now, R, scale, gain_cache, levels), s_members, i_members
+    return pair_matrix(s_rep, i_rep, cluster, now, R, scale, gain_cache, levels, held, hysteresis), s_members, i_members
+
+
+def pair_matrix(
+    sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None,
+    levels: int = 0, held: np.ndarray | None = None, hysteresis: float = 0.0,
+) -> np.ndarray:
+    """The matching's weights: :func:`weight_matrix` less ``hysteresis`` × the
+    :func:`switch_penalty` (``held``: GPUs per node held by running jobs; None or
+    hysteresis 0: no penalty); only positive entries are edges."""
+    W = weight_matrix(sens, insens, cluster, now, R, scale, gain_cache, levels)
+    if held is None or hysteresis <= 0 or W.size == 0:
+        return W
+    pen = switch_penalty(sens, insens, urgencies(sens, now, R, levels), urgencies(insens, now, R, levels), cluster, held)
+    if pen is None:
+        return W
+    pen *= hysteresis * scale
+    W -= np.rint(np.minimum(pen, float(np.iinfo(np.int64).max // 4))).astype(np.int64)
+    np.maximum(W, 0, out=W)
+    return W
 
 
 def match_networkx(W: np.ndarray) -> list[tuple[int, int]]:
@@ -255,11 +332,13 @@ def make_pairs(
     sens, insens = candidates(infos, cluster, cfg)
     if not sens or not insens:
         return {}
+    held = held_gpus(infos, cluster) if cfg.pair_hysteresis > 0 else None
+    h = cfg.pair_hysteresis
     if cfg.pairing_method == "classes":
-        Wc, s_members, i_members = class_weights(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels)
+        Wc, s_members, i_members = class_weights(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels, held, h)
         pairs = match_classes(Wc, s_members, i_members)
     else:
-        W = weight_matrix(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels)
+        W = pair_matrix(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels, held, h)
         pairs = match(W, cfg.pairing_method)
     out = {}
     for a, b in pairs:

@@ -66,13 +66,32 @@ class FreeIndex:
 
 
 class Planner:
-    def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig):
+    """One round's placement state: the free pool, the units planned so far, the
+    reservations, and (``cfg.stay_put``) what running jobs not yet planned held the
+    round before. Units search first among *open* resources (free and not held), so a
+    newcomer does not take a running job's GPUs or CPU while another node has room;
+    only if nothing open fits do they take held resources (the holder, less urgent,
+    then moves or pauses)."""
+
+    def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = ()):  # type: ignore[assignment]
         self.pool, self.now, self.cfg = pool, now, cfg
         self.planned: dict[str, Planned] = {}
         self.by_node: dict[int, list[Planned]] = {}
         self.reservations: list[Reservation] = []
         self.max_gpus = max(n.gpus for n in pool.nodes)
         self.free = FreeIndex(pool.gpus, self.max_gpus)
+        k = len(pool.nodes)
+        self.hg, self.hc, self.hm = [0] * k, [0] * k, [0.0] * k  # held GPUs, cores, GB per node
+        self.held: dict[str, tuple[Placement, ...]] = {}  # running job id -> what it held
+        if cfg.stay_put:
+            for info in infos:
+                if info.running:
+                    self.held[info.id] = info.last_placements
+                    for q in info.last_placements:
+                        self.hg[q.node] += q.gpus
+                        self.hc[q.node] += q.cpus
+                        self.hm[q.node] += q.mem_gb
+        self.open = FreeIndex([max(0, f - h) for f, h in zip(pool.gpus, self.hg)], self.max_gpus)
 
     @property
     def exhausted(self) -> bool:
@@ -81,6 +100,28 @@ class Planner:
         if self.free.total > 0:
             return False
         return self.cfg.backfill == "none" or (self.cfg.backfill == "easy" and bool(self.reservations))
+
+    # ---- held resources ----------------------------------------------------------------
+    def _open_gpus(self, n: int) -> int:
+        return max(0, self.pool.gpus[n] - self.hg[n])
+
+    def release(self, info: JobInfo) -> None:
+        """``info`` is being planned now: what it held is no longer reserved for it."""
+        pls = self.held.pop(info.id, None)
+        if pls is None:
+            return
+        for q in pls:
+            n = q.node
+            old = self._open_gpus(n)
+            self.hg[n] -= q.gpus
+            self.hc[n] -= q.cpus
+            self.hm[n] -= q.mem_gb
+            self.open.move(n, old, self._open_gpus(n))
+
+    def _fits_open(self, q: Placement) -> bool:
+        n, pool = q.node, self.pool
+        return (q.gpus <= pool.gpus[n] - self.hg[n] and q.cpus <= pool.cpus[n] - self.hc[n]
+                and q.mem_gb <= pool.mem[n] - self.hm[n] + 1e-9)
 
     # ---- allocation of one job on one node --------------------------------------------------
     def option_on(self, info: JobInfo, node: Node, gpus: int, free_cpu: int, free_mem: float) -> Option | None:
@@ -98,8 +139,9 @@ class Planner:
                 best = o
         return best
 
-    def _end(self, info: JobInfo, opt: Option, nodes: frozenset[int]) -> float:
-        return self.now + info.start_overhead(nodes) + info.time_at(opt)
+    def _end(self, info: JobInfo, opt: Option, pls: tuple[Placement, ...]) -> float:
+        """Estimated end (minutes): now + the change's cost + the time at ``opt``."""
+        return self.now + info.change_minutes(pls) + info.time_at(opt)
 
     def _allowed(self, node: int, gpus: int, end: float) -> bool:
         for res in self.reservations:
@@ -116,10 +158,12 @@ class Planner:
         for q in pls:
             n = q.node
             old = gpus[n]
+            old_open = self._open_gpus(n)
             gpus[n] = old - q.gpus
             pool.cpus[n] -= q.cpus
             pool.mem[n] -= q.mem_gb
             self.free.move(n, old, old - q.gpus)
+            self.open.move(n, old_open, self._open_gpus(n))
             on = self.by_node.get(n)
             if on is None:
                 self.by_node[n] = [p]
@@ -130,83 +174,131 @@ class Planner:
                     res.spare[n] -= q.gpus
 
     # ---- units ----------------------------------------------------------------------------
+    def _keep(self, info: JobInfo) -> tuple[tuple[Placement, ...], Option] | None:
+        """A running job's placements of the round before, if they still fit (and the
+        reservations allow them): no change, no cost."""
+        pls = info.last_placements
+        pool = self.pool
+        if not all(pool.fits(q) for q in pls):
+            return None
+        opt = info.current
+        assert opt is not None  # running
+        if self.reservations:
+            end = self.now + info.time_at(opt)
+            if not all(self._allowed(q.node, q.gpus, end) for q in pls):
+                return None
+        return pls, opt
+
     def place_single(self, info: JobInfo) -> bool:
         pool = self.pool
+        self.release(info)
         if self.free.total < info.gpus:
             return False
+        keep = self._keep(info) if (self.cfg.stay_put and info.running) else None
         prev = info.js.placements if info.running else None
         chosen: dict[int, Option] = {}
+        single = info.gpus <= self.max_gpus
 
-        def make(node: Node, g: int) -> Placement | None:
-            o = self.option_on(info, node, g, pool.cpus[node.index], pool.mem[node.index])
+        def make(node: Node, g: int, cpus: int, mem: float) -> Placement | None:
+            o = self.option_on(info, node, g, cpus, mem)
             if o is None:
                 return None
+            q = option_placement(node, g, o)
             if self.reservations:
-                end = self.now + info.overhead + info.time_at(o)  # pessimistic: a move pays overhead
-                if not self._allowed(node.index, g, end):
+                oh = info.change_minutes((q,)) if single else info.move_minutes
+                if not self._allowed(node.index, g, self.now + oh + info.time_at(o)):
                     return None
             chosen[node.index] = o
-            return option_placement(node, g, o)
+            return q
 
-        pls = self._place(info.gpus, make, prev)
-        if pls is None:
-            return False
-        if len(pls) == 1:  # already at its node's option
-            opt = chosen[pls[0].node]
-        else:  # the slowest node sets the pace: all nodes get that option
+        def make_free(node: Node, g: int) -> Placement | None:
+            n = node.index
+            return make(node, g, pool.cpus[n], pool.mem[n])
+
+        def make_open(node: Node, g: int) -> Placement | None:
+            n = node.index
+            q = make(node, g, pool.cpus[n] - self.hc[n], pool.mem[n] - self.hm[n])
+            return q if q is not None and self._fits_open(q) else None
+
+        pls = self._place(info.gpus, make_free, make_open, prev)
+        if pls is not None and len(pls) > 1:  # the slowest node sets the pace: all nodes get that option
             opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
             pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
-        self._commit(info, pls, opt, self._end(info, opt, frozenset(p.node for p in pls)))
+        elif pls is not None:
+            opt = chosen[pls[0].node]
+        if keep is not None and (pls is None or self._end(info, keep[1], keep[0]) <= self._end(info, opt, pls) + 1e-9):
+            pls, opt = keep  # staying as it was is as fast, change costs included
+        if pls is None:
+            return False
+        self._commit(info, pls, opt, self._end(info, opt, pls))
         return True
 
-    def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None) -> tuple[Placement, ...] | None:
-        """:meth:`NodePool.place` (same rule, same result) with the best-fit search
-        of single-node jobs going through the free-GPU buckets."""
+    def _place(self, gpus: int, make, make_open, prefer: tuple[Placement, ...] | None) -> tuple[Placement, ...] | None:
+        """:meth:`NodePool.place` (same rule: the previous nodes, else best fit) with the
+        best-fit search of single-node jobs going through the free-GPU buckets; with
+        held resources, both steps are tried among open resources (``make_open``)
+        before held ones (``make``)."""
         pool = self.pool
-        if prefer is not None:
-            again = pool.place_again(prefer, make)
-            if again is not None:
-                return again
-        if gpus > self.max_gpus:
-            return pool._place_multi(gpus, make)
-        nodes = pool.nodes
-        for n in self.free.best_fit(gpus):
-            q = make(nodes[n], gpus)
-            if q is not None and pool.fits(q):
-                return (q,)
+        for mk in ((make_open, make) if self.held else (make,)):
+            if prefer is not None:
+                again = pool.place_again(prefer, mk)
+                if again is not None:
+                    return again
+            if gpus > self.max_gpus:
+                found = pool._place_multi(gpus, mk)
+                if found is not None:
+                    return found
+                continue
+            nodes = pool.nodes
+            for n in (self.open if mk is make_open else self.free).best_fit(gpus):
+                q = mk(nodes[n], gpus)
+                if q is not None and pool.fits(q):
+                    return (q,)
         return None
 
     def place_pair(self, s: JobInfo, i: JobInfo, so: Option, io: Option) -> bool:
         """Both jobs on one node at their pair options; prefers a node either ran on,
-        else best fit (fewest free GPUs, then lowest index)."""
+        else best fit (fewest free GPUs, then lowest index); with ``stay_put``, open
+        resources before resources held by other running jobs."""
         pool = self.pool
+        self.release(s)
+        self.release(i)
         g = s.gpus + i.gpus
         if self.free.total < g:
             return False
         need_c = s.gpus * so.cpu + i.gpus * io.cpu
         need_m = s.gpus * so.mem + i.gpus * io.mem
-        end_s = self.now + s.overhead + s.time_at(so)
-        end_i = self.now + i.overhead + i.time_at(io)
-        end_both = max(end_s, end_i)
+        nodes = pool.nodes
 
-        def feasible(n: int) -> bool:
-            if pool.gpus[n] < g or pool.cpus[n] < need_c or pool.mem[n] + 1e-9 < need_m:
+        def feasible(n: int, held: bool) -> bool:
+            hg, hc, hm = (self.hg[n], self.hc[n], self.hm[n]) if held else (0, 0, 0.0)
+            if pool.gpus[n] - hg < g or pool.cpus[n] - hc < need_c or pool.mem[n] - hm + 1e-9 < need_m:
                 return False
-            return not self.reservations or (self._allowed(n, s.gpus, end_s) and self._allowed(n, g, end_both))
+            if not self.reservations:
+                return True
+            ps, pi = (option_placement(nodes[n], s.gpus, so),), (option_placement(nodes[n], i.gpus, io),)
+            end_s = self._end(s, so, ps)
+            end_both = max(end_s, self._end(i, io, pi))
+            return self._allowed(n, s.gpus, end_s) and self._allowed(n, g, end_both)
 
         prefer = set()
         for x in (s, i):
             if x.running:
                 prefer |= {p.node for p in x.last_placements}
-        n_best = next((n for n in sorted(prefer, key=lambda n: (pool.gpus[n], n)) if feasible(n)), None)
-        if n_best is None:
-            n_best = next((n for n in self.free.best_fit(g) if feasible(n)), None)
+        pref = sorted(prefer, key=lambda n: (pool.gpus[n], n))
+        n_best = None
+        for held in ((True, False) if self.held else (False,)):
+            n_best = next((n for n in pref if feasible(n, held)), None)
+            if n_best is None:
+                n_best = next((n for n in (self.open if held else self.free).best_fit(g) if feasible(n, held)), None)
+            if n_best is not None:
+                break
         if n_best is None:
             return False
-        best = pool.nodes[n_best]
+        best = nodes[n_best]
         for x, o in ((s, so), (i, io)):
             pls = (option_placement(best, x.gpus, o),)
-            self._commit(x, pls, o, self._end(x, o, frozenset({best.index})))
+            self._commit(x, pls, o, self._end(x, o, pls))
         return True
 
     def reserve(self, gpus: int) -> None:

@@ -59,7 +59,7 @@ class SensaScalePolicy(BasePolicy):
         infos = analyse(state, self.facts, cfg, self._constants)  # steps 1-2
         n_protect = protect_running(infos, state) if cfg.protect_running else 0
         pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes, self._gains)  # step 3
-        planner = Planner(NodePool(state.cluster), state.now, cfg)
+        planner = Planner(NodePool(state.cluster), state.now, cfg, infos)
         done: set[str] = set()
         for info in infos:  # step 4, units in LST order
             if planner.exhausted:  # nothing below can be placed or reserve anything
@@ -82,7 +82,7 @@ class SensaScalePolicy(BasePolicy):
                     planner.reserve(m.gpus)
         n_adj = adjust(planner, cfg) if cfg.adjust else 0  # step 5
         if cfg.fill_spare:
-            fill_spare(planner)
+            fill_spare(planner, cfg)
         self.last_stats = {"jobs": len(infos), "pairs": len(pairs) // 2, "placed": len(planner.planned), "adjusted": n_adj,
                            "demoted": n_protect, "reservations": len(planner.reservations)}
         self.stats["rounds"] = self.stats.get("rounds", 0) + 1
