@@ -220,7 +220,7 @@ class Planner:
             q = make(node, g, pool.cpus[n] - self.hc[n], pool.mem[n] - self.hm[n])
             return q if q is not None and self._fits_open(q) else None
 
-        pls = self._place(info.gpus, make_free, make_open, prev)
+        pls = self._place(info.gpus, make_free, prev, make_open)
         if pls is not None and len(pls) > 1:  # the slowest node sets the pace: all nodes get that option
             opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
             pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
@@ -233,13 +233,13 @@ class Planner:
         self._commit(info, pls, opt, self._end(info, opt, pls))
         return True
 
-    def _place(self, gpus: int, make, make_open, prefer: tuple[Placement, ...] | None) -> tuple[Placement, ...] | None:
+    def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None, make_open=None) -> tuple[Placement, ...] | None:
         """:meth:`NodePool.place` (same rule: the previous nodes, else best fit) with the
-        best-fit search of single-node jobs going through the free-GPU buckets; with
-        held resources, both steps are tried among open resources (``make_open``)
-        before held ones (``make``)."""
+        best-fit search of single-node jobs going through the free-GPU buckets; given
+        ``make_open`` and held resources, both steps are tried among open resources
+        (``make_open``) before held ones (``make``)."""
         pool = self.pool
-        for mk in ((make_open, make) if self.held else (make,)):
+        for mk in ((make_open, make) if self.held and make_open is not None else (make,)):
             if prefer is not None:
                 again = pool.place_again(prefer, mk)
                 if again is not None:
