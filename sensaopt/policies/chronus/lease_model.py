@@ -1,6 +1,7 @@
-"""The Chronus lease-selection MILP (``models/chronus.md``), written once over the
-exact models' backend interface (:class:`sensaopt.exact.builder.Backend`) and solved
-by HiGHS or CP-SAT through the exact backends' own run functions.
+"""The Chronus lease-selection MILP (``models/chronus.md``), written once as arrays
+(:func:`lease_arrays`) and solved by HiGHS (the arrays passed straight to highspy) or
+CP-SAT (the arrays emitted through the exact models' backend interface,
+:class:`sensaopt.exact.builder.Backend`, and solved by its run function).
 
 Jobs ``a`` with deadline options ``k`` (``m`` slots before that deadline, value
 ``v``), ``r`` rounded GPUs, ``l`` leases still needed; slots ``t`` (0 = the lease
@@ -13,95 +14,251 @@ starting now) with ``C_t`` GPUs free::
 
 A backend that takes only integer coefficients (CP-SAT) gets this objective times
 ``1000 · max_t C_t`` (values rounded to 1/1000).
+
+Speed (``models/chronus.md``, "Lease solve speed"): no per-variable Python objects on
+the HiGHS path; the columns, rows and coefficients handed to HiGHS are exactly those
+the earlier backend-written model handed it (columns ordered by the names ``s_a_k`` /
+``x_a_k_t`` as strings, rows job by job, then capacity), so HiGHS takes the same path.
+Options dominated by another option of the same job (≥ value and ≥ slots) are
+dropped before building (exact: see the model file); a job's ``start`` (its previous
+plan) is handed to the solver as a warm start when ``warm`` is set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import time
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sensaopt.exact.budget import TimeBudget
+import numpy as np
+
+from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
 from sensaopt.exact.builder import Backend
 from sensaopt.exact.outcome import SolveOutcome
+from sensaopt.result import Status
 
 LEASE_SOLVERS = ("highs", "highspy", "cpsat")  # "highspy": the former name of the direct HiGHS path, same model
 VALUE_DIGITS = 1000  # integer backends: option values in 1/1000
+
+Plan = tuple[int, tuple[int, ...]]
+"""(option index into ``LeaseJob.options``, slots)."""
 
 
 @dataclass(frozen=True)
 class LeaseJob:
     """One admitted job that still needs leases: ``r`` rounded GPUs, ``l`` ≥ 1 leases
-    (slots), ``options`` (m, value) per deadline option with m ≥ l slots before it."""
+    (slots), ``options`` (m, value) per deadline option with m ≥ l slots before it.
+    ``start``: a plan to start the solver from (e.g. the job's previous plan, slots
+    relative to this lease), or None."""
 
     key: Hashable
     r: int
     l: int  # noqa: E741 (the paper's name)
     options: tuple[tuple[int, float], ...]
+    start: Plan | None = None
+
+
+class HighsArrays:
+    """The build target of the HiGHS path: the model goes to highspy as arrays."""
+
+    integer_only = False
+
+
+@dataclass(frozen=True)
+class LeaseArrays:
+    """The model in creation order: per option ``o`` (job by job, option by option)
+    column ``base[o]`` is ``s[a,k]`` and columns ``base[o]+1+t`` are ``x[a,k,t]``.
+    ``cost`` is minimised (the negated objective). Rows in CSR over creation indices:
+    lease rows and the one-option row job by job, then one capacity row per used slot.
+    ``order[i]``: the creation index of HiGHS column ``i``; ``pos`` its inverse.
+    ``kept[a]``: the indices into ``jobs[a].options`` left after dominance."""
+
+    cost: np.ndarray
+    col_job: np.ndarray
+    col_opt: np.ndarray  # index into the job's *kept* options
+    col_slot: np.ndarray  # -1: an s column
+    row_lo: np.ndarray
+    row_hi: np.ndarray
+    row_start: np.ndarray
+    row_index: np.ndarray
+    row_value: np.ndarray
+    order: np.ndarray
+    pos: np.ndarray
+    kept: tuple[tuple[int, ...], ...]
+    base: np.ndarray  # creation index of each option's s column
 
 
 @dataclass(frozen=True)
 class LeaseModel:
-    """The model built on ``backend``: ``s[a, k]`` option and ``x[a, k, t]`` slot
-    variables (``a`` the job's position in ``jobs``)."""
+    """The model built for ``backend``: the arrays, and for a
+    :class:`~sensaopt.exact.builder.Backend` its variable per column (creation order)."""
 
-    backend: Backend
+    backend: Backend | HighsArrays
     jobs: tuple[LeaseJob, ...]
-    s: dict[tuple[int, int], Any]
-    x: dict[tuple[int, int, int], Any]
+    arrays: LeaseArrays
+    handles: tuple[Any, ...] | None  # None: HiGHS arrays
+    warm: bool = False
 
     @property
     def variables(self) -> int:
-        return len(self.s) + len(self.x)
+        return len(self.arrays.cost)
+
+    @property
+    def dropped_options(self) -> int:
+        return sum(len(j.options) - len(k) for j, k in zip(self.jobs, self.arrays.kept))
 
 
-def build_lease_model(be: Backend, jobs: list[LeaseJob], capacity: list[int], sign: float) -> LeaseModel:
-    """Variables, the three constraint families and the objective on ``be``;
-    ``capacity`` holds ``C_t`` for every slot up to the largest ``m``."""
+def undominated(options: Sequence[tuple[int, float]]) -> tuple[int, ...]:
+    """Indices of the options no other option dominates: option ``k`` is dropped when
+    another ``k'`` has ``m' ≥ m`` and ``v' ≥ v`` (strictly better in one, or equal and
+    ``k' < k``); any plan of ``k`` is then a plan of ``k'`` worth at least as much."""
+    out = []
+    for k, (m, v) in enumerate(options):
+        if not any((m2 >= m and v2 >= v) and ((m2, v2) != (m, v) or k2 < k)
+                   for k2, (m2, v2) in enumerate(options) if k2 != k):
+            out.append(k)
+    return tuple(out)
+
+
+def _name_ranks(n: int, trailing: bool) -> np.ndarray:
+    """Rank of ``str(i)`` (``str(i) + '_'`` when ``trailing``) among i < n in string
+    order: the variable names ``s_a_k`` / ``x_a_k_t`` compare field by field this way
+    ('_' sorts after the digits; a last field has no '_' after it)."""
+    keys = [f"{i}_" if trailing else str(i) for i in range(n)]
+    rank = np.empty(n, dtype=np.int64)
+    rank[sorted(range(n), key=keys.__getitem__)] = np.arange(n)
+    return rank
+
+
+def lease_arrays(jobs: Sequence[LeaseJob], capacity: Sequence[int], sign: float, integer: bool,
+                 reduce: bool = True) -> LeaseArrays:
+    """The model's arrays (``integer``: CP-SAT's integer objective); ``capacity``
+    holds ``C_t`` for every slot up to the largest ``m``; ``reduce``: drop dominated
+    options first."""
     maxc = max(max(capacity), 1)
-    if be.integer_only:
-        def value_coef(v: float) -> float:
-            return round(v * VALUE_DIGITS) * maxc
-
-        def tie_coef(r: int) -> float:
-            return int(sign) * r * VALUE_DIGITS
+    kept = tuple(undominated(j.options) if reduce else tuple(range(len(j.options))) for j in jobs)
+    o_job = np.array([a for a, ks in enumerate(kept) for _ in ks], dtype=np.int64)
+    o_k = np.array([i for ks in kept for i in range(len(ks))], dtype=np.int64)
+    o_m = np.array([jobs[a].options[k][0] for a, ks in enumerate(kept) for k in ks], dtype=np.int64)
+    o_v = [jobs[a].options[k][1] for a, ks in enumerate(kept) for k in ks]
+    r = np.array([j.r for j in jobs], dtype=np.int64)
+    ell = np.array([j.l for j in jobs], dtype=np.int64)
+    n_opt = len(o_m)
+    size = o_m + 1
+    base = np.concatenate(([0], np.cumsum(size)[:-1])).astype(np.int64) if n_opt else np.zeros(0, dtype=np.int64)
+    n = int(size.sum())
+    col_opt_of = np.repeat(np.arange(n_opt), size)  # option of each column
+    col_slot = np.arange(n) - base[col_opt_of] - 1  # -1 at s columns
+    col_job = o_job[col_opt_of]
+    is_x = col_slot >= 0
+    # objective (minimised): -value on s, -tie-break on x[.,.,0]
+    cost = np.zeros(n)
+    if integer:
+        cost[base] = [-(round(v * VALUE_DIGITS) * maxc) for v in o_v]
+        cost[base + 1] = -(int(sign) * r[o_job] * VALUE_DIGITS)
     else:
-        def value_coef(v: float) -> float:
-            return v
+        cost[base] = [-v for v in o_v]
+        cost[base + 1] = [-(sign * int(ri) / maxc) for ri in r[o_job]]
+    # rows: per job its lease rows (x's then s) and its one-option row; then capacity
+    n_jobs = len(jobs)
+    n_kept = np.array([len(ks) for ks in kept], dtype=np.int64)
+    job_row0 = np.concatenate(([0], np.cumsum(n_kept + 1)[:-1])).astype(np.int64) if n_jobs else np.zeros(0, dtype=np.int64)
+    lease_row = job_row0[o_job] + o_k  # row of each option's lease constraint
+    one_row = job_row0 + n_kept
+    n_job_rows = int((n_kept + 1).sum())
+    # lease entries in creation order with each option's s moved behind its x's
+    l_idx = np.arange(n) + 1
+    l_idx[base + o_m] = base
+    l_val = np.ones(n)
+    l_val[base + o_m] = -ell[o_job]
+    l_row = lease_row[col_opt_of]
+    # capacity entries: x columns by slot, option order within a slot
+    x_cols = np.flatnonzero(is_x)
+    by_slot = x_cols[np.argsort(col_slot[x_cols], kind="stable")]
+    slots_used = np.unique(col_slot[x_cols])
+    slot_row = np.full(int(slots_used.max()) + 1 if len(slots_used) else 0, -1, dtype=np.int64)
+    slot_row[slots_used] = n_job_rows + np.arange(len(slots_used))
+    rows = np.concatenate((l_row, one_row[o_job], slot_row[col_slot[by_slot]]))
+    idx = np.concatenate((l_idx, base, by_slot))
+    val = np.concatenate((l_val, np.ones(n_opt), r[col_job[by_slot]].astype(float)))
+    perm = np.argsort(rows, kind="stable")
+    n_rows = n_job_rows + len(slots_used)
+    row_start = np.searchsorted(rows[perm], np.arange(n_rows)).astype(np.int32)
+    row_lo = np.concatenate((np.zeros(n_job_rows), np.full(len(slots_used), -np.inf)))
+    row_hi = np.zeros(n_rows)
+    row_lo[one_row] = row_hi[one_row] = 1.0
+    row_hi[n_job_rows:] = [float(capacity[t]) for t in slots_used]
+    # HiGHS columns in name order: s before x; fields compared as strings
+    ra = _name_ranks(n_jobs, True)
+    kmax = int(n_kept.max()) if n_jobs else 0
+    tmax = int(o_m.max()) if n_opt else 0
+    rk_plain, rk_trail, rt = _name_ranks(kmax, False), _name_ranks(kmax, True), _name_ranks(tmax, False)
+    k_of = o_k[col_opt_of]
+    k1 = np.where(is_x, rk_trail[k_of], rk_plain[k_of])
+    t1 = np.where(is_x, rt[np.maximum(col_slot, 0)], -1)
+    order = np.lexsort((t1, k1, ra[col_job], is_x))
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    return LeaseArrays(cost=cost, col_job=col_job, col_opt=k_of, col_slot=col_slot, row_lo=row_lo, row_hi=row_hi,
+                       row_start=row_start, row_index=idx[perm].astype(np.int32), row_value=val[perm], order=order,
+                       pos=pos, kept=kept, base=base)
 
-        def tie_coef(r: int) -> float:
-            return sign * r / maxc
-    s: dict[tuple[int, int], Any] = {}
-    x: dict[tuple[int, int, int], Any] = {}
-    objective: list[Any] = []
-    slot_terms: list[list[Any]] = [[] for _ in capacity]
-    for a, j in enumerate(jobs):
-        options = []
-        for k, (m, v) in enumerate(j.options):
-            s[a, k] = sk = be.bool_var(f"s_{a}_{k}")
-            options.append(sk)
-            objective.append(value_coef(v) * sk)
-            xs = []
-            for t in range(m):
-                x[a, k, t] = xt = be.bool_var(f"x_{a}_{k}_{t}")
-                xs.append(xt)
-                slot_terms[t].append(j.r * xt)
-            objective.append(tie_coef(j.r) * xs[0])
-            be.add(be.sum(xs) - j.l * sk == 0, "lease")
-        be.add(be.sum(options) == 1, "one_option")
-    for t, terms in enumerate(slot_terms):
-        if terms:
-            be.add(be.sum(terms) <= capacity[t], "capacity")
-    be.minimize(-be.sum(objective))  # maximize
-    return LeaseModel(backend=be, jobs=tuple(jobs), s=s, x=x)
+
+def build_lease_model(be: Backend | HighsArrays, jobs: list[LeaseJob], capacity: list[int], sign: float,
+                      reduce: bool = True, warm: bool = False) -> LeaseModel:
+    """The model for ``be`` (:func:`new_backend`): arrays only for HiGHS; for a
+    :class:`~sensaopt.exact.builder.Backend` the variables (creation order), the three
+    constraint families and the objective are also added to it. ``warm``: start the
+    solver from the jobs' ``start`` plans."""
+    arr = lease_arrays(jobs, capacity, sign, be.integer_only, reduce)
+    handles = None if isinstance(be, HighsArrays) else _emit(be, arr)
+    return LeaseModel(backend=be, jobs=tuple(jobs), arrays=arr, handles=handles, warm=warm)
 
 
-def new_backend(solver: str) -> Backend:
-    """An empty backend for ``solver`` (one of :data:`LEASE_SOLVERS`)."""
+def _emit(be: Backend, arr: LeaseArrays) -> tuple[Any, ...]:
+    """``arr`` through the backend interface; its variables in creation order."""
+    cols = zip(arr.col_job.tolist(), arr.col_opt.tolist(), arr.col_slot.tolist())
+    names = [f"s_{a}_{k}" if t < 0 else f"x_{a}_{k}_{t}" for a, k, t in cols]
+    v = tuple(be.bool_var(nm) for nm in names)
+    starts = arr.row_start.tolist() + [len(arr.row_index)]
+    idx, val = arr.row_index.tolist(), arr.row_value.tolist()
+    for i, (lo, hi) in enumerate(zip(arr.row_lo.tolist(), arr.row_hi.tolist())):
+        expr = be.sum(int(c) * v[j] for j, c in zip(idx[starts[i]:starts[i + 1]], val[starts[i]:starts[i + 1]]))
+        be.add(expr == int(hi) if lo == hi else expr <= int(hi), "lease" if lo == hi == 0 else "one_option" if lo == hi else "capacity")
+    cost = arr.cost.tolist()
+    be.minimize(be.sum((int(c) if be.integer_only else c) * v[j] for j, c in enumerate(cost) if c != 0))
+    return v
+
+
+def start_values(model: LeaseModel) -> np.ndarray | None:
+    """The jobs' ``start`` plans as a full 0/1 vector (creation order), or None when
+    no job has one. Jobs without a usable start (none given, an option dropped or
+    unknown, slots not within its option) are left at 0: the vector may be
+    infeasible or partial; the solver then repairs or ignores it."""
+    arr = model.arrays
+    x = np.zeros(len(arr.cost))
+    any_start = False
+    o0 = 0  # the job's first option
+    for a, j in enumerate(model.jobs):
+        ks = arr.kept[a]
+        o0 += len(ks)
+        if j.start is None or j.start[0] not in ks:
+            continue
+        k, slots = j.start
+        b, m = int(arr.base[o0 - len(ks) + ks.index(k)]), j.options[k][0]
+        if len(slots) != j.l or any(not 0 <= t < m for t in slots):
+            continue
+        x[b] = 1.0
+        x[[b + 1 + t for t in slots]] = 1.0
+        any_start = True
+    return x if any_start else None
+
+
+def new_backend(solver: str) -> Backend | HighsArrays:
+    """An empty build target for ``solver`` (one of :data:`LEASE_SOLVERS`)."""
     if solver in ("highs", "highspy"):
-        from sensaopt.exact.highs import HighsBackend
-
-        return HighsBackend()
+        return HighsArrays()
     if solver == "cpsat":
         from sensaopt.exact.cpsat import CpSatBackend
 
@@ -110,24 +267,100 @@ def new_backend(solver: str) -> Backend:
 
 
 def run_lease_model(model: LeaseModel, solver: str, budget: TimeBudget, threads: int, seed: int) -> SolveOutcome:
-    """Solve with the exact backends' run function for ``solver``."""
+    """Solve with HiGHS (arrays) or the exact backends' run function for ``solver``."""
     if solver == "cpsat":
-        from sensaopt.exact.cpsat import CpSatOptions, run_cpsat
+        from sensaopt.exact.cpsat import CpSatBackend, CpSatOptions, run_cpsat
 
-        return run_cpsat(model.backend, budget, CpSatOptions(workers=max(1, threads), seed=seed))  # type: ignore[arg-type]
-    from sensaopt.exact.highs import HighsOptions, run_highs
+        assert isinstance(model.backend, CpSatBackend) and model.handles is not None
+        if model.warm and (x := start_values(model)) is not None:
+            model.backend.hint(dict(zip(model.handles, x.tolist())))
+        return run_cpsat(model.backend, budget, CpSatOptions(workers=max(1, threads), seed=seed))
+    return run_highs_arrays(model, budget, threads, seed)
 
-    return run_highs(model.backend, budget, HighsOptions(threads=threads, seed=seed))  # type: ignore[arg-type]
+
+def run_highs_arrays(model: LeaseModel, budget: TimeBudget, threads: int, seed: int) -> SolveOutcome:
+    """HiGHS on the model's arrays, configured and read as :func:`sensaopt.exact.highs.run_highs`
+    does (same calls, same status mapping); ``value`` of the outcome takes creation
+    indices (or a slice / index array: the whole vector at once)."""
+    import highspy
+
+    from sensaopt.exact.interrupt import run_stoppable
+    from sensaopt.quiet import quiet_stdout
+
+    t0 = time.perf_counter()
+    arr = model.arrays
+    order = arr.order
+    n = len(order)
+    with quiet_stdout():  # highspy prints its banner from C++ on construction
+        h = highspy.Highs()
+    highspy.Highs.resetGlobalScheduler(True)  # one global thread scheduler per process (see run_highs)
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", int(threads))
+    h.setOptionValue("random_seed", int(seed))
+    h.addCols(n, arr.cost[order], np.zeros(n), np.ones(n), 0, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.ones(n, dtype=np.uint8))  # 1 = HighsVarType.kInteger
+    if len(arr.row_lo):
+        h.addRows(len(arr.row_lo), arr.row_lo, arr.row_hi, len(arr.row_index), arr.row_start,
+                  arr.pos[arr.row_index].astype(np.int32), arr.row_value)
+    if model.warm and (x := start_values(model)) is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = x[order].tolist()
+        sol.value_valid = True
+        h.setSolution(sol)
+    h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
+    h.HandleUserInterrupt = True
+
+    def search() -> None:
+        h.run()
+        highspy.Highs.resetThreadScheduler(False)
+
+    def stop() -> None:
+        h.cancelSolve()
+        h.setOptionValue("time_limit", 0.0)
+
+    run_stoppable(search, stop, budget.stop_at())
+    ms = h.getModelStatus()
+    info = h.getInfo()
+    S = highspy.HighsModelStatus
+    has_sol = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
+    if ms == S.kOptimal:
+        status = Status.OPTIMAL if has_sol else Status.ERROR
+    elif ms == S.kInfeasible:
+        status = Status.INFEASIBLE
+    elif ms in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
+        status = Status.TIME_LIMIT
+    else:
+        status = Status.ERROR
+    bound = info.mip_dual_bound if ms != S.kInfeasible and abs(info.mip_dual_bound) < 1e30 else None
+    msg = f"highs {h.modelStatusToString(ms)}, gap {info.mip_gap:.3g}, {info.mip_node_count} nodes"
+    value = objective = None
+    if has_sol:
+        vals = np.asarray(h.getSolution().col_value)[arr.pos]  # creation order
+        value = vals.__getitem__
+        objective = float(arr.cost @ vals)
+        msg += f", model objective {objective:g}"
+    else:
+        msg += ", no solution found"
+    wall = time.perf_counter() - t0
+    return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall)
 
 
-def plans_of(model: LeaseModel, outcome: SolveOutcome) -> dict[Hashable, tuple[int, tuple[int, ...]]]:
+def plans_of(model: LeaseModel, outcome: SolveOutcome) -> dict[Hashable, Plan]:
     """key -> (chosen option, its slots) read from the incumbent (jobs without a chosen
-    option are left out)."""
+    option are left out); option indices refer to ``LeaseJob.options``."""
     value = outcome.value
     assert value is not None
-    plans: dict[Hashable, tuple[int, tuple[int, ...]]] = {}
-    for a, j in enumerate(model.jobs):
-        for k, (m, _) in enumerate(j.options):
-            if value(model.s[a, k]) > 0.5:
-                plans[j.key] = (k, tuple(t for t in range(m) if value(model.x[a, k, t]) > 0.5))
+    arr = model.arrays
+    if model.handles is None:
+        vals = np.asarray(value(slice(None)))
+    else:
+        vals = np.array([value(v) for v in model.handles], dtype=float)
+    on = vals > 0.5
+    chosen = np.flatnonzero(on[arr.base])  # options whose s is set
+    # x columns of option o: base[o]+1 .. base[o]+m; their chosen slots in creation (= slot) order
+    ends = np.append(arr.base[1:], len(vals))
+    plans: dict[Hashable, Plan] = {}
+    for b, e in zip(arr.base[chosen].tolist(), ends[chosen].tolist()):
+        a = int(arr.col_job[b])
+        plans[model.jobs[a].key] = (arr.kept[a][int(arr.col_opt[b])], tuple(np.flatnonzero(on[b + 1:e]).tolist()))
     return plans
