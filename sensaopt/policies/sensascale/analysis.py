@@ -158,6 +158,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     ref = state.cluster.reference_type
     urgent_by = now + cfg.urgent_rounds * R
     hopeless_be = cfg.hopeless_to_best_effort
+    edf = cfg.deadline_order == "edf"
     cache = constants if constants is not None else {}
     out = []
     for js in state.jobs:
@@ -183,8 +184,12 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             if cfg.lst_allocation != "optimal":
                 t_exp = js.remaining / (expected_option(js, f, running, ref, cfg).speed * js.speed_correction)
             lst = target - t_exp - start_oh
-            group = 0 if lst <= urgent_by else (1 if running else 2)
-            key = (0, group, lst, spec.arrival, spec.id)
+            if lst <= urgent_by:
+                key = (0, 0, lst, spec.arrival, spec.id)
+            elif edf:
+                key = (0, 1, target, spec.arrival, spec.id)
+            else:
+                key = (0, 1 if running else 2, lst, spec.arrival, spec.id)
             tier = 0
         else:
             lst = math.inf

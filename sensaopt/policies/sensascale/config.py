@@ -27,6 +27,12 @@ class SensaScaleConfig:
     its deadline, not every time a waiting job's laxity dips below its own (plain
     least-laxity-first thrashes, paying a restart each time). The paper is silent."""
 
+    deadline_order: str = "lst"
+    """Order of the deadline tier after the urgent jobs (LST ≤ now + ``urgent_rounds``
+    rounds, always first, by LST): "lst" — running jobs, then waiting ones, each by
+    LST (the anti-thrashing guard above); "edf" — by target deadline, running or not
+    (a fixed order: it cannot thrash, and a newcomer with an earlier deadline may
+    preempt a running job, as in EDF)."""
     lst_allocation: str = "expected"
     """Allocation the latest start time assumes: "expected" — what the job will likely
     get (its current allocation if running, else the base allocation of the main node
@@ -103,6 +109,8 @@ class SensaScaleConfig:
             raise ValueError("backfill must be 'easy', 'conservative' or 'none'")
         if not 0 <= self.demand_tolerance < 1:
             raise ValueError("demand_tolerance must be within [0, 1)")
+        if self.deadline_order not in ("lst", "edf"):
+            raise ValueError("deadline_order must be 'lst' or 'edf'")
         if self.lst_allocation not in ("expected", "optimal"):
             raise ValueError("lst_allocation must be 'expected' or 'optimal'")
         if self.pair_hysteresis < 0:

@@ -11,6 +11,7 @@ matching works in exact integer arithmetic.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -125,14 +126,23 @@ def weight_matrix(
     return W
 
 
-def held_gpus(infos: list[JobInfo], cluster: Cluster) -> np.ndarray:
-    """GPUs per node held the round before by the running jobs among ``infos``."""
-    held = np.zeros(cluster.num_nodes, dtype=np.int64)
-    for x in infos:
-        if x.running:
-            for q in x.last_placements:
-                held[q.node] += q.gpus
-    return held
+@dataclass(frozen=True)
+class Incumbents:
+    """What the pair hysteresis needs of the round before: GPUs per node held by the
+    running jobs, and who was paired with whom (job id -> partner id; None: any two
+    running jobs that shared a node count as partners)."""
+
+    held: np.ndarray
+    partners: dict[str, str] | None = None
+
+    @classmethod
+    def of(cls, infos: list[JobInfo], cluster: Cluster, partners: dict[str, str] | None = None) -> Incumbents:
+        held = np.zeros(cluster.num_nodes, dtype=np.int64)
+        for x in infos:
+            if x.running:
+                for q in x.last_placements:
+                    held[q.node] += q.gpus
+        return cls(held, partners)
 
 
 def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -158,26 +168,38 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
 
 
 def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, ui: np.ndarray, cluster: Cluster,
-                   held: np.ndarray) -> np.ndarray | None:
+                   inc: Incumbents) -> np.ndarray | None:
     """Cost of forming each pair for its running members, in the units of the pair
     gains (GPUs × urgency × relative speed): minutes lost ÷ the member's remaining
-    minutes (the gain of a pair is a rate; a change's cost spread over the time left
-    to earn it back). The pair goes where that is cheapest: the sensitive job's node
-    (if it has room for the partner: a resize for s, a migration for i if i ran
+    minutes at its current allocation (a pair's gain is a rate; a change's cost is
+    spread over the time left to earn it back). Last round's partners pay nothing;
+    two jobs that shared a node without being partners pay a resize each (their CPU
+    is re-split); otherwise the pair goes where it is cheapest: the sensitive job's
+    node (if it has room for the partner: a resize for s, a migration for i if i ran
     elsewhere), the partner's node (the mirror), or a third node (both migrate).
-    Partners already on the same node pay nothing. None when no candidate runs."""
-    ns, rs, As, crs, cms = _stay_terms(sens, us, cluster, held)
-    ni, ri, Ai, cri, cmi = _stay_terms(insens, ui, cluster, held)
+    None when no candidate ran the round before."""
+    ns, rs, As, crs, cms = _stay_terms(sens, us, cluster, inc.held)
+    ni, ri, Ai, cri, cmi = _stay_terms(insens, ui, cluster, inc.held)
     if (ns < 0).all() and (ni < 0).all():
         return None
     gs = np.array([x.gpus for x in sens], dtype=np.int64)
     gi = np.array([x.gpus for x in insens], dtype=np.int64)
     mig_s, mig_i = (As * cms)[:, None], (Ai * cmi)[None, :]
+    rsz_s, rsz_i = (As * crs)[:, None], (Ai * cri)[None, :]
     away = mig_s + mig_i  # both to a third node (0 for a member that did not run)
-    at_s = np.where((rs[:, None] >= gi[None, :]), (As * crs)[:, None] + mig_i, np.inf)
-    at_i = np.where((ri[None, :] >= gs[:, None]), (Ai * cri)[None, :] + mig_s, np.inf)
+    at_s = np.where((rs[:, None] >= gi[None, :]), rsz_s + mig_i, np.inf)
+    at_i = np.where((ri[None, :] >= gs[:, None]), rsz_i + mig_s, np.inf)
     pen = np.minimum(away, np.minimum(at_s, at_i))
-    pen[(ns[:, None] == ni[None, :]) & (ns[:, None] >= 0)] = 0.0  # already together
+    together = (ns[:, None] == ni[None, :]) & (ns[:, None] >= 0)
+    if inc.partners is None:
+        pen[together] = 0.0
+        return pen
+    pen[together] = np.broadcast_to(rsz_s + rsz_i, pen.shape)[together]
+    col = {x.id: b for b, x in enumerate(insens)}
+    for a, x in enumerate(sens):
+        b = col.get(inc.partners.get(x.id, ""), -1)
+        if b >= 0 and together[a, b]:
+            pen[a, b] = 0.0
     return pen
 
 
@@ -251,31 +273,31 @@ def match_classes(Wc: np.ndarray, r_members: list[list[int]], c_members: list[li
 
 def class_weights(
     sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None,
-    levels: int = 0, held: np.ndarray | None = None, hysteresis: float = 0.0,
+    levels: int = 0, inc: Incumbents | None = None, hysteresis: float = 0.0,
 ) -> tuple[np.ndarray, list[list[int]], list[list[int]]]:
     """The weight matrix between job classes (see :func:`job_classes`) and the classes'
     members; entry (a, b) equals :func:`pair_matrix` at any member pair."""
     us = urgencies(sens, now, R, levels)
     ui = urgencies(insens, now, R, levels)
-    own = held is not None and hysteresis > 0
+    own = inc is not None and hysteresis > 0
     s_cls, s_members = job_classes(sens, us, own)
     i_cls, i_members = job_classes(insens, ui, own)
     s_rep = [sens[m[0]] for m in s_members]
     i_rep = [insens[m[0]] for m in i_members]
-    return pair_matrix(s_rep, i_rep, cluster, now, R, scale, gain_cache, levels, held, hysteresis), s_members, i_members
+    return pair_matrix(s_rep, i_rep, cluster, now, R, scale, gain_cache, levels, inc, hysteresis), s_members, i_members
 
 
 def pair_matrix(
     sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None,
-    levels: int = 0, held: np.ndarray | None = None, hysteresis: float = 0.0,
+    levels: int = 0, inc: Incumbents | None = None, hysteresis: float = 0.0,
 ) -> np.ndarray:
     """The matching's weights: :func:`weight_matrix` less ``hysteresis`` × the
-    :func:`switch_penalty` (``held``: GPUs per node held by running jobs; None or
-    hysteresis 0: no penalty); only positive entries are edges."""
+    :func:`switch_penalty` (``inc``: the round before; None or hysteresis 0: no
+    penalty); only positive entries are edges."""
     W = weight_matrix(sens, insens, cluster, now, R, scale, gain_cache, levels)
-    if held is None or hysteresis <= 0 or W.size == 0:
+    if inc is None or hysteresis <= 0 or W.size == 0:
         return W
-    pen = switch_penalty(sens, insens, urgencies(sens, now, R, levels), urgencies(insens, now, R, levels), cluster, held)
+    pen = switch_penalty(sens, insens, urgencies(sens, now, R, levels), urgencies(insens, now, R, levels), cluster, inc)
     if pen is None:
         return W
     pen *= hysteresis * scale
@@ -324,21 +346,24 @@ def match(W: np.ndarray, method: str = "assignment") -> list[tuple[int, int]]:
 
 
 def make_pairs(
-    infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig, now: float, R: float, gain_cache: dict | None = None
+    infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig, now: float, R: float, gain_cache: dict | None = None,
+    partners: dict[str, str] | None = None,
 ) -> dict[str, tuple[JobInfo, JobInfo]]:
-    """Pairs among the queue prefix; maps each paired job id to its (s, i) pair."""
+    """Pairs among the queue prefix; maps each paired job id to its (s, i) pair.
+    ``partners``: last round's pairs that ran together (job id -> partner id) for the
+    hysteresis (None: running jobs sharing a node count as partners)."""
     if not cfg.pairing:
         return {}
     sens, insens = candidates(infos, cluster, cfg)
     if not sens or not insens:
         return {}
-    held = held_gpus(infos, cluster) if cfg.pair_hysteresis > 0 else None
+    inc = Incumbents.of(infos, cluster, partners) if cfg.pair_hysteresis > 0 else None
     h = cfg.pair_hysteresis
     if cfg.pairing_method == "classes":
-        Wc, s_members, i_members = class_weights(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels, held, h)
+        Wc, s_members, i_members = class_weights(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels, inc, h)
         pairs = match_classes(Wc, s_members, i_members)
     else:
-        W = pair_matrix(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels, held, h)
+        W = pair_matrix(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels, inc, h)
         pairs = match(W, cfg.pairing_method)
     out = {}
     for a, b in pairs:

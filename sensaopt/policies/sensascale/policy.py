@@ -30,6 +30,7 @@ class SensaScalePolicy(BasePolicy):
         self._constants: dict = {}  # job id -> analysis.JobConstants, per run
         self._gains: dict = {}  # type pair -> pair gains (pairing.weight_matrix), per run
         self._pair_opts: dict = {}  # type pair -> pair options, per run
+        self._partners: dict[str, str] = {}  # job id -> partner it ran with as a pair last round
 
     def reset(self, instance: Instance) -> None:
         super().reset(instance)
@@ -38,6 +39,7 @@ class SensaScalePolicy(BasePolicy):
         self._constants = {}
         self._gains = {}
         self._pair_opts = {}
+        self._partners = {}
 
     def facts(self, profile, gpus: int) -> ProfileFacts:
         key = (id(profile), gpus)
@@ -58,7 +60,8 @@ class SensaScalePolicy(BasePolicy):
         cfg = self.config
         infos = analyse(state, self.facts, cfg, self._constants)  # steps 1-2
         n_protect = protect_running(infos, state) if cfg.protect_running else 0
-        pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes, self._gains)  # step 3
+        pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes, self._gains, self._partners)  # step 3
+        partners: dict[str, str] = {}
         planner = Planner(NodePool(state.cluster), state.now, cfg, infos)
         done: set[str] = set()
         for info in infos:  # step 4, units in LST order
@@ -72,6 +75,7 @@ class SensaScalePolicy(BasePolicy):
                 done.update((s.id, i.id))
                 po = self.pair_options(s, i, state.cluster)
                 if po is not None and planner.place_pair(s, i, *po):
+                    partners[s.id], partners[i.id] = i.id, s.id
                     continue
                 members = sorted(pair, key=lambda x: x.key)
             else:
@@ -80,6 +84,7 @@ class SensaScalePolicy(BasePolicy):
             for m in members:
                 if not planner.place_single(m):
                     planner.reserve(m.gpus)
+        self._partners = partners
         n_adj = adjust(planner, cfg) if cfg.adjust else 0  # step 5
         if cfg.fill_spare:
             fill_spare(planner, cfg)
