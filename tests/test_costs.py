@@ -24,6 +24,7 @@ from sensaopt.schedule import Placement as P
 from sensaopt.schedule import Schedule, Segment
 from sensaopt.simulator import simulate
 from sensaopt.sweep.config import RunConfig
+from sensaopt.traces.sources import workload_instance
 from sensaopt.validator import check_schedule
 
 from .conftest import REPO
@@ -189,7 +190,9 @@ def test_move_cost_scale_reaches_the_instance(monkeypatch, capsys, tmp_path):
         assert (m["migrations"], m["migration_minutes_lost"]) == (1, minutes)
 
 
-def test_workload_move_cost_scale_keeps_old_sweep_keys():
+def test_workload_move_cost_scale_reaches_the_trace_instance_and_keeps_old_sweep_keys():
+    w = WorkloadConfig(trace="synthetic", jobs=5, preset="2x8")
+    assert workload_instance(replace(w, move_cost_scale=3.0))[0].overheads == workload_instance(w)[0].overheads.scaled(3.0)
     assert "move_cost_scale" not in RunConfig().to_dict()
     assert RunConfig(move_cost_scale=4.0).key() != RunConfig().key()
     assert RunConfig.from_dict(RunConfig(move_cost_scale=4.0).to_dict()).move_cost_scale == 4.0
