@@ -14,6 +14,7 @@ first submission), absolute deadline = submit_time + expect_time, ``num_gpu = 0`
 rows skipped.
 
     python benchmarks/chronus_fidelity.py --trace SLO --days 3 --out /tmp/chronus_slo_3d.json
+    python benchmarks/chronus_fidelity.py --table /tmp/slo.json /tmp/mix1.json   # markdown table of runs
 
 Prints and writes: deadline-miss rate of SLO jobs (weighted as the artifact for
 soft deadlines: 1 - value/10 of the first deadline met), avg JCT, avg queueing both
@@ -91,7 +92,39 @@ def _rel(ours: float | None, theirs: float | None) -> float | None:
     return (ours - theirs) / theirs
 
 
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:+.0f} %"
+
+
+def fidelity_table(runs: list[dict]) -> str:
+    """Markdown table of whole-trace runs written by this script (``--out``): each figure
+    next to the artifact's, with the relative difference."""
+    head = ("| trace | policy | miss rate (artifact) | avg JCT, min (artifact) | avg pending (artifact's queueing) | "
+            "avg first start − arrival | hopeless: jobs, avg JCT | unadmitted | wall |")
+    lines = [head, "| " + " | ".join(["---"] * 9) + " |"]
+    for d in runs:
+        an = d["anchor_whole_trace"]
+        mix2 = d["trace"] == "MIX2"
+        miss = d["weighted_miss_rate"] if mix2 else d["miss_rate"]
+        am = an.get("miss_rate_weighted", an.get("miss_rate"))
+        v = d["vs_artifact"]
+        hop = d["miss_by_final_class"]["hopeless"]
+        lines.append(
+            f"| {d['trace']}{' (weighted)' if mix2 else ''} | `{d['policy']}` "
+            f"| {100 * miss:.2f} % ({100 * am:.2f} %) {_pct(v['miss'])} "
+            f"| {d['avg_jct']:,.0f} ({an['avg_jct']:,.0f}) {_pct(v['avg_jct'])} "
+            f"| {d['avg_pending_time']:,.0f} ({an['avg_queueing']:,.0f}) {_pct(v['avg_pending_time'])} "
+            f"| {d['avg_queueing_first_start']:,.0f} {_pct(v['avg_queueing_first_start'])} "
+            f"| {hop['jobs']:,}, {hop['avg_jct'] or 0:,.0f} | {d['classes']['unadmitted']:,} | {d['wall_s'] / 60:.0f} min |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "--table":  # render the table of earlier --out files
+        print(fidelity_table([json.loads(Path(f).read_text()) for f in argv[1:]]))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trace", default="SLO", choices=["SLO", "MIX1", "MIX2"])
     ap.add_argument("--policy", default="chronus", choices=["chronus", "chronus-clean"])
