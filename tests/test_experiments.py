@@ -81,7 +81,7 @@ def test_summary_is_mean_and_student_t_interval_over_seeds():
     assert row["violation_rate"] == pytest.approx(30.0) and row["migrations_per_job"] == pytest.approx(0.5)
     assert row["minutes_lost"] == pytest.approx(3.5) and row["minutes_lost_lo"] == row["minutes_lost_hi"] == pytest.approx(3.5)
     md = ex.table_markdown([row])
-    assert "| knob | default | sensascale | 3 | 3.0 [" in md
+    assert "| knob | default | sensascale | 3 | 3.0 [" in md and "minus" not in md
     # one seed missing: two left; a record without the new fields: n/a, not 0
     del recs[runs[2][1].key()]
     for k in ("resizes", "resize_minutes_lost"):
@@ -90,6 +90,28 @@ def test_summary_is_mean_and_student_t_interval_over_seeds():
     assert row["seeds"] == 2 and row["resizes_per_job"] == pytest.approx(0.1) and math.isnan(row["resizes_per_job_lo"])
     assert row["minutes_lost"] == pytest.approx(3.5)  # the complete record only
     assert "n/a" not in ex.cell_text(row, "resizes_per_job")
+
+
+def test_paired_differences_are_per_seed_against_the_reference_cell():
+    runs = [r for r in ex.ablation_runs(TINY, 3, SensaScaleConfig) if r[0].value in ("default", "pairing=false")]
+    # the variant is the default + 1 violation on every seed: zero-width interval, whatever the seeds' spread
+    recs = {c.key(): _fake_record(c, 10 * c.seed + (cell.value != "default")) for cell, c in runs}
+    del recs[runs[0][1].key()]  # default, seed 0: that seed has no pair
+    (row,) = ex.summarize_paired(runs, recs, ex.ablation_reference)
+    assert (row["value"], row["vs"], row["seeds"]) == ("pairing=false", "default", 2)
+    assert (row["violations"], row["violations_lo"], row["violations_hi"]) == (1.0, 1.0, 1.0)
+    assert row["avg_jct"] == 1.0 and row["minutes_lost"] == 0.0
+    md = ex.table_markdown([row])
+    assert "| minus |" in md and "| knob | pairing=false | sensascale | default | 2 | 1.0 [1.0, 1.0] |" in md
+    # robustness: each policy minus EDF in the same cell, EDF itself left out
+    axes = (("profile_error", (0.0, 0.3)),)
+    rruns = ex.robustness_runs(TINY, 2, policies=("sensascale", "edf"), axes=axes)
+    rrecs = {c.key(): _fake_record(c, 5 if c.policy == "edf" else 2) for _, c in rruns}
+    rows = ex.summarize_paired(rruns, rrecs, ex.robustness_reference)
+    assert [(r["value"], r["policy"], r["vs"], r["violations"]) for r in rows] == [("0.0", "sensascale", "edf", -3.0),
+                                                                                 ("0.3", "sensascale", "edf", -3.0)]
+    md, csv_text, cells = ex.report("robustness", rruns, rrecs)
+    assert len(cells) == 4 and "Difference from EDF" in md and len(csv_text.splitlines()) == 1 + 4 + 2
 
 
 def test_real_runs_resume_and_fill_the_table_and_figures(tmp_path):
@@ -106,7 +128,7 @@ def test_real_runs_resume_and_fill_the_table_and_figures(tmp_path):
     assert [(r["value"], r["seeds"]) for r in rows] == [("default", 2), ("pairing=false", 2)]
     assert all(r["avg_jct"] > 0 for r in rows)
     csv_text = ex.table_csv(rows)
-    assert csv_text.splitlines()[0].startswith("axis,value,policy,seeds,violations,violations_lo,violations_hi")
+    assert csv_text.splitlines()[0].startswith("axis,value,policy,vs,seeds,violations,violations_lo,violations_hi")
     fig = plot.ablation_figure(rows)
     ax = fig.axes[0]
     bars = [p for p in ax.patches if (p.get_gid() or "").startswith("bar:")]

@@ -342,10 +342,9 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
     finally:
         bar.close()
     records = {c.key(): r for c in cfgs if (r := store.get(c.key())) is not None}
-    rows = ex.summarize(runs, records)
-    md = ex.table_markdown(rows)
+    md, csv_text, rows = ex.report(name, runs, records)
     write_text(md_path, md, inputs=(workload.trace,), field="--out")
-    write_text(csv_path, ex.table_csv(rows), inputs=(workload.trace,), field="--out")
+    write_text(csv_path, csv_text, inputs=(workload.trace,), field="--out")
     fig = plot.ablation_figure(rows) if name == "ablation" else plot.robustness_figure(rows)
     plot.save_figure(fig, png_path)
     typer.echo(md)
@@ -366,7 +365,7 @@ def _days(text: str) -> float | None:
     from sensaopt.errors import InputError
 
     try:
-        return check_option("days", parse_value(float | None, text))  # type: ignore[arg-type]
+        return check_option("days", parse_value(float | None, text))
     except ValueError as e:
         raise InputError("--days", "days", str(e)) from None
 

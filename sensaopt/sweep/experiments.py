@@ -23,8 +23,8 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from sensaopt.config import WorkloadConfig, as_pairs, field_types
@@ -162,29 +162,72 @@ def record_values(record: dict[str, Any]) -> dict[str, float | None]:
     }
 
 
-def summarize(runs: Sequence[Run], records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per cell, in the order of ``runs``: axis, value, policy, ``seeds`` (runs
-    stored), and per column of :data:`COLUMNS` its mean, ``_lo`` and ``_hi`` (95 % Student-t
-    interval over the seeds; NaN with fewer than two values)."""
-    from sensaopt.sweep.stats import mean_interval
-
-    cells: dict[Cell, list[dict[str, float | None]]] = {}
+def _by_cell_seed(runs: Sequence[Run], records: dict[str, dict[str, Any]]) -> dict[Cell, dict[int, dict[str, float | None]]]:
+    """Per cell (in the order of ``runs``), per seed, the :func:`record_values` of its stored run."""
+    out: dict[Cell, dict[int, dict[str, float | None]]] = {}
     for cell, cfg in runs:
-        vals = cells.setdefault(cell, [])
+        seeds = out.setdefault(cell, {})
         r = records.get(cfg.key())
         if r is not None:
-            vals.append(record_values(r))
+            seeds[cfg.seed] = record_values(r)
+    return out
+
+
+def _row(cell: Cell, vals: list[dict[str, float | None]], vs: str = "") -> dict[str, Any]:
+    from sensaopt.sweep.stats import mean_interval
+
+    row: dict[str, Any] = {"axis": cell.axis, "value": _text(cell.value), "policy": cell.policy, "vs": vs, "seeds": len(vals)}
+    for name, _ in COLUMNS:
+        row[name], row[f"{name}_lo"], row[f"{name}_hi"] = mean_interval([v[name] for v in vals])
+    return row
+
+
+def summarize(runs: Sequence[Run], records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per cell, in the order of ``runs``: axis, value, policy, ``vs`` (empty),
+    ``seeds`` (runs stored), and per column of :data:`COLUMNS` its mean, ``_lo`` and ``_hi``
+    (95 % Student-t interval over the seeds; NaN with fewer than two values)."""
+    return [_row(cell, list(seeds.values())) for cell, seeds in _by_cell_seed(runs, records).items()]
+
+
+def ablation_reference(cell: Cell) -> Cell | None:
+    """The ablation compares each variant with SensaScale's defaults."""
+    return None if cell.value == "default" else replace(cell, value="default")
+
+
+def robustness_reference(cell: Cell, reference: str = "edf") -> Cell | None:
+    """The robustness experiment compares each policy with ``reference`` in the same cell."""
+    return None if cell.policy == reference else replace(cell, policy=reference)
+
+
+def summarize_paired(runs: Sequence[Run], records: dict[str, dict[str, Any]],
+                     reference: Callable[[Cell], Cell | None]) -> list[dict[str, Any]]:
+    """Per cell with a ``reference`` cell: the per-seed difference cell − reference (same
+    seed: the same jobs, model types and profile errors), its mean and 95 % Student-t
+    interval per column, over the seeds both have (``seeds``); ``vs`` names the reference
+    (its value, or its policy). Differences paired by seed are much tighter than the two
+    cells' own intervals, which include the seed-to-seed variation of the workload."""
+    by = _by_cell_seed(runs, records)
     rows = []
-    for cell, vals in cells.items():
-        row: dict[str, Any] = {"axis": cell.axis, "value": _text(cell.value), "policy": cell.policy, "seeds": len(vals)}
-        for name, _ in COLUMNS:
-            row[name], row[f"{name}_lo"], row[f"{name}_hi"] = mean_interval([v[name] for v in vals])
-        rows.append(row)
+    for cell, seeds in by.items():
+        ref = reference(cell)
+        if ref is None or ref not in by:
+            continue
+        base = by[ref]
+        diffs = []
+        for seed, vals in seeds.items():
+            if seed in base:
+                b = base[seed]
+                diffs.append({n: (None if vals[n] is None or b[n] is None else vals[n] - b[n]) for n, _ in COLUMNS})  # type: ignore[operator]
+        vs = ref.label if ref.policy == cell.policy else ref.policy
+        rows.append(_row(cell, diffs, vs))
     return rows
 
 
 def _fmt(x: float, nd: int) -> str:
-    return "n/a" if math.isnan(x) else f"{x:,.{nd}f}"
+    if math.isnan(x):
+        return "n/a"
+    text = f"{x:,.{nd}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.,") else text  # no "-0.00"
 
 
 DIGITS = {"violations": 1, "violation_rate": 2, "avg_jct": 1, "avg_queueing": 1, "restarts_per_job": 2, "migrations_per_job": 2,
@@ -201,12 +244,14 @@ def cell_text(row: dict[str, Any], name: str) -> str:
 
 
 def table_markdown(rows: Sequence[dict[str, Any]]) -> str:
-    """The rows as a Markdown table: each metric as ``mean [95 % interval]``."""
-    head = ["axis", "value", "policy", "seeds"] + [label for _, label in COLUMNS]
-    lines = ["| " + " | ".join(head) + " |", "| --- | --- | --- | ---: |" + " ---: |" * len(COLUMNS)]
+    """The rows as a Markdown table: each metric as ``mean [95 % interval]``; with a
+    ``minus`` column when the rows are paired differences (:func:`summarize_paired`)."""
+    paired = any(r.get("vs") for r in rows)
+    head = ["axis", "value", "policy"] + (["minus"] if paired else []) + ["seeds"] + [label for _, label in COLUMNS]
+    lines = ["| " + " | ".join(head) + " |", "| --- | --- | --- |" + (" --- |" if paired else "") + " ---: |" + " ---: |" * len(COLUMNS)]
     for r in rows:
-        cells = [r["axis"], r["value"], r["policy"], str(r["seeds"])] + [cell_text(r, n) for n, _ in COLUMNS]
-        lines.append("| " + " | ".join(cells) + " |")
+        cells = [r["axis"], r["value"], r["policy"]] + ([r["vs"]] if paired else []) + [str(r["seeds"])]
+        lines.append("| " + " | ".join(cells + [cell_text(r, n) for n, _ in COLUMNS]) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -219,6 +264,22 @@ def table_csv(rows: Sequence[dict[str, Any]]) -> str:
         for r in rows:
             w.writerow({k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()})
     return buf.getvalue()
+
+
+REFERENCES: dict[str, Callable[[Cell], Cell | None]] = {"ablation": ablation_reference, "robustness": robustness_reference}
+"""Per experiment, the cell each cell is compared with (paired by seed)."""
+
+
+def report(name: str, runs: Sequence[Run], records: dict[str, dict[str, Any]]) -> tuple[str, str, list[dict[str, Any]]]:
+    """Experiment ``name``'s report from the stored ``records``: (Markdown: the cells, then
+    the differences paired by seed with :data:`REFERENCES`; CSV: both, the paired rows
+    with ``vs`` set; the cell rows of :func:`summarize`, for the figure)."""
+    rows = summarize(runs, records)
+    paired = summarize_paired(runs, records, REFERENCES[name])
+    what = "SensaScale's defaults" if name == "ablation" else "EDF"
+    md = (f"Each metric: mean over seeds [95 % Student-t interval].\n\n{table_markdown(rows)}\n"
+          f"Difference from {what} on the same seed (cell − reference), mean [95 % interval]:\n\n{table_markdown(paired)}")
+    return md, table_csv(rows + paired), rows
 
 
 def output_names(name: str) -> tuple[str, str, str]:
