@@ -256,6 +256,17 @@ def test_generated_instances_validate(R, seed):
     assert st["fallbacks"] == 0
 
 
+@pytest.mark.parametrize("R", [5.0, 7.0])
+def test_clean_reading_validates(R):
+    cfg = GeneratorConfig(jobs=30, nodes=3, seed=0, round_minutes=R, best_effort_fraction=0.2,
+                          gpu_mix=((1, 0.5), (2, 0.2), (4, 0.1), (8, 0.15), (12, 0.05)))
+    inst = _with_soft(generate(cfg), 0)
+    pol = make_policy("chronus-clean")
+    res = simulate(inst, pol)
+    assert check_schedule(inst, res.schedule).errors == [] and res.metrics.finished == len(inst.jobs)
+    assert pol.stats["filled"] == 0 and pol.stats["relabelled_admitted"] == 0
+
+
 def test_admission_every_5_minutes_when_rounds_are_short():
     # R = 2: admission every floor(5/2 + 1/2) = 3 rounds (rounds 0, 3, 6, ...); a job
     # released in round 1 stays unseen (not run) until round 3 although GPUs are free
