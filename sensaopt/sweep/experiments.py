@@ -31,11 +31,12 @@ from sensaopt.config import WorkloadConfig, as_pairs, field_types
 from sensaopt.sweep.config import RunConfig
 
 ABLATION_POLICY = "sensascale"
-OFF_VALUES: dict[str, Any] = {"backfill": "none", "lst_allocation": "optimal"}
+OFF_VALUES: dict[str, Any] = {"backfill": "none", "lst_allocation": "optimal", "pair_hysteresis": 0.0, "deadline_order": "edf"}
 """Non-boolean SensaScale knobs with a documented "off" value (the knob's docstring in
-:mod:`sensaopt.policies.sensascale.config`): no reservations; the latest start time at
-the optimal demand (the paper's reading). Used only for knobs the dataclass has; a
-field's ``metadata["off"]`` wins."""
+:mod:`sensaopt.policies.sensascale.config`): no backfill reservations; the latest start
+time at the optimal demand (the paper's reading); pairs re-matched freely every round;
+the deadline tier by deadline instead of latest start. Used only for knobs the dataclass
+has; a field's ``metadata["off"]`` wins."""
 
 ROBUSTNESS_AXES: tuple[tuple[str, tuple[Any, ...]], ...] = (
     ("move_cost_scale", (0.0, 1.0, 4.0, 10.0)),
