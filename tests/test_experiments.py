@@ -60,6 +60,7 @@ def test_robustness_varies_one_axis_at_a_time():
     # the base point of every axis is one configuration: stored and computed once
     base = {c.key() for cell, c in runs if getattr(c, cell.axis) == getattr(TINY, cell.axis)}
     assert len(base) == 2 * 3
+    assert ex.robustness_runs(TINY, 1, policies=("edf", "edf")) == ex.robustness_runs(TINY, 1, policies=("edf",))
     with pytest.raises(ValueError, match="not a WorkloadConfig field"):
         ex.robustness_runs(TINY, 1, axes=(("nope", (1,)),))
 

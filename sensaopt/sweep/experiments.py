@@ -8,14 +8,15 @@ the policies under changed conditions (*robustness*), each cell over several see
   ``metadata["off"]`` or :data:`OFF_VALUES` (e.g. ``backfill=none``) when it has one.
 * **robustness** — one axis of :data:`ROBUSTNESS_AXES` at a time, every other setting at
   the workload's value: the change-cost multiplier, the sensitive fraction, the model mix,
-  the profile error; for each of :data:`ROBUSTNESS_POLICIES` (the registered ones).
+  the profile error; for each of :data:`ROBUSTNESS_POLICIES` (or the policies given).
 
 Every cell runs seeds ``0 .. seeds-1`` (the seed draws model types, deadlines of
 generated traces, thinning and the profile error). Runs go through
 :func:`sensaopt.sweep.run_sweep` / :func:`~sensaopt.sweep.run_serial` into a
 :class:`~sensaopt.sweep.ResultStore`, so a re-run computes only the runs not stored yet.
 A cell's figure per column is the mean over its seeds with the two-sided 95 % Student-t
-interval of :func:`sensaopt.sweep.stats.mean_interval`.
+interval of :func:`sensaopt.sweep.stats.mean_interval`; :func:`summarize_paired` gives
+the same for the per-seed difference from a reference cell (:data:`REFERENCES`).
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ def robustness_runs(base: WorkloadConfig, seeds: int, policies: Sequence[str] = 
     equal to the base's appears once per axis; its runs are the same configurations (one
     key), so they are computed once."""
     known = {f.name for f in fields(WorkloadConfig)}
+    policies = tuple(dict.fromkeys(policies))  # a policy named twice is one policy
     out: list[Run] = []
     for axis, values in axes:
         if axis not in known:
