@@ -10,12 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.cpsat import solve_cpsat
 from sensaopt.exact.data import build_data, placements_of
 from sensaopt.exact.milp import solve_milp
 from sensaopt.generate import GeneratorConfig, generate
-from sensaopt.instance import Cluster, Instance, Job, NodeType, SoftDeadline
+from sensaopt.instance import Change, Cluster, Instance, Job, NodeType, SoftDeadline
 from sensaopt.metrics import compute_metrics
 from sensaopt.profiles import get_profile
 from sensaopt.result import Status
@@ -62,14 +63,15 @@ def micro_instance(seed: int) -> Instance:
 def brute_force(inst: Instance, H: int) -> float | None:
     """Best metrics objective over every schedule of H rounds using the model's
     allocation choices, by dynamic programming over rounds on the validator's state
-    (progress, last node set, ran before, finish round); the winner is re-scored by
+    (progress, last round's placements, ran before, finish round; the change a round
+    starts with by :func:`sensaopt.changes.classify`); the winner is re-scored by
     the validator and the metrics module."""
     data = build_data(inst, H)
     R = inst.round_minutes
     jobs = data.jobs
     choices = [[None] + list(jd.pairs) for jd in jobs]
-    # state per job: (progress, ran_last_round, nodes_last_round, ran_before, finish_round)
-    start = tuple((0.0, False, None, False, None) for _ in jobs)
+    # state per job: (progress, placements of the last round or None, ran_before, finish_round)
+    start = tuple((0.0, None, False, None) for _ in jobs)
     states = {start: []}
     for t in range(H):
         nxt = {}
@@ -80,7 +82,7 @@ def brute_force(inst: Instance, H: int) -> float | None:
                 for jd, ch, js in zip(jobs, combo, stt):
                     if ch is None:
                         continue
-                    if t < jd.release or js[4] is not None:
+                    if t < jd.release or js[3] is not None:
                         ok = False
                         break
                     for p in placements_of(data, jd, ch):
@@ -93,27 +95,26 @@ def brute_force(inst: Instance, H: int) -> float | None:
                     continue
                 new = []
                 for jd, ch, js in zip(jobs, combo, stt):
-                    prog, ran_last, nodes_last, ran_before, fin = js
+                    prog, last, ran_before, fin = js
                     if ch is None:
-                        new.append((prog, False, None, ran_before, fin))
+                        new.append((prog, None, ran_before, fin))
                         continue
                     pls = placements_of(data, jd, ch)
-                    ns = frozenset(p.node for p in pls)
-                    restart = ran_before and (not ran_last or nodes_last != ns)
+                    kind = Change.NONE if not ran_before else classify(last, t if last is not None else t - 1, pls, t)
                     sp = min(jd.job.profile.speed(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in pls)
-                    prog2 = prog + sp * (max(R - jd.overhead_minutes, 0.0) if restart else R)
+                    prog2 = prog + sp * max(R - inst.overheads.minutes(kind, jd.gpus), 0.0)
                     fin2 = t if prog2 >= jd.job.work - 1e-6 else None
-                    new.append((round(prog2, 9), True, ns, True, fin2))
+                    new.append((round(prog2, 9), pls, True, fin2))
                 key = tuple(new)
                 if key not in nxt:
                     nxt[key] = hist + [(t, combo)]
         states = nxt
     best, best_hist = None, None
     for stt, hist in states.items():
-        if any(js[4] is None for js in stt):
+        if any(js[3] is None for js in stt):
             continue
-        loss = sum(jd.job.loss((js[4] + 1) * R) for jd, js in zip(jobs, stt))
-        jct = sum((js[4] + 1) * R - jd.job.arrival for jd, js in zip(jobs, stt)) / len(jobs)
+        loss = sum(jd.job.loss((js[3] + 1) * R) for jd, js in zip(jobs, stt))
+        jct = sum((js[3] + 1) * R - jd.job.arrival for jd, js in zip(jobs, stt)) / len(jobs)
         obj = inst.objective.violation_weight * loss + jct
         if best is None or obj < best - 1e-9:
             best, best_hist = obj, hist

@@ -19,7 +19,8 @@ from typing import Any, Protocol
 
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.data import JobData, ModelData
+from sensaopt.exact.data import CHANGES, JobData, ModelData
+from sensaopt.instance import Change
 
 
 class Backend(Protocol):
@@ -52,8 +53,7 @@ class Vars:
     x: dict = field(default_factory=dict)  # (k, t, pair) -> bool
     run: dict = field(default_factory=dict)  # (k, t) -> expr (sum of x)
     rb: dict = field(default_factory=dict)  # (k, t) -> bool or 0/1 const: ran before slot t
-    restart: dict = field(default_factory=dict)  # (k, t) -> bool
-    loss: dict = field(default_factory=dict)  # (k, t) -> int: progress units lost to the restart
+    loss: dict = field(default_factory=dict)  # (k, t) -> int: progress units lost to the slot's change (restart/migration/resize)
     cum: dict = field(default_factory=dict)  # (k, t) -> int: progress units done by the end of t
     done: dict = field(default_factory=dict)  # (k, t) -> bool or 0/1 const
     met: dict = field(default_factory=dict)  # (k, d) -> bool or 0/1 const
@@ -146,7 +146,7 @@ def _add_job_variables(data: ModelData, be: Backend, v: Vars, s: Strength, jd: J
         for pair in jd.pairs:
             v.x[k, t, pair] = be.bool_var(f"x_{k}_{t}_{pair[0]}_{pair[1]}")
         v.run[k, t] = be.sum(v.x[k, t, p] for p in jd.pairs)
-    dmax = max(f - r for f, r in zip(jd.full, jd.restart))
+    dmax = max_loss(jd)
     for t in data.slots(jd, s.trim):
         if t < first:
             v.rb[k, t] = 0
@@ -154,11 +154,9 @@ def _add_job_variables(data: ModelData, be: Backend, v: Vars, s: Strength, jd: J
             v.rb[k, t] = 1 if jd.init_ran else 0
         else:
             v.rb[k, t] = be.bool_var(f"rb_{k}_{t}")
-        # a restart is possible once the job ran (before the window: unless it continues on the same nodes)
-        if _is_var(v.rb[k, t]) or (v.rb[k, t] == 1 and t >= first):
-            v.restart[k, t] = be.bool_var(f"rs_{k}_{t}")
-            if dmax > 0:
-                v.loss[k, t] = be.int_var(0, dmax, f"ls_{k}_{t}")
+        # a change (restart, migration, resize) is possible once the job ran
+        if dmax > 0 and (_is_var(v.rb[k, t]) or (v.rb[k, t] == 1 and t >= first)):
+            v.loss[k, t] = be.int_var(0, dmax, f"ls_{k}_{t}")
         v.cum[k, t] = be.int_var(0, jd.work_units + jd.best_full * H, f"cum_{k}_{t}")
         early = s.prune and t < jd.earliest_done
         v.done[k, t] = 0 if (t < first or early) else be.bool_var(f"d_{k}_{t}")
@@ -265,8 +263,17 @@ def c_aggregate(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             add_constraint(be, v, be.sum(a[2] * a[3] for a in vals) <= cap_m, "aggregate_mem")
 
 
-def _set_use(jd: JobData, v: Vars, t: int, S: frozenset[int]) -> list[Any]:
-    return [v.x[jd.k, t, p] for p in jd.pairs if jd.patterns[p[0]].nodes == S and (jd.k, t, p) in v.x]
+def max_loss(jd: JobData) -> int:
+    """The most progress units one slot of the job can lose to a change of any kind."""
+    return max(jd.lost(c, o) for c in CHANGES for o in range(len(jd.options)))
+
+
+def _pattern_use(jd: JobData, v: Vars, t: int) -> dict[int, list[tuple[int, Any]]]:
+    """Pattern index -> [(option index, x)] of the job in slot ``t``."""
+    out: dict[int, list[tuple[int, Any]]] = {}
+    for p in jd.pairs:
+        out.setdefault(p[0], []).append((p[1], v.x[jd.k, t, p]))
+    return out
 
 
 def c_ran_before(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
@@ -283,26 +290,80 @@ def c_ran_before(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             add_constraint(be, v, rb >= v.run[k, t - 1], "ran_before")
 
 
-def c_restart(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
-    """restart_detect: a slot is a restart if the job ran before and did not run on the
-    same node set in the previous slot; restart_loss: the lost progress units."""
-    for (k, t), rs in v.restart.items():
+def c_change(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
+    """The change a slot starts with costs its kind's progress units (the validator's
+    :func:`~sensaopt.changes.classify`); ``loss[t]`` is at least each kind's loss when
+    that kind applies (the solver never gains by raising it):
+
+    * change_restart: ran before, not in slot t-1 — ``loss >= Σ Lr·x[t] − Mr·(1 − rb[t] + run[t-1])``;
+    * change_migration, per pattern P: ran in t-1 on another pattern —
+      ``loss >= Σ_o Lm_o·x[t,P,o] − Mm_P·(1 + use[t-1,P] − run[t-1])``;
+    * change_resize: ran in t-1 on the same pattern with another option. Per option o
+      when every option's migration loss is at least its resize loss (the defaults):
+      ``loss >= Lz_o·(opt[t,o] + run[t-1] − opt[t-1,o] − 1)`` (it also fires on a
+      migration that changes the option, where change_migration asks more); else per
+      pair (P, o): ``loss >= Lz_o·(x[t,P,o] + use[t-1,P] − x[t-1,P,o] − 1)``;
+    * change_first (the window's first slot): the kind of each pair is known from the
+      placements of the round before, ``loss >= Σ lost(kind(pair))·x[0,pair]``.
+    """
+    for (k, t), loss in v.loss.items():
         jd = data.jobs[k]
-        rb = v.rb[k, t]
-        for S in jd.node_sets:
-            now = _set_use(jd, v, t, S)
-            if not now:
-                continue
-            before: Any
-            if (k, t - 1) in v.run:
-                before = be.sum(_set_use(jd, v, t - 1, S))
-            else:  # first slot of the model: the state before the window
-                before = 1 if (jd.init_nodes is not None and jd.init_nodes == S) else 0
-            add_constraint(be, v, rs >= be.sum(now) - before + rb - 1, "restart_detect")
-        if (k, t) in v.loss:
-            dmax = max(f - r for f, r in zip(jd.full, jd.restart))
-            terms = [(jd.full[p[1]] - jd.restart[p[1]]) * v.x[k, t, p] for p in jd.pairs if jd.full[p[1]] > jd.restart[p[1]]]
-            add_constraint(be, v, v.loss[k, t] >= be.sum(terms) - dmax + dmax * rs, "restart_loss")
+        if (k, t - 1) not in v.run:  # the model's first slot of the job: the state before it is given
+            prev = jd.init_placements
+            terms = [jd.lost(data.change(jd, True, prev, p), p[1]) * v.x[k, t, p] for p in jd.pairs]
+            add_constraint(be, v, loss >= be.sum(terms), "change_first")
+            continue
+        _restart_loss(jd, be, v, t, loss)
+        run_prev = v.run[k, t - 1]
+        now, before = _pattern_use(jd, v, t), _pattern_use(jd, v, t - 1)
+        for P, xs in now.items():
+            lm = [(jd.lost(Change.MIGRATION, o), x) for o, x in xs]
+            mm = max(c for c, _ in lm)
+            if mm > 0 and len(now) > 1:
+                use_prev = be.sum(x for _, x in before[P])
+                add_constraint(be, v, loss >= be.sum(c * x for c, x in lm if c > 0) - mm * (1 + use_prev - run_prev),
+                               "change_migration")
+        if _resize_by_option(jd):
+            _resize_per_option(jd, be, v, t, loss)
+            continue
+        for P, xs in now.items():
+            if len(xs) > 1:
+                use_prev = be.sum(x for _, x in before[P])
+                prev_x = dict(before[P])
+                for o, x in xs:
+                    lz = jd.lost(Change.RESIZE, o)
+                    if lz > 0:
+                        add_constraint(be, v, loss >= lz * (x + use_prev - prev_x[o] - 1), "change_resize")
+
+
+def _resize_by_option(jd: JobData) -> bool:
+    """May change_resize be written per option? Yes when no option's resize loss exceeds its migration loss."""
+    return all(jd.lost(Change.RESIZE, o) <= jd.lost(Change.MIGRATION, o) for o in range(len(jd.options)))
+
+
+def _resize_per_option(jd: JobData, be: Backend, v: Vars, t: int, loss: Any) -> None:
+    """change_resize per option (see :func:`c_change`)."""
+    now: dict[int, list[Any]] = {}
+    before: dict[int, list[Any]] = {}
+    for p in jd.pairs:
+        now.setdefault(p[1], []).append(v.x[jd.k, t, p])
+        before.setdefault(p[1], []).append(v.x[jd.k, t - 1, p])
+    if len(now) < 2:
+        return
+    run_prev = v.run[jd.k, t - 1]
+    for o, xs in now.items():
+        lz = jd.lost(Change.RESIZE, o)
+        if lz > 0:
+            add_constraint(be, v, loss >= lz * (be.sum(xs) + run_prev - be.sum(before[o]) - 1), "change_resize")
+
+
+def _restart_loss(jd: JobData, be: Backend, v: Vars, t: int, loss: Any) -> None:
+    """change_restart of slot ``t`` (see :func:`c_change`)."""
+    lr = [(jd.lost(Change.RESTART, p[1]), v.x[jd.k, t, p]) for p in jd.pairs]
+    mr = max(c for c, _ in lr)
+    if mr > 0:
+        rb = v.rb[jd.k, t]
+        add_constraint(be, v, loss >= be.sum(c * x for c, x in lr if c > 0) - mr * (1 - rb + v.run[jd.k, t - 1]), "change_restart")
 
 
 def c_progress(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
@@ -407,7 +468,7 @@ FAMILIES = {
     "capacity": c_capacity,
     "aggregate": c_aggregate,
     "ran_before": c_ran_before,
-    "restart": c_restart,
+    "change": c_change,
     "progress": c_progress,
     "min_run_slots": c_min_run_slots,
     "done": c_done,
@@ -483,7 +544,7 @@ def shortfall_expr(be: Backend, v: Vars) -> Any:
 def model_variables(v: Vars) -> list[Any]:
     """Every decision variable of the model (constants left out), for complete hints."""
     out = list(v.x.values())
-    for group in (v.rb, v.restart, v.loss, v.cum, v.done, v.met, v.leftover, v.ever, v.shortfall):
+    for group in (v.rb, v.loss, v.cum, v.done, v.met, v.leftover, v.ever, v.shortfall):
         out.extend(x for x in group.values() if _is_var(x))
     return out
 

@@ -21,34 +21,33 @@ def _fits(data: ModelData, jd: JobData, pair: tuple[int, int], free: dict[int, l
                for n, g in jd.patterns[pair[0]].parts)
 
 
-def _progress(jd: JobData, rounds: dict[int, dict[str, tuple[Placement, ...]]]) -> tuple[int, int, frozenset[int] | None] | None:
-    """Model units done by the job in ``rounds``, its last slot and node set there
-    (None: not representable)."""
-    cum, last, prev, prev_t = 0, -1, None, None
+def _progress(data: ModelData, jd: JobData, rounds: dict[int, dict[str, tuple[Placement, ...]]]
+              ) -> tuple[int, int, tuple[Placement, ...] | None] | None:
+    """Model units done by the job in ``rounds`` (each slot less its change's loss),
+    its last slot and its placements there (None: not representable)."""
+    cum, last, prev = 0, -1, None
     for t in sorted(r for r, alloc in rounds.items() if jd.id in alloc):
         pair = pair_of(jd, rounds[t][jd.id])
         if pair is None:
             return None
-        nodes_now = jd.patterns[pair[0]].nodes
-        restart = last >= 0 and (prev_t != t - 1 or prev != nodes_now)
-        cum += jd.restart[pair[1]] if restart else jd.full[pair[1]]
-        last, prev, prev_t = t, nodes_now, t
+        cum += jd.units(data.change(jd, last >= 0, prev if last == t - 1 else None, pair), pair[1])
+        last, prev = t, placements_of(data, jd, pair)
     return cum, last, prev
 
 
 def _greedy(data: ModelData, jd: JobData, rounds: dict[int, dict[str, tuple[Placement, ...]]]) -> bool:
-    """Add job ``jd`` (or the rest of it) to ``rounds`` in the earliest free capacity;
+    """Add job ``jd`` (or the rest of it) to ``rounds`` in the earliest free capacity,
+    each slot the pair that fits with the most progress after its change's loss;
     False if it does not finish within the horizon (model units: progress rounded up,
     as the model does)."""
     nodes = data.instance.cluster.nodes
-    got = _progress(jd, rounds)
+    got = _progress(data, jd, rounds)
     if got is None:
         return False
     cum, last, prev = got
     ran = last >= 0
     if cum >= jd.work_units:
         return True
-    by_speed = sorted(jd.pairs, key=lambda p: -jd.full[p[1]])
     for t in range(max(jd.release, last + 1), data.H):
         free = {n.index: [float(n.gpus), float(n.cpus), n.mem_gb] for n in nodes}
         for pls in rounds.get(t, {}).values():
@@ -57,14 +56,16 @@ def _greedy(data: ModelData, jd: JobData, rounds: dict[int, dict[str, tuple[Plac
                 f[0] -= p.gpus
                 f[1] -= p.cpus
                 f[2] -= p.mem_gb
-        pair = next((p for p in by_speed if _fits(data, jd, p, free)), None)
-        if pair is None:
+        if t != last + 1:
+            prev = None  # paused in between
+        gain = {p: jd.units(data.change(jd, ran, prev, p), p[1]) for p in jd.pairs if _fits(data, jd, p, free)}
+        if not gain:
             prev = None
             continue
-        nodes_now = jd.patterns[pair[0]].nodes
-        cum += jd.restart[pair[1]] if ran and prev != nodes_now else jd.full[pair[1]]
-        rounds.setdefault(t, {})[jd.id] = placements_of(data, jd, pair)
-        ran, prev = True, nodes_now
+        pair = max(gain, key=gain.__getitem__)  # the first of the best, in pair order
+        cum += gain[pair]
+        prev = rounds.setdefault(t, {})[jd.id] = placements_of(data, jd, pair)
+        ran, last = True, t
         if cum >= jd.work_units:
             return True
     return False

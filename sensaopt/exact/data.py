@@ -6,10 +6,14 @@ Units and scaling (the same for both backends, so that CP-SAT gets integers):
   slot ``t`` is round ``t`` (offline) or round ``start_round + t`` (rolling window);
 * work is counted in **work units** of ``1 / work_scale`` minutes at speed 1.0
   (default ``work_scale = 10_000``). A slot's progress at per-GPU option ``o`` is
-  ``full[o] = ceil(speed_o · R · work_scale)`` units, or ``restart[o] =
-  ceil(speed_o · (R - overhead) · work_scale)`` when the slot pays the restart overhead;
-  a job needs ``W = ceil((work - WORK_EPS) · work_scale)`` units. Rounding *up*
-  makes the model an outer approximation: every validator-feasible schedule is
+  ``full[o] = ceil(speed_o · R · work_scale)`` units, or, in a slot that starts with
+  a change of kind ``c`` (restart, migration, resize: :func:`sensaopt.changes.classify`),
+  ``kept[c][o] = ceil(speed_o · max(R - m_c, 0) · work_scale)`` units, ``m_c =
+  overheads.minutes(c, gpus)`` (the validator's first round of a segment); the
+  model charges ``lost(c, o) = full[o] - kept[c][o]`` units. A job needs ``W =
+  ceil((work - WORK_EPS) · work_scale)`` units. Rounding every slot's progress *up*
+  (full and kept alike, so the charged loss is never more than the true one rounded
+  up) makes the model an outer approximation: every validator-feasible schedule is
   model-feasible (its summed rounded progress is ≥ its true progress), so the proven
   bound is a valid bound. The extraction replays the validator's float arithmetic
   and cuts a job's slots after its true completion;
@@ -33,13 +37,15 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 
+from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
-from sensaopt.instance import Instance, Job
+from sensaopt.instance import Change, Instance, Job
 from sensaopt.policies.placement import job_options
 from sensaopt.profiles import Option
 from sensaopt.schedule import Placement, Schedule
 from sensaopt.validator import WORK_EPS
 
+CHANGES = (Change.RESTART, Change.MIGRATION, Change.RESIZE)  # the kinds that cost minutes
 DEFAULT_WORK_SCALE = 10_000
 DEFAULT_MAX_VARS = 300_000
 
@@ -69,12 +75,20 @@ class JobData:
     patterns: tuple[Pattern, ...]
     pairs: tuple[tuple[int, int], ...]  # allowed (pattern index, option index)
     full: tuple[int, ...]  # progress units per option, normal slot
-    restart: tuple[int, ...]  # progress units per option, slot paying the restart overhead
-    overhead_minutes: float
+    kept: dict[Change, tuple[int, ...]]  # progress units per option, slot starting with a change of that kind
+    change_minutes: dict[Change, float]  # minutes lost per change of each kind (overheads.minutes)
     deadlines: tuple[tuple[int, float], ...]  # (last slot whose end meets it, value), earliest first
     earliest_done: int  # earliest slot at whose end the job can be complete, alone
     init_ran: bool = False  # rolling: the job ran before the window
-    init_nodes: frozenset[int] | None = None  # rolling: node set of the slot just before the window
+    init_placements: tuple[Placement, ...] | None = None  # rolling: placements of the round just before the window
+
+    def lost(self, kind: Change, o: int) -> int:
+        """Progress units a slot at option ``o`` loses to a change of ``kind`` (0 for NONE)."""
+        return 0 if kind is Change.NONE else self.full[o] - self.kept[kind][o]
+
+    def units(self, kind: Change, o: int) -> int:
+        """Progress units of a slot at option ``o`` starting with a change of ``kind``."""
+        return self.full[o] - self.lost(kind, o)
 
     @property
     def node_sets(self) -> tuple[frozenset[int], ...]:
@@ -116,6 +130,16 @@ class ModelData:
     def estimate_vars(self) -> int:
         """Binary placement variables plus per-slot auxiliaries (an estimate before building)."""
         return sum((len(jd.pairs) + 5 + len(jd.node_sets)) * max(self.end(jd) - jd.release, 0) for jd in self.jobs)
+
+    def change(self, jd: JobData, ran: bool, prev: tuple[Placement, ...] | None, pair: tuple[int, int]) -> Change:
+        """Kind of change of a slot running ``pair`` for a job that ``ran`` before and ran
+        ``prev`` in the slot just before (None: it did not run then): the validator's
+        :func:`~sensaopt.changes.classify`, slot by slot."""
+        if not ran:
+            return Change.NONE
+        if prev is None:
+            return Change.RESTART
+        return classify(prev, 1, placements_of(self, jd, pair), 1)
 
     def mem_units(self, gb: float, up: bool) -> int:
         x = gb * self.mem_scale
@@ -175,7 +199,10 @@ def extra_options_from(schedule: Schedule | None) -> dict[str, set[tuple[int, fl
 
 def _options(instance: Instance, job: Job, extra: set[tuple[int, float]]) -> list[Option]:
     """The job's per-GPU allocation options plus the ``extra`` (cores, GB) points."""
-    opts = list(job_options(job.profile, instance.cluster))
+    opts: list[Option] = []
+    for o in job_options(job.profile, instance.cluster):  # distinct (cores, GB): another option = a resize
+        if not any(p.cpu == o.cpu and p.mem == o.mem for p in opts):
+            opts.append(o)
     for c, m in sorted(extra):
         if not any(o.cpu == c and abs(o.mem - m) < 1e-9 for o in opts):
             sp = round(job.profile.speed(c, m), 12)
@@ -190,7 +217,7 @@ def build_data(
     *,
     work_scale: int = DEFAULT_WORK_SCALE,
     extra_options: dict[str, set[tuple[int, float]]] | None = None,
-    states: dict[str, tuple[float, bool, frozenset[int] | None]] | None = None,
+    states: dict[str, tuple[float, bool, tuple[Placement, ...] | None]] | None = None,
     start_round: int = 0,
     window: bool = False,
     max_vars: int | None = None,
@@ -200,7 +227,8 @@ def build_data(
     have more variables).
 
     ``states`` (rolling window only): job id -> (remaining work minutes, ran before,
-    node set of the previous round or None); jobs absent from ``states`` are left out.
+    placements of the previous round or None if it did not run then); jobs absent
+    from ``states`` are left out.
     """
     R = instance.round_minutes
     nodes = instance.cluster.nodes
@@ -214,15 +242,16 @@ def build_data(
         pats = patterns_for(instance, job.gpus)
         pairs = [(pi, oi) for pi, p in enumerate(pats) for oi, o in enumerate(opts)
                  if all(g * o.cpu <= nodes[n].cpus and g * o.mem <= nodes[n].mem_gb + 1e-6 for n, g in p.parts)]
-        ov = instance.overheads.restart_minutes(job.gpus)
         sf = job.speed_factor
         full = tuple(_ceil_units(o.speed * sf * R * work_scale) for o in opts)
-        rst = tuple(_ceil_units(o.speed * sf * max(R - ov, 0.0) * work_scale) for o in opts)
+        minutes = {c: instance.overheads.minutes(c, job.gpus) for c in CHANGES}
+        kept = {c: tuple(min(_ceil_units(o.speed * sf * max(R - m, 0.0) * work_scale), f) for o, f in zip(opts, full))
+                for c, m in minutes.items()}
         if states is not None:
-            remaining, ran, prev_nodes = states[job.id]
+            remaining, ran, prev_pls = states[job.id]
             work, release = remaining, 0
         else:
-            ran, prev_nodes = False, None
+            ran, prev_pls = False, None
             work, release = job.work, instance.release_round(job) - start_round
         W = max(_ceil_units((work - WORK_EPS) * work_scale), 1)
         usable = [full[oi] for _, oi in pairs]
@@ -239,8 +268,8 @@ def build_data(
         mems.extend(o.mem for o in opts)
         jobs.append(
             JobData(k=len(jobs), id=job.id, job=job, gpus=job.gpus, release=max(release, 0), work_units=W, options=tuple(opts),
-                    patterns=tuple(pats), pairs=tuple(pairs), full=full, restart=rst, overhead_minutes=ov,
-                    deadlines=tuple(dl), earliest_done=earliest, init_ran=ran, init_nodes=prev_nodes)
+                    patterns=tuple(pats), pairs=tuple(pairs), full=full, kept=kept, change_minutes=minutes,
+                    deadlines=tuple(dl), earliest_done=earliest, init_ran=ran, init_placements=prev_pls)
         )
     mem_scale = _pow10_scale(mems, 10_000) or 10_000
     n = max(len(jobs), 1)

@@ -2,9 +2,10 @@
 rounds from the simulator's current state and apply its first round.
 
 The window model is the offline model (:mod:`sensaopt.exact.builder`) with:
-only arrived, unfinished jobs; each job's *remaining* work; "ran before" and "node
-set of the previous round" taken from the :class:`RoundState` (so continuing on the
-same nodes pays no restart); jobs need not finish inside the window. Its objective
+only arrived, unfinished jobs; each job's *remaining* work; "ran before" and the
+placements of the previous round taken from the :class:`RoundState` (so continuing on the
+same placements pays nothing, and a restart, migration or resize its cost as in the
+validator); jobs need not finish inside the window. Its objective
 is the offline one with each unfinished job's JCT estimated as the window length
 plus its leftover work in rounds at its best speed, and a deadline after the window
 counted as met only if the leftover work fits before it at the best speed.
@@ -27,6 +28,7 @@ from sensaopt.instance import Instance
 from sensaopt.policies.base import Allocation, BasePolicy, Policy, RoundState
 from sensaopt.policies.simple import EDFPolicy
 from sensaopt.result import Status
+from sensaopt.schedule import Placement
 
 ROLLING_BACKENDS = ("cpsat", "highs", "cbc")
 
@@ -56,11 +58,12 @@ class RollingMILPConfig(RollingConfig):
     backend: str = "highs"
 
 
-def _window_states(state: RoundState) -> dict[str, tuple[float, bool, frozenset[int] | None]]:
-    """Per job: remaining work (minutes), ran before, node set of the previous round."""
+def _window_states(state: RoundState) -> dict[str, tuple[float, bool, tuple[Placement, ...] | None]]:
+    """Per job: remaining work (minutes), ran before, placements of the previous round
+    (None if it did not run then): the window's first slot pays the change from them."""
     states = {}
     for js in state.jobs:
-        prev = frozenset(p.node for p in js.placements) if (state.was_running(js) and js.placements) else None
+        prev = tuple(js.placements) if (state.was_running(js) and js.placements) else None
         states[js.id] = (js.remaining, js.started, prev)
     return states
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import math
 
+from sensaopt.changes import classify
 from sensaopt.exact.builder import Vars, _is_var
 from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
 from sensaopt.exact.outcome import ValueFn
-from sensaopt.instance import Instance
+from sensaopt.instance import Change, Instance
 from sensaopt.schedule import Placement, Schedule, Segment
 from sensaopt.validator import WORK_EPS, segment_speed
 
@@ -47,8 +48,10 @@ def relabel_identical_nodes(instance: Instance, schedule: Schedule) -> Schedule:
 def finish_minutes(instance: Instance, schedule: Schedule) -> dict[str, float | None]:
     """Completion minute of every job of ``schedule`` (None: unfinished), by the
     validator's own arithmetic (:func:`sensaopt.validator.check_schedule`: slowest
-    node's speed, restart overhead in the first round after a pause or a move,
-    completion at the end of the round the work is done) — without its checks."""
+    node's speed, the cost of the change a segment starts with —
+    :func:`~sensaopt.changes.classify`, :meth:`~sensaopt.instance.Overheads.minutes` —
+    in its first round, completion at the end of the round the work is done) —
+    without its checks."""
     R = instance.round_minutes
     by_job: dict[str, list[Segment]] = {}
     for s in schedule.segments:
@@ -56,12 +59,11 @@ def finish_minutes(instance: Instance, schedule: Schedule) -> dict[str, float | 
     out: dict[str, float | None] = {}
     for job in instance.jobs:
         done, finish, prev = 0.0, None, None
-        overhead = instance.overheads.restart_minutes(job.gpus)
         for seg in sorted(by_job.get(job.id, ()), key=lambda s: s.start):
-            restart = prev is not None and (prev.end != seg.start or prev.nodes != seg.nodes)
+            kind = Change.NONE if prev is None else classify(prev.placements, prev.end, seg.placements, seg.start)
             speed = segment_speed(job, seg)
             per_round = speed * R
-            first = speed * max(R - overhead, 0.0) if restart else per_round
+            first = speed * max(R - instance.overheads.minutes(kind, job.gpus), 0.0)
             left = job.work - done
             if first >= left - WORK_EPS:
                 k: int | None = 1
@@ -103,7 +105,7 @@ def _job_hint(data: ModelData, v: Vars, jd: JobData, by_slot: dict[int, dict[str
     """Add one job's variable values to ``out`` (its placements per slot in ``by_slot``,
     done from slot ``fin_slot`` on); False if a placement is not representable."""
     k = jd.k
-    ran, prev_set, cum = jd.init_ran, jd.init_nodes, 0
+    ran, prev, cum = jd.init_ran, jd.init_placements, 0
     for t in range(data.H):
         if (k, t) not in v.run:
             continue
@@ -115,12 +117,9 @@ def _job_hint(data: ModelData, v: Vars, jd: JobData, by_slot: dict[int, dict[str
             out[v.x[k, t, p]] = 1 if p == pair else 0
         if _is_var(v.rb[k, t]):
             out[v.rb[k, t]] = int(ran)
-        rs = pair is not None and ran and prev_set != jd.patterns[pair[0]].nodes
-        if (k, t) in v.restart:
-            out[v.restart[k, t]] = int(rs)
         lost = 0
         if pair is not None:
-            lost = jd.full[pair[1]] - jd.restart[pair[1]] if rs else 0
+            lost = jd.lost(data.change(jd, ran, prev, pair), pair[1])
             cum += jd.full[pair[1]] - lost
         if (k, t) in v.loss:
             out[v.loss[k, t]] = lost
@@ -128,7 +127,7 @@ def _job_hint(data: ModelData, v: Vars, jd: JobData, by_slot: dict[int, dict[str
         if _is_var(v.done[k, t]):
             out[v.done[k, t]] = int(t >= fin_slot)
         ran = ran or pair is not None
-        prev_set = jd.patterns[pair[0]].nodes if pair is not None else None
+        prev = placements_of(data, jd, pair) if pair is not None else None
     _deadline_hint(data, v, jd, fin_slot, cum, out)
     return True
 
