@@ -30,10 +30,13 @@ def test_pair_gives_insensitive_share_to_sensitive_job():
 
 
 def test_lst_order_decides_who_runs():
-    # one GPU; b's latest start time (60 - 50 = 10) comes before a's (200 - 50 = 150)
-    inst = instance([job("a", work=50, deadline=200), job("b", work=50, deadline=60)], gpus=1, cpus=3, mem=62.5)
-    _, alloc = first_round(inst)
+    # one GPU; b's latest start time (60 - 50 = 10) comes before a's (70 - 15 = 55),
+    # though a's deadline is earlier
+    inst = instance([job("a", work=15, deadline=70), job("b", work=50, deadline=80)], gpus=1, cpus=3, mem=62.5)
+    _, alloc = first_round(inst, deadline_order="lst")
     assert set(alloc) == {"b"}
+    _, alloc = first_round(inst)
+    assert set(alloc) == {"a"}  # by deadline
 
 
 def test_hopeless_job_moves_out_of_the_way():
@@ -55,7 +58,7 @@ def test_easy_backfill_protects_the_reservation():
         ],
         gpus=4, cpus=12, mem=250,
     )
-    pol = SensaScalePolicy()
+    pol = SensaScalePolicy(deadline_order="lst")  # running x goes before waiting r (not urgent yet)
     pol.reset(inst)
     states = {j.id: JobState(spec=j, remaining=j.work) for j in inst.jobs}
     from sensaopt.schedule import Placement
@@ -66,7 +69,7 @@ def test_easy_backfill_protects_the_reservation():
     assert "x" in alloc and "r" not in alloc
     assert "long" not in alloc and "short" in alloc
     assert pol.last_stats["reservations"] == 1
-    pol_none = SensaScalePolicy(backfill="none")
+    pol_none = SensaScalePolicy(backfill="none", deadline_order="lst")
     pol_none.reset(inst)
     assert "long" in pol_none.decide(st)
 
@@ -148,7 +151,7 @@ def test_running_pair_is_kept_when_a_marginally_better_pair_appears():
     # next to i1. Re-matching costs resizes for a gain that small: with the
     # hysteresis the pair stays; without it s2 takes i1 and s1 drops to 3 cores.
     inst = instance([job("s1", model="res18", work=300, deadline=1300), job("i1", model="bert", work=100, deadline=3000),
-                     job("s2", model="res18", work=300, deadline=1300)], gpus=3, cpus=9, mem=187.5)
+                     job("s2", model="res18", work=300, deadline=1290)], gpus=3, cpus=9, mem=187.5)
     was = {"s1": (Placement(0, 1, 5, 62.5),), "i1": (Placement(0, 1, 1, 20.83),), "s2": (Placement(0, 1, 3, 62.5),)}
     pol = SensaScalePolicy(fill_spare=False)
     pol.reset(inst)
@@ -198,7 +201,7 @@ def test_lst_assumes_the_allocation_the_job_will_get():
     inst = instance([job("a", model="res18", work=100, deadline=300), job("b", model="bert", work=100, deadline=330),
                      job("c", model="bert", work=1000, deadline=5000)], gpus=2, cpus=6, mem=125)
     was = {"c": (Placement(0, 1, 1, 20.83),)}
-    _, alloc = decide_with(inst, was, pairing=False)
+    _, alloc = decide_with(inst, was, pairing=False, deadline_order="lst")
     assert set(alloc) == {"a", "c"}
-    _, alloc = decide_with(inst, was, pairing=False, lst_allocation="optimal")
+    _, alloc = decide_with(inst, was, pairing=False, deadline_order="lst", lst_allocation="optimal")
     assert set(alloc) == {"b", "c"}

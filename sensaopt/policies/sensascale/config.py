@@ -27,12 +27,13 @@ class SensaScaleConfig:
     its deadline, not every time a waiting job's laxity dips below its own (plain
     least-laxity-first thrashes, paying a restart each time). The paper is silent."""
 
-    deadline_order: str = "lst"
+    deadline_order: str = "edf"
     """Order of the deadline tier after the urgent jobs (LST ≤ now + ``urgent_rounds``
-    rounds, always first, by LST): "lst" — running jobs, then waiting ones, each by
-    LST (the anti-thrashing guard above); "edf" — by target deadline, running or not
-    (a fixed order: it cannot thrash, and a newcomer with an earlier deadline may
-    preempt a running job, as in EDF)."""
+    rounds, always first, by LST): "edf" — by target deadline, running or not (a
+    fixed order: it cannot thrash, and a newcomer with an earlier deadline may preempt
+    a running job, as in EDF); "lst" — running jobs, then waiting ones, each by LST
+    (the anti-thrashing guard above; a newcomer then waits until it is urgent or GPUs
+    free up: 4.5x EDF's queueing on the loaded Philly SLO window, models/sensascale.md)."""
     lst_allocation: str = "expected"
     """Allocation the latest start time assumes: "expected" — what the job will likely
     get (its current allocation if running, else the base allocation of the main node

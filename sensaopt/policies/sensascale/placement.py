@@ -10,7 +10,7 @@ reserves; "conservative": every blocked unit does). Reservations count GPUs only
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from sensaopt.instance import Node
@@ -34,6 +34,7 @@ class Planned:
 class Reservation:
     time: float  # minutes
     spare: dict[int, int] = field(default_factory=dict)  # node -> GPUs others may still use past `time`
+    exempt: frozenset[str] = frozenset()  # running jobs already counted as busy past `time` (if they stay)
 
 
 class FreeIndex:
@@ -70,8 +71,10 @@ class Planner:
     reservations, and (``cfg.stay_put``) what running jobs not yet planned held the
     round before. Units search first among *open* resources (free and not held), so a
     newcomer does not take a running job's GPUs or CPU while another node has room;
-    only if nothing open fits do they take held resources (the holder, less urgent,
-    then moves or pauses)."""
+    only if nothing open fits does a waiting job take held resources, those of the
+    least urgent holders (who then move to open room or pause). A running job whose
+    place was taken moves only to open room, never displacing another holder (that
+    would cascade: one migration per round per displaced job)."""
 
     def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = ()):  # type: ignore[assignment]
         self.pool, self.now, self.cfg = pool, now, cfg
@@ -83,14 +86,20 @@ class Planner:
         k = len(pool.nodes)
         self.hg, self.hc, self.hm = [0] * k, [0] * k, [0.0] * k  # held GPUs, cores, GB per node
         self.held: dict[str, tuple[Placement, ...]] = {}  # running job id -> what it held
+        self.held_end: dict[str, float] = {}  # running job id -> its end if it stays as it was, minutes
+        self.holders: dict[int, list[tuple[int, str]]] = {}  # node -> (queue position, id) of the jobs holding GPUs there
+        self.rank: dict[str, int] = {}
         if cfg.stay_put:
-            for info in infos:
+            for k, info in enumerate(infos):  # most urgent first
                 if info.running:
                     self.held[info.id] = info.last_placements
+                    self.held_end[info.id] = now + info.time_at(info.current)  # type: ignore[arg-type]  # running
+                    self.rank[info.id] = k
                     for q in info.last_placements:
                         self.hg[q.node] += q.gpus
                         self.hc[q.node] += q.cpus
                         self.hm[q.node] += q.mem_gb
+                        self.holders.setdefault(q.node, []).append((k, info.id))
         self.open = FreeIndex([max(0, f - h) for f, h in zip(pool.gpus, self.hg)], self.max_gpus)
 
     @property
@@ -117,6 +126,13 @@ class Planner:
             self.hc[n] -= q.cpus
             self.hm[n] -= q.mem_gb
             self.open.move(n, old, self._open_gpus(n))
+            self.holders[n].remove((self.rank[info.id], info.id))
+
+    def _victim_rank(self, n: int) -> int:
+        """Queue position of the most urgent job still holding GPUs on node ``n``
+        (a large number if none): taking the node displaces at least that job."""
+        h = self.holders.get(n)
+        return min(h)[0] if h else 1 << 30
 
     def _fits_open(self, q: Placement) -> bool:
         n, pool = q.node, self.pool
@@ -143,10 +159,11 @@ class Planner:
         """Estimated end (minutes): now + the change's cost + the time at ``opt``."""
         return self.now + info.change_minutes(pls) + info.time_at(opt)
 
-    def _allowed(self, node: int, gpus: int, end: float) -> bool:
+    def _allowed(self, node: int, gpus: int, end: float, job: str = "") -> bool:
+        """``job`` (``gpus`` GPUs on ``node`` until ``end``) does not delay a reservation."""
         for res in self.reservations:
             spare = res.spare.get(node)
-            if spare is not None and end > res.time + 1e-9 and gpus > spare:
+            if spare is not None and end > res.time + 1e-9 and gpus > spare and job not in res.exempt:
                 return False
         return True
 
@@ -170,7 +187,7 @@ class Planner:
             else:
                 on.append(p)
             for res in self.reservations:
-                if n in res.spare and end > res.time + 1e-9:
+                if n in res.spare and end > res.time + 1e-9 and info.id not in res.exempt:
                     res.spare[n] -= q.gpus
 
     # ---- units ----------------------------------------------------------------------------
@@ -185,7 +202,7 @@ class Planner:
         assert opt is not None  # running
         if self.reservations:
             end = self.now + info.time_at(opt)
-            if not all(self._allowed(q.node, q.gpus, end) for q in pls):
+            if not all(self._allowed(q.node, q.gpus, end, info.id) for q in pls):
                 return None
         return pls, opt
 
@@ -206,7 +223,7 @@ class Planner:
             q = option_placement(node, g, o)
             if self.reservations:
                 oh = info.change_minutes((q,)) if single else info.move_minutes
-                if not self._allowed(node.index, g, self.now + oh + info.time_at(o)):
+                if not self._allowed(node.index, g, self.now + oh + info.time_at(o), info.id):
                     return None
             chosen[node.index] = o
             return q
@@ -220,7 +237,7 @@ class Planner:
             q = make(node, g, pool.cpus[n] - self.hc[n], pool.mem[n] - self.hm[n])
             return q if q is not None and self._fits_open(q) else None
 
-        pls = self._place(info.gpus, make_free, prev, make_open)
+        pls = self._place(info.gpus, make_free, prev, make_open, info.running)
         if pls is not None and len(pls) > 1:  # the slowest node sets the pace: all nodes get that option
             opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
             pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
@@ -233,27 +250,63 @@ class Planner:
         self._commit(info, pls, opt, self._end(info, opt, pls))
         return True
 
-    def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None, make_open=None) -> tuple[Placement, ...] | None:
+    def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None, make_open=None,
+               open_only: bool = False) -> tuple[Placement, ...] | None:
         """:meth:`NodePool.place` (same rule: the previous nodes, else best fit) with the
         best-fit search of single-node jobs going through the free-GPU buckets; given
         ``make_open`` and held resources, both steps are tried among open resources
-        (``make_open``) before held ones (``make``)."""
+        (``make_open``) before held ones (``make``; the least urgent holders' first;
+        not at all with ``open_only``)."""
         pool = self.pool
-        for mk in ((make_open, make) if self.held and make_open is not None else (make,)):
+        two = bool(self.held) and make_open is not None
+        for mk in ((make_open, make) if two else (make,)):
+            if two and mk is make and open_only:
+                break
             if prefer is not None:
                 again = pool.place_again(prefer, mk)
                 if again is not None:
                     return again
             if gpus > self.max_gpus:
-                found = pool._place_multi(gpus, mk)
+                found = pool._place_multi(gpus, mk) if mk is make_open or not self.held else self._place_multi_displacing(gpus, mk)
                 if found is not None:
                     return found
                 continue
             nodes = pool.nodes
-            for n in (self.open if mk is make_open else self.free).best_fit(gpus):
+            if mk is make_open or not self.held:
+                order: Iterable[int] = (self.open if mk is make_open else self.free).best_fit(gpus)
+            else:  # taking held GPUs: displace the least urgent holders
+                order = sorted(self.free.best_fit(gpus), key=lambda n: (-self._victim_rank(n), pool.gpus[n], n))
+            for n in order:
                 q = mk(nodes[n], gpus)
                 if q is not None and pool.fits(q):
                     return (q,)
+        return None
+
+    def _place_multi_displacing(self, gpus: int, make) -> tuple[Placement, ...] | None:
+        """:meth:`NodePool._place_multi` (whole nodes, then at most one partial node)
+        with nodes taken in order of their least urgent holders first."""
+        pool = self.pool
+        nodes = pool.nodes
+        whole = [i for i, nd in enumerate(nodes) if pool.gpus[i] == nd.gpus]
+        whole.sort(key=lambda i: (-self._victim_rank(i), -nodes[i].gpus, i))
+        out, left, used = [], gpus, set()
+        for i in whole:
+            if nodes[i].gpus > left:
+                continue
+            q = make(nodes[i], nodes[i].gpus)
+            if q is None or not pool.fits(q):
+                continue
+            out.append(q)
+            used.add(i)
+            left -= nodes[i].gpus
+            if left == 0:
+                return tuple(out)
+        rest = sorted((i for i in range(len(nodes)) if i not in used and pool.gpus[i] >= left),
+                      key=lambda i: (-self._victim_rank(i), pool.gpus[i], i))
+        for i in rest:
+            q = make(nodes[i], left)
+            if q is not None and pool.fits(q):
+                return tuple(out) + (q,)
         return None
 
     def place_pair(self, s: JobInfo, i: JobInfo, so: Option, io: Option) -> bool:
@@ -279,7 +332,7 @@ class Planner:
             ps, pi = (option_placement(nodes[n], s.gpus, so),), (option_placement(nodes[n], i.gpus, io),)
             end_s = self._end(s, so, ps)
             end_both = max(end_s, self._end(i, io, pi))
-            return self._allowed(n, s.gpus, end_s) and self._allowed(n, g, end_both)
+            return self._allowed(n, s.gpus, end_s, s.id) and self._allowed(n, g, end_both, i.id)
 
         prefer = set()
         for x in (s, i):
@@ -310,30 +363,43 @@ class Planner:
         else:
             self._reserve_whole_nodes(gpus)
 
+    def _busy(self, n: int) -> list[tuple[float, int, str]]:
+        """(end, GPUs, job) on node ``n``: planned units, and running jobs not planned
+        yet that still hold GPUs there (ending as they run now)."""
+        out = [(p.end, sum(q.gpus for q in p.placements if q.node == n), "") for p in self.by_node.get(n, ())]
+        if self.hg[n]:
+            for jid, pls in self.held.items():
+                g = sum(q.gpus for q in pls if q.node == n)
+                if g:
+                    out.append((self.held_end[jid], g, jid))
+        return out
+
     def _reserve_on_one_node(self, gpus: int) -> None:
-        """The node where ``gpus`` GPUs free up first, as planned jobs end."""
+        """The node where ``gpus`` GPUs free up first, as planned jobs and the running
+        jobs still holding GPUs end (those that end later are exempt: counted busy)."""
         pool = self.pool
         best = None
         for n, node in enumerate(pool.nodes):
             if node.gpus < gpus:
                 continue
-            free, t = pool.gpus[n], self.now
-            for p in sorted(self.by_node.get(n, ()), key=lambda p: p.end):
-                if free >= gpus:
-                    break
-                free += sum(q.gpus for q in p.placements if q.node == n)
-                t = p.end
+            free, t = pool.gpus[n] - self.hg[n], self.now
+            busy = sorted(self._busy(n)) if free < gpus else []
+            k = 0
+            while free < gpus and k < len(busy):
+                free += busy[k][1]
+                t = busy[k][0]
+                k += 1
             if free >= gpus and (best is None or t < best[0]):
-                best = (t, n, free - gpus)
+                best = (t, n, free - gpus, frozenset(jid for _, _, jid in busy[k:] if jid))
         if best is not None:
-            self.reservations.append(Reservation(best[0], {best[1]: best[2]}))
+            self.reservations.append(Reservation(best[0], {best[1]: best[2]}, best[3]))
 
     def _reserve_whole_nodes(self, gpus: int) -> None:
         """A multi-node unit: the earliest-freed whole nodes."""
         pool = self.pool
         free_at = []
         for n in range(len(pool.nodes)):
-            ends = [p.end for p in self.by_node.get(n, ())]
+            ends = [e for e, _, _ in self._busy(n)]
             free_at.append((max(ends, default=self.now), n))
         free_at.sort()
         chosen, left = [], gpus
