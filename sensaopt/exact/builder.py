@@ -310,8 +310,9 @@ def c_change(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
         jd = data.jobs[k]
         if (k, t - 1) not in v.run:  # the model's first slot of the job: the state before it is given
             prev = jd.init_placements
-            terms = [jd.lost(data.change(jd, True, prev, p), p[1]) * v.x[k, t, p] for p in jd.pairs]
-            add_constraint(be, v, loss >= be.sum(terms), "change_first")
+            lost = [(jd.lost(data.change(jd, True, prev, p), p[1]), v.x[k, t, p]) for p in jd.pairs]
+            if any(c > 0 for c, _ in lost):
+                add_constraint(be, v, loss >= be.sum(c * x for c, x in lost if c > 0), "change_first")
             continue
         _restart_loss(jd, be, v, t, loss)
         run_prev = v.run[k, t - 1]
