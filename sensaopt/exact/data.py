@@ -12,8 +12,8 @@ Units and scaling (the same for both backends, so that CP-SAT gets integers):
   overheads.minutes(c, gpus)`` (the validator's first round of a segment); the
   model charges ``lost(c, o) = full[o] - kept[c][o]`` units. A job needs ``W =
   ceil((work - WORK_EPS) · work_scale)`` units. Rounding every slot's progress *up*
-  (full and kept alike, so the charged loss is never more than the true one rounded
-  up) makes the model an outer approximation: every validator-feasible schedule is
+  (full and kept alike: each slot is credited at least the validator's progress,
+  whatever change starts it) makes the model an outer approximation: every validator-feasible schedule is
   model-feasible (its summed rounded progress is ≥ its true progress), so the proven
   bound is a valid bound. The extraction replays the validator's float arithmetic
   and cuts a job's slots after its true completion;
@@ -76,7 +76,6 @@ class JobData:
     pairs: tuple[tuple[int, int], ...]  # allowed (pattern index, option index)
     full: tuple[int, ...]  # progress units per option, normal slot
     kept: dict[Change, tuple[int, ...]]  # progress units per option, slot starting with a change of that kind
-    change_minutes: dict[Change, float]  # minutes lost per change of each kind (overheads.minutes)
     deadlines: tuple[tuple[int, float], ...]  # (last slot whose end meets it, value), earliest first
     earliest_done: int  # earliest slot at whose end the job can be complete, alone
     init_ran: bool = False  # rolling: the job ran before the window
@@ -268,7 +267,7 @@ def build_data(
         mems.extend(o.mem for o in opts)
         jobs.append(
             JobData(k=len(jobs), id=job.id, job=job, gpus=job.gpus, release=max(release, 0), work_units=W, options=tuple(opts),
-                    patterns=tuple(pats), pairs=tuple(pairs), full=full, kept=kept, change_minutes=minutes,
+                    patterns=tuple(pats), pairs=tuple(pairs), full=full, kept=kept,
                     deadlines=tuple(dl), earliest_done=earliest, init_ran=ran, init_placements=prev_pls)
         )
     mem_scale = _pow10_scale(mems, 10_000) or 10_000
