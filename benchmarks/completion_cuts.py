@@ -11,12 +11,9 @@ generated 20 jobs × 2 nodes, seeds 1-5 = ``sensaopt generate --jobs 20 --nodes 
   schedule is known; no start), HiGHS and CP-SAT, ``--time-limit`` s, ``--workers``,
   without and with the cuts (their separation counts in the time): status, bound and
   incumbent in minutes of average JCT, seconds.
-* ``--solve``: the default solve (``solve_cpsat`` or ``solve_milp(backend="highs")``,
-  ``--time-limit`` s, ``--workers``) with ``strength={"cuts": False}`` and ``{"cuts":
-  True}``: status, objective, bound, seconds.
 
     python benchmarks/completion_cuts.py --lp
-    nice -n 5 python benchmarks/completion_cuts.py --solve --solvers cpsat -o /tmp/cuts_solve.json
+    nice -n 5 python benchmarks/completion_cuts.py --hard --solvers highs,cpsat -o /tmp/cuts_hard.json
 """
 
 from __future__ import annotations
@@ -33,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from sensaopt.exact.builder import Strength, to_objective  # noqa: E402
 from sensaopt.exact.common import prepare  # noqa: E402
-from sensaopt.exact.cuts import separate  # noqa: E402
+from sensaopt.exact.cuts import separate, with_cuts  # noqa: E402
 from sensaopt.exact.data import hard_data  # noqa: E402
 from sensaopt.generate import GeneratorConfig, generate  # noqa: E402
 from sensaopt.io import load_instance  # noqa: E402
@@ -78,11 +75,11 @@ def hard_rows(name: str, inst, solvers: list[str], time_limit: float, workers: i
     for solver in solvers:
         for cuts in (False, True):
             budget = TimeBudget(time_limit, time.perf_counter())
+            build_fn = build_cpsat if solver == "cpsat" else build_highs
+            mb = (with_cuts(build_fn) if cuts else build_fn)(data, Strength(), budget)
             if solver == "cpsat":
-                mb = build_cpsat(data, Strength(cuts=cuts), budget)
                 out = run_cpsat(mb.backend, budget, CpSatOptions(workers=workers))  # type: ignore[arg-type]
             else:
-                mb = build_highs(data, Strength(cuts=cuts), budget)
                 out = run_highs(mb.backend, budget, HighsOptions(threads=workers, rel_gap=REL_GAP, abs_gap=ABS_GAP))  # type: ignore[arg-type]
             rows.append({"instance": name, "model": "hard", "solver": solver, "cuts": cuts, "status": out.status.value,
                          "bound": _minutes(data, out.bound), "incumbent": _minutes(data, out.objective),
@@ -92,29 +89,9 @@ def hard_rows(name: str, inst, solvers: list[str], time_limit: float, workers: i
     return rows
 
 
-def solve_rows(name: str, inst, solver: str, time_limit: float, workers: int) -> list[dict]:
-    from sensaopt.exact.cpsat import solve_cpsat
-    from sensaopt.exact.milp import solve_milp
-
-    rows = []
-    for cuts in (False, True):
-        t0 = time.perf_counter()
-        kw = {"time_limit": time_limit, "workers": workers, "strength": {"cuts": cuts}}
-        r = solve_cpsat(inst, **kw) if solver == "cpsat" else solve_milp(inst, backend=solver, **kw)
-        fam = r.params.get("model_size", {}).get("families", {})
-        sf = (r.params.get("lexicographic") or {}).get("shortfall") if isinstance(r.params.get("lexicographic"), dict) else None
-        rows.append({"instance": name, "solver": solver, "cuts": cuts, "status": r.status.value, "objective": r.objective, "bound": r.bound,
-                     "seconds": round(time.perf_counter() - t0, 1), "cover_cuts": fam.get("completion_cover", 0),
-                     "shortfall_zero": None if not isinstance(sf, dict) else sf.get("zero_miss"),
-                     "load": os.getloadavg()[0]})
-        print(json.dumps(rows[-1]), flush=True)
-    return rows
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lp", action="store_true")
-    ap.add_argument("--solve", action="store_true")
     ap.add_argument("--hard", action="store_true")
     ap.add_argument("--instances", default=",".join([*LADDER, *(f"gen20x2-{s}" for s in GEN_SEEDS)]))
     ap.add_argument("--solvers", default="cpsat")
@@ -129,9 +106,6 @@ def main(argv=None) -> int:
             rows += lp_rows(name, inst, a.lp_seconds)
         if a.hard:
             rows += hard_rows(name, inst, a.solvers.split(","), a.time_limit, a.workers)
-        if a.solve:
-            for solver in a.solvers.split(","):
-                rows += solve_rows(name, inst, solver, a.time_limit, a.workers)
     if a.output:
         Path(a.output).write_text(json.dumps(rows, indent=1))
     return 0

@@ -13,10 +13,11 @@ import pytest
 
 from sensaopt.exact.builder import Strength, to_objective
 from sensaopt.exact.common import prepare
-from sensaopt.exact.cuts import CoverCut, is_valid_for, most_violated, separate, slack
+from sensaopt.exact.cuts import FAMILY, CoverCut, is_valid_for, most_violated, separate, slack, with_cuts
 from sensaopt.instance import Cluster, Instance, Job, NodeType, Overheads
 from sensaopt.profiles import get_profile
 from sensaopt.result import Status
+from tests.conftest import EXACT_BACKENDS, REPO
 
 
 def _job(release: int, need: int) -> SimpleNamespace:
@@ -116,7 +117,6 @@ def test_cuts_lift_tiny_8gpu_and_stay_below_the_heuristic():
     without cuts; with them its bound rises but never above a feasible schedule's
     objective (the SensaScale warm start lies in the model)."""
     from sensaopt.io import load_instance
-    from tests.conftest import REPO
 
     inst = load_instance(REPO / "instances" / "tiny-8gpu.json")
     prep = prepare(inst, None, 2, True, 10_000, 300_000)
@@ -127,16 +127,42 @@ def test_cuts_lift_tiny_8gpu_and_stay_below_the_heuristic():
     assert sep.stop == "none violated"
 
 
+def _run(backend: str, data, cuts: bool):
+    """The model of ``data`` on ``backend`` (with the cover cuts or not), solved to optimality."""
+    from sensaopt.exact.budget import TimeBudget
+    from sensaopt.exact.cpsat import CpSatOptions, build_cpsat, run_cpsat
+    from sensaopt.exact.highs import ABS_GAP, REL_GAP, HighsOptions, build_highs, run_highs
+    from sensaopt.exact.milp import CbcOptions, build_milp, run_cbc
+
+    build_fn, run = {
+        "cpsat": (build_cpsat, lambda be, b: run_cpsat(be, b, CpSatOptions(workers=1))),
+        "highs": (build_highs, lambda be, b: run_highs(be, b, HighsOptions(threads=1, rel_gap=REL_GAP, abs_gap=ABS_GAP))),
+        "cbc": (build_milp, lambda be, b: run_cbc(be, b, CbcOptions(), False)),
+    }[backend]
+    budget = TimeBudget.start(60.0)
+    mb = (with_cuts(build_fn) if cuts else build_fn)(data, Strength(), budget)
+    return mb, run(mb.backend, budget)
+
+
+@pytest.mark.parametrize("backend", EXACT_BACKENDS)
 @pytest.mark.parametrize("which", ["blocked", "gen4x1"])
-def test_same_optimum_with_and_without_cuts(exact_backend, which):
+def test_same_optimum_with_and_without_cuts(backend, which):
     from sensaopt.generate import GeneratorConfig, generate
 
     inst = blocked_instance() if which == "blocked" else generate(GeneratorConfig(jobs=4, nodes=1, seed=3))
-    plain = exact_backend(inst, time_limit=30, workers=1)
-    cut = exact_backend(inst, time_limit=30, workers=1, strength={"cuts": True})
+    data = prepare(inst, None, 2, False, 10_000, 300_000).data
+    _, plain = _run(backend, data, False)
+    mb, cut = _run(backend, data, True)
     assert plain.status == Status.OPTIMAL and cut.status == Status.OPTIMAL
-    assert cut.objective == pytest.approx(plain.objective, abs=1e-6)
-    assert cut.params["strength"]["cuts"] is True
+    assert to_objective(data, cut.objective) == pytest.approx(to_objective(data, plain.objective), abs=1e-6)
     if which == "blocked":
-        assert plain.objective == pytest.approx(20.0, abs=1e-6)
-        assert cut.params["model_size"]["families"].get("completion_cover", 0) >= 1
+        assert to_objective(data, plain.objective) == pytest.approx(20.0, abs=1e-6)
+        assert mb.vars.families.get(FAMILY, 0) >= 1
+
+
+def test_no_cuts_in_the_shortfall_model():
+    from sensaopt.exact.data import shortfall_data
+
+    data = shortfall_data(prepare(blocked_instance(), None, 2, False, 10_000, 300_000).data)
+    mb, _ = _run("highs", data, True)
+    assert FAMILY not in mb.vars.families

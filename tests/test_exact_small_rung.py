@@ -66,13 +66,13 @@ def test_cut_lp_bound_small_16gpu():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CERTIFIED_JCT))
 def test_exact_solve_is_consistent_with_the_certificate(name):
-    """The default solve (CP-SAT, 60 s, cuts on): its bound never exceeds the
+    """The default solve (CP-SAT, 60 s): its bound never exceeds the
     certificate's objective (the optimum is at most that), and no heuristic beats it."""
     from sensaopt.exact.cpsat import solve_cpsat
     from sensaopt.simulator import simulate
 
     inst = _instance(name)
-    r = solve_cpsat(inst, time_limit=60, workers=2, strength={"cuts": True})
+    r = solve_cpsat(inst, time_limit=60, workers=2)
     assert r.bound is not None and r.bound <= CERTIFIED_JCT[name] + 1e-6
     assert r.objective is not None and r.objective >= r.bound - 1e-6
     for pol in ("sensascale", "edf"):

@@ -21,6 +21,11 @@ violated set (the ``u`` slots with the smallest LP ``run`` values, for the best 
 is added; repeated until no cut is violated, ``MAX_ROUNDS`` rounds or the time cap.
 The cuts found are then written into the model being built, on any backend.
 
+Switched on by wrapping a backend's build function: ``with_cuts(build_cpsat)`` (any
+:data:`~sensaopt.exact.outcome.BuildFn`). The builder cannot call this module itself:
+separation builds the model on HiGHS (``builder`` <- ``highs`` <- ``cuts``), so the hook
+belongs to the caller of the build functions.
+
 Only offline models get cuts (not a rolling window, whose leftover term prices
 unfinished work, nor the shortfall model, whose objective has no completion).
 """
@@ -29,13 +34,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
+
+from sensaopt.exact.budget import TimeBudget
+from sensaopt.exact.builder import Backend, Strength, Vars, build
 from sensaopt.exact.data import JobData, ModelData
-
-if TYPE_CHECKING:  # builder imports this module: no import back at runtime
-    from sensaopt.exact.builder import Backend, Strength, Vars
+from sensaopt.exact.highs import HighsBackend, HighsOptions, _highs_model
+from sensaopt.exact.outcome import BuildFn, ModelBuild
 
 FAMILY = "completion_cover"
 MAX_ROUNDS = 20  # separation rounds (each: one warm-started LP re-solve)
@@ -98,17 +106,13 @@ def is_valid_for(jd: JobData, cut: CoverCut, run_slots: set[int], complete_by: i
 
 
 def separate(data: ModelData, strength: Strength, seconds: float) -> Separation:
-    """Cover cuts of ``data``'s model by LP separation with HiGHS within ``seconds``."""
-    import highspy
-    import numpy as np
-
-    from sensaopt.exact.budget import TimeBudget
-    from sensaopt.exact.builder import build
-    from sensaopt.exact.highs import HighsBackend, HighsOptions, _highs_model
+    """Cover cuts of the model of ``data`` and ``strength`` by LP separation with
+    HiGHS within ``seconds``."""
+    import highspy  # as sensaopt.exact.highs: only when a model is solved
 
     t0 = time.perf_counter()
     be = HighsBackend()
-    v = build(data, be, replace(strength, cuts=False))
+    v = build(data, be, strength)
     cols = be.columns()
     h, pos = _highs_model(be, cols, HighsOptions(threads=1), TimeBudget(seconds, t0), False)
     ints = np.array([i for i, c in enumerate(cols) if c.integer], dtype=np.int32)
@@ -182,17 +186,25 @@ def add_cover_cuts(be: Backend, v: Vars, cuts: tuple[CoverCut, ...]) -> None:
         v.families[FAMILY] = v.families.get(FAMILY, 0) + 1
 
 
-def add_completion_cuts(data: ModelData, be: Backend, v: Vars, strength: Strength) -> Separation | None:
-    """Separate the cover cuts of ``data``'s model and add them to ``be`` (None, and
-    nothing added, for a rolling window or the shortfall model). Time: ``SHARE`` of
-    what is left before ``v.deadline`` (the build's), at most ``MAX_SECONDS``."""
-    if data.window or data.shortfall:
+def add_completion_cuts(data: ModelData, be: Backend, v: Vars, strength: Strength, seconds: float) -> Separation | None:
+    """Separate the cover cuts of ``data``'s model (built with ``strength``) within
+    ``seconds`` and add them to ``be`` (``v``: its variables). None, and nothing added,
+    for a rolling window or the shortfall model, or with less than 0.05 s."""
+    if data.window or data.shortfall or seconds <= 0.05:
         return None
-    cap = MAX_SECONDS
-    if v.deadline is not None:
-        cap = min(cap, SHARE * max(v.deadline - time.perf_counter(), 0.0))
-    if cap <= 0.05:
-        return None
-    sep = separate(data, strength, cap)
+    sep = separate(data, strength, seconds)
     add_cover_cuts(be, v, sep.cuts)
     return sep
+
+
+def with_cuts(build_fn: BuildFn) -> BuildFn:
+    """``build_fn`` followed by the cover cuts on the model it built. Separation gets
+    ``SHARE`` of the budget left after building, at most ``MAX_SECONDS`` seconds."""
+
+    def build_and_cut(data: ModelData, strength: Strength, budget: TimeBudget) -> ModelBuild:
+        mb = build_fn(data, strength, budget)
+        cap = MAX_SECONDS if budget is None else min(MAX_SECONDS, SHARE * budget.left())
+        add_completion_cuts(mb.data, mb.backend, mb.vars, strength or Strength(), cap)
+        return mb
+
+    return build_and_cut
