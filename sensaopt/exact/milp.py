@@ -3,8 +3,9 @@
 PuLP, the CBC binary PuLP ships run here as a child process).
 
 Same integer data as CP-SAT (:mod:`sensaopt.exact.data`); placement, ran-before,
-restart, done and deadline indicators are binaries, progress/cumulative work and
-lost units are continuous (their integrality is implied or irrelevant).
+done and deadline indicators are binaries, progress/cumulative work and the units
+lost to a change (restart, migration, resize) are continuous (their integrality is
+implied or irrelevant).
 
 Warm start: HiGHS gets the SensaScale schedule as a start solution; CBC as a
 MIPSTART file (``-mips``; retried without it when CBC crashes on it). Both are
