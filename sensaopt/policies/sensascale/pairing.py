@@ -210,8 +210,11 @@ def match_assignment(W: np.ndarray) -> list[tuple[int, int]]:
 
     if W.size == 0 or W.max() <= 0:
         return []
-    rows, cols = linear_sum_assignment(W, maximize=True)
-    return [(int(a), int(b)) for a, b in zip(rows, cols) if W[a, b] > 0]
+    r = np.flatnonzero((W > 0).any(axis=1))  # rows and columns without an edge cannot be matched:
+    c = np.flatnonzero((W > 0).any(axis=0))  # dropped, the assignment is smaller (same total weight)
+    sub = W[np.ix_(r, c)]
+    rows, cols = linear_sum_assignment(sub, maximize=True)
+    return [(int(r[a]), int(c[b])) for a, b in zip(rows, cols) if sub[a, b] > 0]
 
 
 def job_classes(infos: list[JobInfo], u: np.ndarray, single_running: bool = False) -> tuple[np.ndarray, list[list[int]]]:
