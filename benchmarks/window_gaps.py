@@ -73,9 +73,22 @@ def _atomic_json(path: Path, obj: Any) -> None:
     os.replace(tmp, path)
 
 
-def solve_window(path: Path, exact: str, time_limit: float, workers: int, policies: tuple[str, ...]) -> dict:
-    """One exact solve and every policy's comparison with it (JSON-ready)."""
+def _exact(inst: Any, exact: str, time_limit: float, workers: int, cooperate: bool) -> Any:
+    """The exact solve: ``sensaopt gap``'s (:func:`sensaopt.cli.exact.exact_solve`), or
+    with ``cooperate`` CP-SAT then HiGHS in the deadline-hard phase (``solve_cpsat(...,
+    cooperate=True)``; ``--exact`` must be cpsat)."""
     from sensaopt.cli.exact import exact_solve
+    from sensaopt.exact.cpsat import solve_cpsat
+
+    if not cooperate:
+        return exact_solve(inst, exact, time_limit, workers, 0, True)
+    if exact != "cpsat":
+        raise SystemExit("--cooperate needs --exact cpsat")
+    return solve_cpsat(inst, time_limit=time_limit, workers=workers, seed=0, cooperate=True)
+
+
+def solve_window(path: Path, exact: str, time_limit: float, workers: int, policies: tuple[str, ...], cooperate: bool = False) -> dict:
+    """One exact solve and every policy's comparison with it (JSON-ready)."""
     from sensaopt.compare import compare
     from sensaopt.errors import SensaoptError
     from sensaopt.io import load_instance
@@ -83,10 +96,11 @@ def solve_window(path: Path, exact: str, time_limit: float, workers: int, polici
 
     inst = load_instance(path)
     row: dict[str, Any] = {"window": path.stem, "jobs": len(inst.jobs), "nodes": inst.cluster.num_nodes, "gpus": inst.cluster.total_gpus,
-                           "exact": exact, "time_limit": time_limit, "workers": workers, "load_at_start": os.getloadavg()[0]}
+                           "exact": exact + ("+highs" if cooperate else ""), "time_limit": time_limit, "workers": workers,
+                           "load_at_start": os.getloadavg()[0]}
     t0 = time.perf_counter()
     try:
-        e = exact_solve(inst, exact, time_limit, workers, 0, True)
+        e = _exact(inst, exact, time_limit, workers, cooperate)
     except SensaoptError as err:
         row.update(status="REFUSED", message=str(err), seconds=round(time.perf_counter() - t0, 2), policies={})
         return row
@@ -103,7 +117,8 @@ def solve_window(path: Path, exact: str, time_limit: float, workers: int, polici
     return row
 
 
-def run(out: Path, jobs: int, count: int, first: int, exact: str, time_limit: float, workers: int, policies: tuple[str, ...]) -> None:
+def run(out: Path, jobs: int, count: int, first: int, exact: str, time_limit: float, workers: int, policies: tuple[str, ...],
+        cooperate: bool = False) -> None:
     files = ensure_windows(out, jobs, count, first)
     res = window_dir(out, jobs) / "results"
     res.mkdir(parents=True, exist_ok=True)
@@ -111,7 +126,7 @@ def run(out: Path, jobs: int, count: int, first: int, exact: str, time_limit: fl
         target = res / f"{p.stem}.json"
         if target.exists():
             continue
-        row = solve_window(p, exact, time_limit, workers, policies)
+        row = solve_window(p, exact, time_limit, workers, policies, cooperate)
         _atomic_json(target, row)
         pol = " ".join(f"{k}:+{v['extra_misses']}/{_pct(v['jct_gap_pct'])}" for k, v in row["policies"].items())
         print(f"{p.stem} ({jobs} jobs): {row['status']} {row['seconds']} s  {pol}", flush=True)
@@ -186,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--exact", default="cpsat")
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--cooperate", action="store_true", help="CP-SAT, then HiGHS from its incumbent, in the deadline-hard phase")
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "window_gaps")
     ap.add_argument("--table", action="store_true", help="only write the table from the result files")
@@ -194,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     a.out.mkdir(parents=True, exist_ok=True)
     try:
         if not a.table:
-            run(a.out, a.jobs, a.count, a.first, a.exact, a.time_limit, a.workers, policies)
+            run(a.out, a.jobs, a.count, a.first, a.exact, a.time_limit, a.workers, policies, a.cooperate)
     except KeyboardInterrupt:
         print("interrupted: finished windows are kept", file=sys.stderr)
     (a.out / "window_gaps.md").write_text(table(load_rows(a.out), policies))
