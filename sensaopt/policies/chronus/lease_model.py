@@ -113,6 +113,8 @@ def undominated(options: Sequence[tuple[int, float]]) -> tuple[int, ...]:
     """Indices of the options no other option dominates: option ``k`` is dropped when
     another ``k'`` has ``m' ≥ m`` and ``v' ≥ v`` (strictly better in one, or equal and
     ``k' < k``); any plan of ``k`` is then a plan of ``k'`` worth at least as much."""
+    if len(options) == 1:
+        return (0,)
     out = []
     for k, (m, v) in enumerate(options):
         if not any((m2 >= m and v2 >= v) and ((m2, v2) != (m, v) or k2 < k)
@@ -357,10 +359,13 @@ def plans_of(model: LeaseModel, outcome: SolveOutcome) -> dict[Hashable, Plan]:
         vals = np.array([value(v) for v in model.handles], dtype=float)
     on = vals > 0.5
     chosen = np.flatnonzero(on[arr.base])  # options whose s is set
-    # x columns of option o: base[o]+1 .. base[o]+m; their chosen slots in creation (= slot) order
-    ends = np.append(arr.base[1:], len(vals))
+    # set x columns in creation order: grouped by option, slots ascending within one
+    x_on = np.flatnonzero(on & (arr.col_slot >= 0))
+    x_opt = np.searchsorted(arr.base, x_on, side="right") - 1
+    first, last = np.searchsorted(x_opt, chosen).tolist(), np.searchsorted(x_opt, chosen, side="right").tolist()
+    slots = arr.col_slot[x_on].tolist()
+    b = arr.base[chosen]
     plans: dict[Hashable, Plan] = {}
-    for b, e in zip(arr.base[chosen].tolist(), ends[chosen].tolist()):
-        a = int(arr.col_job[b])
-        plans[model.jobs[a].key] = (arr.kept[a][int(arr.col_opt[b])], tuple(np.flatnonzero(on[b + 1:e]).tolist()))
+    for a, k, i, e in zip(arr.col_job[b].tolist(), arr.col_opt[b].tolist(), first, last):
+        plans[model.jobs[a].key] = (arr.kept[a][k], tuple(slots[i:e]))
     return plans
