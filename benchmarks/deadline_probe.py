@@ -90,8 +90,8 @@ def main(argv=None) -> int:
         pinst = replace(inst, cluster=Cluster((pool,)))
         print("pooled relaxation:", min_misses(build_data(pinst, data0.H), a.time_limit, a.workers), flush=True)
     if a.no_overhead:
-        ninst = replace(inst, overheads=Overheads(0.0, 0.0))
-        print("no restart overhead:", min_misses(build_data(ninst, data0.H), a.time_limit, a.workers), flush=True)
+        ninst = replace(inst, overheads=Overheads().scaled(0.0))
+        print("no change costs (restart, migration, resize):", min_misses(build_data(ninst, data0.H), a.time_limit, a.workers), flush=True)
     return 0
 
 
