@@ -429,7 +429,12 @@ class ChronusPolicy(BasePolicy):
         packs every unplanned job with its *first* deadline (its packing check takes the
         first of a job's (job, option) entries in its order, the earliest deadline) and
         judges a rejected job against its first deadline. Both give an admitted job the
-        last deadline snapped down to a lease boundary (``deadline_check``)."""
+        last deadline snapped down to a lease boundary (``deadline_check``).
+
+        In the artifact a rejected job's entries stay in the packing lists until the end
+        of the admission step (``process_unaccepted_jobs`` truncates only its local
+        copies), so every later arrival of the same step is packed together with it: one
+        job that cannot be packed makes the rest of the step's arrivals unadmitted."""
         if not self._new:
             return
         art = self.config.artifact
@@ -463,6 +468,8 @@ class ChronusPolicy(BasePolicy):
                 self._set_class(cj, UNACCEPTED)
                 cj.deadline_check = cj.deadlines[pick][0]
                 self.stats["unadmitted"] += 1
+                if art:  # its request stays in the artifact's lists for the rest of this step
+                    others.append((jid, cj.r, n_leases, m))
         self._new = []
 
     def _pending(self, state: RoundState, js: JobState, boundary: bool) -> bool:
