@@ -79,7 +79,7 @@ def test_adjustment_takes_cpu_from_slack_rich_neighbour():
     # the cheapest option meeting that is 8 cores (2.183x), so d, whose deadline is far,
     # gives 2 cores and keeps 4 (1.3x, still enough for its own deadline).
     inst = instance([job("s", model="res18", work=200, deadline=100), job("d", model="res18", work=100, deadline=5000)], gpus=2, cpus=12, mem=125)
-    pol, alloc = first_round(inst, pairing=False, fill_spare=False)
+    pol, alloc = first_round(inst, pairing=False, fill_spare=False, adjust=True)
     assert alloc["s"][0].cpus == 8 and alloc["d"][0].cpus == 4
     assert pol.last_stats["adjusted"] == 1
     _, no_adjust = first_round(inst, pairing=False, fill_spare=False, adjust=False)

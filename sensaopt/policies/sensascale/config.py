@@ -41,12 +41,14 @@ class SensaScaleConfig:
     reading). Whether a deadline is still reachable is always judged at the optimal
     demand."""
 
-    protect_running: bool = True
+    protect_running: bool = False
     """An urgent job may preempt running jobs only if the deadline value it saves
     exceeds the value of the running jobs it would make miss (see
     ``analysis.protect_running``); otherwise it is moved out of the way. The paper's
     "hopeless jobs are moved out of the way", extended to jobs that can only be saved
-    at a greater loss."""
+    at a greater loss. Off by default: on the loaded Philly SLO window it *adds*
+    violations (15 instead of 2 at move-cost scale 1, 20 instead of 17 at scale 4;
+    models/sensascale.md) — the victims' projected misses it weighs rarely happen."""
 
     # Step 3 — complementarity pairing
     pairing: bool = True
@@ -89,10 +91,13 @@ class SensaScaleConfig:
     only if it keeps at least this fraction of the base speed."""
 
     # Step 5 — deadline-aware adjustment
-    adjust: bool = True
+    adjust: bool = False
     """Move CPU/memory from co-located insensitive or slack-rich jobs (never below
     what keeps them on their own deadline, nor below their floor) toward the optimal
-    demand of a job projected to miss its deadline."""
+    demand of a job projected to miss its deadline. Off by default: on the loaded
+    Philly SLO window it changes nothing at all (identical schedules at move-cost
+    scale 1 and 4; models/sensascale.md): spare filling and the EDF order leave it no
+    job to rescue."""
     resize_pays: bool = True
     """Adjustment and spare filling change a planned job's CPU/memory only if that ends
     it sooner, the resize cost counted (a job kept as it was pays a resize; a job
