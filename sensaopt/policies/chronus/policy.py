@@ -433,8 +433,9 @@ class ChronusPolicy(BasePolicy):
 
         In the artifact a rejected job's entries stay in the packing lists until the end
         of the admission step (``process_unaccepted_jobs`` truncates only its local
-        copies), so every later arrival of the same step is packed together with it: one
-        job that cannot be packed makes the rest of the step's arrivals unadmitted."""
+        copies), its last entry moved to the end of its binary search. A strict job's
+        only entry then packs late and does no harm; a soft job is packed on its first
+        entry, which still does not pack, so every later arrival of the step is rejected."""
         if not self._new:
             return
         art = self.config.artifact
@@ -469,7 +470,7 @@ class ChronusPolicy(BasePolicy):
                 cj.deadline_check = cj.deadlines[pick][0]
                 self.stats["unadmitted"] += 1
                 if art:  # its request stays in the artifact's lists for the rest of this step
-                    others.append((jid, cj.r, n_leases, m))
+                    others.append((jid, cj.r, n_leases, m if len(cj.deadlines) > 1 else dec.m))
         self._new = []
 
     def _pending(self, state: RoundState, js: JobState, boundary: bool) -> bool:
