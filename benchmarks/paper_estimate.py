@@ -9,6 +9,12 @@ scales gives the full-scale (scale 1) figure per run; the table is 3 Philly work
 sizes + 1 Helios workload x 2 node sizes, per policy and per seed.
 
 Usage: ``python benchmarks/paper_estimate.py --scale 0.05 --scale 0.2 [--seeds 3]``.
+
+``--store DIR --store DIR2`` instead reads two ``experiment paper`` result folders (runs at two
+scales, e.g. ``--scale 0.02`` and ``--scale 0.05``), takes every run's stored wall time
+(``wall_s``, seconds: the load of the machine then is in them), averages it per (workload,
+node size, policy) over the seeds, and extrapolates each of those to scale 1 the same way:
+all four workloads, not only Philly SLO (Chronus on MIX2 is much slower than on SLO).
 """
 
 from __future__ import annotations
@@ -46,12 +52,50 @@ def extrapolate(a: dict, b: dict, to: float = 1.0) -> float:
     return b["cpu_s"] * (to / b["scale"]) ** k
 
 
+def stored_walls(store: str) -> dict[tuple[str, str, str], tuple[float, float]]:
+    """(trace, GPUs per node, policy) -> (scale = the run's GPUs / the full cluster's, mean wall
+    seconds over the seeds) of the runs of an ``experiment paper`` output folder."""
+    import json
+
+    from sensaopt.sweep.paper import FULL_GPUS
+
+    walls: dict[tuple[str, str, str], list[float]] = {}
+    scales: dict[tuple[str, str, str], float] = {}
+    for f in sorted(Path(store, "runs").glob("*.json")):
+        r = json.loads(f.read_text())
+        c = r["config"]
+        k = (c["trace"], c["preset"].split("x")[-1], c["policy"])
+        scales[k] = r["instance"]["gpus"] / FULL_GPUS["helios" if c["trace"] == "helios-gen" else "philly"]
+        walls.setdefault(k, []).append(r["wall_s"])
+    return {k: (scales[k], sum(v) / len(v)) for k, v in walls.items()}
+
+
+def from_stores(stores: list[str], seeds: int) -> int:
+    w0, w1 = (stored_walls(d) for d in stores)
+    print("wall seconds per run (mean over the stored seeds) at two scales, extrapolated to scale 1:")
+    est = []
+    for k in sorted(set(w0) & set(w1)):
+        (s0, t0), (s1, t1) = sorted((w0[k], w1[k]))
+        full = extrapolate({"scale": s0, "cpu_s": t0}, {"scale": s1, "cpu_s": t1})
+        est.append({"trace": k[0], "node_gpus": k[1], "policy": k[2], "scales": [s0, s1], "walls_s": [t0, t1], "full_s": full})
+        print(f"  {k[0]} {k[1]}-GPU {k[2]}: {t0:.1f} s at {s0:.3f} -> {t1:.1f} s at {s1:.3f} -> scale 1: {full:.0f} s")
+    total = sum(e["full_s"] for e in est) * seeds
+    print(f"full table ({seeds} seeds): {total / 3600:.1f} wall hours on one worker at the stores' load; load now {load_average()}")
+    write_record("paper_estimate_stores", {"estimate": est, "table_hours": total / 3600}, {"stores": stores, "seeds": seeds})
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--store", action="append", help="two experiment paper output folders (see the module doc)")
     ap.add_argument("--scale", type=float, action="append", help="exactly two; default 0.05 and 0.2")
     ap.add_argument("--policy", action="append", help="repeat; default all five")
     ap.add_argument("--seeds", type=int, default=3, help="seeds in the estimated table")
     a = ap.parse_args(argv)
+    if a.store:
+        if len(a.store) != 2:
+            ap.error("give exactly two --store folders")
+        return from_stores(a.store, a.seeds)
     scales = sorted(a.scale or [0.05, 0.2])
     if len(scales) != 2:
         ap.error("give exactly two --scale values")
