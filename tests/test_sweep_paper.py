@@ -83,7 +83,8 @@ def test_cells_reductions_table_and_figures(tmp_path):
     _, avg_edf = reductions(rows, base="edf")
     assert all(math.isnan(x) for x in avg_edf["avg_queueing_time"])  # base 0 in every seed: no change, n/a
     md = table_markdown(cells, per, avg)
-    assert "| **average over cells** |  |  | -75.00 [-75.00, -75.00] | -75.00 [-75.00, -75.00] | -45.00 [" in md
+    assert avg["seeds"] == 3
+    assert "| **average over cells** |  | 3 | -75.00 [-75.00, -75.00] | -75.00 [-75.00, -75.00] | -45.00 [" in md
     assert "| paper |  |  | -74.22 |" in md
     files = figures(cells, runs, recs, tmp_path)
     assert all(f.stat().st_size > 10_000 for f in files)
@@ -91,6 +92,9 @@ def test_cells_reductions_table_and_figures(tmp_path):
     del recs[runs[0][2].key()]
     rows2 = table_rows(runs, recs)
     assert len(rows2) == 71 and sorted(c["seeds"] for c in cell_rows(rows2))[0] == 2
+    # ... and the average keeps to the seeds every cell has (seed 0 now lacks a cell)
+    _, avg2 = reductions(rows2)
+    assert avg2["seeds"] == 2 and avg2["avg_jct"] == pytest.approx(mean_interval([-45, -40]))
 
 
 def test_paper_args_need_consecutive_seeds():

@@ -167,7 +167,7 @@ def _rel(ours: float | None, base: float | None) -> float | None:
 
 
 def reductions(rows: list[dict[str, Any]], ours: str = "sensascale", base: str = "chronus",
-               confidence: float = CONFIDENCE) -> tuple[list[dict[str, Any]], dict[str, tuple[float, float, float]]]:
+               confidence: float = CONFIDENCE) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The relative change (%) of ``ours`` vs ``base``, 100·(ours − base)/base, per
     :data:`REDUCTION_METRICS` metric.
 
@@ -175,16 +175,20 @@ def reductions(rows: list[dict[str, Any]], ours: str = "sensascale", base: str =
     instance under both policies) and summarised as (mean, lo, hi) over the seeds; row keys
     ``k``, ``k_lo``, ``k_hi`` and ``seeds`` (seeds with both runs). Seeds where the base is 0
     give no change for that metric. The average (the paper's form, a mean over cells): per
-    seed the mean of the cells' changes, then (mean, lo, hi) over the seeds.
+    seed the mean of the cells' changes, then ``avg[k]`` = (mean, lo, hi) over the seeds.
+    Only seeds that every cell has enter it (a partial table's unfinished seed would
+    average other cells); ``avg["seeds"]`` is their number. When no seed is complete,
+    every seed enters with the cells it has, and ``avg["seeds"]`` is 0.
     """
     by = {(r["workload"], r["node_gpus"], r["policy"], r["seed"]): r for r in rows}
     per: list[dict[str, Any]] = []
     per_seed: dict[str, dict[int, list[float]]] = {k: {} for k in REDUCTION_METRICS}
-    groups = _groups(rows)
-    for w, g in groups:
+    cell_seeds: list[set[int]] = []
+    for w, g in _groups(rows):
         seeds = sorted(s for (w2, g2, p, s) in by if (w2, g2, p) == (w, g, ours) and (w, g, base, s) in by)
         if not seeds:
             continue
+        cell_seeds.append(set(seeds))
         row: dict[str, Any] = {"workload": w, "node_gpus": g, "seeds": len(seeds)}
         for k in REDUCTION_METRICS:
             changes = {s: _rel(by[(w, g, ours, s)][k], by[(w, g, base, s)][k]) for s in seeds}
@@ -194,7 +198,11 @@ def reductions(rows: list[dict[str, Any]], ours: str = "sensascale", base: str =
                 if v is not None:
                     per_seed[k].setdefault(s, []).append(v)
         per.append(row)
-    avg = {k: mean_interval([float(np.mean(v)) for v in per_seed[k].values()], confidence) for k in REDUCTION_METRICS}
+    complete = set.intersection(*cell_seeds) if cell_seeds else set()
+    avg: dict[str, Any] = {"seeds": len(complete)}
+    for k in REDUCTION_METRICS:
+        use = [v for s, v in per_seed[k].items() if s in complete or not complete]
+        avg[k] = mean_interval([float(np.mean(v)) for v in use], confidence)
     return per, avg
 
 
@@ -228,7 +236,7 @@ def _row(cells: Iterable[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def table_markdown(cells: list[dict[str, Any]], per: list[dict[str, Any]], avg: dict[str, tuple[float, float, float]],
+def table_markdown(cells: list[dict[str, Any]], per: list[dict[str, Any]], avg: dict[str, Any],
                    confidence: float = CONFIDENCE) -> str:
     """The cells (:func:`cell_rows`, tables :data:`CELL_TABLES`) and the change vs Chronus
     (:func:`reductions`) as Markdown: each figure ``mean [lo, hi]`` over seeds (Student-t, ``confidence``)."""
@@ -246,8 +254,9 @@ def table_markdown(cells: list[dict[str, Any]], per: list[dict[str, Any]], avg: 
               "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in per:
         lines.append(_row([r["workload"], f"{r['node_gpus']}-GPU", str(r["seeds"])] + [_ci(r, k) for k in REDUCTION_METRICS]))
-    a = {k: dict(zip((k, f"{k}_lo", f"{k}_hi"), v)) for k, v in avg.items()}
-    lines.append(_row(["**average over cells**", "", ""] + [_ci(a[k], k) for k in REDUCTION_METRICS]))
+    a = {k: dict(zip((k, f"{k}_lo", f"{k}_hi"), avg[k])) for k in REDUCTION_METRICS}
+    n = str(avg["seeds"]) if avg["seeds"] else "partial"
+    lines.append(_row(["**average over cells**", "", n] + [_ci(a[k], k) for k in REDUCTION_METRICS]))
     lines.append(_row(["paper", "", ""] + [str(PAPER_REDUCTION.get(k, "")) for k in REDUCTION_METRICS]))
     return "\n".join(lines) + "\n"
 
