@@ -22,7 +22,9 @@ def test_ablation_flips_every_boolean_knob_and_backfill_from_the_dataclass():
     variants = dict(ex.ablation_variants())
     assert variants.pop("default") == {}
     expected = {f.name: (not f.default) for f in fields(SensaScaleConfig) if isinstance(f.default, bool)}
-    expected.update({f.name: ex.OFF_VALUES[f.name] for f in fields(SensaScaleConfig) if f.name in ex.OFF_VALUES})
+    for f in fields(SensaScaleConfig):
+        if f.name in ex.OFF_VALUES:
+            expected[f.name] = next(v for v in ex.OFF_VALUES[f.name] if v != f.default)
     assert expected["backfill"] == "none"
     assert {k: v for d in variants.values() for k, v in d.items()} == expected
     assert all(len(d) == 1 for d in variants.values())  # one knob at a time
@@ -36,11 +38,13 @@ def test_a_new_knob_appears_in_the_ablation_without_code_changes():
         off_by_default: bool = False
         level: int = 3  # no off value: left out
         mode: str = field(default="smart", metadata={"off": "plain"})
+        backfill: str = "none"  # its one alternative (OFF_VALUES) is the default: left out
+        deadline_order: str = "lst"  # -> "edf", the first alternative that is not the default
 
     assert ex.ablation_variants(Knobs) == [("default", {}), ("on=false", {"on": False}), ("off_by_default=true", {"off_by_default": True}),
-                                           ("mode=plain", {"mode": "plain"})]
+                                           ("mode=plain", {"mode": "plain"}), ("deadline_order=edf", {"deadline_order": "edf"})]
     runs = ex.ablation_runs(TINY, 2, Knobs)
-    assert len(runs) == 4 * 2 and {c.seed for _, c in runs} == {0, 1}
+    assert len(runs) == 5 * 2 and {c.seed for _, c in runs} == {0, 1}
     assert {c.policy for _, c in runs} == {"sensascale"}
     assert [dict(c.policy_config) for cell, c in runs if cell.value == "mode=plain"] == [{"mode": "plain"}] * 2
 

@@ -3,9 +3,10 @@ the policies under changed conditions (*robustness*), each cell over several see
 
 * **ablation** — SensaScale with its defaults, then with each knob of its config dataclass
   (read at run time with :func:`dataclasses.fields`, so a new knob joins automatically)
-  changed to its "off" value one at a time: a boolean knob is flipped (``knob=false`` for
-  a knob on by default); a non-boolean knob takes the value in its field's
-  ``metadata["off"]`` or :data:`OFF_VALUES` (e.g. ``backfill=none``) when it has one.
+  changed one at a time: a boolean knob is flipped (``knob=false`` for a knob on by
+  default, ``knob=true`` for one off); a non-boolean knob takes the value in its field's
+  ``metadata["off"]`` or its first alternative in :data:`OFF_VALUES` that is not its
+  default (e.g. ``backfill=none``), when it has one.
 * **robustness** — one axis of :data:`ROBUSTNESS_AXES` at a time, every other setting at
   the workload's value: the change-cost multiplier, the sensitive fraction, the model mix,
   the profile error; for each of :data:`ROBUSTNESS_POLICIES` (or the policies given).
@@ -32,12 +33,14 @@ from sensaopt.config import WorkloadConfig, as_pairs, field_types
 from sensaopt.sweep.config import RunConfig
 
 ABLATION_POLICY = "sensascale"
-OFF_VALUES: dict[str, Any] = {"backfill": "none", "lst_allocation": "optimal", "pair_hysteresis": 0.0, "deadline_order": "edf"}
-"""Non-boolean SensaScale knobs with a documented "off" value (the knob's docstring in
-:mod:`sensaopt.policies.sensascale.config`): no backfill reservations; the latest start
-time at the optimal demand (the paper's reading); pairs re-matched freely every round;
-the deadline tier by deadline instead of latest start. Used only for knobs the dataclass
-has; a field's ``metadata["off"]`` wins."""
+OFF_VALUES: dict[str, tuple[Any, ...]] = {"backfill": ("none",), "lst_allocation": ("optimal", "expected"),
+                                          "pair_hysteresis": (0.0,), "deadline_order": ("lst", "edf")}
+"""Non-boolean SensaScale knobs with documented alternatives (the knob's docstring in
+:mod:`sensaopt.policies.sensascale.config`); the ablation takes the first one that is not
+the default: no backfill reservations; the latest start time at the optimal demand (the
+paper's reading) or the expected allocation; pairs re-matched freely every round; the
+deadline tier by latest start or by deadline. Used only for knobs the dataclass has; a
+field's ``metadata["off"]`` (one value) wins."""
 
 ROBUSTNESS_AXES: tuple[tuple[str, tuple[Any, ...]], ...] = (
     ("move_cost_scale", (0.0, 1.0, 4.0, 10.0)),
@@ -98,13 +101,12 @@ def ablation_variants(config_class: type | None = None) -> list[tuple[str, dict[
     out: list[tuple[str, dict[str, Any]]] = [("default", {})]
     for f in fields(config_class):
         if "off" in f.metadata:
-            off = f.metadata["off"]
+            options: tuple[Any, ...] = (f.metadata["off"],)
         elif types[f.name] is bool:
-            off = not f.default
-        elif f.name in OFF_VALUES:
-            off = OFF_VALUES[f.name]
+            options = (not f.default,)
         else:
-            continue
+            options = OFF_VALUES.get(f.name, ())
+        off = next((v for v in options if v != f.default), f.default)
         if off != f.default:
             out.append((f"{f.name}={_text(off)}", {f.name: off}))
     return out
