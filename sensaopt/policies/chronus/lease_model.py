@@ -18,10 +18,8 @@ A backend that takes only integer coefficients (CP-SAT) gets this objective time
 Speed (``models/chronus.md``, "Lease solve speed"): no per-variable Python objects on
 the HiGHS path; the columns, rows and coefficients handed to HiGHS are exactly those
 the earlier backend-written model handed it (columns ordered by the names ``s_a_k`` /
-``x_a_k_t`` as strings, rows job by job, then capacity), so HiGHS takes the same path.
-Options dominated by another option of the same job (≥ value and ≥ slots) are
-dropped before building (exact: see the model file); a job's ``start`` (its previous
-plan) is handed to the solver as a warm start when ``warm`` is set.
+``x_a_k_t`` as strings, rows job by job, then capacity), so HiGHS takes the same path
+and returns the same plans.
 """
 
 from __future__ import annotations
@@ -48,15 +46,12 @@ Plan = tuple[int, tuple[int, ...]]
 @dataclass(frozen=True)
 class LeaseJob:
     """One admitted job that still needs leases: ``r`` rounded GPUs, ``l`` ≥ 1 leases
-    (slots), ``options`` (m, value) per deadline option with m ≥ l slots before it.
-    ``start``: a plan to start the solver from (e.g. the job's previous plan, slots
-    relative to this lease), or None."""
+    (slots), ``options`` (m, value) per deadline option with m ≥ l slots before it."""
 
     key: Hashable
     r: int
     l: int  # noqa: E741 (the paper's name)
     options: tuple[tuple[int, float], ...]
-    start: Plan | None = None
 
 
 class HighsArrays:
@@ -71,12 +66,11 @@ class LeaseArrays:
     column ``base[o]`` is ``s[a,k]`` and columns ``base[o]+1+t`` are ``x[a,k,t]``.
     ``cost`` is minimised (the negated objective). Rows in CSR over creation indices:
     lease rows and the one-option row job by job, then one capacity row per used slot.
-    ``order[i]``: the creation index of HiGHS column ``i``; ``pos`` its inverse.
-    ``kept[a]``: the indices into ``jobs[a].options`` left after dominance."""
+    ``order[i]``: the creation index of HiGHS column ``i``; ``pos`` its inverse."""
 
     cost: np.ndarray
     col_job: np.ndarray
-    col_opt: np.ndarray  # index into the job's *kept* options
+    col_opt: np.ndarray  # index into the job's options
     col_slot: np.ndarray  # -1: an s column
     row_lo: np.ndarray
     row_hi: np.ndarray
@@ -85,7 +79,6 @@ class LeaseArrays:
     row_value: np.ndarray
     order: np.ndarray
     pos: np.ndarray
-    kept: tuple[tuple[int, ...], ...]
     base: np.ndarray  # creation index of each option's s column
 
 
@@ -98,29 +91,10 @@ class LeaseModel:
     jobs: tuple[LeaseJob, ...]
     arrays: LeaseArrays
     handles: tuple[Any, ...] | None  # None: HiGHS arrays
-    warm: bool = False
 
     @property
     def variables(self) -> int:
         return len(self.arrays.cost)
-
-    @property
-    def dropped_options(self) -> int:
-        return sum(len(j.options) - len(k) for j, k in zip(self.jobs, self.arrays.kept))
-
-
-def undominated(options: Sequence[tuple[int, float]]) -> tuple[int, ...]:
-    """Indices of the options no other option dominates: option ``k`` is dropped when
-    another ``k'`` has ``m' ≥ m`` and ``v' ≥ v`` (strictly better in one, or equal and
-    ``k' < k``); any plan of ``k`` is then a plan of ``k'`` worth at least as much."""
-    if len(options) == 1:
-        return (0,)
-    out = []
-    for k, (m, v) in enumerate(options):
-        if not any((m2 >= m and v2 >= v) and ((m2, v2) != (m, v) or k2 < k)
-                   for k2, (m2, v2) in enumerate(options) if k2 != k):
-            out.append(k)
-    return tuple(out)
 
 
 def _name_ranks(n: int, trailing: bool) -> np.ndarray:
@@ -133,17 +107,14 @@ def _name_ranks(n: int, trailing: bool) -> np.ndarray:
     return rank
 
 
-def lease_arrays(jobs: Sequence[LeaseJob], capacity: Sequence[int], sign: float, integer: bool,
-                 reduce: bool = True) -> LeaseArrays:
+def lease_arrays(jobs: Sequence[LeaseJob], capacity: Sequence[int], sign: float, integer: bool) -> LeaseArrays:
     """The model's arrays (``integer``: CP-SAT's integer objective); ``capacity``
-    holds ``C_t`` for every slot up to the largest ``m``; ``reduce``: drop dominated
-    options first."""
+    holds ``C_t`` for every slot up to the largest ``m``."""
     maxc = max(max(capacity), 1)
-    kept = tuple(undominated(j.options) if reduce else tuple(range(len(j.options))) for j in jobs)
-    o_job = np.array([a for a, ks in enumerate(kept) for _ in ks], dtype=np.int64)
-    o_k = np.array([i for ks in kept for i in range(len(ks))], dtype=np.int64)
-    o_m = np.array([jobs[a].options[k][0] for a, ks in enumerate(kept) for k in ks], dtype=np.int64)
-    o_v = [jobs[a].options[k][1] for a, ks in enumerate(kept) for k in ks]
+    o_job = np.array([a for a, j in enumerate(jobs) for _ in j.options], dtype=np.int64)
+    o_k = np.array([k for j in jobs for k in range(len(j.options))], dtype=np.int64)
+    o_m = np.array([m for j in jobs for m, _ in j.options], dtype=np.int64)
+    o_v = [v for j in jobs for _, v in j.options]
     r = np.array([j.r for j in jobs], dtype=np.int64)
     ell = np.array([j.l for j in jobs], dtype=np.int64)
     n_opt = len(o_m)
@@ -164,11 +135,11 @@ def lease_arrays(jobs: Sequence[LeaseJob], capacity: Sequence[int], sign: float,
         cost[base + 1] = [-(sign * int(ri) / maxc) for ri in r[o_job]]
     # rows: per job its lease rows (x's then s) and its one-option row; then capacity
     n_jobs = len(jobs)
-    n_kept = np.array([len(ks) for ks in kept], dtype=np.int64)
-    job_row0 = np.concatenate(([0], np.cumsum(n_kept + 1)[:-1])).astype(np.int64) if n_jobs else np.zeros(0, dtype=np.int64)
+    n_opts = np.array([len(j.options) for j in jobs], dtype=np.int64)
+    job_row0 = np.concatenate(([0], np.cumsum(n_opts + 1)[:-1])).astype(np.int64) if n_jobs else np.zeros(0, dtype=np.int64)
     lease_row = job_row0[o_job] + o_k  # row of each option's lease constraint
-    one_row = job_row0 + n_kept
-    n_job_rows = int((n_kept + 1).sum())
+    one_row = job_row0 + n_opts
+    n_job_rows = int((n_opts + 1).sum())
     # lease entries in creation order with each option's s moved behind its x's
     l_idx = np.arange(n) + 1
     l_idx[base + o_m] = base
@@ -193,7 +164,7 @@ def lease_arrays(jobs: Sequence[LeaseJob], capacity: Sequence[int], sign: float,
     row_hi[n_job_rows:] = [float(capacity[t]) for t in slots_used]
     # HiGHS columns in name order: s before x; fields compared as strings
     ra = _name_ranks(n_jobs, True)
-    kmax = int(n_kept.max()) if n_jobs else 0
+    kmax = int(n_opts.max()) if n_jobs else 0
     tmax = int(o_m.max()) if n_opt else 0
     rk_plain, rk_trail, rt = _name_ranks(kmax, False), _name_ranks(kmax, True), _name_ranks(tmax, False)
     k_of = o_k[col_opt_of]
@@ -204,18 +175,16 @@ def lease_arrays(jobs: Sequence[LeaseJob], capacity: Sequence[int], sign: float,
     pos[order] = np.arange(n)
     return LeaseArrays(cost=cost, col_job=col_job, col_opt=k_of, col_slot=col_slot, row_lo=row_lo, row_hi=row_hi,
                        row_start=row_start, row_index=idx[perm].astype(np.int32), row_value=val[perm], order=order,
-                       pos=pos, kept=kept, base=base)
+                       pos=pos, base=base)
 
 
-def build_lease_model(be: Backend | HighsArrays, jobs: list[LeaseJob], capacity: list[int], sign: float,
-                      reduce: bool = True, warm: bool = False) -> LeaseModel:
+def build_lease_model(be: Backend | HighsArrays, jobs: list[LeaseJob], capacity: list[int], sign: float) -> LeaseModel:
     """The model for ``be`` (:func:`new_backend`): arrays only for HiGHS; for a
     :class:`~sensaopt.exact.builder.Backend` the variables (creation order), the three
-    constraint families and the objective are also added to it. ``warm``: start the
-    solver from the jobs' ``start`` plans."""
-    arr = lease_arrays(jobs, capacity, sign, be.integer_only, reduce)
+    constraint families and the objective are also added to it."""
+    arr = lease_arrays(jobs, capacity, sign, be.integer_only)
     handles = None if isinstance(be, HighsArrays) else _emit(be, arr)
-    return LeaseModel(backend=be, jobs=tuple(jobs), arrays=arr, handles=handles, warm=warm)
+    return LeaseModel(backend=be, jobs=tuple(jobs), arrays=arr, handles=handles)
 
 
 def _emit(be: Backend, arr: LeaseArrays) -> tuple[Any, ...]:
@@ -231,30 +200,6 @@ def _emit(be: Backend, arr: LeaseArrays) -> tuple[Any, ...]:
     cost = arr.cost.tolist()
     be.minimize(be.sum((int(c) if be.integer_only else c) * v[j] for j, c in enumerate(cost) if c != 0))
     return v
-
-
-def start_values(model: LeaseModel) -> np.ndarray | None:
-    """The jobs' ``start`` plans as a full 0/1 vector (creation order), or None when
-    no job has one. Jobs without a usable start (none given, an option dropped or
-    unknown, slots not within its option) are left at 0: the vector may be
-    infeasible or partial; the solver then repairs or ignores it."""
-    arr = model.arrays
-    x = np.zeros(len(arr.cost))
-    any_start = False
-    o0 = 0  # the job's first option
-    for a, j in enumerate(model.jobs):
-        ks = arr.kept[a]
-        o0 += len(ks)
-        if j.start is None or j.start[0] not in ks:
-            continue
-        k, slots = j.start
-        b, m = int(arr.base[o0 - len(ks) + ks.index(k)]), j.options[k][0]
-        if len(slots) != j.l or any(not 0 <= t < m for t in slots):
-            continue
-        x[b] = 1.0
-        x[[b + 1 + t for t in slots]] = 1.0
-        any_start = True
-    return x if any_start else None
 
 
 def new_backend(solver: str) -> Backend | HighsArrays:
@@ -273,9 +218,7 @@ def run_lease_model(model: LeaseModel, solver: str, budget: TimeBudget, threads:
     if solver == "cpsat":
         from sensaopt.exact.cpsat import CpSatBackend, CpSatOptions, run_cpsat
 
-        assert isinstance(model.backend, CpSatBackend) and model.handles is not None
-        if model.warm and (x := start_values(model)) is not None:
-            model.backend.hint(dict(zip(model.handles, x.tolist())))
+        assert isinstance(model.backend, CpSatBackend)
         return run_cpsat(model.backend, budget, CpSatOptions(workers=max(1, threads), seed=seed))
     return run_highs_arrays(model, budget, threads, seed)
 
@@ -304,11 +247,6 @@ def run_highs_arrays(model: LeaseModel, budget: TimeBudget, threads: int, seed: 
     if len(arr.row_lo):
         h.addRows(len(arr.row_lo), arr.row_lo, arr.row_hi, len(arr.row_index), arr.row_start,
                   arr.pos[arr.row_index].astype(np.int32), arr.row_value)
-    if model.warm and (x := start_values(model)) is not None:
-        sol = highspy.HighsSolution()
-        sol.col_value = x[order].tolist()
-        sol.value_valid = True
-        h.setSolution(sol)
     h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
     h.HandleUserInterrupt = True
 
@@ -367,5 +305,5 @@ def plans_of(model: LeaseModel, outcome: SolveOutcome) -> dict[Hashable, Plan]:
     b = arr.base[chosen]
     plans: dict[Hashable, Plan] = {}
     for a, k, i, e in zip(arr.col_job[b].tolist(), arr.col_opt[b].tolist(), first, last):
-        plans[model.jobs[a].key] = (arr.kept[a][k], tuple(slots[i:e]))
+        plans[model.jobs[a].key] = (k, tuple(slots[i:e]))
     return plans
