@@ -34,7 +34,9 @@ does not. The artifact's behaviours, each mapped to rounds (``models/chronus.md`
   included) to unadmitted with the never-reset fake-force flag, which puts it first in
   the 5-minute order (not before running jobs);
 * admission packs every unplanned job on its *first* deadline (for a soft job the
-  most valuable one); a rejected job is judged hopeless against its first deadline;
+  most valuable one); a rejected job is judged hopeless against its first deadline,
+  and its request stays in the packing for the rest of its admission step (a soft
+  job's then blocks every later arrival of the step);
 * every deadline option is offered again at each lease (the clean reading keeps the
   option of the first plan);
 * at a lease boundary every job not guaranteed is checked for hope (all were
