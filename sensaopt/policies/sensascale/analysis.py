@@ -28,12 +28,23 @@ class ProfileFacts:
     opt: Option  # optimal demand, per GPU
     base: dict[NodeType, Option]  # cheapest option keeping (1 - tol) of the proportional-share speed
     profile: SensitivityProfile
+    _alloc: dict = field(default_factory=dict, compare=False, hash=False, repr=False)  # option_of's memo
 
     def option_of(self, p: Placement) -> Option:
         """The per-GPU option of one placement (its profile speed; any allocation,
         also one that is not among ``options``)."""
-        c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
-        return Option(int(c) if c == int(c) else c, m, round(self.profile.speed(c, m), 12))  # type: ignore[arg-type]
+        key = (p.gpus, p.cpus, p.mem_gb)
+        o = self._alloc.get(key)
+        if o is None:
+            c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
+            o = self._alloc[key] = Option(int(c) if c == int(c) else c, m, round(self.profile.speed(c, m), 12))  # type: ignore[arg-type]
+        return o
+
+    def current(self, placements: tuple[Placement, ...]) -> Option:
+        """Per-GPU option of a job on ``placements`` (the slowest node's)."""
+        if len(placements) == 1:
+            return self.option_of(placements[0])
+        return min((self.option_of(p) for p in placements), key=lambda o: o.speed)
 
 
 def profile_facts(profile: SensitivityProfile, gpus: int, cluster: Cluster, cfg: SensaScaleConfig) -> ProfileFacts:
@@ -67,6 +78,7 @@ class JobInfo:
     key: tuple  # sort key, smaller = more urgent
     lst: float  # latest start time, minutes (inf in tier 1)
     costs: dict[Change, float] = field(default_factory=dict)  # minutes lost per kind of change (Overheads.table)
+    cur: Option | None = None  # per-GPU option of the previous round if running (ProfileFacts.current)
     id: str = field(init=False)  # the job's id (copied: read in every inner loop)
     gpus: int = field(init=False)  # the job's GPUs
     remaining: float = field(init=False)  # observed remaining work, minutes at speed 1.0
@@ -94,7 +106,9 @@ class JobInfo:
         unless running."""
         if not self.running:
             return None
-        return min((self.facts.option_of(p) for p in self.last_placements), key=lambda o: o.speed)
+        if self.cur is None:
+            self.cur = self.facts.current(self.last_placements)
+        return self.cur
 
     def time_at(self, opt: Option) -> float:
         """Minutes to finish at this per-GPU option (observed speed correction applied)."""
@@ -131,16 +145,16 @@ class JobConstants:
     deadlines: tuple[tuple[float, float], ...]  # (absolute minute, value), earliest first
 
 
-def expected_option(js: JobState, f: ProfileFacts, running: bool, ref: NodeType, cfg: SensaScaleConfig) -> Option:
+def expected_option(f: ProfileFacts, cur: Option | None, ref: NodeType, cfg: SensaScaleConfig) -> Option:
     """The per-GPU allocation the LST assumes (``cfg.lst_allocation``): the optimal
-    demand, or what the job will likely get — its current allocation if running, else
-    the base allocation of the main node type — never slower than the base."""
+    demand, or what the job will likely get — its current allocation ``cur`` if running
+    (None if not), else the base allocation of the main node type — never slower than
+    the base."""
     if cfg.lst_allocation == "optimal":
         return f.opt
     b = f.base[ref]
-    if running and js.placements:
-        cur = min((f.option_of(p) for p in js.placements), key=lambda o: o.speed)
-        return cur if cur.speed > b.speed else b
+    if cur is not None and cur.speed > b.speed:
+        return cur
     return b
 
 
@@ -168,6 +182,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             c = cache[spec.id] = JobConstants(facts_of(spec.profile, spec.gpus), table(spec.gpus), spec.deadlines())
         f = c.facts
         running = js.last_round == prev_round
+        cur = f.current(js.placements) if running and js.placements else None
         oh = c.costs[Change.RESTART]
         start_oh = 0.0 if (running or js.last_round is None) else oh
         t_opt = js.remaining / (f.opt.speed * js.speed_correction)
@@ -182,7 +197,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
         if target is not None:
             t_exp = t_opt
             if cfg.lst_allocation != "optimal":
-                t_exp = js.remaining / (expected_option(js, f, running, ref, cfg).speed * js.speed_correction)
+                t_exp = js.remaining / (expected_option(f, cur, ref, cfg).speed * js.speed_correction)
             lst = target - t_exp - start_oh
             if lst <= urgent_by:
                 key = (0, 0, lst, spec.arrival, spec.id)
@@ -195,7 +210,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             lst = math.inf
             key = (1, 0 if running else 1, t_opt + start_oh, spec.arrival, spec.id)
             tier = 1
-        out.append(JobInfo(js, f, running, oh, target, tier, key, lst, c.costs))
+        out.append(JobInfo(js, f, running, oh, target, tier, key, lst, c.costs, cur))
     out.sort(key=_key)
     return out
 
