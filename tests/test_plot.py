@@ -155,9 +155,10 @@ def test_gantt_labels_only_where_they_fit():
 
 
 def test_gpu_lanes_keep_a_continuing_job_on_its_lanes():
-    inst = instance([job("x", gpus=2, work=30.0), job("y", gpus=1, work=10.0), job("z", gpus=1, work=10.0, arrival=10.0)], gpus=4)
+    inst = instance([job("x", gpus=2, work=29.0), job("y", gpus=1, work=10.0), job("z", gpus=1, work=10.0, arrival=10.0)], gpus=4)
     P = Placement
-    # x resizes its CPU in round 1 (new segment, same node): it should keep its lanes
+    # x resizes its CPU in round 1 (new segment, same node; the resize costs 0.5 of its
+    # 30 minutes, hence work 29): it should keep its lanes
     sched = Schedule((
         Segment("y", 0, 1, (P(0, 1, 3, 62.5),)),
         Segment("x", 0, 1, (P(0, 2, 6, 125.0),)),
