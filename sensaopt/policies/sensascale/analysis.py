@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from sensaopt.changes import classify
+from sensaopt.changes import MIGRATION, NONE, RESIZE, RESTART, classify
 from sensaopt.instance import Change, Cluster, NodeType
 from sensaopt.policies.base import JobState, RoundState
 from sensaopt.policies.placement import NodePool, job_options
@@ -84,21 +84,26 @@ class JobInfo:
     remaining: float = field(init=False)  # observed remaining work, minutes at speed 1.0
     corr: float = field(init=False)  # observed speed correction (JobState.speed_correction)
     started: bool = field(init=False)  # it has run before (a restart may cost overhead)
-    prev_nodes: frozenset | None = field(init=False)  # nodes of the last round if running, else None
+    last_placements: tuple[Placement, ...] = field(init=False)  # where it ran in the last round it ran (empty if never)
+    # costs[NONE], costs[MIGRATION], costs[RESIZE] as plain floats (an Enum key hashes in Python), minutes
+    c_none: float = field(init=False)
+    c_mig: float = field(init=False)
+    c_resize: float = field(init=False)
 
     def __post_init__(self) -> None:
         js = self.js
-        self.id = js.spec.id
-        self.gpus = js.spec.gpus
+        spec = js.spec
+        self.id = spec.id
+        self.gpus = spec.gpus
         self.remaining = js.remaining
         self.corr = js.speed_correction
         self.started = js.last_round is not None
-        self.prev_nodes = frozenset(p.node for p in self.last_placements) if self.running else None
-
-    @property
-    def last_placements(self) -> tuple[Placement, ...]:
-        """Where it ran in the last round it ran (empty if it never ran)."""
-        return self.js.placements or ()
+        self.last_placements = js.placements or ()
+        costs = self.costs
+        if costs:
+            self.c_none, self.c_mig, self.c_resize = costs[NONE], costs[MIGRATION], costs[RESIZE]
+        else:  # no table given: change_minutes looks it up (and fails) as before
+            self.c_none = self.c_mig = self.c_resize = math.nan
 
     @property
     def current(self) -> Option | None:
@@ -124,8 +129,21 @@ class JobInfo:
         return classify(self.last_placements, r, placements, r)
 
     def change_minutes(self, placements: tuple[Placement, ...]) -> float:
-        """Minutes lost this round if it runs on ``placements`` (the simulator's charge)."""
-        return self.costs[self.change(placements)] if self.started else 0.0
+        """Minutes lost this round if it runs on ``placements`` (the simulator's charge):
+        ``costs[change(placements)]``, without hashing the Enum."""
+        if not self.started:
+            return 0.0
+        if not self.running or not self.costs:
+            return self.costs[self.change(placements)]
+        r = self.js.last_round + 1  # type: ignore[operator]  # started: last_round is set
+        kind = classify(self.last_placements, r, placements, r)
+        if kind is NONE:
+            return self.c_none
+        if kind is MIGRATION:
+            return self.c_mig
+        if kind is RESIZE:
+            return self.c_resize
+        return self.costs[kind]
 
     @property
     def move_minutes(self) -> float:
@@ -133,7 +151,7 @@ class JobInfo:
         the restart cost if paused, the migration cost if running."""
         if not self.started:
             return 0.0
-        return self.costs[Change.MIGRATION] if self.running else self.overhead
+        return self.c_mig if self.running else self.overhead
 
 
 @dataclass(frozen=True)
@@ -143,6 +161,7 @@ class JobConstants:
     facts: ProfileFacts
     costs: dict[Change, float]  # minutes lost per kind of change (Overheads.table)
     deadlines: tuple[tuple[float, float], ...]  # (absolute minute, value), earliest first
+    restart: float  # costs[RESTART], minutes (read every round)
 
 
 def expected_option(f: ProfileFacts, cur: Option | None, ref: NodeType, cfg: SensaScaleConfig) -> Option:
@@ -179,11 +198,12 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
         spec = js.spec
         c = cache.get(spec.id)
         if c is None:
-            c = cache[spec.id] = JobConstants(facts_of(spec.profile, spec.gpus), table(spec.gpus), spec.deadlines())
+            costs = table(spec.gpus)
+            c = cache[spec.id] = JobConstants(facts_of(spec.profile, spec.gpus), costs, spec.deadlines(), costs[RESTART])
         f = c.facts
         running = js.last_round == prev_round
         cur = f.current(js.placements) if running and js.placements else None
-        oh = c.costs[Change.RESTART]
+        oh = c.restart
         start_oh = 0.0 if (running or js.last_round is None) else oh
         t_opt = js.remaining / (f.opt.speed * js.speed_correction)
         target = None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sensaopt.instance import Change, Cluster
+from sensaopt.instance import Cluster
 from sensaopt.profiles import Option
 
 from .analysis import JobInfo
@@ -160,8 +160,8 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
             cur = x.current
             assert cur is not None  # running
             rate[n] = u[n] / max(x.time_at(cur), 1e-9)
-            cr[n] = x.costs[Change.RESIZE]
-            cm[n] = x.costs[Change.MIGRATION]
+            cr[n] = x.c_resize
+            cm[n] = x.c_mig
     gpus = np.array([nd.gpus for nd in cluster.nodes], dtype=np.int64)
     room = np.where(node >= 0, (gpus - held)[np.maximum(node, 0)], -1)
     return node, room, rate, cr, cm
