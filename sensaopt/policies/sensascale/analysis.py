@@ -193,6 +193,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     hopeless_be = cfg.hopeless_to_best_effort
     edf = cfg.deadline_order == "edf"
     cache = constants if constants is not None else {}
+    optimal = cfg.lst_allocation == "optimal"
     out = []
     for js in state.jobs:
         spec = js.spec
@@ -216,7 +217,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
                 break
         if target is not None:
             t_exp = t_opt
-            if cfg.lst_allocation != "optimal":
+            if not optimal:
                 t_exp = js.remaining / (expected_option(f, cur, ref, cfg).speed * js.speed_correction)
             lst = target - t_exp - start_oh
             if lst <= urgent_by:

@@ -119,13 +119,14 @@ class Planner:
         pls = self.held.pop(info.id, None)
         if pls is None:
             return
-        for q in pls:
+        gpus, hg = self.pool.gpus, self.hg
+        for q in pls:  # _open_gpus inlined
             n = q.node
-            old = self._open_gpus(n)
-            self.hg[n] -= q.gpus
+            old = max(0, gpus[n] - hg[n])
+            hg[n] -= q.gpus
             self.hc[n] -= q.cpus
             self.hm[n] -= q.mem_gb
-            self.open.move(n, old, self._open_gpus(n))
+            self.open.move(n, old, max(0, gpus[n] - hg[n]))
             self.holders[n].remove((self.rank[info.id], info.id))
 
     def _victim_rank(self, n: int) -> int:
@@ -172,15 +173,16 @@ class Planner:
         gpus = pool.gpus
         p = Planned(info, pls, opt, end)
         self.planned[info.id] = p
-        for q in pls:
+        hg = self.hg
+        for q in pls:  # _open_gpus inlined
             n = q.node
             old = gpus[n]
-            old_open = self._open_gpus(n)
-            gpus[n] = old - q.gpus
+            old_open = max(0, old - hg[n])
+            gpus[n] = new = old - q.gpus
             pool.cpus[n] -= q.cpus
             pool.mem[n] -= q.mem_gb
-            self.free.move(n, old, old - q.gpus)
-            self.open.move(n, old_open, self._open_gpus(n))
+            self.free.move(n, old, new)
+            self.open.move(n, old_open, max(0, new - hg[n]))
             on = self.by_node.get(n)
             if on is None:
                 self.by_node[n] = [p]
