@@ -67,43 +67,45 @@ def profile_facts(profile: SensitivityProfile, gpus: int, cluster: Cluster, cfg:
     return ProfileFacts(profile.is_sensitive(cfg.sensitivity_threshold, share), opts, opt, base, profile)
 
 
-@dataclass(eq=False, slots=True)
 class JobInfo:
-    js: JobState
-    facts: ProfileFacts
-    running: bool  # ran in the previous round
-    overhead: float  # restart overhead (paused -> running), minutes
-    target: float | None  # deadline aimed at (None: best effort or hopeless)
-    tier: int  # 0: deadline still reachable; 1: best effort or hopeless
-    key: tuple  # sort key, smaller = more urgent
-    lst: float  # latest start time, minutes (inf in tier 1)
-    costs: dict[Change, float] = field(default_factory=dict)  # minutes lost per kind of change (Overheads.table)
-    cur: Option | None = None  # per-GPU option of the previous round if running (ProfileFacts.current)
-    id: str = field(init=False)  # the job's id (copied: read in every inner loop)
-    gpus: int = field(init=False)  # the job's GPUs
-    remaining: float = field(init=False)  # observed remaining work, minutes at speed 1.0
-    corr: float = field(init=False)  # observed speed correction (JobState.speed_correction)
-    started: bool = field(init=False)  # it has run before (a restart may cost overhead)
-    last_placements: tuple[Placement, ...] = field(init=False)  # where it ran in the last round it ran (empty if never)
-    # costs[NONE], costs[MIGRATION], costs[RESIZE] as plain floats (an Enum key hashes in Python), minutes
-    c_none: float = field(init=False)
-    c_mig: float = field(init=False)
-    c_resize: float = field(init=False)
+    """One job's analysis in one round (built by :func:`analyse`). Fields (times in minutes):
 
-    def __post_init__(self) -> None:
-        js = self.js
+    ``js`` its JobState; ``facts`` its ProfileFacts; ``running``: ran in the previous
+    round; ``overhead``: restart overhead (paused -> running); ``target``: deadline aimed
+    at (None: best effort or hopeless); ``tier``: 0 deadline still reachable, 1 best
+    effort or hopeless; ``key``: sort key, smaller = more urgent; ``lst``: latest start
+    time (inf in tier 1); ``costs``: minutes lost per kind of change
+    (Overheads.table); ``cur``: per-GPU option of the previous round if running
+    (ProfileFacts.current). Copied for the inner loops: ``id``, ``gpus``, ``remaining``
+    (observed remaining work, minutes at speed 1.0), ``corr`` (observed speed
+    correction), ``started`` (it has run before), ``last_placements`` (where it ran in
+    the last round it ran; empty if never), and ``c_none``, ``c_mig``, ``c_resize``:
+    those entries of ``costs`` as plain floats (an Enum key hashes in Python).
+    """
+
+    __slots__ = ("js", "facts", "running", "overhead", "target", "tier", "key", "lst", "costs", "cur", "id", "gpus",
+                 "remaining", "corr", "started", "last_placements", "c_none", "c_mig", "c_resize")
+
+    def __init__(self, js: JobState, facts: ProfileFacts, running: bool, overhead: float, target: float | None,
+                 tier: int, key: tuple, lst: float, costs: dict[Change, float] | None = None, cur: Option | None = None):
+        self.js, self.facts, self.running, self.overhead = js, facts, running, overhead
+        self.target, self.tier, self.key, self.lst = target, tier, key, lst
+        self.costs: dict[Change, float] = {} if costs is None else costs
+        self.cur = cur
         spec = js.spec
-        self.id = spec.id
-        self.gpus = spec.gpus
-        self.remaining = js.remaining
-        self.corr = js.speed_correction
+        self.id: str = spec.id
+        self.gpus: int = spec.gpus
+        self.remaining: float = js.remaining
+        self.corr: float = js.speed_correction
         self.started = js.last_round is not None
-        self.last_placements = js.placements or ()
-        costs = self.costs
+        self.last_placements: tuple[Placement, ...] = js.placements or ()
         if costs:
             self.c_none, self.c_mig, self.c_resize = costs[NONE], costs[MIGRATION], costs[RESIZE]
         else:  # no table given: change_minutes looks it up (and fails) as before
             self.c_none = self.c_mig = self.c_resize = math.nan
+
+    def __repr__(self) -> str:
+        return f"JobInfo({self.id!r}, tier={self.tier}, key={self.key!r})"
 
     @property
     def current(self) -> Option | None:
@@ -162,6 +164,7 @@ class JobConstants:
     costs: dict[Change, float]  # minutes lost per kind of change (Overheads.table)
     deadlines: tuple[tuple[float, float], ...]  # (absolute minute, value), earliest first
     restart: float  # costs[RESTART], minutes (read every round)
+    base_ref: Option  # facts.base[the cluster's reference type] (a NodeType key hashes in Python)
 
 
 def expected_option(f: ProfileFacts, cur: Option | None, ref: NodeType, cfg: SensaScaleConfig) -> Option:
@@ -200,7 +203,8 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
         c = cache.get(spec.id)
         if c is None:
             costs = table(spec.gpus)
-            c = cache[spec.id] = JobConstants(facts_of(spec.profile, spec.gpus), costs, spec.deadlines(), costs[RESTART])
+            f = facts_of(spec.profile, spec.gpus)
+            c = cache[spec.id] = JobConstants(f, costs, spec.deadlines(), costs[RESTART], f.base[ref])
         f = c.facts
         running = js.last_round == prev_round
         cur = f.current(js.placements) if running and js.placements else None
@@ -217,8 +221,9 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
                 break
         if target is not None:
             t_exp = t_opt
-            if not optimal:
-                t_exp = js.remaining / (expected_option(f, cur, ref, cfg).speed * js.speed_correction)
+            if not optimal:  # expected_option, inlined
+                b = c.base_ref
+                t_exp = js.remaining / ((cur if cur is not None and cur.speed > b.speed else b).speed * js.speed_correction)
             lst = target - t_exp - start_oh
             if lst <= urgent_by:
                 key = (0, 0, lst, spec.arrival, spec.id)
