@@ -80,11 +80,12 @@ def urgencies(infos: list[JobInfo], now: float, R: float, levels: int = 0) -> np
 
 def weight_matrix(
     sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None,
-    levels: int = 0,
+    levels: int = 0, us: np.ndarray | None = None, ui: np.ndarray | None = None,
 ) -> np.ndarray:
     """All edge weights at once. Gains depend only on the two jobs' (profile, GPUs)
     types, so they are computed once per type pair (and kept in ``gain_cache``, a
-    dict the caller may keep for a whole run) and broadcast with numpy."""
+    dict the caller may keep for a whole run) and broadcast with numpy. ``us``,
+    ``ui``: the two sides' :func:`urgencies` if the caller has them already."""
     def types(infos):
         index: dict[tuple[int, int], int] = {}
         reps: list[JobInfo] = []
@@ -112,8 +113,10 @@ def weight_matrix(
                 g = cache[key] = pair_gains(s, i, cluster)
             if g is not None:
                 gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
-    us = urgencies(sens, now, R, levels)
-    ui = urgencies(insens, now, R, levels)
+    if us is None:
+        us = urgencies(sens, now, R, levels)
+    if ui is None:
+        ui = urgencies(insens, now, R, levels)
     flat = s_idx[:, None] * len(i_reps) + i_idx[None, :]  # type-pair cell of every job pair
     w = gs.ravel().take(flat)
     w *= us[:, None]
@@ -297,10 +300,11 @@ def pair_matrix(
     """The matching's weights: :func:`weight_matrix` less ``hysteresis`` × the
     :func:`switch_penalty` (``inc``: the round before; None or hysteresis 0: no
     penalty); only positive entries are edges."""
-    W = weight_matrix(sens, insens, cluster, now, R, scale, gain_cache, levels)
+    us, ui = urgencies(sens, now, R, levels), urgencies(insens, now, R, levels)
+    W = weight_matrix(sens, insens, cluster, now, R, scale, gain_cache, levels, us, ui)
     if inc is None or hysteresis <= 0 or W.size == 0:
         return W
-    pen = switch_penalty(sens, insens, urgencies(sens, now, R, levels), urgencies(insens, now, R, levels), cluster, inc)
+    pen = switch_penalty(sens, insens, us, ui, cluster, inc)
     if pen is None:
         return W
     pen *= hysteresis * scale

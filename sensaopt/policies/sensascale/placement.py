@@ -198,7 +198,10 @@ class Planner:
         reservations allow them): no change, no cost."""
         pls = info.last_placements
         pool = self.pool
-        if not all(pool.fits(q) for q in pls):
+        if len(pls) == 1:  # the common case, without a generator
+            if not pool.fits(pls[0]):
+                return None
+        elif not all(pool.fits(q) for q in pls):
             return None
         opt = info.current
         assert opt is not None  # running
