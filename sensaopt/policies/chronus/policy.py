@@ -70,8 +70,9 @@ from dataclasses import dataclass
 from sensaopt.changes import classify
 from sensaopt.instance import Change, Instance
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
-from sensaopt.policies.placement import NodePool
+from sensaopt.policies.placement import NodePool, proportional_placement
 from sensaopt.result import Status
+from sensaopt.schedule import Placement
 
 from .admission import Request, admit
 from .config import ChronusConfig
@@ -140,6 +141,7 @@ class ChronusPolicy(BasePolicy):
         self.G: set[str] = set()
         self._ending: dict[str, tuple[float, int]] = {}  # job -> (predicted finish, GPUs), this round
         self._fill_budget = 0  # GPUs the odd-minute filling pass hands out this round
+        self._prop: dict[tuple[int, int], Placement] = {}  # (node index, GPUs) -> proportional placement
         self.stats = {
             "lease_rounds": self.k,
             "lease_minutes_effective": self.Lm,
@@ -211,6 +213,23 @@ class ChronusPolicy(BasePolicy):
         assert cj.cls is not None  # only jobs admission has classified are ordered
         force = -int(cj.fake_force) if self.config.artifact else 0
         return (force, -(min(cj.cls, 1)), self._urgency(cj, js, now), cj.arrival, cj.id)
+
+    def _keys(self, pairs: list[tuple[_CJob, JobState]], now: float) -> list[tuple]:
+        """:meth:`_key` of every pair, inlined (the same arithmetic, so the same floats):
+        the placement sorts these every round."""
+        art = self.config.artifact
+        keys = []
+        for cj, js in pairs:
+            cls = cj.cls
+            assert cls is not None  # only jobs admission has classified are ordered
+            rem = cj.est_total - (cj.work - js.remaining) / cj.work * cj.duration  # _est_remaining
+            if cls in (UNACCEPTED, BEST_EFFORT):
+                u = rem * cj.gpus
+            else:
+                d = cj.deadline_check if cj.deadline_check is not None else now
+                u = (d - now - rem) * cj.gpus
+            keys.append((-int(cj.fake_force) if art else 0, -(min(cls, 1)), u, cj.arrival, cj.id))
+        return keys
 
     def _fill_key(self, cj: _CJob, js: JobState, now: float):
         """The artifact's odd-minute ``filling_jobs`` order: ascending (priority,
@@ -537,16 +556,19 @@ class ChronusPolicy(BasePolicy):
         pass hands out the GPUs freed last round, then the 5-minute order fills the rest.
         The clean reading places fake-forced (overrun) jobs with the forced ones."""
         art = self.config.artifact
-        pool = NodePool(state.cluster)
+        pool = _ChronusPool(state.cluster, self._prop)
         out: Allocation = {}
         now = state.now
 
-        known = [(self.jobs[js.id], js) for js in state.jobs if self.jobs[js.id].cls is not None]
-        g = sorted((p for p in known if p[0].id in self.G), key=lambda p: (-p[0].gpus, p[0].arrival, p[0].id))
+        jobs = self.jobs
+        known = [(cj, js) for js in state.jobs if (cj := jobs[js.spec.id]).cls is not None]
+        G = self.G
+        g = sorted((p for p in known if p[0].id in G), key=lambda p: (-p[0].gpus, p[0].arrival, p[0].id))
         for _cj, js in g:
             if not _put(pool, out, state, js):
                 self.stats["guaranteed_unplaced"] += 1
-        rest = sorted((p for p in known if p[0].id not in self.G), key=lambda p: self._key(p[0], p[1], now))
+        others = [p for p in known if p[0].id not in G]
+        rest = [p for _, p in sorted(zip(self._keys(others, now), others), key=_first)]
         for cj, js in rest:
             if cj.forced or (cj.fake_force and not art):
                 _put(pool, out, state, js)
@@ -563,7 +585,7 @@ class ChronusPolicy(BasePolicy):
             self.jobs[jid].rounds_run += 1
         return out
 
-    def _filling_pass(self, pool: NodePool, out: Allocation, state: RoundState, rest: list[tuple[_CJob, JobState]]) -> None:
+    def _filling_pass(self, pool: _ChronusPool, out: Allocation, state: RoundState, rest: list[tuple[_CJob, JobState]]) -> None:
         """The artifact's odd-minute ``filling_jobs`` on this round's budget of GPUs (those
         freed by jobs that finished in the previous round at minutes it fills), in its
         order: ascending queue priority, so hopeless jobs first (:meth:`_fill_key`)."""
@@ -600,10 +622,47 @@ class ChronusCleanPolicy(ChronusPolicy):
         super().__init__(config if config is not None else ChronusConfig(artifact=False), **overrides)
 
 
-def _put(pool: NodePool, out: Allocation, state: RoundState, js: JobState) -> bool:
+def _first(pair: tuple) -> tuple:
+    return pair[0]
+
+
+class _ChronusPool(NodePool):
+    """:class:`NodePool` with a running count of free GPUs (``free``, kept by ``take`` and
+    ``give_back``; nothing here writes the per-node lists directly) and the proportional
+    placements cached per (node index, GPUs) in ``prop``, a dict the policy keeps for
+    its instance (placements are immutable)."""
+
+    __slots__ = ("free", "prop")
+
+    def __init__(self, cluster, prop: dict[tuple[int, int], Placement]):
+        super().__init__(cluster)
+        self.free = sum(self.gpus)
+        self.prop = prop
+
+    def take(self, placements: tuple[Placement, ...]) -> None:
+        super().take(placements)
+        for p in placements:
+            self.free -= p.gpus
+
+    def give_back(self, placements: tuple[Placement, ...]) -> None:
+        super().give_back(placements)
+        for p in placements:
+            self.free += p.gpus
+
+    def _proportional(self, node, gpus: int) -> Placement:
+        q = self.prop.get((node.index, gpus))
+        if q is None:
+            q = self.prop[(node.index, gpus)] = proportional_placement(node, gpus)
+        return q
+
+    def place_proportional(self, gpus: int, prefer: tuple[Placement, ...] | None = None) -> tuple[Placement, ...] | None:
+        return self.place(gpus, self._proportional, prefer)
+
+
+def _put(pool: _ChronusPool, out: Allocation, state: RoundState, js: JobState) -> bool:
     """Place ``js`` GPU-proportionally (on its previous nodes when it was running and
     still fits there) into ``pool`` and ``out``; False if it does not fit this round."""
-    if pool.free_gpus < js.gpus:
+    if pool.free < js.spec.gpus:
         return False
     pl = pool.place_proportional(js.gpus, js.placements if state.was_running(js) else None)
     if pl is None:
