@@ -294,7 +294,7 @@ class ChronusPolicy(BasePolicy):
         as its padded estimate becomes unadmitted with the (never reset) fake-force flag;
         a job holding a lease only at a lease boundary."""
         for jid, cj in self.jobs.items():
-            if cj.cls is None or not state.was_running(active[jid]) or cj.rounds_run * self.R < cj.est_total:
+            if cj.cls is None or cj.rounds_run * self.R < cj.est_total or not state.was_running(active[jid]):
                 continue
             if boundary or jid not in self.G:
                 self._overrun(cj)
