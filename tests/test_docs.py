@@ -55,8 +55,8 @@ def site(tmp_path_factory):
 def test_strict_build_has_every_page(site):
     home = (site / "index.html").read_text()
     assert "A research toolkit" in home  # the README
-    for page in ("tour", "traces", "reliability", "benchmarks", "models/formulation", "models/sensascale", "models/chronus",
-                 "models/measurements", "api"):
+    for page in ("tour", "traces", "reliability", "experiments", "benchmarks", "models/formulation", "models/sensascale",
+                 "models/chronus", "models/costs", "models/measurements", "api"):
         assert (site / page / "index.html").is_file(), page
     modules = hooks().public_modules(REPO)
     assert {"sensaopt", "sensaopt.solve", "sensaopt.plot", "sensaopt.palette", "sensaopt.exact.builder"} <= set(modules)
