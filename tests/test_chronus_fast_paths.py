@@ -1,5 +1,5 @@
 """Chronus placement fast paths agree with their plain definitions: the inlined sort
-keys with :meth:`ChronusPolicy._key`, the pool's running free-GPU count with the sum
+keys with :meth:`ChronusPolicy._key` and ``_fill_key``, the pool's running free-GPU count with the sum
 over nodes, and the cached proportional placements with ``proportional_placement``."""
 
 from __future__ import annotations
@@ -16,11 +16,19 @@ from sensaopt.validator import check_schedule
 def _checked(base: type[ChronusPolicy]) -> type[ChronusPolicy]:
     class Checked(base):  # type: ignore[valid-type, misc]
         calls = 0
+        fill_calls = 0
 
         def _keys(self, pairs, now):
             keys = super()._keys(pairs, now)
             assert keys == [self._key(cj, js, now) for cj, js in pairs]
             type(self).calls += 1
+            self.now = now
+            return keys
+
+        def _fill_keys(self, pairs, urgency):
+            keys = super()._fill_keys(pairs, urgency)
+            assert keys == [self._fill_key(cj, js, self.now) for cj, js in pairs]
+            type(self).fill_calls += 1
             return keys
 
     return Checked
@@ -32,6 +40,8 @@ def test_inlined_keys_equal_key(base):
     pol = _checked(base)()
     res = simulate(inst, pol)
     assert type(pol).calls > 0
+    if base is ChronusPolicy:  # only the artifact reading runs the odd-minute filling pass
+        assert type(pol).fill_calls > 0
     assert check_schedule(inst, res.schedule).errors == []
 
 

@@ -568,7 +568,8 @@ class ChronusPolicy(BasePolicy):
             if not _put(pool, out, state, js):
                 self.stats["guaranteed_unplaced"] += 1
         others = [p for p in known if p[0].id not in G]
-        rest = [p for _, p in sorted(zip(self._keys(others, now), others), key=_first)]
+        keyed = sorted(zip(self._keys(others, now), others), key=_first)
+        rest = [p for _, p in keyed]
         for cj, js in rest:
             if cj.forced or (cj.fake_force and not art):
                 _put(pool, out, state, js)
@@ -577,7 +578,8 @@ class ChronusPolicy(BasePolicy):
                 if js.id not in out and state.was_running(js):
                     _put(pool, out, state, js)
             if self._fill_budget > 0:
-                self._filling_pass(pool, out, state, rest)
+                urgency = {k[-1]: k[2] for k, _ in keyed}  # job id -> _urgency, from the keys above
+                self._filling_pass(pool, out, state, rest, urgency)
         for _cj, js in rest:
             if js.id not in out:
                 _put(pool, out, state, js)
@@ -585,12 +587,24 @@ class ChronusPolicy(BasePolicy):
             self.jobs[jid].rounds_run += 1
         return out
 
-    def _filling_pass(self, pool: _ChronusPool, out: Allocation, state: RoundState, rest: list[tuple[_CJob, JobState]]) -> None:
+    def _fill_keys(self, pairs: list[tuple[_CJob, JobState]], urgency: dict[str, float]) -> list[tuple]:
+        """:meth:`_fill_key` of every pair from the urgencies this round's :meth:`_keys`
+        already computed (job id -> :meth:`_urgency`; nothing they read changes in between)."""
+        keys = []
+        for cj, _js in pairs:
+            assert cj.cls is not None
+            keys.append((cj.cls, -urgency[cj.id], cj.arrival, cj.id))
+        return keys
+
+    def _filling_pass(self, pool: _ChronusPool, out: Allocation, state: RoundState, rest: list[tuple[_CJob, JobState]],
+                      urgency: dict[str, float]) -> None:
         """The artifact's odd-minute ``filling_jobs`` on this round's budget of GPUs (those
         freed by jobs that finished in the previous round at minutes it fills), in its
-        order: ascending queue priority, so hopeless jobs first (:meth:`_fill_key`)."""
+        order: ascending queue priority, so hopeless jobs first (:meth:`_fill_key`;
+        ``urgency``: job id -> :meth:`_urgency` this round)."""
         budget = self._fill_budget
-        waiting = sorted((p for p in rest if p[1].id not in out), key=lambda p: self._fill_key(p[0], p[1], state.now))
+        pending = [p for p in rest if p[1].spec.id not in out]
+        waiting = [p for _, p in sorted(zip(self._fill_keys(pending, urgency), pending), key=_first)]
         for cj, js in waiting:
             if budget <= 0:
                 break
