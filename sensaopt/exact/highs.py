@@ -270,13 +270,25 @@ def _highs_model(be: HighsBackend, cols: list[HighsVar], opts: HighsOptions, bud
     return h, pos
 
 
-def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: bool = False) -> SolveOutcome:
-    """Solve ``be``'s model within ``budget`` (``hinted``: pass the start values)."""
+@dataclass(frozen=True)
+class HighsSearch:
+    """What one HiGHS MIP search left: the common status, whether HiGHS holds a feasible
+    solution, its dual bound (without any objective constant; None if infeasible or
+    unbounded) and a one-line message."""
+
+    status: Status
+    has_solution: bool
+    dual_bound: float | None
+    message: str
+
+
+def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
+    """Run the MIP search of the prepared ``h`` (a ``highspy.Highs``) until it ends or
+    ``budget``'s stop time (then stopped from outside: cancelSolve and time limit 0), and
+    map HiGHS's model status to the common Status: OPTIMAL only when HiGHS proved it and
+    holds a feasible solution. Shared by the exact models and the Chronus lease model."""
     import highspy
 
-    t0 = time.perf_counter()
-    cols = be.columns()
-    h, pos = _highs_model(be, cols, opts, budget, hinted)
     h.HandleUserInterrupt = True  # cancelSolve (on Ctrl-C) interrupts the search
 
     def search() -> None:
@@ -300,9 +312,21 @@ def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: 
         status = Status.TIME_LIMIT
     else:
         status = Status.ERROR
-    const = be.objective.const
-    bound = info.mip_dual_bound + const if ms != S.kInfeasible and abs(info.mip_dual_bound) < 1e30 else None
+    bound = info.mip_dual_bound if ms != S.kInfeasible and abs(info.mip_dual_bound) < 1e30 else None
     msg = f"highs {h.modelStatusToString(ms)}, gap {info.mip_gap:.3g}, {info.mip_node_count} nodes"
+    return HighsSearch(status, has_sol, bound, msg)
+
+
+def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: bool = False) -> SolveOutcome:
+    """Solve ``be``'s model within ``budget`` (``hinted``: pass the start values)."""
+
+    t0 = time.perf_counter()
+    cols = be.columns()
+    h, pos = _highs_model(be, cols, opts, budget, hinted)
+    run = search_highs(h, budget)
+    status, has_sol, msg = run.status, run.has_solution, run.message
+    const = be.objective.const
+    bound = None if run.dual_bound is None else run.dual_bound + const
     value = objective = None
     if has_sol:
         col = list(h.getSolution().col_value)

@@ -33,8 +33,8 @@ import numpy as np
 
 from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
 from sensaopt.exact.builder import Backend
+from sensaopt.exact.highs import search_highs
 from sensaopt.exact.outcome import SolveOutcome
-from sensaopt.result import Status
 
 LEASE_SOLVERS = ("highs", "highspy", "cpsat")  # "highspy": the former name of the direct HiGHS path, same model
 VALUE_DIGITS = 1000  # integer backends: option values in 1/1000
@@ -229,7 +229,6 @@ def run_highs_arrays(model: LeaseModel, budget: TimeBudget, threads: int, seed: 
     indices (or a slice / index array: the whole vector at once)."""
     import highspy
 
-    from sensaopt.exact.interrupt import run_stoppable
     from sensaopt.quiet import quiet_stdout
 
     t0 = time.perf_counter()
@@ -248,31 +247,8 @@ def run_highs_arrays(model: LeaseModel, budget: TimeBudget, threads: int, seed: 
         h.addRows(len(arr.row_lo), arr.row_lo, arr.row_hi, len(arr.row_index), arr.row_start,
                   arr.pos[arr.row_index].astype(np.int32), arr.row_value)
     h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
-    h.HandleUserInterrupt = True
-
-    def search() -> None:
-        h.run()
-        highspy.Highs.resetThreadScheduler(False)
-
-    def stop() -> None:
-        h.cancelSolve()
-        h.setOptionValue("time_limit", 0.0)
-
-    run_stoppable(search, stop, budget.stop_at())
-    ms = h.getModelStatus()
-    info = h.getInfo()
-    S = highspy.HighsModelStatus
-    has_sol = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
-    if ms == S.kOptimal:
-        status = Status.OPTIMAL if has_sol else Status.ERROR
-    elif ms == S.kInfeasible:
-        status = Status.INFEASIBLE
-    elif ms in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
-        status = Status.TIME_LIMIT
-    else:
-        status = Status.ERROR
-    bound = info.mip_dual_bound if ms != S.kInfeasible and abs(info.mip_dual_bound) < 1e30 else None
-    msg = f"highs {h.modelStatusToString(ms)}, gap {info.mip_gap:.3g}, {info.mip_node_count} nodes"
+    run = search_highs(h, budget)
+    status, has_sol, bound, msg = run.status, run.has_solution, run.dual_bound, run.message
     value = objective = None
     if has_sol:
         vals = np.asarray(h.getSolution().col_value)[arr.pos]  # creation order
