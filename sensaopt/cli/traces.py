@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -229,7 +229,7 @@ def experiment_paper(
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import policy_names
-    from sensaopt.sweep import ResultStore, paper, run_serial, run_sweep
+    from sensaopt.sweep import ResultStore, paper
     from sensaopt.sweep.paper import POLICIES, PaperSettings, cell_rows, paper_configs, reductions, table_markdown, table_rows
     from sensaopt.sweep.provenance import git_state, machine
     from sensaopt.sweep.runner import check_configs
@@ -258,18 +258,7 @@ def experiment_paper(
         require(name for _, _, c in runs for name in data_needed(c.trace, c.guided))
     store = ResultStore(output)  # runs in output/runs/<key>.json
     cfgs = [c for _, _, c in runs]
-    before = {c.key() for c in cfgs if store.has(c.key())}
-    bar, cb = _run_bar(len(runs), "paper", quiet)
-    try:
-        if report_only:
-            from sensaopt.sweep import SweepReport
-
-            rep = SweepReport(len(cfgs), len(before))
-        else:
-            rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
-    finally:
-        bar.close()
-    records = {c.key(): r for c in cfgs if (r := store.get(c.key())) is not None}
+    rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers)
     rows = table_rows(runs, records)
     cells = cell_rows(rows)
     per, avg = reductions(rows)
@@ -284,6 +273,31 @@ def experiment_paper(
         written += paper.write_report(results, cells, rows, md, runs, records, field="--results")
         write_text(results / "provenance.json", json.dumps(prov, indent=1) + "\n", field="--results")
     typer.echo(md)
+    _echo_runs(rep, records, written)
+
+
+def _run_grid(cfgs: list[Any], store: Any, desc: str, quiet: bool, report_only: bool, serial: bool, scheduler: str | None,
+              workers: int) -> tuple[Any, dict[str, Any]]:
+    """Run the configurations ``cfgs`` not yet in ``store`` (serially or on Dask) with a
+    progress bar, or only count them (``report_only``); return the sweep report and the
+    stored record of every configuration that has one. Shared by the experiment commands."""
+    from sensaopt.sweep import SweepReport, run_serial, run_sweep
+
+    keys = {c.key() for c in cfgs}
+    bar, cb = _run_bar(len(keys), desc, quiet)
+    try:
+        if report_only:
+            rep = SweepReport(len(keys), sum(store.has(k) for k in keys))
+        else:
+            rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
+    finally:
+        bar.close()
+    return rep, {c.key(): r for c in cfgs if (r := store.get(c.key())) is not None}
+
+
+def _echo_runs(rep: Any, records: dict[str, Any], written: Sequence[Path]) -> None:
+    """The run count line (reused / computed / failed / missing) and the files written;
+    exit 1 after listing the failed runs, if any."""
     missing = rep.total - len(records)
     typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed, {missing} missing; "
                f"{', '.join(str(f) for f in written)}")
@@ -313,7 +327,7 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
     from sensaopt.datasets import require
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
-    from sensaopt.sweep import ResultStore, SweepReport, run_serial, run_sweep
+    from sensaopt.sweep import ResultStore
     from sensaopt.sweep import experiment_plot as plot
     from sensaopt.sweep import experiments as ex
     from sensaopt.sweep.runner import check_configs
@@ -332,29 +346,14 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
     if not report_only:
         require(n for trace, guided in {(c.trace, c.guided) for c in cfgs} for n in data_needed(trace, guided))
     store = ResultStore(output)  # runs in output/runs/<key>.json
-    bar, cb = _run_bar(len({c.key() for c in cfgs}), name, quiet)
-    try:
-        if report_only:
-            keys = {c.key() for c in cfgs}
-            rep = SweepReport(len(keys), sum(store.has(k) for k in keys))
-        else:
-            rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
-    finally:
-        bar.close()
-    records = {c.key(): r for c in cfgs if (r := store.get(c.key())) is not None}
+    rep, records = _run_grid(cfgs, store, name, quiet, report_only, serial, scheduler, workers)
     md, csv_text, rows = ex.report(name, runs, records)
     write_text(md_path, md, inputs=(workload.trace,), field="--out")
     write_text(csv_path, csv_text, inputs=(workload.trace,), field="--out")
     fig = plot.ablation_figure(rows) if name == "ablation" else plot.robustness_figure(rows)
     plot.save_figure(fig, png_path)
     typer.echo(md)
-    missing = rep.total - len(records)
-    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed, {missing} missing; "
-               f"{md_path}, {csv_path}, {png_path}")
-    for k, err in rep.failed.items():
-        typer.echo(f"failed {k}: {err}", err=True)
-    if rep.failed:
-        raise typer.Exit(1)
+    _echo_runs(rep, records, [md_path, csv_path, png_path])
 
 
 def _days(text: str) -> float | None:
