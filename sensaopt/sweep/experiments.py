@@ -22,8 +22,6 @@ the same for the per-seed difference from a reference cell (:data:`REFERENCES`).
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
@@ -31,6 +29,7 @@ from typing import Any
 
 from sensaopt.config import WorkloadConfig, as_pairs, field_types
 from sensaopt.sweep.config import RunConfig
+from sensaopt.sweep.paper import table_csv
 
 ABLATION_POLICY = "sensascale"
 OFF_VALUES: dict[str, tuple[Any, ...]] = {"backfill": ("none",), "lst_allocation": ("optimal", "expected"),
@@ -259,16 +258,6 @@ def table_markdown(rows: Sequence[dict[str, Any]]) -> str:
         lines.append("| " + " | ".join(cells + [cell_text(r, n) for n, _ in COLUMNS]) + " |")
     return "\n".join(lines) + "\n"
 
-
-def table_csv(rows: Sequence[dict[str, Any]]) -> str:
-    """The rows as CSV (every mean, ``_lo`` and ``_hi``; empty where undefined)."""
-    buf = io.StringIO()
-    if rows:
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()})
-    return buf.getvalue()
 
 
 REFERENCES: dict[str, Callable[[Cell], Cell | None]] = {"ablation": ablation_reference, "robustness": robustness_reference}

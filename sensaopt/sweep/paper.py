@@ -31,7 +31,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -261,13 +261,15 @@ def table_markdown(cells: list[dict[str, Any]], per: list[dict[str, Any]], avg: 
     return "\n".join(lines) + "\n"
 
 
-def table_csv(rows: list[dict[str, Any]]) -> str:
-    """``rows`` (:func:`table_rows` or :func:`cell_rows`) as CSV text, columns in the rows' order."""
+def table_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """``rows`` (dicts with the same keys: :func:`table_rows`, :func:`cell_rows`, the
+    experiments' rows) as CSV text, columns in the rows' order; NaN (undefined) is empty."""
     buf = io.StringIO()
     if rows:
         w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
         w.writeheader()
-        w.writerows(rows)
+        for r in rows:
+            w.writerow({k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()})
     return buf.getvalue()
 
 
