@@ -238,6 +238,11 @@ class Overheads:
             return self.migration_minutes(gpus)
         return self.resize_minutes_for(gpus)
 
+    def costs(self, gpus: int) -> tuple[float, float, float]:
+        """Minutes lost by a ``gpus``-GPU job to a (restart, migration, resize): the
+        per-job tuple the simulator's and the validator's hot loops index."""
+        return (self.restart_minutes(gpus), self.migration_minutes(gpus), self.resize_minutes_for(gpus))
+
     def table(self, gpus: int) -> dict[Change, float]:
         """Minutes lost by a ``gpus``-GPU job for each kind of change (``NONE``: 0), as a
         mapping. (Hot loops index a plain tuple instead: an Enum key hashes in Python.)"""

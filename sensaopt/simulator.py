@@ -108,8 +108,7 @@ def simulate(
             j = truth.jobs[order[nxt]]
             active[j.id] = JobState(spec=public.jobs[order[nxt]], remaining=j.work)
             truth_of[j.id] = j
-            ov = truth.overheads
-            costs[j.id] = (ov.restart_minutes(j.gpus), ov.migration_minutes(j.gpus), ov.resize_minutes_for(j.gpus))
+            costs[j.id] = truth.overheads.costs(j.gpus)
             nxt += 1
         if not active:
             r = release[nxt]

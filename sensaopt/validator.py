@@ -370,8 +370,7 @@ class JobReplay:
 
     @classmethod
     def start(cls, instance: Instance, job: Job) -> JobReplay:
-        ov, g = instance.overheads, job.gpus
-        return cls(job, instance.round_minutes, (ov.restart_minutes(g), ov.migration_minutes(g), ov.resize_minutes_for(g)))
+        return cls(job, instance.round_minutes, instance.overheads.costs(job.gpus))
 
     @property
     def finish(self) -> float | None:
