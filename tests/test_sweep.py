@@ -124,3 +124,29 @@ def test_sweep_cli_resumes(tmp_path, capsys):
     assert main(args + ["--seed", "2"]) == 0
     assert "6 runs: 4 reused, 2 computed" in capsys.readouterr().out
     assert (tmp_path / "summary.csv").read_text().count("\n") == 7
+
+
+def test_sweep_starts_the_longest_runs_first(tmp_path):
+    """On one worker the runs start in :func:`expected_cost` order, longest first
+    (a Chronus run before SensaScale before EDF), whatever the order given."""
+    from distributed import Client, LocalCluster
+
+    log = tmp_path / "started"  # a file: Dask may copy the function and its closure
+
+    def record(cfg):
+        with open(log, "a") as f:
+            f.write(cfg.policy + "\n")
+        return run_config(cfg)
+
+    cfgs = [grid(BASE, policy=[p])[0] for p in ("edf", "sensascale", "fifo", "chronus")]
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, Client(cluster) as client:
+        rep = run_sweep(cfgs, ResultStore(tmp_path / "store"), client=client, run=record)
+    assert rep.ok and log.read_text().split() == ["chronus", "sensascale", "fifo", "edf"]
+
+
+def test_chronus_records_keep_the_lease_solve_counts():
+    rec = run_config(grid(BASE, policy=["chronus"])[0])
+    ls = rec["policy_stats"]
+    assert ls["lease_solves"] >= 1
+    assert ls["lease_solves"] == ls["milp_optimal"] + ls["milp_time_limit"] + ls["fallbacks"]
+    assert run_config(BASE)["policy_stats"] == {}

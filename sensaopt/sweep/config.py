@@ -55,6 +55,21 @@ class RunConfig(WorkloadConfig):
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+# Relative CPU cost of one run per policy, Philly SLO at scale 1 (CPU s, measured by
+# benchmarks/paper_estimate.py; only an ordering hint: the sweep starts long runs first)
+_POLICY_COST = {"chronus": 110.0, "chronus-clean": 110.0, "sensascale": 40.0, "synergy-tune": 15.0, "fifo": 9.0, "edf": 7.0}
+_MIX2_CHRONUS = 10.0  # Chronus's lease MILPs on MIX2 (soft jobs, several options) take ~10x SLO's
+
+
+def expected_cost(cfg: RunConfig) -> float:
+    """Rough CPU seconds of ``cfg``'s run, to start the longest runs first (a sweep on
+    a few workers then ends with short runs, not one long straggler). Not a timing."""
+    cost = _POLICY_COST.get(cfg.policy, 20.0) * cfg.sample * cfg.load
+    if cfg.policy.startswith("chronus") and "mix2" in cfg.trace.lower():
+        cost *= _MIX2_CHRONUS
+    return cost
+
+
 def grid(base: RunConfig | None = None, **axes: Any) -> list[RunConfig]:
     """Cartesian product: ``grid(policy=["edf", "fifo"], seed=[0, 1])``."""
     from dataclasses import replace
@@ -65,6 +80,18 @@ def grid(base: RunConfig | None = None, **axes: Any) -> list[RunConfig]:
     for combo in itertools.product(*(axes[n] for n in names)):
         out.append(replace(base, **dict(zip(names, combo))))
     return out
+
+
+LEASE_COUNTERS = ("lease_solves", "milp_optimal", "milp_time_limit", "fallbacks")
+
+
+def lease_counters(stats: object) -> dict[str, int]:
+    """The lease-solve counters of a Chronus run (solves, proven optimal, stopped at the
+    time limit with an incumbent, greedy fallbacks); empty for other policies. Kept with
+    each run because Chronus's 5-s wall-clock limit makes its plans load-dependent."""
+    if not isinstance(stats, dict):
+        return {}
+    return {k: int(stats[k]) for k in LEASE_COUNTERS if k in stats}
 
 
 def run_config(cfg: RunConfig) -> dict:
@@ -90,6 +117,7 @@ def run_config(cfg: RunConfig) -> dict:
         "metrics": res.metrics.to_dict(),
         "jct": jct,
         "simulate_s": res.runtime_s,
+        "policy_stats": lease_counters(res.params.get("policy_stats")),
         "wall_s": time.perf_counter() - t0,
         "versions": package_versions(),
     }

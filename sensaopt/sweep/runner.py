@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sensaopt.errors import InputError
-from sensaopt.sweep.config import RunConfig, run_config
+from sensaopt.sweep.config import RunConfig, expected_cost, run_config
 from sensaopt.sweep.store import ResultStore
 
 POLL_S = 1.0  # seconds between looks at runs another sweep is computing
@@ -175,7 +175,7 @@ def run_sweep(
     if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
         raise InputError("run_sweep", "n_workers", f"must be an integer >= 1, got {n_workers!r}")
     todo = _unique(configs)
-    pending = [k for k in todo if not store.has(k)]
+    pending = sorted((k for k in todo if not store.has(k)), key=lambda k: -expected_cost(todo[k]))  # longest first
     rep = SweepReport(len(todo), len(todo) - len(pending))
     if not pending:
         return rep
@@ -192,7 +192,9 @@ def run_sweep(
             else:
                 cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0")
                 client = own_client = Client(cluster)
-        futures = {client.submit(_run_safely, todo[k], run, key=f"sensaopt-run-{k}", pure=False): k for k in keys}
+        # Dask runs higher priority first: keep the longest-first order on the workers
+        futures = {client.submit(_run_safely, todo[k], run, key=f"sensaopt-run-{k}", pure=False, priority=len(keys) - i): k
+                   for i, k in enumerate(keys)}
         for fut, out in as_completed(futures, with_results=True):
             ok, val = out
             yield futures[fut], ok, val
