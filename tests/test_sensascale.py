@@ -205,3 +205,31 @@ def test_lst_assumes_the_allocation_the_job_will_get():
     assert set(alloc) == {"a", "c"}
     _, alloc = decide_with(inst, was, pairing=False, deadline_order="lst", lst_allocation="optimal")
     assert set(alloc) == {"b", "c"}
+
+
+def test_repack_moves_a_stayed_job_to_make_room_for_a_whole_node_job():
+    from sensaopt.schedule import Placement
+
+    # two 4-GPU nodes, a and b (1 GPU each, earlier deadlines) stay put on nodes 0 and 1:
+    # 3 GPUs free on each, so the 4-GPU newcomer u fits nowhere until one of them moves
+    jobs = [job("a", work=500, deadline=2000), job("b", work=500, deadline=2000), job("u", gpus=4, work=100, deadline=3000)]
+    inst = instance(jobs, nodes=2, gpus=4, cpus=12, mem=250)
+    was = {"a": (Placement(0, 1, 3, 62.5),), "b": (Placement(1, 1, 3, 62.5),)}
+    _, stuck = decide_with(inst, was, repack_limit=0)
+    assert "u" not in stuck and stuck["a"] == was["a"] and stuck["b"] == was["b"]
+    _, alloc = decide_with(inst, was)
+    assert alloc["u"][0].gpus == 4
+    moved = [x for x in ("a", "b") if alloc[x] != was[x]]
+    assert len(moved) == 1 and alloc[moved[0]][0].node != alloc["u"][0].node  # one migration, onto the other node
+
+
+def test_repack_never_pushes_a_mover_past_its_deadline():
+    from sensaopt.schedule import Placement
+
+    # a can just meet its deadline where it is (no change cost), not after a migration
+    # (1 min): only b may move, so u goes where a is not
+    jobs = [job("a", work=100, deadline=100.5), job("b", work=500, deadline=2000), job("u", gpus=4, work=100, deadline=3000)]
+    inst = instance(jobs, nodes=2, gpus=4, cpus=12, mem=250)
+    was = {"a": (Placement(0, 1, 3, 62.5),), "b": (Placement(1, 1, 3, 62.5),)}
+    _, alloc = decide_with(inst, was)
+    assert alloc["a"] == was["a"] and alloc["b"][0].node == 0 and alloc["u"][0].node == 1

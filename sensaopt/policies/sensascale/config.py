@@ -86,6 +86,12 @@ class SensaScaleConfig:
     the change's cost counted (``Overheads``: a resize on the same node, a migration
     elsewhere); other units look for room among resources no running job held the
     round before first, and take held resources only when nothing else fits."""
+    repack_limit: int = 8
+    """Defragmentation: a single-node unit that fits on no node although enough GPUs
+    are free in total may have single jobs planned this round moved off one node to
+    make room, if the moves cost less than one round of its GPUs
+    (``Planner.repack``); at most this many tries per round (0: never). Without it a
+    stayed-put cluster stays fragmented and 8-GPU jobs wait for a node to drain."""
     min_speed_fraction: float = 0.5
     """When a node lacks CPU or memory for the base allocation, accept a smaller one
     only if it keeps at least this fraction of the base speed."""
@@ -121,5 +127,7 @@ class SensaScaleConfig:
             raise ValueError("lst_allocation must be 'expected' or 'optimal'")
         if self.pair_hysteresis < 0:
             raise ValueError("pair_hysteresis must be >= 0")
+        if self.repack_limit < 0:
+            raise ValueError("repack_limit must be >= 0")
         if self.pairing_window <= 0 or self.weight_scale < 1:
             raise ValueError("pairing_window and weight_scale must be positive")

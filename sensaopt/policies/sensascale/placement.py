@@ -76,8 +76,12 @@ class Planner:
     place was taken moves only to open room, never displacing another holder (that
     would cascade: one migration per round per displaced job)."""
 
-    def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = ()):  # type: ignore[assignment]
-        self.pool, self.now, self.cfg = pool, now, cfg
+    def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = (),  # type: ignore[assignment]
+                 round_minutes: float = 5.0):
+        self.pool, self.now, self.cfg, self.round_minutes = pool, now, cfg, round_minutes
+        self.paired: set[str] = set()  # jobs placed as a pair this round (repack leaves them together)
+        self.repacks_left = cfg.repack_limit
+        self.repack_failed = 1 << 30  # smallest job size for which repack found no node this round
         self.planned: dict[str, Planned] = {}
         self.by_node: dict[int, list[Planned]] = {}
         self.reservations: list[Reservation] = []
@@ -191,6 +195,24 @@ class Planner:
             for res in self.reservations:
                 if n in res.spare and end > res.time + 1e-9 and info.id not in res.exempt:
                     res.spare[n] -= q.gpus
+
+    def _uncommit(self, p: Planned) -> None:
+        """Undo :meth:`_commit` of ``p``: its resources free again, the reservations'
+        spare GPUs given back."""
+        pool, gpus, hg = self.pool, self.pool.gpus, self.hg
+        del self.planned[p.info.id]
+        for q in p.placements:
+            n = q.node
+            old = gpus[n]
+            gpus[n] = new = old + q.gpus
+            pool.cpus[n] += q.cpus
+            pool.mem[n] += q.mem_gb
+            self.free.move(n, old, new)
+            self.open.move(n, max(0, old - hg[n]), max(0, new - hg[n]))
+            self.by_node[n].remove(p)
+            for res in self.reservations:
+                if n in res.spare and p.end > res.time + 1e-9 and p.info.id not in res.exempt:
+                    res.spare[n] += q.gpus
 
     # ---- units ----------------------------------------------------------------------------
     def _keep(self, info: JobInfo) -> tuple[tuple[Placement, ...], Option] | None:
@@ -354,10 +376,99 @@ class Planner:
         if n_best is None:
             return False
         best = nodes[n_best]
+        self.paired.update((s.id, i.id))
         for x, o in ((s, so), (i, io)):
             pls = (option_placement(best, x.gpus, o),)
             self._commit(x, pls, o, self._end(x, o, pls))
         return True
+
+    def repack(self, info: JobInfo) -> bool:
+        """Make room on one node for a single-node job that fits nowhere although enough
+        GPUs are free in total (fragmentation), by moving single jobs planned this round
+        (not pair members) off that node into open room elsewhere, at their planned
+        per-GPU option; then place ``info`` (:meth:`place_single`). A node qualifies if
+        the moves cost less than one round of ``info``'s GPUs (Σ moved GPUs × added
+        change minutes < ``info.gpus`` × round minutes; moving a job placed this round
+        from a pause or the queue adds nothing, one that stayed put pays a migration)
+        and push no moved job past its target deadline; nodes are tried cheapest first.
+        Undone if ``info`` still does not fit. At most ``cfg.repack_limit`` tries per
+        round, and none for a size at least one that found no node this round.
+        Returns whether ``info`` was placed."""
+        g = info.gpus
+        # the movers go to open room elsewhere and node n ends with g open GPUs: the
+        # open GPUs now must add up to g
+        if self.repacks_left <= 0 or g > self.max_gpus or self.open.total < g or g >= self.repack_failed:
+            return False
+        self.repacks_left -= 1
+        pool, gpus, hg = self.pool, self.pool.gpus, self.hg
+        budget = g * self.round_minutes
+        cands = []
+        for n, node in enumerate(pool.nodes):
+            need = g - max(0, gpus[n] - hg[n])  # open GPUs to clear there (holders stay)
+            if node.gpus - hg[n] < g or need <= 0:
+                continue
+            units = [(self._move_cost(p), -p.placements[0].gpus, p.info.id, p) for p in self.by_node.get(n, ())
+                     if len(p.placements) == 1 and p.info.id not in self.paired]
+            units.sort(key=lambda u: u[:3])  # free moves first, then larger jobs
+            movers, cost, got = [], 0.0, 0
+            for added, _g, _id, p in units:
+                if got >= need:
+                    break
+                movers.append(p)
+                cost += added * p.placements[0].gpus
+                got += p.placements[0].gpus
+            if got >= need and cost < budget:
+                cands.append((cost, n, movers))
+        if not cands:
+            self.repack_failed = g  # not tried again this round for g GPUs or more
+            return False
+        for _cost, n, movers in sorted(cands, key=lambda c: (c[0], c[1]))[:2]:
+            moved = self._move_off(n, movers)
+            if moved is not None:
+                if self.place_single(info):
+                    return True
+                for old, new in reversed(moved):  # undo
+                    self._uncommit(new)
+                    self._commit(old.info, old.placements, old.option, old.end)
+        return False
+
+    def _move_cost(self, p: Planned) -> float:
+        """Minutes a planned single-node job would lose on top of its plan if moved
+        to another node (0 if it was not going to stay where it ran). Its planned
+        change cost is read off its planned end (now + change minutes + time at its
+        option) rather than classified again."""
+        planned_change = p.end - self.now - p.info.time_at(p.option)
+        return max(0.0, p.info.move_minutes - planned_change)
+
+    def _move_off(self, n: int, movers: list[Planned]) -> list[tuple[Planned, Planned]] | None:
+        """Move ``movers`` off node ``n`` into open room on other nodes (best fit, the
+        reservations respected, no target deadline newly missed); (old, new) plans, or
+        None (and nothing changed) if one of them has nowhere to go."""
+        done: list[tuple[Planned, Planned]] = []
+        nodes = self.pool.nodes
+        for p in movers:
+            info, opt, g = p.info, p.option, p.placements[0].gpus
+            self._uncommit(p)
+            target = None
+            for m in self.open.best_fit(g):
+                if m == n:
+                    continue
+                q = option_placement(nodes[m], g, opt)
+                end = self._end(info, opt, (q,))
+                if info.target is not None and end > info.target + 1e-9 >= p.end:
+                    continue
+                if self.pool.fits(q) and self._fits_open(q) and (not self.reservations or self._allowed(m, g, end, info.id)):
+                    target = (q, end)
+                    break
+            if target is None:
+                self._commit(info, p.placements, opt, p.end)
+                for old, new in reversed(done):
+                    self._uncommit(new)
+                    self._commit(old.info, old.placements, old.option, old.end)
+                return None
+            self._commit(info, (target[0],), opt, target[1])
+            done.append((p, self.planned[info.id]))
+        return done
 
     def reserve(self, gpus: int) -> None:
         """Reserve GPUs for a blocked unit at the earliest time they free up."""

@@ -62,7 +62,7 @@ class SensaScalePolicy(BasePolicy):
         n_protect = protect_running(infos, state) if cfg.protect_running else 0
         pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes, self._gains, self._partners)  # step 3
         partners: dict[str, str] = {}
-        planner = Planner(NodePool(state.cluster), state.now, cfg, infos)
+        planner = Planner(NodePool(state.cluster), state.now, cfg, infos, state.round_minutes)
         done: set[str] = set()
         for info in infos:  # step 4, units in LST order
             if planner.exhausted:  # nothing below can be placed or reserve anything
@@ -82,7 +82,7 @@ class SensaScalePolicy(BasePolicy):
                 done.add(info.id)
                 members = [info]
             for m in members:
-                if not planner.place_single(m):
+                if not planner.place_single(m) and not planner.repack(m):
                     planner.reserve(m.gpus)
         self._partners = partners
         n_adj = adjust(planner, cfg) if cfg.adjust else 0  # step 5
