@@ -158,3 +158,36 @@ def test_validator_usage_equals_plain_accumulation(seed):
                 for p in seg.placements:
                     np.add.at(diff, (seg.end, p.node), -float(getattr(p, attr)))
             assert np.array_equal(ev.usage[res], np.cumsum(diff, axis=0)[:T])
+
+
+def _busy_plain(planner, n):
+    """Planner._busy as it was: every held job scanned for node ``n``."""
+    out = [(p.end, sum(q.gpus for q in p.placements if q.node == n), "") for p in planner.by_node.get(n, ())]
+    if planner.hg[n]:
+        for jid, pls in planner.held.items():
+            g = sum(q.gpus for q in pls if q.node == n)
+            if g:
+                out.append((planner.held_end[jid], g, jid))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_busy_from_holders_equals_scan_of_held(seed, monkeypatch):
+    """``_busy`` reads the jobs holding GPUs on the node from ``holders``: the same
+    (end, GPUs, job) entries as scanning every held job, at every call of a run."""
+    from sensaopt.simulator import simulate
+
+    fast = Planner._busy
+    seen = {"calls": 0, "held": 0}
+
+    def checked(self, n):
+        out = fast(self, n)
+        assert sorted(out) == sorted(_busy_plain(self, n))
+        seen["calls"] += 1
+        seen["held"] += any(jid for _, _, jid in out)
+        return out
+
+    monkeypatch.setattr(Planner, "_busy", checked)
+    simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())
+    assert seen["held"] > 0  # the held-jobs part was exercised
+

@@ -371,10 +371,11 @@ class Planner:
     def _busy(self, n: int) -> list[tuple[float, int, str]]:
         """(end, GPUs, job) on node ``n``: planned units, and running jobs not planned
         yet that still hold GPUs there (ending as they run now)."""
-        out = [(p.end, sum(q.gpus for q in p.placements if q.node == n), "") for p in self.by_node.get(n, ())]
-        if self.hg[n]:
-            for jid, pls in self.held.items():
-                g = sum(q.gpus for q in pls if q.node == n)
+        out = [(p.end, p.placements[0].gpus if len(p.placements) == 1 else sum(q.gpus for q in p.placements if q.node == n), "")
+               for p in self.by_node.get(n, ())]
+        if self.hg[n]:  # the holders there (not every held job: O(jobs) per node made reserve() slow)
+            for jid in dict.fromkeys(jid for _, jid in self.holders[n]):  # once each, should it hold two placements there
+                g = sum(q.gpus for q in self.held[jid] if q.node == n)
                 if g:
                     out.append((self.held_end[jid], g, jid))
         return out
