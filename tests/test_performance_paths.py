@@ -191,3 +191,71 @@ def test_busy_from_holders_equals_scan_of_held(seed, monkeypatch):
     simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())
     assert seen["held"] > 0  # the held-jobs part was exercised
 
+
+def _plan_singles(st, pol, shortcut):
+    """Step 4 of ``decide`` without pairs: every job placed alone in queue order."""
+    infos = analyse(st, pol.facts, pol.config)
+    planner = Planner(NodePool(st.cluster), st.now, pol.config, infos)
+    if not shortcut:
+        planner._keep_wins = lambda info, keep: False  # type: ignore[method-assign]
+    for info in infos:
+        if not planner.place_single(info):
+            planner.reserve(info.gpus)
+    return {j: (p.placements, p.option, p.end) for j, p in planner.planned.items()}, planner
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_stay_put_shortcut_on_random_rounds(seed):
+    """Running jobs on random CPU/memory splits (often below the base option, so the
+    search may find faster room elsewhere): the plan with the shortcut equals the
+    plan of the full search."""
+    inst = generate(GeneratorConfig(jobs=120, nodes=6, seed=seed, load=1.5))
+    pol = SensaScalePolicy()
+    pol.reset(inst)
+    rng = random.Random(seed)
+    states, used = [], [0] * 6
+    for j in inst.jobs[:90]:
+        js = JobState(spec=j, remaining=j.work * rng.uniform(0.05, 10.0))
+        n = rng.randrange(6)
+        if j.gpus <= 8 and used[n] + j.gpus <= 8 and rng.random() < 0.6:
+            used[n] += j.gpus
+            js.last_round = 4
+            o = rng.choice(pol.facts(j.profile, j.gpus).options)  # any of its options, slow ones too
+            js.placements = (Placement(n, j.gpus, o.cpu * j.gpus, o.mem * j.gpus),)
+            js.predicted_work, js.observed_work = 10.0, rng.uniform(8, 12)
+        states.append(js)
+    st = RoundState(5, 50.0, 10.0, inst.cluster, inst.overheads.scaled(rng.choice([0.0, 1.0, 4.0])), states)
+    fast, planner = _plan_singles(st, pol, True)
+    assert fast == _plan_singles(st, pol, False)[0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_stay_put_shortcut_decides_as_the_search(seed, monkeypatch):
+    """``place_single`` skips the placement search when staying put wins whatever the
+    search returns (``_keep_wins``): with the search run anyway, every job the
+    shortcut would have kept is kept, and the schedules are the same."""
+    from sensaopt.simulator import simulate
+
+    inst = generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0))
+    fast = simulate(inst, SensaScalePolicy()).schedule
+    wins, place_single = Planner._keep_wins, Planner.place_single
+    fired: list = []
+
+    def search_anyway(self, info, keep):
+        if wins(self, info, keep):
+            fired.append((info.id, keep))
+        return False
+
+    def checked(self, info):
+        n = len(fired)
+        ok = place_single(self, info)
+        if len(fired) > n:  # the shortcut applied: the search's result lost to staying
+            p = self.planned[info.id]
+            assert ok and (p.placements, p.option) == fired[-1][1]
+        return ok
+
+    monkeypatch.setattr(Planner, "_keep_wins", search_anyway)
+    monkeypatch.setattr(Planner, "place_single", checked)
+    plain = simulate(inst, SensaScalePolicy()).schedule
+    assert len(fired) > 10
+    assert plain.segments == fast.segments

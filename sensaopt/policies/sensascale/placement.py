@@ -217,6 +217,10 @@ class Planner:
         if self.free.total < info.gpus:
             return False
         keep = self._keep(info) if (self.cfg.stay_put and info.running) else None
+        if keep is not None and self._keep_wins(info, keep):
+            pls, opt = keep  # what the search below would end with, without the search
+            self._commit(info, pls, opt, self._end(info, opt, pls))
+            return True
         prev = info.js.placements if info.running else None
         chosen: dict[int, Option] = {}
         single = info.gpus <= self.max_gpus
@@ -254,6 +258,16 @@ class Planner:
             return False
         self._commit(info, pls, opt, self._end(info, opt, pls))
         return True
+
+    def _keep_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> bool:
+        """Staying as it was (``keep``) ends no later than anything the search of
+        :meth:`place_single` can return, whatever it returns: the search gives a node
+        type's base option or a slower one, so no placement ends sooner than at the
+        fastest base speed with the cheapest change. Then the search is skipped
+        (its result would lose the ``<=`` comparison to ``keep`` anyway)."""
+        top = max(o.speed for o in info.facts.base.values())
+        least = min(info.c_none, info.c_mig, info.c_resize)  # nan (no cost table): never true below
+        return self._end(info, keep[1], keep[0]) <= self.now + least + info.remaining / (top * info.corr) + 1e-9
 
     def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None, make_open=None,
                open_only: bool = False) -> tuple[Placement, ...] | None:
