@@ -109,6 +109,20 @@ def test_cached_analysis_and_weights_equal_uncached(seed):
     assert np.array_equal(W1, W2) and np.array_equal(W1, W3) and W1.sum() > 0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_analyse_hands_jobinfo_what_it_would_compute(seed):
+    """``analyse`` gives JobInfo the speed correction and the plain NONE / MIGRATION /
+    RESIZE costs it has already: the same as JobInfo computes from the job alone."""
+    from sensaopt.policies.sensascale.analysis import JobInfo
+
+    inst, st = some_state(seed)
+    pol = SensaScalePolicy()
+    pol.reset(inst)
+    for x in analyse(st, pol.facts, pol.config, {}):
+        plain = JobInfo(x.js, x.facts, x.running, x.overhead, x.target, x.tier, x.key, x.lst, x.costs, x.cur)
+        assert (x.corr, x.c_none, x.c_mig, x.c_resize) == (plain.corr, plain.c_none, plain.c_mig, plain.c_resize)
+
+
 def test_decide_is_repeatable_with_warm_caches():
     inst, st = some_state(7)
     warm = SensaScalePolicy()
