@@ -273,3 +273,38 @@ def test_stay_put_shortcut_decides_as_the_search(seed, monkeypatch):
     plain = simulate(inst, SensaScalePolicy()).schedule
     assert len(fired) > 10
     assert plain.segments == fast.segments
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_open_index_stays_exact_when_jobs_stay(seed, monkeypatch):
+    """``_stay`` leaves the open index alone (its two moves cancel out): after every
+    unit placed in a run, the index equals one built afresh from free − held GPUs."""
+    from sensaopt.simulator import simulate
+
+    stays, place_single, place_pair = Planner._stay, Planner.place_single, Planner.place_pair
+    seen = {"stay": 0}
+
+    def exact(self):
+        fresh = FreeIndex([max(0, f - h) for f, h in zip(self.pool.gpus, self.hg)], self.max_gpus)
+        assert self.open.buckets == fresh.buckets and self.open.total == fresh.total
+
+    def stay(self, *a):
+        seen["stay"] += 1
+        stays(self, *a)
+        exact(self)
+
+    def single(self, info):
+        ok = place_single(self, info)
+        exact(self)
+        return ok
+
+    def pair(self, *a):
+        ok = place_pair(self, *a)
+        exact(self)
+        return ok
+
+    monkeypatch.setattr(Planner, "_stay", stay)
+    monkeypatch.setattr(Planner, "place_single", single)
+    monkeypatch.setattr(Planner, "place_pair", pair)
+    simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())
+    assert seen["stay"] > 10

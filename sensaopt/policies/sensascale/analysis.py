@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sensaopt.changes import MIGRATION, NONE, RESIZE, RESTART, classify
 from sensaopt.instance import Change, Cluster, NodeType
@@ -39,6 +40,11 @@ class ProfileFacts:
             c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
             o = self._alloc[key] = Option(int(c) if c == int(c) else c, m, round(self.profile.speed(c, m), 12))  # type: ignore[arg-type]
         return o
+
+    @cached_property
+    def top_base_speed(self) -> float:
+        """The fastest node type's base speed (the fastest a placement search gives)."""
+        return max(o.speed for o in self.base.values())
 
     def current(self, placements: tuple[Placement, ...]) -> Option:
         """Per-GPU option of a job on ``placements`` (the slowest node's)."""

@@ -114,8 +114,9 @@ class Planner:
     def _open_gpus(self, n: int) -> int:
         return max(0, self.pool.gpus[n] - self.hg[n])
 
-    def release(self, info: JobInfo) -> None:
-        """``info`` is being planned now: what it held is no longer reserved for it."""
+    def release(self, info: JobInfo, move_open: bool = True) -> None:
+        """``info`` is being planned now: what it held is no longer reserved for it.
+        (``move_open`` False: the open index is left behind, for :meth:`_stay` only.)"""
         pls = self.held.pop(info.id, None)
         if pls is None:
             return
@@ -126,7 +127,8 @@ class Planner:
             hg[n] -= q.gpus
             self.hc[n] -= q.cpus
             self.hm[n] -= q.mem_gb
-            self.open.move(n, old, max(0, gpus[n] - hg[n]))
+            if move_open:
+                self.open.move(n, old, max(0, gpus[n] - hg[n]))
             self.holders[n].remove((self.rank[info.id], info.id))
 
     def _victim_rank(self, n: int) -> int:
@@ -168,7 +170,7 @@ class Planner:
                 return False
         return True
 
-    def _commit(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
+    def _commit(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float, move_open: bool = True) -> None:
         pool = self.pool
         gpus = pool.gpus
         p = Planned(info, pls, opt, end)
@@ -182,7 +184,8 @@ class Planner:
             pool.cpus[n] -= q.cpus
             pool.mem[n] -= q.mem_gb
             self.free.move(n, old, new)
-            self.open.move(n, old_open, max(0, new - hg[n]))
+            if move_open:
+                self.open.move(n, old_open, max(0, new - hg[n]))
             on = self.by_node.get(n)
             if on is None:
                 self.by_node[n] = [p]
@@ -213,14 +216,14 @@ class Planner:
 
     def place_single(self, info: JobInfo) -> bool:
         pool = self.pool
-        self.release(info)
-        if self.free.total < info.gpus:
+        if self.free.total < info.gpus:  # (release changes neither the free pool nor the reservations:
+            self.release(info)           # it may come after the checks that read them)
             return False
         keep = self._keep(info) if (self.cfg.stay_put and info.running) else None
         if keep is not None and self._keep_wins(info, keep):
-            pls, opt = keep  # what the search below would end with, without the search
-            self._commit(info, pls, opt, self._end(info, opt, pls))
+            self._stay(info, *keep)  # what the search below would end with, without the search
             return True
+        self.release(info)
         prev = info.js.placements if info.running else None
         chosen: dict[int, Option] = {}
         single = info.gpus <= self.max_gpus
@@ -259,13 +262,21 @@ class Planner:
         self._commit(info, pls, opt, self._end(info, opt, pls))
         return True
 
+    def _stay(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option) -> None:
+        """:meth:`release` then :meth:`_commit` of a job staying on the placements it
+        holds. The open index is not moved: open GPUs are free minus held GPUs, and
+        both drop by the same GPUs on each node, so the two moves would cancel out."""
+        same = self.held.get(info.id) is pls
+        self.release(info, move_open=not same)
+        self._commit(info, pls, opt, self._end(info, opt, pls), move_open=not same)
+
     def _keep_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> bool:
         """Staying as it was (``keep``) ends no later than anything the search of
         :meth:`place_single` can return, whatever it returns: the search gives a node
         type's base option or a slower one, so no placement ends sooner than at the
         fastest base speed with the cheapest change. Then the search is skipped
         (its result would lose the ``<=`` comparison to ``keep`` anyway)."""
-        top = max(o.speed for o in info.facts.base.values())
+        top = info.facts.top_base_speed
         least = min(info.c_none, info.c_mig, info.c_resize)  # nan (no cost table): never true below
         return self._end(info, keep[1], keep[0]) <= self.now + least + info.remaining / (top * info.corr) + 1e-9
 
