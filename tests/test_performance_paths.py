@@ -181,7 +181,8 @@ def _busy_plain(planner, n):
         for jid, pls in planner.held.items():
             g = sum(q.gpus for q in pls if q.node == n)
             if g:
-                out.append((planner.held_end[jid], g, jid))
+                info = planner.ranked[planner.rank[jid]]
+                out.append((planner.now + info.time_at(info.current), g, jid))
     return out
 
 
@@ -211,7 +212,7 @@ def _plan_singles(st, pol, shortcut):
     infos = analyse(st, pol.facts, pol.config)
     planner = Planner(NodePool(st.cluster), st.now, pol.config, infos)
     if not shortcut:
-        planner._keep_wins = lambda info, keep: False  # type: ignore[method-assign]
+        planner._keep_wins = lambda info, keep: None  # type: ignore[method-assign]
     for info in infos:
         if not planner.place_single(info):
             planner.reserve(info.gpus)
@@ -256,9 +257,11 @@ def test_stay_put_shortcut_decides_as_the_search(seed, monkeypatch):
     fired: list = []
 
     def search_anyway(self, info, keep):
-        if wins(self, info, keep):
+        end = wins(self, info, keep)
+        if end is not None:
+            assert end == self._end(info, keep[1], keep[0])
             fired.append((info.id, keep))
-        return False
+        return None
 
     def checked(self, info):
         n = len(fired)

@@ -86,20 +86,25 @@ class Planner:
         k = len(pool.nodes)
         self.hg, self.hc, self.hm = [0] * k, [0] * k, [0.0] * k  # held GPUs, cores, GB per node
         self.held: dict[str, tuple[Placement, ...]] = {}  # running job id -> what it held
-        self.held_end: dict[str, float] = {}  # running job id -> its end if it stays as it was, minutes
+        self.ranked = tuple(infos) if cfg.stay_put else ()  # queue position -> job (ends of held jobs: _held_end)
         self.holders: dict[int, list[tuple[int, str]]] = {}  # node -> (queue position, id) of the jobs holding GPUs there
         self.rank: dict[str, int] = {}
         if cfg.stay_put:
+            hg, hc, hm, holders = self.hg, self.hc, self.hm, self.holders
             for k, info in enumerate(infos):  # most urgent first
                 if info.running:
                     self.held[info.id] = info.last_placements
-                    self.held_end[info.id] = now + info.time_at(info.current)  # type: ignore[arg-type]  # running
                     self.rank[info.id] = k
                     for q in info.last_placements:
-                        self.hg[q.node] += q.gpus
-                        self.hc[q.node] += q.cpus
-                        self.hm[q.node] += q.mem_gb
-                        self.holders.setdefault(q.node, []).append((k, info.id))
+                        n = q.node
+                        hg[n] += q.gpus
+                        hc[n] += q.cpus
+                        hm[n] += q.mem_gb
+                        h = holders.get(n)
+                        if h is None:
+                            holders[n] = [(k, info.id)]
+                        else:
+                            h.append((k, info.id))
         self.open = FreeIndex([max(0, f - h) for f, h in zip(pool.gpus, self.hg)], self.max_gpus)
 
     @property
@@ -220,9 +225,11 @@ class Planner:
             self.release(info)           # it may come after the checks that read them)
             return False
         keep = self._keep(info) if (self.cfg.stay_put and info.running) else None
-        if keep is not None and self._keep_wins(info, keep):
-            self._stay(info, *keep)  # what the search below would end with, without the search
-            return True
+        if keep is not None:
+            end = self._keep_wins(info, keep)
+            if end is not None:
+                self._stay(info, *keep, end)  # what the search below would end with, without the search
+                return True
         self.release(info)
         prev = info.js.placements if info.running else None
         chosen: dict[int, Option] = {}
@@ -262,23 +269,24 @@ class Planner:
         self._commit(info, pls, opt, self._end(info, opt, pls))
         return True
 
-    def _stay(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option) -> None:
+    def _stay(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
         """:meth:`release` then :meth:`_commit` of a job staying on the placements it
         holds. The open index is not moved: open GPUs are free minus held GPUs, and
         both drop by the same GPUs on each node, so the two moves would cancel out."""
         same = self.held.get(info.id) is pls
         self.release(info, move_open=not same)
-        self._commit(info, pls, opt, self._end(info, opt, pls), move_open=not same)
+        self._commit(info, pls, opt, end, move_open=not same)
 
-    def _keep_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> bool:
-        """Staying as it was (``keep``) ends no later than anything the search of
-        :meth:`place_single` can return, whatever it returns: the search gives a node
-        type's base option or a slower one, so no placement ends sooner than at the
-        fastest base speed with the cheapest change. Then the search is skipped
-        (its result would lose the ``<=`` comparison to ``keep`` anyway)."""
+    def _keep_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> float | None:
+        """The end of staying as it was (``keep``) if that is no later than anything
+        the search of :meth:`place_single` can return, whatever it returns (else None):
+        the search gives a node type's base option or a slower one, so no placement
+        ends sooner than at the fastest base speed with the cheapest change. Then the
+        search is skipped (its result would lose the ``<=`` comparison to ``keep``)."""
         top = info.facts.top_base_speed
         least = min(info.c_none, info.c_mig, info.c_resize)  # nan (no cost table): never true below
-        return self._end(info, keep[1], keep[0]) <= self.now + least + info.remaining / (top * info.corr) + 1e-9
+        end = self._end(info, keep[1], keep[0])
+        return end if end <= self.now + least + info.remaining / (top * info.corr) + 1e-9 else None
 
     def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None, make_open=None,
                open_only: bool = False) -> tuple[Placement, ...] | None:
@@ -399,11 +407,17 @@ class Planner:
         out = [(p.end, p.placements[0].gpus if len(p.placements) == 1 else sum(q.gpus for q in p.placements if q.node == n), "")
                for p in self.by_node.get(n, ())]
         if self.hg[n]:  # the holders there (not every held job: O(jobs) per node made reserve() slow)
-            for jid in dict.fromkeys(jid for _, jid in self.holders[n]):  # once each, should it hold two placements there
+            for k, jid in dict.fromkeys(self.holders[n]):  # once each, should it hold two placements there
                 g = sum(q.gpus for q in self.held[jid] if q.node == n)
                 if g:
-                    out.append((self.held_end[jid], g, jid))
+                    out.append((self._held_end(k), g, jid))
         return out
+
+    def _held_end(self, k: int) -> float:
+        """End (minutes) of the held job at queue position ``k`` if it stays as it was
+        (computed when a reservation needs it, not for every running job every round)."""
+        info = self.ranked[k]
+        return self.now + info.time_at(info.current)  # type: ignore[arg-type]  # running
 
     def _reserve_on_one_node(self, gpus: int) -> None:
         """The node where ``gpus`` GPUs free up first, as planned jobs and the running
