@@ -311,3 +311,64 @@ def test_open_index_stays_exact_when_jobs_stay(seed, monkeypatch):
     monkeypatch.setattr(Planner, "place_pair", pair)
     simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())
     assert seen["stay"] > 10
+
+
+# ---- pairing: the plain versions of the fast paths in pairing.py, for reference -----------
+
+def _weight_matrix_plain(sens, insens, cluster, now, R, scale, levels=0):
+    """weight_matrix as it was: a table of this round's type pairs, gathered with take."""
+    from sensaopt.policies.sensascale.pairing import pair_gains, urgencies
+
+    def types(infos):
+        index, reps = {}, []
+        idx = np.empty(len(infos), dtype=np.int64)
+        for n, x in enumerate(infos):
+            t = index.setdefault((id(x.facts), x.gpus), len(reps))
+            if t == len(reps):
+                reps.append(x)
+            idx[n] = t
+        return reps, idx
+
+    s_reps, s_idx = types(sens)
+    i_reps, i_idx = types(insens)
+    gs = np.zeros((len(s_reps), len(i_reps)))
+    gi = np.zeros_like(gs)
+    ok = np.zeros(gs.shape, dtype=bool)
+    for a, s in enumerate(s_reps):
+        for b, i in enumerate(i_reps):
+            g = pair_gains(s, i, cluster)
+            if g is not None:
+                gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
+    us, ui = urgencies(sens, now, R, levels), urgencies(insens, now, R, levels)
+    flat = s_idx[:, None] * len(i_reps) + i_idx[None, :]
+    w = gs.ravel().take(flat)
+    w *= us[:, None]
+    w += gi.ravel().take(flat) * ui[None, :]
+    w *= scale
+    np.rint(w, out=w)
+    W = w.astype(np.int64)
+    W[~ok.ravel().take(flat)] = 0
+    np.maximum(W, 0, out=W)
+    return W
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weight_matrix_from_gain_table_equals_plain_code_in_runs(seed, monkeypatch):
+    """At every pairing of whole runs (one gain cache and its GainTable for the run, as
+    the policy keeps them), weight_matrix gives, bit for bit, what the plain code gives."""
+    from sensaopt.policies.sensascale import pairing
+    from sensaopt.simulator import simulate
+
+    wm = pairing.weight_matrix
+    seen = {"wm": 0}
+
+    def weights(sens, insens, cluster, now, R, scale, cache=None, levels=0, us=None, ui=None):
+        W = wm(sens, insens, cluster, now, R, scale, cache, levels, us, ui)
+        ref = _weight_matrix_plain(sens, insens, cluster, now, R, scale, levels)
+        assert W.dtype == ref.dtype and np.array_equal(W, ref)
+        seen["wm"] += 1
+        return W
+
+    monkeypatch.setattr(pairing, "weight_matrix", weights)
+    simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())
+    assert seen["wm"] > 5

@@ -78,53 +78,81 @@ def urgencies(infos: list[JobInfo], now: float, R: float, levels: int = 0) -> np
     return g * u
 
 
+class GainTable:
+    """The pair gains of every (sensitive type, insensitive type) seen so far, types
+    being (profile facts, GPUs), as dense arrays indexed by a run-wide type number per
+    side, grown as new types appear: a round gathers its job pairs' gains from them
+    instead of filling a table of its own type pairs (:func:`weight_matrix`)."""
+
+    def __init__(self) -> None:
+        self.index: tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]] = ({}, {})
+        self.reps: tuple[list[JobInfo], list[JobInfo]] = ([], [])
+        self.gs = np.zeros((0, 0))  # gain of the sensitive member
+        self.gi = np.zeros((0, 0))  # gain of the insensitive member
+        self.ok = np.zeros((0, 0), dtype=bool)  # the pair fits a node
+
+    def numbers(self, infos: list[JobInfo], side: int) -> np.ndarray:
+        """Type numbers of ``infos`` on one side (0: sensitive rows, 1: insensitive columns)."""
+        index, reps = self.index[side], self.reps[side]
+        out = []
+        for x in infos:
+            k = (id(x.facts), x.gpus)
+            t = index.get(k)
+            if t is None:
+                t = index[k] = len(reps)
+                reps.append(x)
+            out.append(t)
+        return np.array(out, dtype=np.intp)
+
+    def fill(self, cluster: Cluster, cache: dict) -> None:
+        """Gains of the type pairs not in the arrays yet (``cache``: type pair -> gains)."""
+        (s_reps, i_reps), (r, c) = self.reps, self.gs.shape
+        if (len(s_reps), len(i_reps)) == (r, c):
+            return
+        gs = np.zeros((len(s_reps), len(i_reps)))
+        gi = np.zeros_like(gs)
+        ok = np.zeros(gs.shape, dtype=bool)
+        gs[:r, :c], gi[:r, :c], ok[:r, :c] = self.gs, self.gi, self.ok
+        for a, s in enumerate(s_reps):
+            for b, i in enumerate(i_reps):
+                if a < r and b < c:
+                    continue
+                key = (id(s.facts), s.gpus, id(i.facts), i.gpus)
+                g = cache.get(key, False)
+                if g is False:
+                    g = cache[key] = pair_gains(s, i, cluster)
+                if g is not None:
+                    gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
+        self.gs, self.gi, self.ok = gs, gi, ok
+
+
 def weight_matrix(
     sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None,
     levels: int = 0, us: np.ndarray | None = None, ui: np.ndarray | None = None,
 ) -> np.ndarray:
     """All edge weights at once. Gains depend only on the two jobs' (profile, GPUs)
     types, so they are computed once per type pair (and kept in ``gain_cache``, a
-    dict the caller may keep for a whole run) and broadcast with numpy. ``us``,
-    ``ui``: the two sides' :func:`urgencies` if the caller has them already."""
-    def types(infos):
-        index: dict[tuple[int, int], int] = {}
-        reps: list[JobInfo] = []
-        idx = np.empty(len(infos), dtype=np.int64)
-        for n, x in enumerate(infos):
-            k = (id(x.facts), x.gpus)
-            t = index.get(k)
-            if t is None:
-                t = index[k] = len(reps)
-                reps.append(x)
-            idx[n] = t
-        return reps, idx
-
+    dict the caller may keep for a whole run, with its :class:`GainTable`) and
+    broadcast with numpy. ``us``, ``ui``: the two sides' :func:`urgencies` if the
+    caller has them already."""
     cache = gain_cache if gain_cache is not None else {}
-    s_reps, s_idx = types(sens)
-    i_reps, i_idx = types(insens)
-    gs = np.zeros((len(s_reps), len(i_reps)))
-    gi = np.zeros_like(gs)
-    ok = np.zeros(gs.shape, dtype=bool)
-    for a, s in enumerate(s_reps):
-        for b, i in enumerate(i_reps):
-            key = (id(s.facts), s.gpus, id(i.facts), i.gpus)
-            g = cache.get(key, False)
-            if g is False:
-                g = cache[key] = pair_gains(s, i, cluster)
-            if g is not None:
-                gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
+    table = cache.get(GainTable)
+    if table is None:
+        table = cache[GainTable] = GainTable()
+    s_idx = table.numbers(sens, 0)
+    i_idx = table.numbers(insens, 1)
+    table.fill(cluster, cache)
     if us is None:
         us = urgencies(sens, now, R, levels)
     if ui is None:
         ui = urgencies(insens, now, R, levels)
-    flat = s_idx[:, None] * len(i_reps) + i_idx[None, :]  # type-pair cell of every job pair
-    w = gs.ravel().take(flat)
+    w = table.gs[s_idx][:, i_idx]  # every job pair's type-pair cell (rows, then columns: faster than np.ix_)
     w *= us[:, None]
-    w += gi.ravel().take(flat) * ui[None, :]
+    w += table.gi[s_idx][:, i_idx] * ui[None, :]
     w *= scale
     np.rint(w, out=w)
     W = w.astype(np.int64)
-    W[~ok.ravel().take(flat)] = 0
+    W[~table.ok[s_idx][:, i_idx]] = 0
     np.maximum(W, 0, out=W)
     return W
 
