@@ -372,3 +372,88 @@ def test_weight_matrix_from_gain_table_equals_plain_code_in_runs(seed, monkeypat
     monkeypatch.setattr(pairing, "weight_matrix", weights)
     simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())
     assert seen["wm"] > 5
+
+
+def _switch_penalty_plain(sens, insens, us, ui, cluster, inc):
+    """switch_penalty as it was: every term a full matrix, shared nodes by a dense mask."""
+    from sensaopt.policies.sensascale.pairing import _stay_terms
+
+    ns, rs, As, crs, cms = _stay_terms(sens, us, cluster, inc.held)
+    ni, ri, Ai, cri, cmi = _stay_terms(insens, ui, cluster, inc.held)
+    if (ns < 0).all() and (ni < 0).all():
+        return None
+    gs = np.array([x.gpus for x in sens], dtype=np.int64)
+    gi = np.array([x.gpus for x in insens], dtype=np.int64)
+    mig_s, mig_i = (As * cms)[:, None], (Ai * cmi)[None, :]
+    rsz_s, rsz_i = (As * crs)[:, None], (Ai * cri)[None, :]
+    away = mig_s + mig_i
+    at_s = np.where((rs[:, None] >= gi[None, :]), rsz_s + mig_i, np.inf)
+    at_i = np.where((ri[None, :] >= gs[:, None]), rsz_i + mig_s, np.inf)
+    pen = np.minimum(away, np.minimum(at_s, at_i))
+    together = (ns[:, None] == ni[None, :]) & (ns[:, None] >= 0)
+    if inc.partners is None:
+        pen[together] = 0.0
+        return pen
+    pen[together] = np.broadcast_to(rsz_s + rsz_i, pen.shape)[together]
+    col = {x.id: b for b, x in enumerate(insens)}
+    for a, x in enumerate(sens):
+        b = col.get(inc.partners.get(x.id, ""), -1)
+        if b >= 0 and together[a, b]:
+            pen[a, b] = 0.0
+    return pen
+
+
+def _match_assignment_plain(W):
+    from scipy.optimize import linear_sum_assignment
+
+    if W.size == 0 or W.max() <= 0:
+        return []
+    r = np.flatnonzero((W > 0).any(axis=1))
+    c = np.flatnonzero((W > 0).any(axis=0))
+    sub = W[np.ix_(r, c)]
+    rows, cols = linear_sum_assignment(sub, maximize=True)
+    return [(int(r[a]), int(c[b])) for a, b in zip(rows, cols) if sub[a, b] > 0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_switch_penalty_and_matching_equal_plain_code_in_runs(seed, monkeypatch):
+    """At every pairing of whole runs, switch_penalty (with last round's partners and
+    without) and match_assignment give, bit for bit, what the plain code gives."""
+    from sensaopt.policies.sensascale import pairing
+    from sensaopt.simulator import simulate
+
+    sp, ma = pairing.switch_penalty, pairing.match_assignment
+    seen = {"sp": 0, "ma": 0}
+
+    def penalty(sens, insens, us, ui, cluster, inc):
+        pen = sp(sens, insens, us, ui, cluster, inc)
+        for i in (inc, pairing.Incumbents(inc.held, None)):
+            a, b = sp(sens, insens, us, ui, cluster, i), _switch_penalty_plain(sens, insens, us, ui, cluster, i)
+            assert (a is None and b is None) or a.tobytes() == b.tobytes()
+        seen["sp"] += pen is not None
+        return pen
+
+    def matching(W):
+        out = ma(W)
+        assert out == _match_assignment_plain(W)
+        seen["ma"] += bool(out)
+        return out
+
+    monkeypatch.setattr(pairing, "switch_penalty", penalty)
+    monkeypatch.setattr(pairing, "match_assignment", matching)
+    simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())
+    assert min(seen.values()) > 5
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_match_assignment_equals_plain_on_random_graphs(seed):
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(0, 30)), int(rng.integers(0, 30)))
+    W = np.where(rng.random(shape) < rng.random(), rng.integers(-3, 6, shape), 0).astype(np.int64)
+    assert pairing_match(W) == _match_assignment_plain(W)
+
+
+def pairing_match(W):
+    from sensaopt.policies.sensascale.pairing import match_assignment
+
+    return match_assignment(W)
