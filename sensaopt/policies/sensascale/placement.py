@@ -225,11 +225,8 @@ class Planner:
             self.release(info)           # it may come after the checks that read them)
             return False
         keep = self._keep(info) if (self.cfg.stay_put and info.running) else None
-        if keep is not None:
-            end = self._keep_wins(info, keep)
-            if end is not None:
-                self._stay(info, *keep, end)  # what the search below would end with, without the search
-                return True
+        if keep is not None and self._stay_if_it_wins(info, keep):  # what the search below would end with, without the search
+            return True
         self.release(info)
         prev = info.js.placements if info.running else None
         chosen: dict[int, Option] = {}
@@ -257,16 +254,33 @@ class Planner:
             return q if q is not None and self._fits_open(q) else None
 
         pls = self._place(info.gpus, make_free, prev, make_open, info.running)
+        opt: Option | None = None
         if pls is not None and len(pls) > 1:  # the slowest node sets the pace: all nodes get that option
             opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
             pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
         elif pls is not None:
             opt = chosen[pls[0].node]
-        if keep is not None and (pls is None or self._end(info, keep[1], keep[0]) <= self._end(info, opt, pls) + 1e-9):
-            pls, opt = keep  # staying as it was is as fast, change costs included
-        if pls is None:
+        pls, opt = self._keep_if_as_fast(info, keep, pls, opt)
+        if pls is None or opt is None:
             return False
         self._commit(info, pls, opt, self._end(info, opt, pls))
+        return True
+
+    def _keep_if_as_fast(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option] | None, pls: tuple[Placement, ...] | None,
+                         opt: Option | None) -> tuple[tuple[Placement, ...] | None, Option | None]:
+        """``keep`` (if not None) when staying as it was is as fast as the search's
+        ``pls`` at ``opt`` (change costs included; None: the search found nothing),
+        else (pls, opt)."""
+        if keep is not None and (pls is None or self._end(info, keep[1], keep[0]) <= self._end(info, opt, pls) + 1e-9):  # type: ignore[arg-type]  # opt is set with pls
+            return keep
+        return pls, opt
+
+    def _stay_if_it_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> bool:
+        """:meth:`_stay` if :meth:`_keep_wins`; whether it did."""
+        end = self._keep_wins(info, keep)
+        if end is None:
+            return False
+        self._stay(info, *keep, end)
         return True
 
     def _stay(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
