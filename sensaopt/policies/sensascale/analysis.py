@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sensaopt.changes import MIGRATION, NONE, RESIZE, RESTART, classify
 from sensaopt.instance import Change, Cluster, NodeType
@@ -39,6 +40,11 @@ class ProfileFacts:
             c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
             o = self._alloc[key] = Option(int(c) if c == int(c) else c, m, round(self.profile.speed(c, m), 12))  # type: ignore[arg-type]
         return o
+
+    @cached_property
+    def top_base_speed(self) -> float:
+        """The fastest node type's base speed (the fastest a placement search gives)."""
+        return max(o.speed for o in self.base.values())
 
     def current(self, placements: tuple[Placement, ...]) -> Option:
         """Per-GPU option of a job on ``placements`` (the slowest node's)."""
@@ -87,7 +93,10 @@ class JobInfo:
                  "remaining", "corr", "started", "last_placements", "c_none", "c_mig", "c_resize")
 
     def __init__(self, js: JobState, facts: ProfileFacts, running: bool, overhead: float, target: float | None,
-                 tier: int, key: tuple, lst: float, costs: dict[Change, float] | None = None, cur: Option | None = None):
+                 tier: int, key: tuple, lst: float, costs: dict[Change, float] | None = None, cur: Option | None = None,
+                 corr: float | None = None, plain_costs: tuple[float, float, float] | None = None):
+        """``corr`` (``js.speed_correction``) and ``plain_costs`` (``costs``' NONE,
+        MIGRATION and RESIZE entries) may be given when the caller has them already."""
         self.js, self.facts, self.running, self.overhead = js, facts, running, overhead
         self.target, self.tier, self.key, self.lst = target, tier, key, lst
         self.costs: dict[Change, float] = {} if costs is None else costs
@@ -96,10 +105,12 @@ class JobInfo:
         self.id: str = spec.id
         self.gpus: int = spec.gpus
         self.remaining: float = js.remaining
-        self.corr: float = js.speed_correction
+        self.corr: float = js.speed_correction if corr is None else corr
         self.started = js.last_round is not None
         self.last_placements: tuple[Placement, ...] = js.placements or ()
-        if costs:
+        if plain_costs is not None:
+            self.c_none, self.c_mig, self.c_resize = plain_costs
+        elif costs:
             self.c_none, self.c_mig, self.c_resize = costs[NONE], costs[MIGRATION], costs[RESIZE]
         else:  # no table given: change_minutes looks it up (and fails) as before
             self.c_none = self.c_mig = self.c_resize = math.nan
@@ -165,6 +176,7 @@ class JobConstants:
     deadlines: tuple[tuple[float, float], ...]  # (absolute minute, value), earliest first
     restart: float  # costs[RESTART], minutes (read every round)
     base_ref: Option  # facts.base[the cluster's reference type] (a NodeType key hashes in Python)
+    plain_costs: tuple[float, float, float]  # costs[NONE], costs[MIGRATION], costs[RESIZE] (an Enum key hashes in Python too)
 
 
 def expected_option(f: ProfileFacts, cur: Option | None, ref: NodeType, cfg: SensaScaleConfig) -> Option:
@@ -204,13 +216,15 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
         if c is None:
             costs = table(spec.gpus)
             f = facts_of(spec.profile, spec.gpus)
-            c = cache[spec.id] = JobConstants(f, costs, spec.deadlines(), costs[RESTART], f.base[ref])
+            c = cache[spec.id] = JobConstants(f, costs, spec.deadlines(), costs[RESTART], f.base[ref],
+                                              (costs[NONE], costs[MIGRATION], costs[RESIZE]))
         f = c.facts
         running = js.last_round == prev_round
         cur = f.current(js.placements) if running and js.placements else None
         oh = c.restart
         start_oh = 0.0 if (running or js.last_round is None) else oh
-        t_opt = js.remaining / (f.opt.speed * js.speed_correction)
+        corr = js.speed_correction
+        t_opt = js.remaining / (f.opt.speed * corr)
         target = None
         for at, _value in c.deadlines:
             if now + start_oh + t_opt <= at + 1e-9:
@@ -223,7 +237,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             t_exp = t_opt
             if not optimal:  # expected_option, inlined
                 b = c.base_ref
-                t_exp = js.remaining / ((cur if cur is not None and cur.speed > b.speed else b).speed * js.speed_correction)
+                t_exp = js.remaining / ((cur if cur is not None and cur.speed > b.speed else b).speed * corr)
             lst = target - t_exp - start_oh
             if lst <= urgent_by:
                 key = (0, 0, lst, spec.arrival, spec.id)
@@ -236,7 +250,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             lst = math.inf
             key = (1, 0 if running else 1, t_opt + start_oh, spec.arrival, spec.id)
             tier = 1
-        out.append(JobInfo(js, f, running, oh, target, tier, key, lst, c.costs, cur))
+        out.append(JobInfo(js, f, running, oh, target, tier, key, lst, c.costs, cur, corr, c.plain_costs if c.costs else None))
     out.sort(key=_key)
     return out
 

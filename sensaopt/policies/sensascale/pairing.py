@@ -78,53 +78,81 @@ def urgencies(infos: list[JobInfo], now: float, R: float, levels: int = 0) -> np
     return g * u
 
 
+class GainTable:
+    """The pair gains of every (sensitive type, insensitive type) seen so far, types
+    being (profile facts, GPUs), as dense arrays indexed by a run-wide type number per
+    side, grown as new types appear: a round gathers its job pairs' gains from them
+    instead of filling a table of its own type pairs (:func:`weight_matrix`)."""
+
+    def __init__(self) -> None:
+        self.index: tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]] = ({}, {})
+        self.reps: tuple[list[JobInfo], list[JobInfo]] = ([], [])
+        self.gs = np.zeros((0, 0))  # gain of the sensitive member
+        self.gi = np.zeros((0, 0))  # gain of the insensitive member
+        self.ok = np.zeros((0, 0), dtype=bool)  # the pair fits a node
+
+    def numbers(self, infos: list[JobInfo], side: int) -> np.ndarray:
+        """Type numbers of ``infos`` on one side (0: sensitive rows, 1: insensitive columns)."""
+        index, reps = self.index[side], self.reps[side]
+        out = []
+        for x in infos:
+            k = (id(x.facts), x.gpus)
+            t = index.get(k)
+            if t is None:
+                t = index[k] = len(reps)
+                reps.append(x)
+            out.append(t)
+        return np.array(out, dtype=np.intp)
+
+    def fill(self, cluster: Cluster, cache: dict) -> None:
+        """Gains of the type pairs not in the arrays yet (``cache``: type pair -> gains)."""
+        (s_reps, i_reps), (r, c) = self.reps, self.gs.shape
+        if (len(s_reps), len(i_reps)) == (r, c):
+            return
+        gs = np.zeros((len(s_reps), len(i_reps)))
+        gi = np.zeros_like(gs)
+        ok = np.zeros(gs.shape, dtype=bool)
+        gs[:r, :c], gi[:r, :c], ok[:r, :c] = self.gs, self.gi, self.ok
+        for a, s in enumerate(s_reps):
+            for b, i in enumerate(i_reps):
+                if a < r and b < c:
+                    continue
+                key = (id(s.facts), s.gpus, id(i.facts), i.gpus)
+                g = cache.get(key, False)
+                if g is False:
+                    g = cache[key] = pair_gains(s, i, cluster)
+                if g is not None:
+                    gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
+        self.gs, self.gi, self.ok = gs, gi, ok
+
+
 def weight_matrix(
     sens: list[JobInfo], insens: list[JobInfo], cluster: Cluster, now: float, R: float, scale: int, gain_cache: dict | None = None,
     levels: int = 0, us: np.ndarray | None = None, ui: np.ndarray | None = None,
 ) -> np.ndarray:
     """All edge weights at once. Gains depend only on the two jobs' (profile, GPUs)
     types, so they are computed once per type pair (and kept in ``gain_cache``, a
-    dict the caller may keep for a whole run) and broadcast with numpy. ``us``,
-    ``ui``: the two sides' :func:`urgencies` if the caller has them already."""
-    def types(infos):
-        index: dict[tuple[int, int], int] = {}
-        reps: list[JobInfo] = []
-        idx = np.empty(len(infos), dtype=np.int64)
-        for n, x in enumerate(infos):
-            k = (id(x.facts), x.gpus)
-            t = index.get(k)
-            if t is None:
-                t = index[k] = len(reps)
-                reps.append(x)
-            idx[n] = t
-        return reps, idx
-
+    dict the caller may keep for a whole run, with its :class:`GainTable`) and
+    broadcast with numpy. ``us``, ``ui``: the two sides' :func:`urgencies` if the
+    caller has them already."""
     cache = gain_cache if gain_cache is not None else {}
-    s_reps, s_idx = types(sens)
-    i_reps, i_idx = types(insens)
-    gs = np.zeros((len(s_reps), len(i_reps)))
-    gi = np.zeros_like(gs)
-    ok = np.zeros(gs.shape, dtype=bool)
-    for a, s in enumerate(s_reps):
-        for b, i in enumerate(i_reps):
-            key = (id(s.facts), s.gpus, id(i.facts), i.gpus)
-            g = cache.get(key, False)
-            if g is False:
-                g = cache[key] = pair_gains(s, i, cluster)
-            if g is not None:
-                gs[a, b], gi[a, b], ok[a, b] = g[0], g[1], True
+    table = cache.get(GainTable)
+    if table is None:
+        table = cache[GainTable] = GainTable()
+    s_idx = table.numbers(sens, 0)
+    i_idx = table.numbers(insens, 1)
+    table.fill(cluster, cache)
     if us is None:
         us = urgencies(sens, now, R, levels)
     if ui is None:
         ui = urgencies(insens, now, R, levels)
-    flat = s_idx[:, None] * len(i_reps) + i_idx[None, :]  # type-pair cell of every job pair
-    w = gs.ravel().take(flat)
+    w = table.gs[s_idx][:, i_idx]  # every job pair's type-pair cell (rows, then columns: faster than np.ix_)
     w *= us[:, None]
-    w += gi.ravel().take(flat) * ui[None, :]
+    w += table.gi[s_idx][:, i_idx] * ui[None, :]
     w *= scale
     np.rint(w, out=w)
     W = w.astype(np.int64)
-    W[~ok.ravel().take(flat)] = 0
+    W[~table.ok[s_idx][:, i_idx]] = 0
     np.maximum(W, 0, out=W)
     return W
 
@@ -183,25 +211,42 @@ def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, u
     None when no candidate ran the round before."""
     ns, rs, As, crs, cms = _stay_terms(sens, us, cluster, inc.held)
     ni, ri, Ai, cri, cmi = _stay_terms(insens, ui, cluster, inc.held)
-    if (ns < 0).all() and (ni < 0).all():
+    rows = np.flatnonzero(ns >= 0)
+    cols = np.flatnonzero(ni >= 0)
+    if not len(rows) and not len(cols):
         return None
     gs = np.array([x.gpus for x in sens], dtype=np.int64)
     gi = np.array([x.gpus for x in insens], dtype=np.int64)
     mig_s, mig_i = (As * cms)[:, None], (Ai * cmi)[None, :]
     rsz_s, rsz_i = (As * crs)[:, None], (Ai * cri)[None, :]
-    away = mig_s + mig_i  # both to a third node (0 for a member that did not run)
-    at_s = np.where((rs[:, None] >= gi[None, :]), rsz_s + mig_i, np.inf)
-    at_i = np.where((ri[None, :] >= gs[:, None]), rsz_i + mig_s, np.inf)
-    pen = np.minimum(away, np.minimum(at_s, at_i))
-    together = (ns[:, None] == ni[None, :]) & (ns[:, None] >= 0)
+    # min(both to a third node, at s's node, at i's node), built in place (the same floats
+    # as np.minimum of the three matrices: min is exact in any order)
+    pen = rsz_s + mig_i  # at s's node: a resize for s, a migration for i (if it ran elsewhere) ...
+    np.copyto(pen, np.inf, where=rs[:, None] < gi[None, :])  # ... if s's node has room for i
+    at_i = rsz_i + mig_s  # the mirror
+    np.copyto(at_i, np.inf, where=ri[None, :] < gs[:, None])
+    np.minimum(pen, at_i, out=pen)
+    np.add(mig_s, mig_i, out=at_i)  # both to a third node (0 for a member that did not run)
+    np.minimum(pen, at_i, out=pen)
+    # the pairs that ran on one node (few: only running single-node jobs can)
+    by_node: dict[int, list[int]] = {}
+    for b, n in zip(cols.tolist(), ni[cols].tolist()):
+        by_node.setdefault(n, []).append(b)
+    ta: list[int] = []
+    tb: list[int] = []
+    for a, n in zip(rows.tolist(), ns[rows].tolist()):
+        for b in by_node.get(n, ()):
+            ta.append(a)
+            tb.append(b)
+    at_a, at_b = np.array(ta, dtype=np.intp), np.array(tb, dtype=np.intp)
     if inc.partners is None:
-        pen[together] = 0.0
+        pen[at_a, at_b] = 0.0
         return pen
-    pen[together] = np.broadcast_to(rsz_s + rsz_i, pen.shape)[together]
-    col = {x.id: b for b, x in enumerate(insens)}
-    for a, x in enumerate(sens):
-        b = col.get(inc.partners.get(x.id, ""), -1)
-        if b >= 0 and together[a, b]:
+    pen[at_a, at_b] = rsz_s[at_a, 0] + rsz_i[0, at_b]
+    col = {insens[b].id: b for b in cols.tolist()}  # partners that ran together: both ran
+    for a in rows.tolist():
+        b = col.get(inc.partners.get(sens[a].id, ""), -1)
+        if b >= 0 and ns[a] == ni[b]:
             pen[a, b] = 0.0
     return pen
 
@@ -211,13 +256,17 @@ def match_assignment(W: np.ndarray) -> list[tuple[int, int]]:
     edge) via the assignment problem: same total weight as the general matching."""
     from scipy.optimize import linear_sum_assignment
 
-    if W.size == 0 or W.max() <= 0:
+    if W.size == 0:
         return []
-    r = np.flatnonzero((W > 0).any(axis=1))  # rows and columns without an edge cannot be matched:
-    c = np.flatnonzero((W > 0).any(axis=0))  # dropped, the assignment is smaller (same total weight)
-    sub = W[np.ix_(r, c)]
+    edge = W > 0
+    if not edge.any():
+        return []
+    r = np.flatnonzero(edge.any(axis=1))  # rows and columns without an edge cannot be matched:
+    c = np.flatnonzero(edge.any(axis=0))  # dropped, the assignment is smaller (same total weight)
+    sub = W[r][:, c]  # (rows, then columns: faster than np.ix_)
     rows, cols = linear_sum_assignment(sub, maximize=True)
-    return [(int(r[a]), int(c[b])) for a, b in zip(rows, cols) if sub[a, b] > 0]
+    keep = sub[rows, cols] > 0
+    return list(zip(r[rows[keep]].tolist(), c[cols[keep]].tolist()))
 
 
 def job_classes(infos: list[JobInfo], u: np.ndarray, single_running: bool = False) -> tuple[np.ndarray, list[list[int]]]:
@@ -308,7 +357,9 @@ def pair_matrix(
     if pen is None:
         return W
     pen *= hysteresis * scale
-    W -= np.rint(np.minimum(pen, float(np.iinfo(np.int64).max // 4))).astype(np.int64)
+    np.minimum(pen, float(np.iinfo(np.int64).max // 4), out=pen)
+    np.rint(pen, out=pen)
+    W -= pen.astype(np.int64)
     np.maximum(W, 0, out=W)
     return W
 

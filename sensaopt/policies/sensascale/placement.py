@@ -90,20 +90,25 @@ class Planner:
         k = len(pool.nodes)
         self.hg, self.hc, self.hm = [0] * k, [0] * k, [0.0] * k  # held GPUs, cores, GB per node
         self.held: dict[str, tuple[Placement, ...]] = {}  # running job id -> what it held
-        self.held_end: dict[str, float] = {}  # running job id -> its end if it stays as it was, minutes
+        self.ranked = tuple(infos) if cfg.stay_put else ()  # queue position -> job (ends of held jobs: _held_end)
         self.holders: dict[int, list[tuple[int, str]]] = {}  # node -> (queue position, id) of the jobs holding GPUs there
         self.rank: dict[str, int] = {}
         if cfg.stay_put:
+            hg, hc, hm, holders = self.hg, self.hc, self.hm, self.holders
             for k, info in enumerate(infos):  # most urgent first
                 if info.running:
                     self.held[info.id] = info.last_placements
-                    self.held_end[info.id] = now + info.time_at(info.current)  # type: ignore[arg-type]  # running
                     self.rank[info.id] = k
                     for q in info.last_placements:
-                        self.hg[q.node] += q.gpus
-                        self.hc[q.node] += q.cpus
-                        self.hm[q.node] += q.mem_gb
-                        self.holders.setdefault(q.node, []).append((k, info.id))
+                        n = q.node
+                        hg[n] += q.gpus
+                        hc[n] += q.cpus
+                        hm[n] += q.mem_gb
+                        h = holders.get(n)
+                        if h is None:
+                            holders[n] = [(k, info.id)]
+                        else:
+                            h.append((k, info.id))
         self.open = FreeIndex([max(0, f - h) for f, h in zip(pool.gpus, self.hg)], self.max_gpus)
 
     @property
@@ -118,8 +123,9 @@ class Planner:
     def _open_gpus(self, n: int) -> int:
         return max(0, self.pool.gpus[n] - self.hg[n])
 
-    def release(self, info: JobInfo) -> None:
-        """``info`` is being planned now: what it held is no longer reserved for it."""
+    def release(self, info: JobInfo, move_open: bool = True) -> None:
+        """``info`` is being planned now: what it held is no longer reserved for it.
+        (``move_open`` False: the open index is left behind, for :meth:`_stay` only.)"""
         pls = self.held.pop(info.id, None)
         if pls is None:
             return
@@ -130,7 +136,8 @@ class Planner:
             hg[n] -= q.gpus
             self.hc[n] -= q.cpus
             self.hm[n] -= q.mem_gb
-            self.open.move(n, old, max(0, gpus[n] - hg[n]))
+            if move_open:
+                self.open.move(n, old, max(0, gpus[n] - hg[n]))
             self.holders[n].remove((self.rank[info.id], info.id))
 
     def _victim_rank(self, n: int) -> int:
@@ -172,7 +179,7 @@ class Planner:
                 return False
         return True
 
-    def _commit(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
+    def _commit(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float, move_open: bool = True) -> None:
         pool = self.pool
         gpus = pool.gpus
         p = Planned(info, pls, opt, end)
@@ -186,7 +193,8 @@ class Planner:
             pool.cpus[n] -= q.cpus
             pool.mem[n] -= q.mem_gb
             self.free.move(n, old, new)
-            self.open.move(n, old_open, max(0, new - hg[n]))
+            if move_open:
+                self.open.move(n, old_open, max(0, new - hg[n]))
             on = self.by_node.get(n)
             if on is None:
                 self.by_node[n] = [p]
@@ -235,10 +243,13 @@ class Planner:
 
     def place_single(self, info: JobInfo) -> bool:
         pool = self.pool
-        self.release(info)
-        if self.free.total < info.gpus:
+        if self.free.total < info.gpus:  # (release changes neither the free pool nor the reservations:
+            self.release(info)           # it may come after the checks that read them)
             return False
         keep = self._keep(info) if (self.cfg.stay_put and info.running) else None
+        if keep is not None and self._stay_if_it_wins(info, keep):  # what the search below would end with, without the search
+            return True
+        self.release(info)
         prev = info.js.placements if info.running else None
         chosen: dict[int, Option] = {}
         single = info.gpus <= self.max_gpus
@@ -265,17 +276,53 @@ class Planner:
             return q if q is not None and self._fits_open(q) else None
 
         pls = self._place(info.gpus, make_free, prev, make_open, info.running)
+        opt: Option | None = None
         if pls is not None and len(pls) > 1:  # the slowest node sets the pace: all nodes get that option
             opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
             pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
         elif pls is not None:
             opt = chosen[pls[0].node]
-        if keep is not None and (pls is None or self._end(info, keep[1], keep[0]) <= self._end(info, opt, pls) + 1e-9):
-            pls, opt = keep  # staying as it was is as fast, change costs included
-        if pls is None:
+        pls, opt = self._keep_if_as_fast(info, keep, pls, opt)
+        if pls is None or opt is None:
             return False
         self._commit(info, pls, opt, self._end(info, opt, pls))
         return True
+
+    def _keep_if_as_fast(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option] | None, pls: tuple[Placement, ...] | None,
+                         opt: Option | None) -> tuple[tuple[Placement, ...] | None, Option | None]:
+        """``keep`` (if not None) when staying as it was is as fast as the search's
+        ``pls`` at ``opt`` (change costs included; None: the search found nothing),
+        else (pls, opt)."""
+        if keep is not None and (pls is None or self._end(info, keep[1], keep[0]) <= self._end(info, opt, pls) + 1e-9):  # type: ignore[arg-type]  # opt is set with pls
+            return keep
+        return pls, opt
+
+    def _stay_if_it_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> bool:
+        """:meth:`_stay` if :meth:`_keep_wins`; whether it did."""
+        end = self._keep_wins(info, keep)
+        if end is None:
+            return False
+        self._stay(info, *keep, end)
+        return True
+
+    def _stay(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
+        """:meth:`release` then :meth:`_commit` of a job staying on the placements it
+        holds. The open index is not moved: open GPUs are free minus held GPUs, and
+        both drop by the same GPUs on each node, so the two moves would cancel out."""
+        same = self.held.get(info.id) is pls
+        self.release(info, move_open=not same)
+        self._commit(info, pls, opt, end, move_open=not same)
+
+    def _keep_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> float | None:
+        """The end of staying as it was (``keep``) if that is no later than anything
+        the search of :meth:`place_single` can return, whatever it returns (else None):
+        the search gives a node type's base option or a slower one, so no placement
+        ends sooner than at the fastest base speed with the cheapest change. Then the
+        search is skipped (its result would lose the ``<=`` comparison to ``keep``)."""
+        top = info.facts.top_base_speed
+        least = min(info.c_none, info.c_mig, info.c_resize)  # nan (no cost table): never true below
+        end = self._end(info, keep[1], keep[0])
+        return end if end <= self.now + least + info.remaining / (top * info.corr) + 1e-9 else None
 
     def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None, make_open=None,
                open_only: bool = False) -> tuple[Placement, ...] | None:
@@ -482,13 +529,20 @@ class Planner:
     def _busy(self, n: int) -> list[tuple[float, int, str]]:
         """(end, GPUs, job) on node ``n``: planned units, and running jobs not planned
         yet that still hold GPUs there (ending as they run now)."""
-        out = [(p.end, sum(q.gpus for q in p.placements if q.node == n), "") for p in self.by_node.get(n, ())]
-        if self.hg[n]:
-            for jid, pls in self.held.items():
-                g = sum(q.gpus for q in pls if q.node == n)
+        out = [(p.end, p.placements[0].gpus if len(p.placements) == 1 else sum(q.gpus for q in p.placements if q.node == n), "")
+               for p in self.by_node.get(n, ())]
+        if self.hg[n]:  # the holders there (not every held job: O(jobs) per node made reserve() slow)
+            for k, jid in dict.fromkeys(self.holders[n]):  # once each, should it hold two placements there
+                g = sum(q.gpus for q in self.held[jid] if q.node == n)
                 if g:
-                    out.append((self.held_end[jid], g, jid))
+                    out.append((self._held_end(k), g, jid))
         return out
+
+    def _held_end(self, k: int) -> float:
+        """End (minutes) of the held job at queue position ``k`` if it stays as it was
+        (computed when a reservation needs it, not for every running job every round)."""
+        info = self.ranked[k]
+        return self.now + info.time_at(info.current)  # type: ignore[arg-type]  # running
 
     def _reserve_on_one_node(self, gpus: int) -> None:
         """The node where ``gpus`` GPUs free up first, as planned jobs and the running
