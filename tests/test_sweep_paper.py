@@ -86,6 +86,9 @@ def test_cells_reductions_table_and_figures(tmp_path):
     assert avg["seeds"] == 3
     assert "| **average over cells** |  | 3 | -75.00 [-75.00, -75.00] | -75.00 [-75.00, -75.00] | -45.00 [" in md
     assert "| paper |  |  | -74.22 |" in md
+    md2 = table_markdown(cells, per, avg, others=[("edf", *reductions(rows, base="edf"))])
+    assert md2.startswith(md.rstrip("\n")) and "**SensaScale vs EDF**" in md2 and md2.count("| paper |") == 1
+    assert md2.count("| **average over cells** |") == 2 and "| n/a |" in md2.split("**SensaScale vs EDF**")[1]
     files = figures(cells, runs, recs, tmp_path)
     assert all(f.stat().st_size > 10_000 for f in files)
     # a missing run is simply absent from the table; its cell has two seeds left

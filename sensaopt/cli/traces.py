@@ -262,7 +262,8 @@ def experiment_paper(
     rows = table_rows(runs, records)
     cells = cell_rows(rows)
     per, avg = reductions(rows)
-    md = f"Settings: {s}\n\n" + table_markdown(cells, per, avg)
+    vs_edf = reductions(rows, base="edf") if "edf" in s.policies else None  # the plain deadline-aware baseline
+    md = f"Settings: {s}\n\n" + table_markdown(cells, per, avg, others=[("edf", *vs_edf)] if vs_edf else [])
     written = paper.write_report(output, cells, rows, md, runs, records)
     if results is not None:
         status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")

@@ -237,9 +237,12 @@ def _row(cells: Iterable[str]) -> str:
 
 
 def table_markdown(cells: list[dict[str, Any]], per: list[dict[str, Any]], avg: dict[str, Any],
-                   confidence: float = CONFIDENCE) -> str:
+                   confidence: float = CONFIDENCE,
+                   others: Sequence[tuple[str, list[dict[str, Any]], dict[str, Any]]] = ()) -> str:
     """The cells (:func:`cell_rows`, tables :data:`CELL_TABLES`) and the change vs Chronus
-    (:func:`reductions`) as Markdown: each figure ``mean [lo, hi]`` over seeds (Student-t, ``confidence``)."""
+    (:func:`reductions`) as Markdown: each figure ``mean [lo, hi]`` over seeds (Student-t, ``confidence``).
+    ``others``: (base policy, per, avg) of further :func:`reductions` (e.g. vs EDF), each
+    its own table after Chronus's, without the paper's row."""
     pc = f"{100 * confidence:g} %"
     lines = [f"Each figure: mean over seeds [{pc} Student-t interval]; no interval with one seed."]
     for title, cols in CELL_TABLES:
@@ -248,16 +251,19 @@ def table_markdown(cells: list[dict[str, Any]], per: list[dict[str, Any]], avg: 
         for r in cells:
             lines.append(_row([r["workload"], f"{r['node_gpus']}-GPU", r["policy"], str(r["seeds"]), f"{r['jobs']:.0f}"]
                               + [_ci(r, k, nd, mult) for _, k, nd, mult in cols]))
-    lines += ["", "**SensaScale vs Chronus**, relative change (%) = 100·(SensaScale − Chronus)/Chronus, per seed (paired), "
-              f"then mean [{pc} interval] over seeds:", "",
-              "| workload | nodes | seeds | SLO violation rate | weighted violation rate | avg JCT | avg queueing | avg pending |",
-              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for r in per:
-        lines.append(_row([r["workload"], f"{r['node_gpus']}-GPU", str(r["seeds"])] + [_ci(r, k) for k in REDUCTION_METRICS]))
-    a = {k: dict(zip((k, f"{k}_lo", f"{k}_hi"), avg[k])) for k in REDUCTION_METRICS}
-    n = str(avg["seeds"]) if avg["seeds"] else "partial"
-    lines.append(_row(["**average over cells**", "", n] + [_ci(a[k], k) for k in REDUCTION_METRICS]))
-    lines.append(_row(["paper", "", ""] + [str(PAPER_REDUCTION.get(k, "")) for k in REDUCTION_METRICS]))
+    for base, p_rows, p_avg in (("chronus", per, avg), *others):
+        name = {"chronus": "Chronus", "edf": "EDF"}.get(base, base)
+        lines += ["", f"**SensaScale vs {name}**, relative change (%) = 100·(SensaScale − {name})/{name}, per seed (paired), "
+                  f"then mean [{pc} interval] over seeds:", "",
+                  "| workload | nodes | seeds | SLO violation rate | weighted violation rate | avg JCT | avg queueing | avg pending |",
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for r in p_rows:
+            lines.append(_row([r["workload"], f"{r['node_gpus']}-GPU", str(r["seeds"])] + [_ci(r, k) for k in REDUCTION_METRICS]))
+        a = {k: dict(zip((k, f"{k}_lo", f"{k}_hi"), p_avg[k])) for k in REDUCTION_METRICS}
+        n = str(p_avg["seeds"]) if p_avg["seeds"] else "partial"
+        lines.append(_row(["**average over cells**", "", n] + [_ci(a[k], k) for k in REDUCTION_METRICS]))
+        if base == "chronus":
+            lines.append(_row(["paper", "", ""] + [str(PAPER_REDUCTION.get(k, "")) for k in REDUCTION_METRICS]))
     return "\n".join(lines) + "\n"
 
 
