@@ -66,6 +66,11 @@ class FreeIndex:
             yield from self.buckets[f]
 
 
+def _unit_order(u: tuple) -> tuple:
+    """Repack's order of the jobs to move off a node: (added minutes, −GPUs, id)."""
+    return u[:3]
+
+
 class Planner:
     """One round's placement state: the free pool, the units planned so far, the
     reservations, and (``cfg.stay_put``) what running jobs not yet planned held the
@@ -85,7 +90,8 @@ class Planner:
         self.planned: dict[str, Planned] = {}
         self.by_node: dict[int, list[Planned]] = {}
         self.reservations: list[Reservation] = []
-        self.max_gpus = max(n.gpus for n in pool.nodes)
+        self.node_gpus = [nd.gpus for nd in pool.nodes]  # GPUs per node (a property on Node)
+        self.max_gpus = max(self.node_gpus)
         self.free = FreeIndex(pool.gpus, self.max_gpus)
         k = len(pool.nodes)
         self.hg, self.hc, self.hm = [0] * k, [0] * k, [0.0] * k  # held GPUs, cores, GB per node
@@ -447,25 +453,7 @@ class Planner:
         if self.repacks_left <= 0 or g > self.max_gpus or self.open.total < g or g >= self.repack_failed:
             return False
         self.repacks_left -= 1
-        pool, gpus, hg = self.pool, self.pool.gpus, self.hg
-        budget = g * self.round_minutes
-        cands = []
-        for n, node in enumerate(pool.nodes):
-            need = g - max(0, gpus[n] - hg[n])  # open GPUs to clear there (holders stay)
-            if node.gpus - hg[n] < g or need <= 0:
-                continue
-            units = [(self._move_cost(p), -p.placements[0].gpus, p.info.id, p) for p in self.by_node.get(n, ())
-                     if len(p.placements) == 1 and p.info.id not in self.paired]
-            units.sort(key=lambda u: u[:3])  # free moves first, then larger jobs
-            movers, cost, got = [], 0.0, 0
-            for added, _g, _id, p in units:
-                if got >= need:
-                    break
-                movers.append(p)
-                cost += added * p.placements[0].gpus
-                got += p.placements[0].gpus
-            if got >= need and cost < budget:
-                cands.append((cost, n, movers))
+        cands = self._repack_candidates(g)
         if not cands:
             self.repack_failed = g  # not tried again this round for g GPUs or more
             return False
@@ -478,6 +466,43 @@ class Planner:
                     self._uncommit(new)
                     self._commit(old.info, old.placements, old.option, old.end)
         return False
+
+    def _repack_candidates(self, g: int) -> list[tuple[float, int, list[Planned]]]:
+        """(cost, node, movers) of the nodes :meth:`repack` may clear for a ``g``-GPU
+        job: the planned single jobs to move off (free moves first, then larger jobs)
+        until ``g`` GPUs are open there, costing less than one round of ``g`` GPUs.
+        Stops at the second node that costs nothing (none after it ranks before it)."""
+        gpus, hg, by_node, paired = self.pool.gpus, self.hg, self.by_node, self.paired
+        budget = g * self.round_minutes
+        cands: list[tuple[float, int, list[Planned]]] = []
+        free_moves = 0
+        for n, size in enumerate(self.node_gpus):
+            if free_moves == 2:
+                break
+            need = g - max(0, gpus[n] - hg[n])  # open GPUs to clear there (holders stay)
+            if size - hg[n] < g or need <= 0:
+                continue
+            singles, total = [], 0
+            for p in by_node.get(n, ()):
+                pl = p.placements
+                if len(pl) == 1 and p.info.id not in paired:
+                    singles.append(p)
+                    total += pl[0].gpus
+            if total < need:
+                continue  # even moving them all would not clear enough
+            units = [(self._move_cost(p), -p.placements[0].gpus, p.info.id, p) for p in singles]
+            units.sort(key=_unit_order)
+            movers, cost, got = [], 0.0, 0
+            for added, neg_g, _id, p in units:
+                if got >= need:
+                    break
+                movers.append(p)
+                cost -= added * neg_g
+                got -= neg_g
+            if got >= need and cost < budget:
+                cands.append((cost, n, movers))
+                free_moves += cost == 0.0
+        return cands
 
     def _move_cost(self, p: Planned) -> float:
         """Minutes a planned single-node job would lose on top of its plan if moved
