@@ -233,3 +233,20 @@ def test_repack_never_pushes_a_mover_past_its_deadline():
     was = {"a": (Placement(0, 1, 3, 62.5),), "b": (Placement(1, 1, 3, 62.5),)}
     _, alloc = decide_with(inst, was)
     assert alloc["a"] == was["a"] and alloc["b"][0].node == 0 and alloc["u"][0].node == 1
+
+
+def test_move_cost_weight_scales_the_costs_the_policy_prices_not_the_charge():
+    from sensaopt.policies.sensascale.analysis import analyse
+    from sensaopt.policies.sensascale.policy import SensaScalePolicy as P
+
+    inst = instance([job("a", gpus=2, work=100, deadline=500)], nodes=2, gpus=4, cpus=12, mem=250)
+    costs = {}
+    for w in (1.0, 2.5):
+        pol = P(move_cost_weight=w)
+        pol.reset(inst)
+        st = RoundState(0, 0.0, inst.round_minutes, inst.cluster, inst.overheads, [JobState(spec=inst.jobs[0], remaining=100.0)])
+        costs[w] = analyse(st, pol.facts, pol.config, {})[0].costs
+    assert costs[1.0] == inst.overheads.table(2)
+    assert costs[2.5] == pytest.approx({k: 2.5 * v for k, v in costs[1.0].items()})
+    with pytest.raises(ValueError):
+        SensaScaleConfig(move_cost_weight=-1.0)

@@ -215,6 +215,8 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
         c = cache.get(spec.id)
         if c is None:
             costs = table(spec.gpus)
+            if cfg.move_cost_weight != 1.0:  # the policy's own price of a change, not the charge
+                costs = {k: v * cfg.move_cost_weight for k, v in costs.items()}
             f = facts_of(spec.profile, spec.gpus)
             c = cache[spec.id] = JobConstants(f, costs, spec.deadlines(), costs[RESTART], f.base[ref],
                                               (costs[NONE], costs[MIGRATION], costs[RESIZE]))

@@ -92,6 +92,12 @@ class SensaScaleConfig:
     make room, if the moves cost less than one round of its GPUs
     (``Planner.repack``); at most this many tries per round (0: never). Without it a
     stayed-put cluster stays fragmented and 8-GPU jobs wait for a node to drain."""
+    move_cost_weight: float = 1.0
+    """Multiplier on the change costs (restart, migration, resize) that SensaScale's own
+    decisions price — latest start times, stay-or-move, pair hysteresis, resizes, repack —
+    while the simulator keeps charging the instance's costs. 1: price what is charged.
+    A diagnostic for why SensaScale does better when every cost is ×4
+    (models/sensascale.md)."""
     min_speed_fraction: float = 0.5
     """When a node lacks CPU or memory for the base allocation, accept a smaller one
     only if it keeps at least this fraction of the base speed."""
@@ -127,6 +133,8 @@ class SensaScaleConfig:
             raise ValueError("lst_allocation must be 'expected' or 'optimal'")
         if self.pair_hysteresis < 0:
             raise ValueError("pair_hysteresis must be >= 0")
+        if not self.move_cost_weight >= 0:
+            raise ValueError("move_cost_weight must be >= 0")
         if self.repack_limit < 0:
             raise ValueError("repack_limit must be >= 0")
         if self.pairing_window <= 0 or self.weight_scale < 1:
