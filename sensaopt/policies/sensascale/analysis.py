@@ -179,26 +179,15 @@ class JobConstants:
     plain_costs: tuple[float, float, float]  # costs[NONE], costs[MIGRATION], costs[RESIZE] (an Enum key hashes in Python too)
 
 
-def expected_option(f: ProfileFacts, cur: Option | None, ref: NodeType, cfg: SensaScaleConfig) -> Option:
-    """The per-GPU allocation the LST assumes (``cfg.lst_allocation``): the optimal
-    demand, or what the job will likely get — its current allocation ``cur`` if running
-    (None if not), else the base allocation of the main node type — never slower than
-    the base."""
-    if cfg.lst_allocation == "optimal":
-        return f.opt
-    b = f.base[ref]
-    if cur is not None and cur.speed > b.speed:
-        return cur
-    return b
-
-
 def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict | None = None) -> list[JobInfo]:
     """JobInfo for every waiting or running job, most urgent first.
 
     ``constants`` (optional) is a dict kept across the rounds of one run, mapping a
     job's id to its :class:`JobConstants` (filled here on first sight). A target
-    deadline is reachable when the job meets it at its optimal demand; the LST uses
-    the allocation it is expected to get (:func:`expected_option`).
+    deadline is reachable when the job meets it at its optimal demand; the LST assumes
+    the per-GPU allocation of ``cfg.lst_allocation``: the optimal demand ("optimal"), or
+    what the job will likely get ("expected"): its current allocation if running, else the
+    base allocation of the cluster's reference node type, never slower than that base.
     """
     now, R = state.now, state.round_minutes
     prev_round = state.round - 1
@@ -237,7 +226,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
                 break
         if target is not None:
             t_exp = t_opt
-            if not optimal:  # expected_option, inlined
+            if not optimal:  # the expected allocation (docstring above)
                 b = c.base_ref
                 t_exp = js.remaining / ((cur if cur is not None and cur.speed > b.speed else b).speed * corr)
             lst = target - t_exp - start_oh
@@ -252,7 +241,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             lst = math.inf
             key = (1, 0 if running else 1, t_opt + start_oh, spec.arrival, spec.id)
             tier = 1
-        out.append(JobInfo(js, f, running, oh, target, tier, key, lst, c.costs, cur, corr, c.plain_costs if c.costs else None))
+        out.append(JobInfo(js, f, running, oh, target, tier, key, lst, c.costs, cur, corr, c.plain_costs))
     out.sort(key=_key)
     return out
 
