@@ -45,7 +45,7 @@ def test_bucket_search_picks_the_node_nodepool_picks(seed):
     types = (NodeType("a", 8, 24, 500.0, rng.randint(1, 12)),) + ((NodeType("b", 4, 16, 200.0, rng.randint(1, 6)),) if seed % 3 == 0 else ())
     cluster = Cluster(types)
     pool = random_pool(rng, cluster)
-    planner = Planner(pool, 0.0, SensaScalePolicy().config)
+    planner = Planner(pool, 0.0, SensaScalePolicy().config, round_minutes=5.0)
     banned = {n for n in range(len(pool.nodes)) if rng.random() < 0.2}
 
     def make(node, g):  # an arbitrary feasibility rule on top of the GPU count
@@ -210,7 +210,7 @@ def test_busy_from_holders_equals_scan_of_held(seed, monkeypatch):
 def _plan_singles(st, pol, shortcut):
     """Step 4 of ``decide`` without pairs: every job placed alone in queue order."""
     infos = analyse(st, pol.facts, pol.config)
-    planner = Planner(NodePool(st.cluster), st.now, pol.config, infos)
+    planner = Planner(NodePool(st.cluster), st.now, pol.config, infos, round_minutes=st.round_minutes)
     if not shortcut:
         planner._keep_wins = lambda info, keep: None  # type: ignore[method-assign]
     for info in infos:

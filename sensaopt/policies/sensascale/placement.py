@@ -82,7 +82,8 @@ class Planner:
     would cascade: one migration per round per displaced job)."""
 
     def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = (),  # type: ignore[assignment]
-                 round_minutes: float = 5.0):
+                 *, round_minutes: float):
+        """``now`` and ``round_minutes`` in minutes (the round length prices repack's budget)."""
         self.pool, self.now, self.cfg, self.round_minutes = pool, now, cfg, round_minutes
         self.paired: set[str] = set()  # jobs placed as a pair this round (repack leaves them together)
         self.repacks_left = cfg.repack_limit
@@ -462,9 +463,7 @@ class Planner:
             if moved is not None:
                 if self.place_single(info):
                     return True
-                for old, new in reversed(moved):  # undo
-                    self._uncommit(new)
-                    self._commit(old.info, old.placements, old.option, old.end)
+                self._undo_moves(moved)
         return False
 
     def _repack_candidates(self, g: int) -> list[tuple[float, int, list[Planned]]]:
@@ -504,6 +503,12 @@ class Planner:
                 free_moves += cost == 0.0
         return cands
 
+    def _undo_moves(self, moved: list[tuple[Planned, Planned]]) -> None:
+        """Put the (old, new) plans of :meth:`_move_off` back as they were, last first."""
+        for old, new in reversed(moved):
+            self._uncommit(new)
+            self._commit(old.info, old.placements, old.option, old.end)
+
     def _move_cost(self, p: Planned) -> float:
         """Minutes a planned single-node job would lose on top of its plan if moved
         to another node (0 if it was not going to stay where it ran). Its planned
@@ -534,9 +539,7 @@ class Planner:
                     break
             if target is None:
                 self._commit(info, p.placements, opt, p.end)
-                for old, new in reversed(done):
-                    self._uncommit(new)
-                    self._commit(old.info, old.placements, old.option, old.end)
+                self._undo_moves(done)
                 return None
             self._commit(info, (target[0],), opt, target[1])
             done.append((p, self.planned[info.id]))

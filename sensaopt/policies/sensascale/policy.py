@@ -62,7 +62,7 @@ class SensaScalePolicy(BasePolicy):
         n_protect = protect_running(infos, state) if cfg.protect_running else 0
         pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes, self._gains, self._partners)  # step 3
         partners: dict[str, str] = {}
-        planner = Planner(NodePool(state.cluster), state.now, cfg, infos, state.round_minutes)
+        planner = Planner(NodePool(state.cluster), state.now, cfg, infos, round_minutes=state.round_minutes)
         done: set[str] = set()
         for info in infos:  # step 4, units in LST order
             if planner.exhausted:  # nothing below can be placed or reserve anything
