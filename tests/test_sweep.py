@@ -146,7 +146,7 @@ def test_sweep_starts_the_longest_runs_first(tmp_path):
 
 def test_chronus_records_keep_the_lease_solve_counts():
     rec = run_config(grid(BASE, policy=["chronus"])[0])
-    ls = rec["policy_stats"]
+    ls = rec["lease"]
     assert ls["lease_solves"] >= 1
     assert ls["lease_solves"] == ls["milp_optimal"] + ls["milp_time_limit"] + ls["fallbacks"]
-    assert run_config(BASE)["policy_stats"] == {}
+    assert run_config(BASE)["lease"] == {}

@@ -117,7 +117,7 @@ def run_config(cfg: RunConfig) -> dict:
         "metrics": res.metrics.to_dict(),
         "jct": jct,
         "simulate_s": res.runtime_s,
-        "policy_stats": lease_counters(res.params.get("policy_stats")),
+        "lease": lease_counters(res.params.get("policy_stats")),
         "wall_s": time.perf_counter() - t0,
         "versions": package_versions(),
     }

@@ -420,7 +420,7 @@ def provenance(s: PaperSettings, args: list[str], runs: list[tuple[str, int, Run
         r = records.get(key) or {}
         plan.append({"key": key, "workload": label, "node_gpus": g, "policy": cfg.policy, "seed": cfg.seed, "preset": cfg.preset,
                      "status": status.get(key, "missing"), "simulate_s": r.get("simulate_s"), "wall_s": r.get("wall_s"),
-                     **({"lease": r["policy_stats"]} if r.get("policy_stats") else {})})
+                     **({"lease": r["lease"]} if r.get("lease") else {})})
     counts = {k: sum(1 for p in plan if p["status"] == k) for k in ("computed", "reused", "failed", "missing")}
     return {"command": "sensaopt " + shlex.join(args), "args": args, "settings": asdict(s), "git": git,
             "versions": package_versions(), "machine": {**machine, "loadavg_end": load_average()}, "wall_s": round(wall_s, 1),
