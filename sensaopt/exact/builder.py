@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -492,6 +493,22 @@ def objective_parts(data: ModelData) -> tuple[int, dict]:
         for d in range(len(jd.deadlines)):
             met_coef[jd.k, d] = round(wv * n * Q * (vals[d] - vals[d + 1]))
     return slot_coef, met_coef
+
+
+def objective_step(data: ModelData) -> int:
+    """The scaled objective's granularity: the gcd of its coefficients (``R·Q`` per
+    unfinished slot, each deadline's weight; leftover rounds cost ``R·Q`` too). Every
+    schedule's scaled objective — constant included — is a multiple of it, so a bound
+    ``b`` proves ``⌈b / step⌉·step`` (:func:`round_bound`)."""
+    slot_coef, met_coef = objective_parts(data)
+    return math.gcd(slot_coef, *(c for c in met_coef.values() if c)) or 1
+
+
+def round_bound(data: ModelData, bound: float) -> float:
+    """A proven bound (scaled) raised to the next multiple of :func:`objective_step`
+    (a float tolerance of 1e-6 relative is taken off first)."""
+    step = objective_step(data)
+    return float(math.ceil((bound - 1e-6 * max(1.0, abs(bound))) / step) * step)
 
 
 def add_objective(data: ModelData, be: Backend, v: Vars) -> None:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sensaopt.errors import SensaoptError
+from sensaopt.exact.branch_price import BranchOutcome, branch_and_price
 from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import (
     BUILTIN_FAMILIES,
@@ -19,6 +20,7 @@ from sensaopt.exact.builder import (
     HorizonTooShort,
     Strength,
     objective_parts,
+    round_bound,
     to_objective,
 )
 from sensaopt.exact.complete import complete_schedule
@@ -64,6 +66,7 @@ class SolveSettings:
     lexicographic: bool = True
     phase1_share: float = DEFAULT_PHASE1_SHARE
     partner: Partner | None = None  # cooperating backend of the deadline-hard phase (None: the primary alone)
+    branch_price: bool = False  # deadline-hard phase: branch and price after the solver(s), :mod:`sensaopt.exact.branch_price`
 
     @property
     def model_strength(self) -> Strength:
@@ -130,7 +133,9 @@ def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float
         else:
             metrics = compute_metrics(data.instance, ev)
             objective = metrics.objective
-    bound = to_objective(data, out.bound) if out.bound is not None else None
+    if out.bound is not None:
+        status, message = _granular_proof(status, message, out.objective, round_bound(data, out.bound))
+    bound = to_objective(data, round_bound(data, out.bound)) if out.bound is not None else None
     if bound is not None:
         bound = max(bound, 0.0)  # the objective (lost value, average JCT) is never negative
     elif status != Status.INFEASIBLE:
@@ -168,6 +173,15 @@ def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: di
     if extra:
         p.update(extra)
     return p
+
+
+def _granular_proof(status: Status, message: str, objective: float | None, bound: float) -> tuple[Status, str]:
+    """TIME_LIMIT becomes OPTIMAL when the incumbent (scaled) is below the bound rounded
+    up to the objective's granularity (:func:`~sensaopt.exact.builder.round_bound`) plus
+    half a unit: no schedule can lie strictly between them."""
+    if status == Status.TIME_LIMIT and objective is not None and objective - bound < INTEGRAL_GAP:
+        return Status.OPTIMAL, message + "; proven: the incumbent meets the bound rounded up to the objective's granularity"
+    return status, message
 
 
 def trivial_bound(data: ModelData) -> float:
@@ -341,19 +355,24 @@ def _solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sc
     if vals:
         mb.backend.hint(vals)
     coop: dict = {}
+    solver_budget = budget.split(BRANCH_PRICE_AFTER) if settings.branch_price else budget
     if settings.partner is None:
-        out = run_fn(mb, budget, bool(vals))
+        out = run_fn(mb, solver_budget, bool(vals))
     else:
         first = mb
-        mb, out, coop = _cooperate(mb, run_fn, bool(vals), settings.partner, settings, budget, whole)
+        mb, out, coop = _cooperate(mb, run_fn, bool(vals), settings.partner, settings, solver_budget, whole)
         if mb is not first:  # the partner's incumbent won: the fallback in its variables
             fallback = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole)) or None
+    bp = None
+    if settings.branch_price and out.status != Status.OPTIMAL and budget.left() >= MIN_EXTEND_S:
+        out, bp = _branch_and_price(mb, out, whole, budget)
     floors = ObjectiveFloors.of(mb.vars)
     slot_coef = objective_parts(full)[0]
     miss = (floors.loss + short.report.miss_cost
             + slot_coef * sum(max(jd.earliest_done, 0) for jd in full.jobs))  # every schedule with a miss
-    bound = floors.loss + floors.jct if out.bound is None else max(out.bound, floors.loss + floors.jct)
+    bound = round_bound(data, floors.loss + floors.jct if out.bound is None else max(out.bound, floors.loss + floors.jct))
     status, msg = out.status, f"deadline-hard phase 2 (shortfall 0 in {short.report.seconds:.2f} s): {out.message}"
+    status, msg = _granular_proof(status, msg, out.objective, bound)
     if status == Status.OPTIMAL and out.objective is not None and out.objective > miss + 0.5:
         status = Status.FEASIBLE
         msg += "; optimal among zero-miss schedules only: missing a deadline might cost less than it saves"
@@ -362,6 +381,8 @@ def _solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sc
            "shortfall": short.report.to_dict(), "phase2": "deadline-hard, trimmed"}
     if coop:
         lex["cooperation"] = coop
+    if bp is not None:
+        lex["branch_price"] = bp.to_dict()
     params = base_params(solver, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
                                                 "lexicographic": lex, "complete_start": fallback is not None})
     if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
@@ -374,6 +395,30 @@ def _solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sc
     within = frozenset(k for k, end in data.ends.items() if end <= data.H)  # deadline slots inside the horizon
     exempt = within if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return _with_horizon_proof(res, data, floors.loss, exempt)
+
+
+BRANCH_PRICE_AFTER = 0.5  # with branch and price: the solver(s) get this share of the deadline-hard phase's time
+
+
+def _branch_and_price(mb: ModelBuild, out: SolveOutcome, whole: Schedule, budget: TimeBudget
+                      ) -> tuple[SolveOutcome, BranchOutcome]:
+    """Branch and price (:func:`branch_and_price`) for the time left, from the solver's
+    incumbent (else ``whole``): the larger bound counts, its schedule replaces the
+    solver's when better, and OPTIMAL when its search closed."""
+    data = mb.data
+    start = extract_schedule(data, mb.vars, out.value) if out.value is not None else whole
+    bp = branch_and_price(data, budget.left(), start=start)
+    bound = bp.bound if out.bound is None or (bp.bound is not None and bp.bound > out.bound) else out.bound
+    msg = (f"{out.message}; then branch and price: {bp.nodes} nodes, {bp.open} open, "
+           f"{'optimal' if bp.proven else 'not closed'} in {bp.seconds:.2f} s")
+    out = replace(out, bound=bound, message=msg)
+    if bp.schedule is not None and (out.value is None or bp.schedule is not start):  # better than the solver's, or it had none
+        vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, bp.schedule))
+        if vals:
+            out = replace(out, value=lambda var: vals.get(var, 0), objective=bp.incumbent)
+    if bp.proven:
+        out = replace(out, status=Status.OPTIMAL)
+    return out, bp
 
 
 COOPERATE_SHARE = 0.5  # of the time left: the primary's, the partner gets the rest

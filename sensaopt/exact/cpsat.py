@@ -133,6 +133,7 @@ def solve_cpsat(
     lexicographic: bool = True,
     phase1_share: float = DEFAULT_PHASE1_SHARE,
     cooperate: bool = False,
+    branch_price: bool = False,
 ) -> Result:
     """Exact offline optimum with CP-SAT (within ``horizon`` rounds; default: the
     SensaScale makespan + ``horizon_slack``). ``time_limit`` seconds, ``workers``
@@ -147,5 +148,5 @@ def solve_cpsat(
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
                              lexicographic=lexicographic, phase1_share=phase1_share,
-                             partner=highs_partner(workers, seed) if cooperate else None)
+                             partner=highs_partner(workers, seed) if cooperate else None, branch_price=branch_price)
     return solve_exact("cpsat", instance, build_cpsat, run, settings, CPSAT_LIMITS)

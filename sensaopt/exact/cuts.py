@@ -42,7 +42,7 @@ import numpy as np
 from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import Backend, Strength, Vars, build
 from sensaopt.exact.data import JobData, ModelData
-from sensaopt.exact.highs import HighsBackend, HighsOptions, _highs_model
+from sensaopt.exact.highs import HighsBackend, HighsOptions, _highs_model, limit_from_now
 from sensaopt.exact.outcome import BuildFn, ModelBuild
 
 FAMILY = "completion_cover"
@@ -123,7 +123,7 @@ def separate(data: ModelData, strength: Strength, seconds: float) -> Separation:
     before = after = None
     rounds, stop = 0, "rounds"
     while rounds < MAX_ROUNDS:
-        h.setOptionValue("time_limit", max(seconds - (time.perf_counter() - t0), 0.01))
+        limit_from_now(h, seconds - (time.perf_counter() - t0))
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             stop = h.modelStatusToString(h.getModelStatus())

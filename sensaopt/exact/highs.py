@@ -282,6 +282,13 @@ class HighsSearch:
     message: str
 
 
+def limit_from_now(h: Any, seconds: float) -> None:
+    """Let ``h``'s next run take at most ``seconds`` more: HiGHS compares its
+    ``time_limit`` with the run time summed over every run of the object (HiGHS issue
+    #1477), so a re-solved model needs the time already used added."""
+    h.setOptionValue("time_limit", h.getRunTime() + max(seconds, 0.01))
+
+
 def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
     """Run the MIP search of the prepared ``h`` (a ``highspy.Highs``) until it ends or
     ``budget``'s stop time (then stopped from outside: cancelSolve and time limit 0), and

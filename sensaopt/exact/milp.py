@@ -266,6 +266,7 @@ def solve_milp(
     lexicographic: bool = True,
     phase1_share: float = DEFAULT_PHASE1_SHARE,
     cooperate: bool = False,
+    branch_price: bool = False,
 ) -> Result:
     """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc").
     ``cooperate``: in the deadline-hard phase, CP-SAT continues from the MILP
@@ -275,7 +276,8 @@ def solve_milp(
     partner = cpsat_partner(workers, seed) if cooperate else None
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
-                             lexicographic=lexicographic, phase1_share=phase1_share, partner=partner)
+                             lexicographic=lexicographic, phase1_share=phase1_share, partner=partner,
+                             branch_price=branch_price)
     if backend == "highs":
         hopts = HighsOptions(threads=workers, seed=seed, rel_gap=REL_GAP, abs_gap=ABS_GAP, log=log)
 

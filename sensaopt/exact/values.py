@@ -153,6 +153,13 @@ def extract_schedule(data: ModelData, v: Vars, value: ValueFn) -> Schedule:
         if value(x) > 0.5:
             jd = data.jobs[k]
             rounds.setdefault(t + data.start_round, {})[jd.id] = placements_of(data, jd, pair)
+    return schedule_of_rounds(data, rounds)
+
+
+def schedule_of_rounds(data: ModelData, rounds: dict[int, dict[str, tuple[Placement, ...]]]) -> Schedule:
+    """The schedule of per-round placements ``{round: {job id: placements}}`` with
+    every round after a job's true completion cut (the validator's float arithmetic
+    may finish a job earlier than the model's rounded-up units). ``rounds`` is changed."""
     sched = Schedule.from_rounds(sorted(rounds.items()), data.R)
     cut = False
     for jid, fin in finish_minutes(data.instance, sched).items():

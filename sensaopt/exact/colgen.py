@@ -1,0 +1,323 @@
+"""Column generation over whole per-job schedules (issue 15, item 4): the
+Dantzig–Wolfe bound of the time-indexed model, and a price-and-branch incumbent.
+
+The **master** chooses, for every job, a convex combination of columns — complete
+schedules of that job (:class:`~sensaopt.exact.pricing.Column`) — so that in every
+slot every node's GPUs, cores and memory hold (the model's capacity rows, same units:
+GPUs, cores, ``1/mem_scale`` GB). Every other constraint of the model concerns one job
+and is inside the columns: release, the change losses, completion, deadlines (the
+column's cost is the job's objective contribution). Its LP relaxation is therefore at
+least as strong as the compact model's, and equal to the Lagrangian dual of the
+capacity rows.
+
+**Pricing** (:mod:`sensaopt.exact.pricing`) is exact, so for any prices ``π ≥ 0`` on the
+capacity rows
+
+    L(π) = Σ_j min_{schedules s of j} (cost_j(s) + π·use(s)) − π·cap
+
+is a valid lower bound of the model's optimum (Lagrangian relaxation), whatever state
+the master is in. :func:`column_generation` reports the best ``L`` seen, rounded up to
+a multiple of the objective's granularity (:func:`~sensaopt.exact.builder.round_bound`), in scaled model units
+(:func:`sensaopt.exact.builder.to_objective` converts). The loop stops when no column
+prices out (then the bound equals the master LP: the Dantzig–Wolfe bound), when the
+bound reaches ``target`` (an incumbent's objective: optimality is then proven), or on
+time.
+
+**Price and branch**: the master restricted to the generated columns, solved as an
+integer program by HiGHS, gives a feasible schedule (every column is a real schedule;
+:func:`~sensaopt.exact.values.schedule_of_rounds` builds it) — an incumbent, not a
+proof.
+
+Only offline models with every job required to finish are priced (not a rolling
+window, whose leftover term prices unfinished work, nor the shortfall model).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import highspy
+import numpy as np
+
+from sensaopt.exact.builder import round_bound
+from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
+from sensaopt.exact.highs import limit_from_now
+from sensaopt.exact.pricing import NO_RULE, Column, JobPricer, JobRule
+from sensaopt.exact.values import schedule_of_rounds
+from sensaopt.schedule import Placement, Schedule
+
+RC_EPS = 1e-6  # a column prices out when its reduced cost is below −RC_EPS (scaled units)
+BOUND_EPS = 1e-6  # slack before rounding a floating-point bound up to the next integer
+MIP_SHARE = 0.25  # of the time left after pricing stops: the restricted-master MIP
+MIN_MIP_S = 1.0  # seconds: never less for the restricted-master MIP (if time is left)
+
+
+@dataclass(frozen=True)
+class ColgenOutcome:
+    """What column generation did. ``bound``: the best Lagrangian bound, rounded up,
+    scaled model units (None if some job cannot finish in its slots: the model is
+    infeasible); ``lp``: the last restricted-master LP value (scaled; an upper end of
+    the Dantzig–Wolfe bound until ``stop == "converged"``); ``incumbent``/``schedule``:
+    the restricted-master MIP's solution (scaled objective, its schedule) if one was
+    found; ``stop``: ``converged``, ``target`` (bound reached the target), ``time``."""
+
+    bound: float | None
+    lp: float | None
+    iterations: int
+    columns: int
+    seconds: float
+    stop: str
+    incumbent: float | None = None
+    schedule: Schedule | None = None
+    history: tuple[tuple[float, float, float], ...] = field(default=())  # (seconds, bound, lp) per iteration
+
+    def to_dict(self) -> dict:
+        return {"bound": self.bound, "lp": self.lp, "iterations": self.iterations, "columns": self.columns,
+                "seconds": round(self.seconds, 3), "stop": self.stop, "incumbent": self.incumbent}
+
+
+class _Rows:
+    """The capacity rows: one per (node, slot, resource) some pair of some job can use."""
+
+    def __init__(self, data: ModelData) -> None:
+        self.index: dict[tuple[int, int, int], int] = {}
+        self.cap: list[float] = []
+        nodes = data.instance.cluster.nodes
+        caps = [(n.gpus, n.cpus, data.mem_units(n.mem_gb, up=False)) for n in nodes]
+        self.use: dict[int, list[list[tuple[tuple[int, float], ...]]]] = {}  # k -> [slot i][pair b] -> ((row, coef), ...)
+        for jd in data.jobs:
+            per_slot = []
+            per_pair = [self._pair_use(data, jd, b) for b in range(len(jd.pairs))]
+            for t in data.slots(jd):
+                row = []
+                for parts in per_pair:
+                    items = []
+                    for (nd, res), coef in parts:
+                        key = (nd, t, res)
+                        if key not in self.index:
+                            self.index[key] = len(self.cap)
+                            self.cap.append(caps[nd][res])
+                        items.append((self.index[key], coef))
+                    row.append(tuple(items))
+                per_slot.append(row)
+            self.use[jd.k] = per_slot
+
+    @staticmethod
+    def _pair_use(data: ModelData, jd: JobData, b: int) -> list[tuple[tuple[int, int], float]]:
+        pat, opt = jd.patterns[jd.pairs[b][0]], jd.options[jd.pairs[b][1]]
+        mu = data.mem_units(opt.mem, up=True)
+        out = []
+        for nd, g in pat.parts:  # the builder's _node_usage: g GPUs, g·cores, g·(per-GPU memory units)
+            out += [((nd, 0), float(g)), ((nd, 1), float(g * opt.cpu)), ((nd, 2), float(g * mu))]
+        return out
+
+
+def start_columns(data: ModelData, pricers: dict[int, JobPricer], schedule: Schedule) -> list[Column]:
+    """The columns of a schedule: per job, the pairs it runs slot by slot up to the
+    slot where the model's progress reaches ``W`` (None for a job the schedule does not
+    complete within the job's slots in the model's units)."""
+    by_slot: dict[str, dict[int, tuple[Placement, ...]]] = {}
+    for seg in schedule.segments:
+        for r in range(seg.start, seg.end):
+            by_slot.setdefault(seg.job, {})[r - data.start_round] = seg.placements
+    out = []
+    for jd in data.jobs:
+        slots = by_slot.get(jd.id, {})
+        runs: list[tuple[int, int]] = []
+        prog, prev, ran = 0, None, False
+        for t in data.slots(jd):
+            pls = slots.get(t)
+            if pls is None:
+                prev = None
+                continue
+            pair = pair_of(jd, pls)
+            if pair is None:
+                break
+            kind = data.change(jd, ran, prev, pair)
+            prog += jd.units(kind, pair[1])
+            runs.append((t, jd.pairs.index(pair)))
+            prev, ran = placements_of(data, jd, pair), True
+            if prog >= jd.work_units:
+                out.append(Column(jd.k, tuple(runs), t, pricers[jd.k].cost_at[t]))
+                break
+    return out
+
+
+def _column_arrays(rows: _Rows, col: Column, data: ModelData, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    first = data.slots(data.jobs[col.k]).start
+    acc: dict[int, float] = {n_rows + col.k: 1.0}  # the job's convexity row
+    for t, b in col.runs:
+        for r, c in rows.use[col.k][t - first][b]:
+            acc[r] = acc.get(r, 0.0) + c
+    idx = np.fromiter(acc.keys(), dtype=np.int32, count=len(acc))
+    return idx, np.fromiter(acc.values(), dtype=np.float64, count=len(acc))
+
+
+@dataclass
+class NodeSolve:
+    """Column generation at one node: ``bound`` the best Lagrangian bound (float, scaled;
+    ``inf``: no schedule obeys the node's rules), ``lp`` the last master LP value,
+    ``values`` the LP's column values, ``stop``: ``converged``, ``cutoff`` (the bound
+    reached the cutoff), ``time``, or the master LP's failure."""
+
+    bound: float
+    lp: float | None
+    values: np.ndarray | None
+    iterations: int
+    stop: str
+
+
+class Master:
+    """The restricted master: one HiGHS LP over every column generated so far
+    (:meth:`add`), an artificial column per job (usage-free, dearer than any whole
+    schedule: it keeps every node's LP feasible), and the pricers. :meth:`solve` runs
+    column generation under per-job branching rules (columns that break a rule get
+    upper bound 0)."""
+
+    def __init__(self, data: ModelData, start: Schedule | None = None) -> None:
+        if data.window or data.shortfall:
+            raise ValueError("column generation prices offline models whose jobs must finish")
+        self.data = data
+        self.pricers = {jd.k: JobPricer.of(data, jd) for jd in data.jobs}
+        self.rows = _Rows(data)
+        self.n_rows = len(self.rows.cap)
+        self.cap = np.asarray(self.rows.cap, dtype=np.float64)
+        n_jobs = data.n
+        h = self.h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        inf = highspy.kHighsInf
+        lower = np.concatenate([np.full(self.n_rows, -inf), np.ones(n_jobs)])
+        upper = np.concatenate([self.cap, np.ones(n_jobs)])
+        h.addRows(self.n_rows + n_jobs, lower, upper, 0, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+        self.columns: list[Column | None] = []
+        self.owner: list[int] = []  # job index of each column
+        dearest = max((max(p.cost_at.values(), default=0) for p in self.pricers.values()), default=0)
+        self.artificial_cost = float(n_jobs * dearest + 1)
+        for jd in data.jobs:
+            self.add(jd.k, None)
+        for col in start_columns(data, self.pricers, start) if start is not None else []:
+            self.add(col.k, col)
+
+    def add(self, k: int, col: Column | None) -> None:
+        """A column of job ``k`` (None: its artificial column)."""
+        if col is None:
+            idx, val, cost = np.array([self.n_rows + k], dtype=np.int32), np.array([1.0]), self.artificial_cost
+        else:
+            (idx, val), cost = _column_arrays(self.rows, col, self.data, self.n_rows), float(col.cost)
+        self.h.addCol(cost, 0.0, highspy.kHighsInf, len(idx), idx, val)
+        self.columns.append(col)
+        self.owner.append(k)
+
+    def restrict(self, rules: dict[int, JobRule]) -> None:
+        """Upper bound 0 on every column that breaks its job's rule, 1 (∞) on the others."""
+        n = len(self.columns)
+        ub = np.array([highspy.kHighsInf if c is None or c.k not in rules or rules[c.k].allows(c) else 0.0
+                       for c in self.columns])
+        self.h.changeColsBounds(n, np.arange(n, dtype=np.int32), np.zeros(n), ub)
+
+    def _run_lp(self, stop_at: float) -> str | None:
+        h = self.h
+        limit_from_now(h, stop_at - time.monotonic())
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:  # a numerical failure: once more from scratch
+            h.clearSolver()
+            h.run()
+            if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                return f"master LP: {h.modelStatusToString(h.getModelStatus())}"
+        return None
+
+    def solve(self, stop_at: float, rules: dict[int, JobRule] | None = None, cutoff: float | None = None,
+              history: list | None = None, t0: float = 0.0) -> NodeSolve:
+        """Column generation until no column prices out, the bound reaches ``cutoff``
+        (scaled; rounded up, the objective being integral) or ``stop_at`` (monotonic
+        seconds)."""
+        rules = rules or {}
+        self.restrict(rules)
+        best, lp, values, it = -math.inf, None, None, 0
+        while time.monotonic() < stop_at:
+            err = self._run_lp(stop_at)
+            if err is not None:
+                return NodeSolve(best, lp, values, it, err)
+            lp = self.h.getInfo().objective_function_value
+            sol = self.h.getSolution()
+            duals = np.asarray(sol.row_dual)
+            values = np.asarray(sol.col_value)
+            pi = np.maximum(-duals[:self.n_rows], 0.0)
+            mu = duals[self.n_rows:]
+            it += 1
+            lag = -float(pi @ self.cap)
+            new: list[Column] = []
+            for jd in self.data.jobs:
+                prices = [[sum(pi[r] * c for r, c in items) for items in per_pair] for per_pair in self.rows.use[jd.k]]
+                total, col = self.pricers[jd.k].price(prices, rules.get(jd.k, NO_RULE))
+                if col is None:
+                    return NodeSolve(math.inf, lp, values, it, "converged")  # no schedule obeys the rules
+                lag += total
+                if total - mu[jd.k] < -RC_EPS:
+                    new.append(col)
+            best = max(best, lag)
+            if history is not None:
+                history.append((time.monotonic() - t0, best, lp))
+            if cutoff is not None and round_bound(self.data, best) >= cutoff - 0.5:
+                return NodeSolve(best, lp, values, it, "cutoff")
+            if not new:
+                return NodeSolve(max(best, lp - BOUND_EPS * max(1.0, abs(lp))), lp, values, it, "converged")
+            for col in new:
+                self.add(col.k, col)
+        return NodeSolve(best, lp, values, it, "time")
+
+    def restricted_mip(self, seconds: float) -> list[Column] | None:
+        """The master over the generated columns with integral choices (HiGHS, for
+        ``seconds``; the columns' bounds as :meth:`restrict` left them): one column per
+        job, or None. The model is an LP again afterwards."""
+        h, n = self.h, len(self.columns)
+        idx = np.arange(n, dtype=np.int32)
+        h.changeColsIntegrality(n, idx, np.full(n, highspy.HighsVarType.kInteger))
+        limit_from_now(h, seconds)
+        h.run()
+        sol = h.getSolution()
+        chosen = [self.columns[i] for i, x in enumerate(sol.col_value) if x > 0.5] if sol.value_valid else []
+        h.changeColsIntegrality(n, idx, np.full(n, highspy.HighsVarType.kContinuous))
+        if not chosen or any(c is None for c in chosen):
+            return None
+        return [c for c in chosen if c is not None]
+
+
+def schedule_of_columns(data: ModelData, cols: list[Column]) -> Schedule:
+    """The schedule running every column (one per job)."""
+    rounds: dict[int, dict[str, tuple[Placement, ...]]] = {}
+    for col in cols:
+        jd = data.jobs[col.k]
+        for t, b in col.runs:
+            rounds.setdefault(t + data.start_round, {})[jd.id] = placements_of(data, jd, jd.pairs[b])
+    return schedule_of_rounds(data, rounds)
+
+
+def column_generation(data: ModelData, time_limit: float, start: Schedule | None = None,
+                      target: float | None = None, mip: bool = True) -> ColgenOutcome:
+    """Column generation on ``data`` (the root of :mod:`sensaopt.exact.branch_price`)
+    for at most ``time_limit`` seconds (see the module docstring); ``start``: a schedule
+    whose columns seed the master; ``target``: a known objective (scaled), stop once the
+    bound reaches it; ``mip``: then the restricted-master MIP for part of the time left."""
+    t0 = time.monotonic()
+    stop_at = t0 + time_limit
+    master = Master(data, start)
+    history: list = []
+    node = master.solve(stop_at, cutoff=target, history=history, t0=t0)
+    if node.bound == math.inf:
+        return ColgenOutcome(None, node.lp, node.iterations, len(master.columns), time.monotonic() - t0, "infeasible")
+    bound = round_bound(data, node.bound) if node.bound > -math.inf else None
+    incumbent, sched = None, None
+    left = stop_at - time.monotonic()
+    if mip and node.stop != "cutoff" and left > 0:
+        cols = master.restricted_mip(max(left * MIP_SHARE, min(MIN_MIP_S, left)))
+        if cols is not None:
+            incumbent, sched = float(sum(c.cost for c in cols)), schedule_of_columns(data, cols)
+    stop = "target" if node.stop == "cutoff" else node.stop
+    return ColgenOutcome(bound, node.lp, node.iterations, len(master.columns), time.monotonic() - t0, stop, incumbent, sched,
+                         tuple(history))
+
+
