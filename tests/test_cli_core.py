@@ -158,6 +158,8 @@ USAGE_ERRORS = {
     "time limit with the heuristic": (["solve", str(TINY), "--time-limit", "5"], "--time-limit"),
     "workers with the heuristic": (["solve", str(TINY), "--policy", "edf", "--workers", "2"], "--workers"),
     "weighted with the heuristic": (["solve", str(TINY), "--weighted"], "--weighted"),
+    "branch and price with the heuristic": (["solve", str(TINY), "--branch-price"], "--branch-price"),
+    "cooperate with the heuristic": (["solve", str(TINY), "--policy", "edf", "--cooperate"], "--cooperate"),
 }
 
 

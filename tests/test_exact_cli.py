@@ -89,3 +89,11 @@ def test_solve_weighted_flag(inst_file, capsys, solver):
     assert lex["status"] == one["status"] == "OPTIMAL"
     assert lex["objective"] == pytest.approx(one["objective"], abs=1e-6)
     assert lex["params"]["lexicographic"] is not False and one["params"]["lexicographic"] is False
+
+
+@pytest.mark.parametrize("flag,key,value", [("--branch-price", "branch_price", True), ("--cooperate", "partner", "highs")])
+def test_solve_deadline_hard_flags(inst_file, capsys, flag, key, value):
+    """--branch-price / --cooperate reach the exact solve and are recorded in its params."""
+    assert main(["solve", str(inst_file), "--solver", "cpsat", "--time-limit", "20", "--json", flag]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "OPTIMAL" and out["params"][key] == value

@@ -69,6 +69,10 @@ def solve(
     workers: int | None = typer.Option(None, callback=in_range("workers"), help="Solver threads, exact solvers (>= 1)."),
     weighted: bool = typer.Option(False, "--weighted",
                                   help="Exact solvers: one weighted solve instead of deadline loss first, then the whole objective."),
+    cooperate: bool = typer.Option(False, "--cooperate",
+                                   help="Exact solvers: the other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
+    branch_price: bool = typer.Option(False, "--branch-price",
+                                      help="Exact solvers: branch and price for the second half of the deadline-hard phase."),
     seed: int = typer.Option(0, callback=in_range("seed"), help="Random seed (solver seed; profile-error draw for heuristics)."),
     profile_error: float = typer.Option(0.0, callback=in_range("profile_error"),
                                          help="Heuristics: sigma of the hidden log-normal true-speed factor."),
@@ -88,7 +92,8 @@ def solve(
     params: dict[str, Any] = {"seed": seed}
     if solver == HEURISTIC:
         exact_only = [name for name, given in (("--time-limit", time_limit is not None), ("--workers", workers is not None),
-                                               ("--weighted", weighted)) if given]
+                                               ("--weighted", weighted), ("--cooperate", cooperate),
+                                               ("--branch-price", branch_price)) if given]
         if exact_only:  # silently ignoring them would report a run that did not use them
             raise InputError("(command line)", exact_only[0],
                              "applies to the exact solvers (--solver cpsat|highs|cbc|milp), not to a policy (its knobs: --set key=value)")
@@ -102,6 +107,10 @@ def solve(
             params["workers"] = workers
         if weighted:
             params["lexicographic"] = False
+        if cooperate:
+            params["cooperate"] = True
+        if branch_price:
+            params["branch_price"] = True
     if output is not None:  # never the instance itself, a symlink, FIFO or device; checked before the solve
         check_output(output, inputs=[instance], field="-o")
     inst = load_instance(instance).with_move_cost_scale(move_cost_scale)

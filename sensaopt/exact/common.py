@@ -163,6 +163,8 @@ def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: di
         "workers": settings.workers,
         "seed": settings.seed,
         "warm_start": settings.warm_start,
+        "partner": settings.partner.name if settings.partner else None,  # deadline-hard phase (cooperate)
+        "branch_price": settings.branch_price,
         "horizon": data.H,
         "work_scale": data.work_scale,
         "mem_scale": data.mem_scale,
@@ -421,7 +423,7 @@ def _branch_and_price(mb: ModelBuild, out: SolveOutcome, whole: Schedule, budget
     return out, bp
 
 
-COOPERATE_SHARE = 0.5  # of the time left: the primary's, the partner gets the rest
+COOPERATE_SHARE = 0.1  # of the time left: the primary's, the partner gets the rest (measured: models/measurements.md)
 INTEGRAL_GAP = 0.5  # scaled units: the model objective is integral, so a smaller gap is a proof
 
 

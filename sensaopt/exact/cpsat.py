@@ -138,8 +138,10 @@ def solve_cpsat(
     """Exact offline optimum with CP-SAT (within ``horizon`` rounds; default: the
     SensaScale makespan + ``horizon_slack``). ``time_limit`` seconds, ``workers``
     search threads, ``seed`` the CP-SAT random seed. ``cooperate``: in the
-    deadline-hard phase, HiGHS continues from CP-SAT's incumbent for the second half
-    of the time left (both bounds count)."""
+    deadline-hard phase, CP-SAT gets 10 % of the time left (``COOPERATE_SHARE``), then HiGHS
+    continues from its incumbent for the rest (both bounds count). ``branch_price``: in the deadline-hard phase,
+    branch and price (:mod:`sensaopt.exact.branch_price`) from the solver's incumbent
+    for the second half of the phase's time (its bound and schedule count)."""
     opts = CpSatOptions(workers=workers, seed=seed, log=log)
 
     def run(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:

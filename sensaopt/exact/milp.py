@@ -270,7 +270,8 @@ def solve_milp(
 ) -> Result:
     """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc").
     ``cooperate``: in the deadline-hard phase, CP-SAT continues from the MILP
-    solver's incumbent for the second half of the time left (both bounds count)."""
+    solver's incumbent after its first 10 % of the time left (both bounds count).
+    ``branch_price``: as in :func:`sensaopt.exact.cpsat.solve_cpsat`."""
     if backend not in BACKENDS:
         raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
     partner = cpsat_partner(workers, seed) if cooperate else None
