@@ -161,7 +161,7 @@ def test_change_kinds_follow_the_validator(tiny16):
     data = tiny16.data
     jd = next(j for j in data.jobs if j.id == "j1")
     p = JobPricer.of(data, jd)
-    for a, (pa, oa) in enumerate(jd.pairs):
-        for b, (pb, ob) in enumerate(jd.pairs):
+    for a, (pa, _) in enumerate(jd.pairs):
+        for b, (pb, _) in enumerate(jd.pairs):
             want = Change.NONE if a == b else Change.RESIZE if pa == pb else Change.MIGRATION
             assert p.kinds[a][b] is want

@@ -49,19 +49,20 @@ from sensaopt.exact.values import schedule_of_rounds
 from sensaopt.schedule import Placement, Schedule
 
 RC_EPS = 1e-6  # a column prices out when its reduced cost is below −RC_EPS (scaled units)
-BOUND_EPS = 1e-6  # slack before rounding a floating-point bound up to the next integer
+BOUND_EPS = 1e-6  # relative: a converged master LP value is taken this much lower as a bound (float error)
 MIP_SHARE = 0.25  # of the time left after pricing stops: the restricted-master MIP
 MIN_MIP_S = 1.0  # seconds: never less for the restricted-master MIP (if time is left)
 
 
 @dataclass(frozen=True)
 class ColgenOutcome:
-    """What column generation did. ``bound``: the best Lagrangian bound, rounded up,
-    scaled model units (None if some job cannot finish in its slots: the model is
-    infeasible); ``lp``: the last restricted-master LP value (scaled; an upper end of
+    """What column generation did. ``bound``: the best Lagrangian bound, rounded up to
+    the objective's granularity, scaled model units (None if some job cannot finish in
+    its slots: the model is infeasible); ``lp``: the last restricted-master LP value (scaled; an upper end of
     the Dantzig–Wolfe bound until ``stop == "converged"``); ``incumbent``/``schedule``:
     the restricted-master MIP's solution (scaled objective, its schedule) if one was
-    found; ``stop``: ``converged``, ``target`` (bound reached the target), ``time``."""
+    found; ``stop``: ``converged``, ``target`` (bound reached the target), ``time``,
+    ``infeasible``, or the master LP's failure."""
 
     bound: float | None
     lp: float | None
@@ -116,8 +117,8 @@ class _Rows:
 
 def start_columns(data: ModelData, pricers: dict[int, JobPricer], schedule: Schedule) -> list[Column]:
     """The columns of a schedule: per job, the pairs it runs slot by slot up to the
-    slot where the model's progress reaches ``W`` (None for a job the schedule does not
-    complete within the job's slots in the model's units)."""
+    slot where the model's progress reaches ``W``; a job the schedule does not complete
+    within its slots (in the model's units), or runs in a placement the model lacks, gets none."""
     by_slot: dict[str, dict[int, tuple[Placement, ...]]] = {}
     for seg in schedule.segments:
         for r in range(seg.start, seg.end):
