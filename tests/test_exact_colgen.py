@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 
 import pytest
 
@@ -165,3 +166,16 @@ def test_change_kinds_follow_the_validator(tiny16):
         for b, (pb, _) in enumerate(jd.pairs):
             want = Change.NONE if a == b else Change.RESIZE if pa == pb else Change.MIGRATION
             assert p.kinds[a][b] is want
+
+
+def test_a_resolved_highs_model_gets_its_limit_from_now(tiny16):
+    """HiGHS compares time_limit with its run time summed over every run() of the object:
+    a re-solve (the master LP, cut separation) must add the time already used."""
+    from sensaopt.exact.highs import limit_from_now
+
+    master = Master(tiny16.data, tiny16.hint)
+    master.solve(time.monotonic() + 30)
+    used = master.h.getRunTime()
+    assert used > 0
+    limit_from_now(master.h, 5.0)
+    assert master.h.getOptionValue("time_limit")[1] == pytest.approx(used + 5.0, abs=0.05)
