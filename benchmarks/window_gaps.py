@@ -74,17 +74,11 @@ def _atomic_json(path: Path, obj: Any) -> None:
 
 
 def _exact(inst: Any, exact: str, time_limit: float, workers: int, cooperate: bool) -> Any:
-    """The exact solve: ``sensaopt gap``'s (:func:`sensaopt.cli.exact.exact_solve`), or
-    with ``cooperate`` CP-SAT then HiGHS in the deadline-hard phase (``solve_cpsat(...,
-    cooperate=True)``; ``--exact`` must be cpsat)."""
+    """The exact solve: ``sensaopt gap``'s (:func:`sensaopt.cli.exact.exact_solve`;
+    ``cooperate`` = its ``--cooperate``: the other backend continues the deadline-hard phase)."""
     from sensaopt.cli.exact import exact_solve
-    from sensaopt.exact.cpsat import solve_cpsat
 
-    if not cooperate:
-        return exact_solve(inst, exact, time_limit, workers, 0, True)
-    if exact != "cpsat":
-        raise SystemExit("--cooperate needs --exact cpsat")
-    return solve_cpsat(inst, time_limit=time_limit, workers=workers, seed=0, cooperate=True)
+    return exact_solve(inst, exact, time_limit, workers, 0, True, cooperate)
 
 
 def solve_window(path: Path, exact: str, time_limit: float, workers: int, policies: tuple[str, ...], cooperate: bool = False) -> dict:
@@ -96,7 +90,7 @@ def solve_window(path: Path, exact: str, time_limit: float, workers: int, polici
 
     inst = load_instance(path)
     row: dict[str, Any] = {"window": path.stem, "jobs": len(inst.jobs), "nodes": inst.cluster.num_nodes, "gpus": inst.cluster.total_gpus,
-                           "exact": exact + ("+highs" if cooperate else ""), "time_limit": time_limit, "workers": workers,
+                           "exact": exact + (("+highs" if exact == "cpsat" else "+cpsat") if cooperate else ""), "time_limit": time_limit, "workers": workers,
                            "load_at_start": os.getloadavg()[0]}
     t0 = time.perf_counter()
     try:

@@ -97,3 +97,15 @@ def test_solve_deadline_hard_flags(inst_file, capsys, flag, key, value):
     assert main(["solve", str(inst_file), "--solver", "cpsat", "--time-limit", "20", "--json", flag]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "OPTIMAL" and out["params"][key] == value
+
+
+@pytest.mark.parametrize("exact,partner", [("cpsat", "highs"), ("milp", "cp-sat")])
+def test_gap_cooperate_reaches_the_exact_solve(inst_file, capsys, exact, partner):
+    """sensaopt gap --cooperate: the exact solve gets the other backend as partner."""
+    from sensaopt.cli.exact import exact_solve
+    from sensaopt.io import load_instance
+
+    res = exact_solve(load_instance(inst_file), exact, 20, 1, cooperate=True)
+    assert res.params["partner"] == partner and res.status.value == "OPTIMAL"
+    assert main(["gap", str(inst_file), "--exact", exact, "--cooperate", "--time-limit", "20", "-q"]) == 0
+    assert "OPTIMAL" in capsys.readouterr().out

@@ -28,18 +28,21 @@ ROUND_GAP_TABLE_COLUMNS = ["round", "jobs", "optimum_proven", "extra_misses", "e
                            "jct_gap_pct"]
 
 
-def exact_solve(inst: Instance, exact: str, time_limit: float, workers: int, seed: int = 0, lexicographic: bool = True) -> Result:
-    """Run an exact solver of :data:`sensaopt.solve.SOLVERS` by name: cpsat, milp (= highs), highs, cbc."""
+def exact_solve(inst: Instance, exact: str, time_limit: float, workers: int, seed: int = 0, lexicographic: bool = True,
+                cooperate: bool = False) -> Result:
+    """Run an exact solver of :data:`sensaopt.solve.SOLVERS` by name: cpsat, milp (= highs), highs, cbc;
+    ``cooperate``: the other backend continues its deadline-hard phase (``solve_cpsat``/``solve_milp``)."""
     from sensaopt.errors import InputError
     from sensaopt.solve import SOLVERS, exact_solver_names
 
     if exact not in exact_solver_names():
         raise InputError("(command line)", "--exact", f"unknown exact solver {exact!r}; use {', '.join(exact_solver_names())}")
-    return SOLVERS.get(exact)(inst, time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic)
+    extra = {"cooperate": True} if cooperate else {}
+    return SOLVERS.get(exact)(inst, time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic, **extra)
 
 
 def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0,
-            lexicographic: bool = True, policy_config: dict[str, Any] | None = None) -> dict[str, Any]:
+            lexicographic: bool = True, policy_config: dict[str, Any] | None = None, cooperate: bool = False) -> dict[str, Any]:
     """One row of ``sensaopt gap``: ``policy`` simulated on ``inst`` against the ``exact``
     solver (``time_limit`` seconds, ``workers`` threads, ``seed``), compared part by part
     by :func:`sensaopt.compare.compare` (its fields, :data:`~sensaopt.compare.COMPARISON_COLUMNS`;
@@ -49,7 +52,7 @@ def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: floa
     from sensaopt.compare import compare
     from sensaopt.simulator import simulate
 
-    e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic)  # first: a model it refuses is refused at once
+    e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic, cooperate)  # first: a model it refuses is refused at once
     h = simulate(inst, policy, policy_config=policy_config)
     return compare(h, e, inst, label=policy, instance_label=name).to_dict()
 
@@ -116,6 +119,8 @@ def gap(
     seed: int = typer.Option(0, callback=in_range("seed"), help="Exact solver random seed."),
     weighted: bool = typer.Option(False, "--weighted",
                                   help="One weighted exact solve instead of deadline loss first, then the whole objective."),
+    cooperate: bool = typer.Option(False, "--cooperate",
+                                   help="The other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
     move_cost_scale: float = move_cost_option(),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -136,7 +141,7 @@ def gap(
     bar, _ = progress_bar(len(loaded), "gap", quiet, unit="instance")
     for p, inst in loaded:
         bar.set_postfix_str(p.name, refresh=False)
-        rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted, knobs))
+        rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted, knobs, cooperate))
         bar.update(1)
     bar.close()
     typer.echo(format_table(rows, GAP_COLUMNS) if wide else format_table(rows, GAP_TABLE_COLUMNS, TABLE_WIDTH, shrink="instance"))
