@@ -179,3 +179,17 @@ def test_a_resolved_highs_model_gets_its_limit_from_now(tiny16):
     assert used > 0
     limit_from_now(master.h, 5.0)
     assert master.h.getOptionValue("time_limit")[1] == pytest.approx(used + 5.0, abs=0.05)
+
+
+def test_an_integral_node_the_validator_values_higher_proves_nothing(tiny16, monkeypatch):
+    """If the validator valued a node's schedule above the node's bound (the model's
+    rounded-up units finishing a job earlier), the node must stay a bound, not a proof."""
+    import sensaopt.exact.branch_price as bpm
+
+    data = tiny16.data
+    step = objective_step(data)
+    real = bpm.scaled_value
+    monkeypatch.setattr(bpm, "scaled_value", lambda d, s: None if real(d, s) is None else real(d, s) + 2 * step)
+    bp = branch_and_price(data, 60, start=tiny16.hint)
+    assert not bp.proven
+    assert bp.bound is not None and to_objective(data, bp.bound) <= 78.0 + 1e-9  # still a valid bound of the optimum

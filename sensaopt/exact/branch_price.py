@@ -11,7 +11,9 @@ by pricing and by the master's column bounds):
    columns running the pair in slot ``t``): banned / forced.
 
 Every schedule obeys exactly one child's rules, so the children partition the node.
-A node whose LP is integral (one column per job, weight 1) is a schedule. A node is
+A node whose LP is integral (one column per job, weight 1) is a schedule; it closes the
+node only when the validator values it within the node's bound (otherwise another
+schedule of the node might validate better, and the node's bound stays open). A node is
 pruned when its bound, rounded up to the objective's granularity
 (:func:`~sensaopt.exact.builder.round_bound`), is not below the
 incumbent. The bound of the whole search is the smallest bound of the open nodes, so
@@ -147,13 +149,16 @@ class _Search:
     master: Master
     inc: float | None
     schedule: Schedule | None
+    unclosed: float = math.inf  # least bound of integral nodes whose schedule the validator values above it
 
-    def offer(self, cols: list[Column]) -> None:
-        """A schedule of one column per job: the incumbent if the validator accepts it and it is better."""
+    def offer(self, cols: list[Column]) -> float | None:
+        """A schedule of one column per job: the incumbent if the validator accepts it
+        and it is better. Returns its validated value (None: rejected)."""
         sched = schedule_of_columns(self.data, cols)
         val = scaled_value(self.data, sched)
         if val is not None and (self.inc is None or val < self.inc):
             self.inc, self.schedule = val, sched
+        return val
 
     def pruned(self, b: float) -> bool:
         """No schedule under a node with bound ``b`` beats the incumbent (or none obeys its rules)."""
@@ -188,8 +193,10 @@ def branch_and_price(data: ModelData, time_limit: float, start: Schedule | None 
         if sr.pruned(bound) or node.values is None:
             continue
         cols = _integral(sr.master, node.values)
-        if cols is not None:
-            sr.offer(cols)
+        if cols is not None:  # the node's best schedule in the model's units: it is closed if the validator agrees
+            val = sr.offer(cols)
+            if (val is None or val > round_bound(data, bound) + 0.5) and not sr.pruned(bound):
+                sr.unclosed = min(sr.unclosed, bound)  # another schedule of the node might validate better: it stays a bound
             continue
         for child in _branch(sr.master, node.values, rules):
             heapq.heappush(heap, (bound, next(tie), child))
@@ -209,7 +216,8 @@ def _outcome(sr: _Search, heap: list[tuple[float, int, Rules]], root: float | No
     """The search's result: proven when no node is left open (every one pruned, solved or infeasible)."""
     data, inc = sr.data, sr.inc
     open_bounds = [b for b, _, _ in heap]
-    proven = inc is not None and not heap
+    open_bounds += [sr.unclosed] if sr.unclosed < math.inf else []
+    proven = inc is not None and not open_bounds
     lower: float | None
     if proven:
         lower = inc
