@@ -54,7 +54,7 @@ def _min(data, scaled: float | None) -> float | None:
 def root_row(name: str, lp_seconds: float, cg_seconds: float) -> dict:
     data = hard_data(prepare(instance(name), None, 2, True, 10_000, 300_000).data)
     sep = separate(data, Strength(), lp_seconds)
-    cg = column_generation(data, cg_seconds, mip=False)
+    cg = column_generation(data, cg_seconds)
     return {"instance": name, "lp": _min(data, None if sep.lp_before is None else round_bound(data, sep.lp_before)),
             "lp_cuts": _min(data, None if sep.lp_after is None else round_bound(data, sep.lp_after)),
             "dantzig_wolfe": _min(data, cg.bound), "stop": cg.stop, "iterations": cg.iterations, "columns": cg.columns,

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sensaopt.exact.builder import objective_offset, round_bound
+from sensaopt.exact.builder import round_bound, to_scaled
 from sensaopt.exact.colgen import MIN_MIP_S, Master, schedule_of_columns
 from sensaopt.exact.data import ModelData
 from sensaopt.exact.pricing import NO_RULE, Column, JobRule
@@ -81,7 +81,7 @@ def scaled_value(data: ModelData, schedule: Schedule) -> float | None:
     obj = compute_metrics(data.instance, ev).objective
     if obj is None:
         return None
-    return round((obj - objective_offset(data)) * max(data.n, 1) * data.obj_scale, 6)
+    return round(to_scaled(data, obj), 6)
 
 
 def _integral(master: Master, values: np.ndarray) -> list[Column] | None:
@@ -162,7 +162,7 @@ class _Search:
 
     def pruned(self, b: float) -> bool:
         """No schedule under a node with bound ``b`` beats the incumbent (or none obeys its rules)."""
-        return b == math.inf or (self.inc is not None and b > -math.inf and round_bound(self.data, b) >= self.inc - 0.5)
+        return b == math.inf or (self.inc is not None and b > -math.inf and round_bound(self.data, b, self.master.step) >= self.inc - 0.5)
 
 
 def branch_and_price(data: ModelData, time_limit: float, start: Schedule | None = None) -> BranchOutcome:
@@ -195,7 +195,7 @@ def branch_and_price(data: ModelData, time_limit: float, start: Schedule | None 
         cols = _integral(sr.master, node.values)
         if cols is not None:  # the node's best schedule in the model's units: it is closed if the validator agrees
             val = sr.offer(cols)
-            if (val is None or val > round_bound(data, bound) + 0.5) and not sr.pruned(bound):
+            if (val is None or val > round_bound(data, bound, sr.master.step) + 0.5) and not sr.pruned(bound):
                 sr.unclosed = min(sr.unclosed, bound)  # another schedule of the node might validate better: it stays a bound
             continue
         for child in _branch(sr.master, node.values, rules):

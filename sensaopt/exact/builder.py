@@ -504,10 +504,10 @@ def objective_step(data: ModelData) -> int:
     return math.gcd(slot_coef, *(c for c in met_coef.values() if c)) or 1
 
 
-def round_bound(data: ModelData, bound: float) -> float:
+def round_bound(data: ModelData, bound: float, step: int | None = None) -> float:
     """A proven bound (scaled) raised to the next multiple of :func:`objective_step`
-    (a float tolerance of 1e-6 relative is taken off first)."""
-    step = objective_step(data)
+    (``step``, if the caller has it; a float tolerance of 1e-6 relative is taken off first)."""
+    step = objective_step(data) if step is None else step
     return float(math.ceil((bound - 1e-6 * max(1.0, abs(bound))) / step) * step)
 
 
@@ -578,3 +578,8 @@ def objective_offset(data: ModelData) -> float:
 def to_objective(data: ModelData, scaled: float) -> float:
     """Convert a scaled model objective (or bound) to metrics units."""
     return scaled / (max(data.n, 1) * data.obj_scale) + objective_offset(data)
+
+
+def to_scaled(data: ModelData, objective: float) -> float:
+    """The inverse of :func:`to_objective`: a metrics objective in scaled model units."""
+    return (objective - objective_offset(data)) * max(data.n, 1) * data.obj_scale

@@ -1,5 +1,6 @@
 """Column generation over whole per-job schedules (issue 15, item 4): the
-Dantzig–Wolfe bound of the time-indexed model, and a price-and-branch incumbent.
+Dantzig–Wolfe bound of the time-indexed model, and the master that
+:mod:`sensaopt.exact.branch_price` searches with.
 
 The **master** chooses, for every job, a convex combination of columns — complete
 schedules of that job (:class:`~sensaopt.exact.pricing.Column`) — so that in every
@@ -19,14 +20,13 @@ is a valid lower bound of the model's optimum (Lagrangian relaxation), whatever 
 the master is in. :func:`column_generation` reports the best ``L`` seen, rounded up to
 a multiple of the objective's granularity (:func:`~sensaopt.exact.builder.round_bound`), in scaled model units
 (:func:`sensaopt.exact.builder.to_objective` converts). The loop stops when no column
-prices out (then the bound equals the master LP: the Dantzig–Wolfe bound), when the
-bound reaches ``target`` (an incumbent's objective: optimality is then proven), or on
-time.
+prices out (then the bound equals the master LP: the Dantzig–Wolfe bound) or on time
+(:meth:`Master.solve` also stops at a node's cutoff).
 
-**Price and branch**: the master restricted to the generated columns, solved as an
-integer program by HiGHS, gives a feasible schedule (every column is a real schedule;
-:func:`~sensaopt.exact.values.schedule_of_rounds` builds it) — an incumbent, not a
-proof.
+**Price and branch** (:meth:`Master.restricted_mip`): the master restricted to the
+generated columns, solved as an integer program by HiGHS, gives a feasible schedule
+(every column is a real schedule; :func:`schedule_of_columns` builds it) — an
+incumbent, not a proof.
 
 Only offline models with every job required to finish are priced (not a rolling
 window, whose leftover term prices unfinished work, nor the shortfall model).
@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import highspy
 import numpy as np
 
-from sensaopt.exact.builder import round_bound
+from sensaopt.exact.builder import objective_step, round_bound
 from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
 from sensaopt.exact.highs import limit_from_now
 from sensaopt.exact.pricing import NO_RULE, Column, JobPricer, JobRule
@@ -50,19 +50,17 @@ from sensaopt.schedule import Placement, Schedule
 
 RC_EPS = 1e-6  # a column prices out when its reduced cost is below −RC_EPS (scaled units)
 BOUND_EPS = 1e-6  # relative: a converged master LP value is taken this much lower as a bound (float error)
-MIP_SHARE = 0.25  # of the time left after pricing stops: the restricted-master MIP
 MIN_MIP_S = 1.0  # seconds: never less for the restricted-master MIP (if time is left)
 
 
 @dataclass(frozen=True)
 class ColgenOutcome:
-    """What column generation did. ``bound``: the best Lagrangian bound, rounded up to
-    the objective's granularity, scaled model units (None if some job cannot finish in
-    its slots: the model is infeasible); ``lp``: the last restricted-master LP value (scaled; an upper end of
-    the Dantzig–Wolfe bound until ``stop == "converged"``); ``incumbent``/``schedule``:
-    the restricted-master MIP's solution (scaled objective, its schedule) if one was
-    found; ``stop``: ``converged``, ``target`` (bound reached the target), ``time``,
-    ``infeasible``, or the master LP's failure."""
+    """What column generation at the root did. ``bound``: the best Lagrangian bound,
+    rounded up to the objective's granularity, scaled model units (None if some job
+    cannot finish in its slots: the model is infeasible); ``lp``: the last
+    restricted-master LP value (scaled; an upper end of the Dantzig–Wolfe bound until
+    ``stop == "converged"``); ``stop``: ``converged``, ``time``, ``infeasible``, or the
+    master LP's failure; ``seconds`` wall time."""
 
     bound: float | None
     lp: float | None
@@ -70,13 +68,6 @@ class ColgenOutcome:
     columns: int
     seconds: float
     stop: str
-    incumbent: float | None = None
-    schedule: Schedule | None = None
-    history: tuple[tuple[float, float, float], ...] = field(default=())  # (seconds, bound, lp) per iteration
-
-    def to_dict(self) -> dict:
-        return {"bound": self.bound, "lp": self.lp, "iterations": self.iterations, "columns": self.columns,
-                "seconds": round(self.seconds, 3), "stop": self.stop, "incumbent": self.incumbent}
 
 
 class _Rows:
@@ -181,6 +172,7 @@ class Master:
         if data.window or data.shortfall:
             raise ValueError("column generation prices offline models whose jobs must finish")
         self.data = data
+        self.step = objective_step(data)  # the objective's granularity (scaled units)
         self.pricers = {jd.k: JobPricer.of(data, jd) for jd in data.jobs}
         self.rows = _Rows(data)
         self.n_rows = len(self.rows.cap)
@@ -230,8 +222,7 @@ class Master:
                 return f"master LP: {h.modelStatusToString(h.getModelStatus())}"
         return None
 
-    def solve(self, stop_at: float, rules: dict[int, JobRule] | None = None, cutoff: float | None = None,
-              history: list | None = None, t0: float = 0.0) -> NodeSolve:
+    def solve(self, stop_at: float, rules: dict[int, JobRule] | None = None, cutoff: float | None = None) -> NodeSolve:
         """Column generation until no column prices out, the bound reaches ``cutoff``
         (scaled; rounded up, the objective being integral) or ``stop_at`` (monotonic
         seconds)."""
@@ -260,9 +251,7 @@ class Master:
                 if total - mu[jd.k] < -RC_EPS:
                     new.append(col)
             best = max(best, lag)
-            if history is not None:
-                history.append((time.monotonic() - t0, best, lp))
-            if cutoff is not None and round_bound(self.data, best) >= cutoff - 0.5:
+            if cutoff is not None and round_bound(self.data, best, self.step) >= cutoff - 0.5:
                 return NodeSolve(best, lp, values, it, "cutoff")
             if not new:
                 return NodeSolve(max(best, lp - BOUND_EPS * max(1.0, abs(lp))), lp, values, it, "converged")
@@ -297,28 +286,14 @@ def schedule_of_columns(data: ModelData, cols: list[Column]) -> Schedule:
     return schedule_of_rounds(data, rounds)
 
 
-def column_generation(data: ModelData, time_limit: float, start: Schedule | None = None,
-                      target: float | None = None, mip: bool = True) -> ColgenOutcome:
-    """Column generation on ``data`` (the root of :mod:`sensaopt.exact.branch_price`)
-    for at most ``time_limit`` seconds (see the module docstring); ``start``: a schedule
-    whose columns seed the master; ``target``: a known objective (scaled), stop once the
-    bound reaches it; ``mip``: then the restricted-master MIP for part of the time left."""
+def column_generation(data: ModelData, time_limit: float, start: Schedule | None = None) -> ColgenOutcome:
+    """Column generation at the root of ``data`` (the Dantzig–Wolfe bound; see the module
+    docstring) for at most ``time_limit`` seconds; ``start``: a schedule whose columns
+    seed the master."""
     t0 = time.monotonic()
-    stop_at = t0 + time_limit
     master = Master(data, start)
-    history: list = []
-    node = master.solve(stop_at, cutoff=target, history=history, t0=t0)
+    node = master.solve(t0 + time_limit)
     if node.bound == math.inf:
         return ColgenOutcome(None, node.lp, node.iterations, len(master.columns), time.monotonic() - t0, "infeasible")
-    bound = round_bound(data, node.bound) if node.bound > -math.inf else None
-    incumbent, sched = None, None
-    left = stop_at - time.monotonic()
-    if mip and node.stop != "cutoff" and left > 0:
-        cols = master.restricted_mip(max(left * MIP_SHARE, min(MIN_MIP_S, left)))
-        if cols is not None:
-            incumbent, sched = float(sum(c.cost for c in cols)), schedule_of_columns(data, cols)
-    stop = "target" if node.stop == "cutoff" else node.stop
-    return ColgenOutcome(bound, node.lp, node.iterations, len(master.columns), time.monotonic() - t0, stop, incumbent, sched,
-                         tuple(history))
-
-
+    bound = round_bound(data, node.bound, master.step) if node.bound > -math.inf else None
+    return ColgenOutcome(bound, node.lp, node.iterations, len(master.columns), time.monotonic() - t0, node.stop)

@@ -133,9 +133,10 @@ def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float
         else:
             metrics = compute_metrics(data.instance, ev)
             objective = metrics.objective
-    if out.bound is not None:
-        status, message = _granular_proof(status, message, out.objective, round_bound(data, out.bound))
-    bound = to_objective(data, round_bound(data, out.bound)) if out.bound is not None else None
+    rounded = round_bound(data, out.bound) if out.bound is not None else None
+    if rounded is not None:
+        status, message = _granular_proof(status, message, out.objective, rounded)
+    bound = to_objective(data, rounded) if rounded is not None else None
     if bound is not None:
         bound = max(bound, 0.0)  # the objective (lost value, average JCT) is never negative
     elif status != Status.INFEASIBLE:
@@ -410,7 +411,7 @@ def _branch_and_price(mb: ModelBuild, out: SolveOutcome, whole: Schedule, budget
     data = mb.data
     start = extract_schedule(data, mb.vars, out.value) if out.value is not None else whole
     bp = branch_and_price(data, budget.left(), start=start)
-    bound = bp.bound if out.bound is None or (bp.bound is not None and bp.bound > out.bound) else out.bound
+    bound = max((b for b in (out.bound, bp.bound) if b is not None), default=None)
     msg = (f"{out.message}; then branch and price: {bp.nodes} nodes, {bp.open} open, "
            f"{'optimal' if bp.proven else 'not closed'} in {bp.seconds:.2f} s")
     out = replace(out, bound=bound, message=msg)
