@@ -21,10 +21,15 @@ from sensaopt.registry import Registry
 POLICIES: Registry[type] = Registry("policy", {
     "fifo": "sensaopt.policies.simple:FIFOPolicy",
     "edf": "sensaopt.policies.simple:EDFPolicy",
+    "edf-demote": "sensaopt.policies.simple:EDFDemotePolicy",
+    "lst": "sensaopt.policies.simple:LSTPolicy",
     "sensascale": "sensaopt.policies.sensascale:SensaScalePolicy",
+    "sensascale-paper": "sensaopt.policies.sensascale:SensaScalePaperPolicy",
     "chronus": "sensaopt.policies.chronus:ChronusPolicy",
     "chronus-clean": "sensaopt.policies.chronus:ChronusCleanPolicy",
     "synergy-tune": "sensaopt.policies.synergy:SynergyTunePolicy",
+    "edf-tune": "sensaopt.policies.synergy:EDFTunePolicy",
+    "edf-tune-demote": "sensaopt.policies.synergy:EDFTuneDemotePolicy",
     "rolling-cpsat": "sensaopt.exact.rolling:RollingCPSATPolicy",
     "rolling-milp": "sensaopt.exact.rolling:RollingMILPPolicy",
 })

@@ -1,7 +1,9 @@
 """Synergy-TUNE (OSDI 2022): sensitivity-aware, deadline-blind.
 
-Every round the queue is re-planned in job order (FIFO by arrival, or shortest
-remaining time as an option). For each job, on one node (or whole nodes plus at most
+Every round the queue is re-planned in job order (FIFO by arrival, Synergy's; or
+shortest remaining time, EDF or least laxity as options, with late-job demotion and
+sticky placement as in :mod:`sensaopt.policies.queue`: ``edf-tune`` and
+``edf-tune-demote`` are the named configurations). For each job, on one node (or whole nodes plus at most
 one partial node for jobs larger than a node):
 
 1. its *optimal demand* if it fits: the smallest per-GPU option (least dominant share
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from sensaopt.instance import Cluster, Instance
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
 from sensaopt.policies.placement import NodePool, job_options, option_placement, proportional_placement
+from sensaopt.policies.queue import check_order, queue_order, sticky_order
 from sensaopt.profiles import Option, SensitivityProfile
 from sensaopt.schedule import Placement
 
@@ -36,14 +39,34 @@ class SynergyConfig:
     tolerance: float = 0.1
     """Optimal demand = smallest option within this fraction of the peak speed."""
     order: str = "fifo"
-    """"fifo" (arrival order, Synergy's default) or "srtf" (shortest remaining time:
-    remaining work in minutes at speed 1.0, then arrival)."""
+    """"fifo" (arrival order, Synergy's default), "srtf" (shortest remaining time:
+    remaining work in minutes at speed 1.0, then arrival), "edf" or "lst" (least laxity
+    at the optimal demand's speed; :mod:`sensaopt.policies.queue`)."""
+    demote_late: bool = False
+    """With "edf"/"lst": a deadline job that cannot meet any deadline even at its optimal
+    demand joins the best-effort tier (shortest remaining first)."""
+    sticky: bool = False
+    """Jobs admitted this round are placed running-first (they keep their nodes)."""
 
     def __post_init__(self) -> None:
-        if self.order not in ("fifo", "srtf"):
-            raise ValueError(f"synergy-tune order must be 'fifo' or 'srtf', not {self.order!r}")
+        check_order(self.order, "synergy-tune")
         if not 0 <= self.tolerance < 1:
             raise ValueError("synergy-tune tolerance must be within [0, 1)")
+
+
+@dataclass(frozen=True)
+class EDFTuneConfig(SynergyConfig):
+    """``edf-tune``: EDF order with Synergy-TUNE allocation."""
+
+    order: str = "edf"
+
+
+@dataclass(frozen=True)
+class EDFTuneDemoteConfig(EDFTuneConfig):
+    """``edf-tune-demote``: EDF order, TUNE allocation, late-job demotion, sticky placement."""
+
+    demote_late: bool = True
+    sticky: bool = True
 
 
 def optimal_option(profile: SensitivityProfile, cluster: Cluster, tolerance: float) -> Option:
@@ -79,16 +102,21 @@ class SynergyTunePolicy(BasePolicy):
             o = self._opt[js.id] = optimal_option(js.spec.profile, cluster, self.config.tolerance)
         return o
 
-    def order(self, jobs: list[JobState]) -> list[JobState]:
-        if self.config.order == "srtf":
-            return sorted(jobs, key=lambda js: (js.remaining, js.spec.arrival, js.id))
-        return sorted(jobs, key=lambda js: (js.spec.arrival, js.id))
+    def order(self, jobs: list[JobState], state: RoundState) -> list[JobState]:
+        cfg = self.config
+        if cfg.order == "srtf":
+            jobs = sorted(jobs, key=lambda js: (js.remaining, js.spec.arrival, js.id))
+        elif cfg.order == "fifo":
+            jobs = sorted(jobs, key=lambda js: (js.spec.arrival, js.id))
+        else:
+            jobs = queue_order(jobs, state, cfg.order, cfg.demote_late, lambda js: self._optimal(js, state.cluster).speed)
+        return sticky_order(jobs, state) if cfg.sticky else jobs
 
     def decide(self, state: RoundState) -> Allocation:
         pool = NodePool(state.cluster)
         out: Allocation = {}
         on_node: dict[int, list[str]] = {}  # node -> job ids placed there this round, in order
-        for js in self.order(state.jobs):
+        for js in self.order(state.jobs, state):
             if pool.free_gpus < js.gpus:
                 self.stats["waited"] += 1
                 continue
@@ -148,4 +176,20 @@ class SynergyTunePolicy(BasePolicy):
         return None
 
 
-__all__ = ["SynergyConfig", "SynergyTunePolicy", "optimal_option"]
+class EDFTunePolicy(SynergyTunePolicy):
+    """EDF order with Synergy-TUNE allocation (no demotion)."""
+
+    name = "edf-tune"
+    config_class = EDFTuneConfig
+
+
+class EDFTuneDemotePolicy(SynergyTunePolicy):
+    """EDF order, Synergy-TUNE allocation, late-job demotion and sticky placement: the
+    strongest simple sensitivity-aware baseline (``models/baselines.md``)."""
+
+    name = "edf-tune-demote"
+    config_class = EDFTuneDemoteConfig
+
+
+__all__ = ["EDFTuneConfig", "EDFTuneDemoteConfig", "EDFTuneDemotePolicy", "EDFTunePolicy", "SynergyConfig", "SynergyTunePolicy",
+           "optimal_option"]

@@ -1,7 +1,7 @@
 """SensaScale (SPEC §2), one module per step: analysis (1-2), pairing (3),
 placement with safe backfill (4), adjust (5); knobs in config."""
 
-from .config import SensaScaleConfig
-from .policy import SensaScalePolicy
+from .config import SensaScaleConfig, SensaScalePaperConfig
+from .policy import SensaScalePaperPolicy, SensaScalePolicy
 
-__all__ = ["SensaScaleConfig", "SensaScalePolicy"]
+__all__ = ["SensaScaleConfig", "SensaScalePaperConfig", "SensaScalePaperPolicy", "SensaScalePolicy"]

@@ -196,6 +196,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     urgent_by = now + cfg.urgent_rounds * R
     hopeless_be = cfg.hopeless_to_best_effort
     edf = cfg.deadline_order == "edf"
+    strict = cfg.deadline_order == "lst-strict"
     cache = constants if constants is not None else {}
     optimal = cfg.lst_allocation == "optimal"
     out = []
@@ -234,6 +235,8 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
                 key = (0, 0, lst, spec.arrival, spec.id)
             elif edf:
                 key = (0, 1, target, spec.arrival, spec.id)
+            elif strict:
+                key = (0, 1, lst, spec.arrival, spec.id)
             else:
                 key = (0, 1 if running else 2, lst, spec.arrival, spec.id)
             tier = 0

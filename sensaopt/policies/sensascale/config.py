@@ -33,7 +33,8 @@ class SensaScaleConfig:
     fixed order: it cannot thrash, and a newcomer with an earlier deadline may preempt
     a running job, as in EDF); "lst" — running jobs, then waiting ones, each by LST
     (the anti-thrashing guard above; a newcomer then waits until it is urgent or GPUs
-    free up: 4.5x EDF's queueing on the loaded Philly SLO window, models/sensascale.md)."""
+    free up: 4.5x EDF's queueing on the loaded Philly SLO window, models/sensascale.md);
+    "lst-strict" — every deadline job by LST alone (the paper's order, no guard)."""
     lst_allocation: str = "expected"
     """Allocation the latest start time assumes: "expected" — what the job will likely
     get (its current allocation if running, else the base allocation of the main node
@@ -127,8 +128,8 @@ class SensaScaleConfig:
             raise ValueError("backfill must be 'easy', 'conservative' or 'none'")
         if not 0 <= self.demand_tolerance < 1:
             raise ValueError("demand_tolerance must be within [0, 1)")
-        if self.deadline_order not in ("lst", "edf"):
-            raise ValueError("deadline_order must be 'lst' or 'edf'")
+        if self.deadline_order not in ("lst", "edf", "lst-strict"):
+            raise ValueError("deadline_order must be 'lst', 'lst-strict' or 'edf'")
         if self.lst_allocation not in ("expected", "optimal"):
             raise ValueError("lst_allocation must be 'expected' or 'optimal'")
         if self.pair_hysteresis < 0:
@@ -139,3 +140,21 @@ class SensaScaleConfig:
             raise ValueError("repack_limit must be >= 0")
         if self.pairing_window <= 0 or self.weight_scale < 1:
             raise ValueError("pairing_window and weight_scale must be positive")
+
+
+@dataclass(frozen=True)
+class SensaScalePaperConfig(SensaScaleConfig):
+    """SensaScale as the paper describes it (``sensascale-paper``), nothing it does not
+    name: LST order (``lst-strict``, the LST at the optimal demand), hopeless jobs out of
+    the way, sensitive–insensitive max-weight pairing, EASY backfill, deadline-aware
+    adjustment on. Off, because the paper does not describe them: spare filling, repack,
+    staying put, pair hysteresis (the project default's additions,
+    ``models/sensascale.md``)."""
+
+    deadline_order: str = "lst-strict"
+    lst_allocation: str = "optimal"
+    adjust: bool = True
+    fill_spare: bool = False
+    repack_limit: int = 0
+    stay_put: bool = False
+    pair_hysteresis: float = 0.0

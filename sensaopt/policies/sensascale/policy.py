@@ -10,7 +10,7 @@ from sensaopt.policies.placement import NodePool
 
 from .adjust import adjust, fill_spare
 from .analysis import ProfileFacts, analyse, profile_facts, protect_running
-from .config import SensaScaleConfig
+from .config import SensaScaleConfig, SensaScalePaperConfig
 from .pairing import make_pairs, pair_options
 from .placement import Planner
 
@@ -94,3 +94,10 @@ class SensaScalePolicy(BasePolicy):
         for k, v in self.last_stats.items():
             self.stats[k] = self.stats.get(k, 0) + v
         return {jid: p.placements for jid, p in planner.planned.items()}
+
+
+class SensaScalePaperPolicy(SensaScalePolicy):
+    """SensaScale with the paper's configuration (:class:`SensaScalePaperConfig`)."""
+
+    name = "sensascale-paper"
+    config_class = SensaScalePaperConfig

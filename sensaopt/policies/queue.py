@@ -1,0 +1,109 @@
+"""Queue orders shared by the simple references (EDF, least laxity, FIFO, SRTF), with
+the two ingredients a reviewer adds to them: late-job demotion and sticky placement.
+
+* **Order** (``order``): ``"edf"`` — deadline jobs by the deadline they aim at, then
+  best-effort jobs; ``"lst"`` — deadline jobs by latest start time (least laxity:
+  target deadline − remaining minutes at the policy's best speed − restart minutes);
+  ``"fifo"`` — by arrival; ``"srtf"`` — by remaining minutes at the best speed.
+* **Demotion** (``demote_late``): a deadline job that cannot meet any of its deadlines
+  even if it runs from this round on, without a pause, at the best speed the policy
+  can give it (restart cost counted, completion rounded up to the end of a round as
+  the validator does) joins the best-effort tier; that tier is then ordered by
+  shortest remaining time, so late jobs no longer take GPUs from jobs that can still
+  make it (the paper's "moved out of the way").
+* **Sticky** (``sticky``): the jobs the order admits this round (greedily by GPU count)
+  are placed running-first, so that a job that ran last round keeps its nodes when
+  they still fit, instead of losing them to a newcomer placed before it; the jobs not
+  admitted fill what is left, in order.
+
+Times in minutes. "Best speed" is a per-job figure given by the policy (profile speed
+per GPU at the allocation it would give at best, times the job's observed speed
+correction).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from sensaopt.changes import RESTART
+from sensaopt.policies.base import JobState, RoundState
+
+ORDERS = ("edf", "lst", "fifo", "srtf")
+
+
+def check_order(order: str, owner: str, allowed: tuple[str, ...] = ORDERS) -> None:
+    if order not in allowed:
+        raise ValueError(f"{owner} order must be one of {', '.join(allowed)}, not {order!r}")
+
+
+def run_minutes(js: JobState, state: RoundState, speed: float) -> float:
+    """Minutes from the start of this round until ``js`` finishes if it runs from now
+    on at ``speed`` (per GPU, relative to speed 1.0) without a pause: the restart cost
+    of a paused job counted, rounded up to whole rounds (completion = end of the round
+    in which the work is done)."""
+    R = state.round_minutes
+    lost = state.overheads.minutes(RESTART, js.gpus) if (js.started and not state.was_running(js)) else 0.0
+    need = (js.remaining / (speed * js.speed_correction) + lost) / R
+    return math.ceil(need - 1e-9) * R
+
+
+def target_deadline(js: JobState, state: RoundState, speed: float, demote_late: bool) -> float | None:
+    """The deadline ``js`` aims at: its first deadline (soft ones included) that it still
+    meets at ``speed``; with ``demote_late`` None when it meets none (and always None
+    for best effort); without, its first deadline regardless."""
+    deadlines = js.spec.deadlines()
+    if not deadlines:
+        return None
+    if not demote_late:
+        return deadlines[0][0]
+    finish = state.now + run_minutes(js, state, speed)
+    for at, _value in deadlines:
+        if finish <= at + 1e-9:
+            return at
+    return None
+
+
+def queue_order(jobs: list[JobState], state: RoundState, order: str, demote_late: bool,
+                best_speed: Callable[[JobState], float]) -> list[JobState]:
+    """``jobs`` in priority order (see the module docstring); ties by arrival, then id."""
+    if order == "fifo":
+        return sorted(jobs, key=lambda js: (js.spec.arrival, js.id))
+    if order == "srtf":
+        return sorted(jobs, key=lambda js: (js.remaining / best_speed(js), js.spec.arrival, js.id))
+
+    needs_speed = demote_late or order == "lst"
+
+    def key(js: JobState) -> tuple[Any, ...]:
+        speed = best_speed(js) if needs_speed else 1.0
+        target = target_deadline(js, state, speed, demote_late)
+        if target is None:  # best effort (or demoted): after every deadline job
+            second = js.remaining / (speed * js.speed_correction) if demote_late else js.spec.arrival
+            return (1, second, js.spec.arrival, js.id)
+        if order == "lst":
+            lost = state.overheads.minutes(RESTART, js.gpus) if (js.started and not state.was_running(js)) else 0.0
+            return (0, target - js.remaining / (speed * js.speed_correction) - lost, js.spec.arrival, js.id)
+        return (0, target, js.spec.arrival, js.id)
+
+    return sorted(jobs, key=key)
+
+
+def sticky_order(ordered: list[JobState], state: RoundState) -> list[JobState]:
+    """Placement order for sticky placement: the jobs admitted by ``ordered`` within the
+    free GPUs (greedily), those that ran last round first, then the other admitted
+    ones, then the rest; each group keeps the priority order."""
+    free = state.cluster.total_gpus
+    admitted, rest = [], []
+    for js in ordered:
+        if js.gpus <= free:
+            free -= js.gpus
+            admitted.append(js)
+        else:
+            rest.append(js)
+    running = [js for js in admitted if state.was_running(js)]
+    waiting = [js for js in admitted if not state.was_running(js)]
+    return running + waiting + rest
+
+
+__all__ = ["ORDERS", "check_order", "queue_order", "run_minutes", "sticky_order", "target_deadline"]
