@@ -124,9 +124,12 @@ def lease_counters(stats: object) -> dict[str, int]:
 
 
 def run_config(cfg: RunConfig) -> dict:
-    """Run one configuration; returns the JSON-ready record that the store keeps.
+    """Run one configuration; returns the JSON-ready record that the store keeps
+    (``servable``: :func:`sensaopt.servable.servable_summary` of its deadline misses, on
+    the speeds the run was scored on).
     Raises on failure (the sweep records the failure and retries it next time)."""
     from sensaopt.result import package_versions
+    from sensaopt.servable import missed_jobs, servable_summary
     from sensaopt.traces.run import run_policy
     from sensaopt.traces.sources import workload_instance
 
@@ -135,7 +138,10 @@ def run_config(cfg: RunConfig) -> dict:
     res, _ = run_policy(inst, cfg.policy, seed=cfg.seed, profile_error=cfg.profile_error, policy_config=dict(cfg.policy_config))
     if res.metrics is None:
         raise RuntimeError(f"{res.solver} on {inst.name} returned no metrics ({res.status.value})")
-    jct = [m.jct for m in res.job_metrics() if m.jct is not None]
+    rows = res.job_metrics()
+    jct = [m.jct for m in rows if m.jct is not None]
+    truth = res.truth if res.truth is not None else inst  # with profile error: the true speeds the run was scored on
+    servable = servable_summary(truth, missed_jobs(truth.jobs, (m.met_deadline for m in rows)))
     return {
         "key": cfg.key(),
         "config": cfg.to_dict(),
@@ -147,6 +153,8 @@ def run_config(cfg: RunConfig) -> dict:
         "jct": jct,
         "simulate_s": res.runtime_s,
         "lease": lease_counters(res.params.get("policy_stats")),
+        "servable": servable,
+        "params": {"config": res.params.get("config")},  # the policy's whole configuration (every knob)
         "wall_s": time.perf_counter() - t0,
         "versions": package_versions(),
     }
