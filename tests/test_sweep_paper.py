@@ -4,24 +4,23 @@ for the unit suite)."""
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
-
-from dataclasses import replace
 
 from sensaopt.sweep.config import RunConfig
 from sensaopt.sweep.paper import (
     FIRST_EDITION_POLICIES,
     POLICIES,
     PaperSettings,
-    check_decomposition,
-    node_of,
-    policy_label,
     cell_rows,
+    check_decomposition,
     cluster_for,
     figures,
+    node_of,
     paper_args,
     paper_configs,
+    policy_label,
     reductions,
     run_values,
     table_markdown,
@@ -29,7 +28,6 @@ from sensaopt.sweep.paper import (
 )
 from sensaopt.sweep.stats import mean_interval
 from sensaopt.traces.presets import preset_cluster
-
 
 FIRST = PaperSettings(policies=FIRST_EDITION_POLICIES, shapes=())  # the first edition's plan
 
