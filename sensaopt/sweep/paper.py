@@ -614,7 +614,7 @@ def jct_cdf_figure(runs: list[tuple[str, int, RunConfig]], records: dict[str, di
             shown.setdefault(pol, line)
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())  # decade labels only: minor ones collide on short ranges
-        ax.set_title(f"{grp[0]}, {grp[1]}-GPU {grp[2]} nodes", fontsize=9)
+        ax.set_title(f"{grp[0]}, {grp[1]}-GPU " + ("" if grp[2] == "synergy" else f"{grp[2]} ") + "nodes", fontsize=9)
         ax.set_xlabel("JCT (min), seeds pooled")
         ax.set_ylabel("CDF")
     for ax in list(axes.flat)[n:]:
