@@ -127,12 +127,11 @@ LEGACY_SETTINGS: dict[str, Any] = {"shapes": [], "shape_gpus": [8, 16], "decompo
 
 def legacy_args(settings: dict[str, Any]) -> list[str]:
     """Arguments that make today's command plan what a recorded command (its provenance
-    ``settings``) planned, for the fields its settings lack (:data:`LEGACY_SETTINGS`)."""
+    ``settings``) planned, for the fields its settings lack (:data:`LEGACY_SETTINGS`;
+    ``decomposition`` is off by default, then and now)."""
     out: list[str] = []
     if "shapes" not in settings:
         out += ["--shape", "none"]
-    if "decomposition" not in settings:
-        out += []  # off by default then and now
     if "duration_at" not in settings:
         out += ["--duration-at", "reference"]
     return out
