@@ -99,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     scales = sorted(a.scale or [0.05, 0.2])
     if len(scales) != 2:
         ap.error("give exactly two --scale values")
-    pols = a.policy or list(POLICIES)
+    from sensaopt.policies import policy_names
+
+    pols = a.policy or [p for p in POLICIES if p in policy_names()]  # the second edition's, those registered
     print(f"load average at start: {load_average()}")
     rows, est = [], []
     for label in CELLS:

@@ -48,6 +48,9 @@ class WorkloadConfig:
     profile_error: float = _opt(0.0, "Sigma of the hidden log-normal true-speed factor (0: profiles are exact).")
     sample: float = _opt(1.0, "Fraction of the jobs kept (seeded thinning).")
     move_cost_scale: float = _opt(1.0, "Multiplier of every change cost (restart, migration, resize; 0: moves are free).")
+    duration_at: str | None = _opt(None, "What a trace duration is: node = run time at the proportional share of the node it "
+                                         "runs on (work = duration x speed there), reference = at 3 cores, 62.5 GB per GPU "
+                                         "(work = duration); none: node, or reference on nodes at that share (the same there).")
 
 
 def field_help(cls: type, name: str) -> str:

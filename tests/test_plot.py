@@ -421,7 +421,7 @@ def test_palette_shades():
 def _paper_inputs():
     from sensaopt.sweep.paper import PaperSettings, paper_configs, table_rows
 
-    runs = paper_configs(PaperSettings(policies=("sensascale", "chronus", "edf", "srtf")))
+    runs = paper_configs(PaperSettings(policies=("sensascale", "chronus", "edf", "srtf"), shapes=()))  # the 8 Synergy cells
     recs = {}
     for k, (_, _, cfg) in enumerate(runs):
         recs[cfg.key()] = {"metrics": {"jobs": 3, "slo_violation_rate": 0.1 + 0.01 * k, "avg_jct": 100.0 + k, "avg_queueing_time": 10.0 + k,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sensaopt.sweep.paper import METRIC_NAMES, RESULT_FILES, RUN_COLUMNS
+from sensaopt.sweep.paper import LEGACY_RUN_COLUMNS, LEGACY_SETTINGS, METRIC_NAMES, RESULT_FILES, RUN_COLUMNS, legacy_args
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -44,7 +44,7 @@ def test_rows_parse_and_agree_with_provenance(result_dir: Path) -> None:
     assert len(plan) == len(prov["runs"]) == prov["runs_total"]
     with open(result_dir / "runs.csv", newline="") as f:
         reader = csv.DictReader(f)
-        assert tuple(reader.fieldnames or ()) == RUN_COLUMNS
+        assert tuple(reader.fieldnames or ()) in (RUN_COLUMNS, LEGACY_RUN_COLUMNS)  # legacy: before node shapes, servable jobs
         rows = list(reader)
     assert rows, f"{result_dir.name}: runs.csv has no run"
     for r in rows:
@@ -55,7 +55,7 @@ def test_rows_parse_and_agree_with_provenance(result_dir: Path) -> None:
         assert p["status"] in ("computed", "reused")
         assert int(r["jobs"]) > 0
         for k in METRIC_NAMES + ("simulate_s",):
-            _num(r[k])  # a number or empty
+            _num(r.get(k, ""))  # a number or empty (or absent from a legacy table)
     assert {r["key"] for r in rows} == {k for k, p in plan.items() if p["status"] in ("computed", "reused")}
     with open(result_dir / "table.csv", newline="") as f:
         cells = list(csv.DictReader(f))
@@ -64,7 +64,7 @@ def test_rows_parse_and_agree_with_provenance(result_dir: Path) -> None:
     for c in cells:
         assert int(c["seeds"]) >= 1
         for k in METRIC_NAMES:
-            _num(c[k]), _num(c[f"{k}_lo"]), _num(c[f"{k}_hi"])
+            _num(c.get(k, "")), _num(c.get(f"{k}_lo", "")), _num(c.get(f"{k}_hi", ""))
 
 
 def test_recorded_command_plans_the_same_config_keys(result_dir: Path, tmp_path: Path) -> None:
@@ -75,8 +75,11 @@ def test_recorded_command_plans_the_same_config_keys(result_dir: Path, tmp_path:
     assert args[:2] == ["experiment", "paper"]
     for opt, sub in (("-o", tmp_path / "out"), ("--results", tmp_path / "res")):
         args[args.index(opt) + 1] = str(sub)
-    assert main([*args, "--report-only", "-q"]) == 0
+    # settings added after the command was recorded take the value that reproduces what it did
+    assert main([*args, *legacy_args(prov["settings"]), "--report-only", "-q"]) == 0
     today = json.loads((tmp_path / "res" / "provenance.json").read_text())
     assert [r["key"] for r in today["runs"]] == [r["key"] for r in prov["runs"]], (
         f"{result_dir.name}: the recorded command now plans other run configurations; re-run it (provenance.json 'command')")
-    assert today["settings"] == prov["settings"]
+    assert {k: today["settings"][k] for k in prov["settings"]} == prov["settings"]
+    assert {k: v for k, v in today["settings"].items() if k not in prov["settings"]} == {
+        k: v for k, v in LEGACY_SETTINGS.items() if k not in prov["settings"]}

@@ -33,7 +33,10 @@ def test_key_is_stable_and_sensitive_to_every_field():
 def test_keys_of_stored_runs_do_not_change():
     # values computed before RunConfig extended WorkloadConfig and gained guided/policy_config
     assert RunConfig().key() == "79825293c14c2625dc17"
-    old = RunConfig(trace="chronus-slo", preset="philly-16", policy="sensascale", seed=2, load=1.2, cpu_per_gpu=4.0, days=1.0)
+    # (4 cores per GPU is not the reference share: runs stored then made work = duration,
+    # duration_at="reference"; the new default there, "node", is another run with its own key)
+    old = RunConfig(trace="chronus-slo", preset="philly-16", policy="sensascale", seed=2, load=1.2, cpu_per_gpu=4.0, days=1.0,
+                    duration_at="reference")
     assert old.key() == "77bf22f3aa93f2b559e3"
     assert "policy_config" not in old.to_dict() and "guided" not in old.to_dict()
 

@@ -4,16 +4,23 @@ for the unit suite)."""
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
+from sensaopt.sweep.config import RunConfig
 from sensaopt.sweep.paper import (
+    FIRST_EDITION_POLICIES,
+    POLICIES,
     PaperSettings,
     cell_rows,
+    check_decomposition,
     cluster_for,
     figures,
+    node_of,
     paper_args,
     paper_configs,
+    policy_label,
     reductions,
     run_values,
     table_markdown,
@@ -22,17 +29,49 @@ from sensaopt.sweep.paper import (
 from sensaopt.sweep.stats import mean_interval
 from sensaopt.traces.presets import preset_cluster
 
+FIRST = PaperSettings(policies=FIRST_EDITION_POLICIES, shapes=())  # the first edition's plan
+
 
 def test_plan_covers_workloads_nodes_policies_seeds():
-    runs = paper_configs(PaperSettings())
+    runs = paper_configs(FIRST)
     assert len(runs) == 4 * 2 * 5 * 3
     presets = {(label, g): cfg.preset for label, g, cfg in runs}
     assert presets[("Philly SLO", 8)] == "philly-8" and presets[("Helios", 16)] == "helios-16"
     assert {cfg.trace for _, _, cfg in runs} == {"chronus-slo", "chronus-mix1", "chronus-mix2", "helios-gen"}
     assert len({cfg.key() for _, _, cfg in runs}) == 120
     assert [cfg.seed for _, _, cfg in runs] == sorted(cfg.seed for _, _, cfg in runs)  # whole seeds first
-    one = paper_configs(PaperSettings(seeds=(0,)))
+    one = paper_configs(replace(FIRST, seeds=(0,)))
     assert [c.key() for _, _, c in one] == [c.key() for _, _, c in runs[:40]]
+
+
+def test_second_edition_plan_adds_node_shapes_and_policies_without_changing_old_keys():
+    s = PaperSettings()
+    assert s.policies == POLICIES and len(POLICIES) == 10 and s.shapes == ("chronus", "alibaba")
+    runs = paper_configs(s)
+    assert len(runs) == (8 + 2 * 2) * 10 * 3
+    extra = [(label, g, cfg) for label, g, cfg in runs if node_of(cfg) != "synergy"]
+    assert {(label, g, cfg.preset) for label, g, cfg in extra} == {
+        ("Philly SLO", g, f"philly-{g}-{n}") for g in (8, 16) for n in ("chronus", "alibaba")}
+    assert {cfg.duration_at for _, _, cfg in extra} == {"node"}  # the default off the reference share
+    assert {cfg.duration_at for _, _, cfg in runs if node_of(cfg) == "synergy"} == {"reference"}
+    old = {c.key() for _, _, c in paper_configs(FIRST)}
+    same = {c.key() for _, _, c in runs if node_of(c) == "synergy" and c.policy in FIRST_EDITION_POLICIES}
+    assert same == old  # the first edition's runs keep their keys: stored runs are reused
+    ref = paper_configs(PaperSettings(duration_at="reference", policies=("edf",)))
+    assert {c.to_dict().get("duration_at") for _, _, c in ref} == {None}  # the old convention: old keys on every shape
+
+
+def test_decomposition_rows_are_sensascale_variants_on_philly_slo_8():
+    s = PaperSettings(policies=("sensascale", "edf"), shapes=(), seeds=(0, 1), decomposition=True)
+    check_decomposition()
+    runs = paper_configs(s)
+    dec = [(label, g, c) for label, g, c in runs if c.policy_config]
+    assert len(runs) == 8 * 2 * 2 + 2 * 2 and len(dec) == 4
+    assert {(label, g, c.preset) for label, g, c in dec} == {("Philly SLO", 8, "philly-8")}
+    assert {policy_label(c) for _, _, c in dec} == {"sensascale (speed<=1)", "sensascale (ordering)"}
+    knobs = {policy_label(c): dict(c.policy_config) for _, _, c in dec}
+    assert knobs["sensascale (speed<=1)"] == {"pairing": False, "fill_spare": False, "adjust": False}
+    assert policy_label(RunConfig(policy="edf", policy_config=(("x", 1),))) == "edf [x=1]"
 
 
 def test_scaled_clusters_keep_equal_totals_and_load():
@@ -65,7 +104,7 @@ def fake(runs):
 
 
 def test_cells_reductions_table_and_figures(tmp_path):
-    runs = paper_configs(PaperSettings(policies=("sensascale", "chronus", "edf")))
+    runs = paper_configs(PaperSettings(policies=("sensascale", "chronus", "edf"), shapes=()))
     recs = fake(runs)
     rows = table_rows(runs, recs)
     assert len(rows) == 72 and {r["key"] for r in rows} == set(recs)
@@ -84,7 +123,7 @@ def test_cells_reductions_table_and_figures(tmp_path):
     assert all(math.isnan(x) for x in avg_edf["avg_queueing_time"])  # base 0 in every seed: no change, n/a
     md = table_markdown(cells, per, avg)
     assert avg["seeds"] == 3
-    assert "| **average over cells** |  | 3 | -75.00 [-75.00, -75.00] | -75.00 [-75.00, -75.00] | -45.00 [" in md
+    assert "| **average over cells** |  | 3 | -75.00 [-75.00, -75.00] | n/a | -75.00 [-75.00, -75.00] | -45.00 [" in md
     assert "| paper |  |  | -74.22 |" in md
     md2 = table_markdown(cells, per, avg, others=[("edf", *reductions(rows, base="edf"))])
     assert md2.startswith(md.rstrip("\n")) and "**SensaScale vs EDF**" in md2 and md2.count("| paper |") == 1
@@ -109,15 +148,18 @@ def test_paper_args_need_consecutive_seeds():
 
 def test_report_only_runs_nothing_and_records_provenance(tmp_path, capsys):
     from sensaopt.cli import main
+    from sensaopt.policies import policy_names
 
     out, res = tmp_path / "out", tmp_path / "res"
     assert main(["experiment", "paper", "-o", str(out), "--report-only", "--scale", "0.1", "-q", "--results", str(res)]) == 0
-    assert "120 runs: 0 reused, 0 computed, 0 failed, 120 missing" in capsys.readouterr().out
+    n = len(paper_configs(PaperSettings(scale=0.1, policies=tuple(p for p in POLICIES if p in policy_names()))))
+    assert f"{n} runs: 0 reused, 0 computed, 0 failed, {n} missing" in capsys.readouterr().out
     assert (out / "table.md").is_file() and not (out / "runs").exists() and not (out / "failed").exists()
     prov = json.loads((res / "provenance.json").read_text())
-    planned = [c.key() for _, _, c in paper_configs(PaperSettings(scale=0.1))]
-    assert [r["key"] for r in prov["runs"]] == planned and prov["runs_missing"] == 120
-    assert prov["args"] == paper_args(PaperSettings(scale=0.1), out, res)
+    s = PaperSettings(scale=0.1, policies=tuple(p for p in POLICIES if p in policy_names()))
+    planned = [c.key() for _, _, c in paper_configs(s)]
+    assert [r["key"] for r in prov["runs"]] == planned and prov["runs_missing"] == n
+    assert prov["args"] == paper_args(s, out, res)
     assert {"cpu_model", "cores", "ram_gib", "loadavg", "loadavg_end"} <= set(prov["machine"])
     assert "commit" in prov["git"] and "dirty" in prov["git"] and prov["versions"]["sensaopt"]
     assert main(["experiment", "paper", "-o", str(out), "--report-only", "--policy", "nope"]) == 2

@@ -204,13 +204,22 @@ def experiment_paper(
     scale: float = typer.Option(1.0, callback=in_range("scale"),
                                help="1 = the full traces and clusters; < 1: that fraction of jobs (seeded) on that fraction of GPUs."),
     policy: list[str] = typer.Option([], "--policy",
-                                     help="Policies (default: sensascale chronus synergy-tune edf fifo, those registered)."),
+                                     help="Policies, repeat (default: the second edition's, those registered: sensascale "
+                                          "sensascale-paper chronus synergy-tune edf edf-demote edf-tune edf-tune-demote lst fifo)."),
     seeds: int = typer.Option(3, "--seeds", min=1, help="Number of seeds: --seed, --seed + 1, ... (each a run of every cell)."),
     seed: int = typer.Option(0, callback=in_range("seed"), help="First seed (model types, generator, Helios deadlines, thinning)."),
     round_minutes: float = typer.Option(5.0, callback=in_range("round_minutes"), help="Round length, minutes."),
     sensitive_fraction: float = typer.Option(0.5, callback=in_range("sensitive_fraction"), help="Fraction of sensitive model types."),
-    node: str = typer.Option("synergy", help="synergy (3 cores, 62.5 GB per GPU) | chronus (128 cores, 256 GB per 8 GPUs)."),
+    node: str = typer.Option("synergy", help="Node shape of the 8 main cells: synergy (3 cores, 62.5 GB per GPU) | chronus "
+                                             "(16 cores, 32 GB) | alibaba (12 cores, 48 GB)."),
     helios_days: float = typer.Option(14.0, callback=in_range("helios_days"), help="Days of Helios-calibrated arrivals."),
+    shape: list[str] = typer.Option([], "--shape", help="Further node shapes running Philly SLO (repeat; default chronus "
+                                                         "alibaba; 'none': no further cells)."),
+    shape_gpus: list[int] = typer.Option([], "--shape-gpus", help="GPUs per node of those cells (repeat; default 8 16)."),
+    duration_at: str = typer.Option("none", "--duration-at", help=field_help(WorkloadConfig, "duration_at")),
+    decomposition: bool = typer.Option(False, "--decomposition",
+                                       help="Add the speed-up decomposition rows (SensaScale with no job above speed 1; "
+                                            "ordering only) on the Philly SLO 8-GPU cell."),
     results: Path | None = typer.Option(
         None, "--results", metavar="DIR",
         help="Also write the tables, figures and provenance.json (commit, command, versions, machine, config keys) into DIR."),
@@ -230,7 +239,7 @@ def experiment_paper(
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import policy_names
     from sensaopt.sweep import ResultStore, paper
-    from sensaopt.sweep.paper import POLICIES, PaperSettings, cell_rows, paper_configs, reductions, table_markdown, table_rows
+    from sensaopt.sweep.paper import POLICIES, PaperSettings, paper_configs
     from sensaopt.sweep.provenance import git_state, machine
     from sensaopt.sweep.runner import check_configs
     from sensaopt.traces.sources import data_needed
@@ -250,8 +259,16 @@ def experiment_paper(
         check_output_dir(results, field="--results")
         for name in paper.RESULT_FILES:
             check_output(results / name, field="--results")
+    shapes = tuple(x for x in shape if x.lower() != "none") if shape else paper.SHAPES
     s = PaperSettings(scale=scale, policies=pols, seeds=tuple(range(seed, seed + seeds)), round_minutes=round_minutes,
-                      sensitive_fraction=sensitive_fraction, node=node, helios_days=helios_days)
+                      sensitive_fraction=sensitive_fraction, node=node, helios_days=helios_days, shapes=shapes,
+                      shape_gpus=tuple(shape_gpus) or PaperSettings.shape_gpus, decomposition=decomposition,
+                      duration_at=None if duration_at.lower() == "none" else duration_at)
+    if decomposition:
+        try:
+            paper.check_decomposition()
+        except ValueError as e:
+            raise InputError("--decomposition", "knobs", str(e)) from None
     runs = paper_configs(s)
     check_configs([c for _, _, c in runs])  # e.g. --node bogus: one line before any run
     if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
@@ -259,11 +276,7 @@ def experiment_paper(
     store = ResultStore(output)  # runs in output/runs/<key>.json
     cfgs = [c for _, _, c in runs]
     rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers)
-    rows = table_rows(runs, records)
-    cells = cell_rows(rows)
-    per, avg = reductions(rows)
-    vs_edf = reductions(rows, base="edf") if "edf" in s.policies else None  # the plain deadline-aware baseline
-    md = f"Settings: {s}\n\n" + table_markdown(cells, per, avg, others=[("edf", *vs_edf)] if vs_edf else [])
+    rows, cells, md = paper.build_report(s, runs, records)
     written = paper.write_report(output, cells, rows, md, runs, records)
     if results is not None:
         status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")

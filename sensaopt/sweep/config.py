@@ -6,6 +6,7 @@ hash (:meth:`RunConfig.key`) names the stored result.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -19,7 +20,13 @@ SCHEMA = 1  # bump when a run's meaning changes: old stored results stop matchin
 
 # fields added after SCHEMA 1 -> the value at which they are left out of key() and
 # to_dict(), so that runs stored before they existed keep their keys
-_NEUTRAL: dict[str, Any] = {"guided": False, "policy_config": (), "move_cost_scale": 1.0}
+_NEUTRAL: dict[str, Any] = {"guided": False, "policy_config": (), "move_cost_scale": 1.0, "duration_at": "reference"}
+# duration_at is stored *resolved* (sensaopt.traces.trace.resolve_duration_at: None means the
+# default for the preset's node shape): every run stored before the option existed made work =
+# duration ("reference", Chronus nodes included), so "reference" is left out of the key and a
+# stored config without the field reads back as "reference"; a run on a non-reference node
+# with the new default (None -> "node") gets a key of its own. On Synergy nodes every value
+# resolves to "reference" (the same instance), so those keys never change.
 
 
 @dataclass(frozen=True)
@@ -30,6 +37,12 @@ class RunConfig(WorkloadConfig):
 
     policy: str = "edf"
     policy_config: Settings = ()
+
+    def __post_init__(self) -> None:
+        # duration_at is kept resolved for this run's node shape (see _NEUTRAL): None becomes
+        # "node" on a non-reference node and every value "reference" on Synergy nodes
+        object.__setattr__(self, "duration_at", _resolved_duration_at(self.duration_at, self.preset, self.cpu_per_gpu,
+                                                                      self.mem_per_gpu))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -47,12 +60,28 @@ class RunConfig(WorkloadConfig):
         if unknown:
             raise ValueError(f"unknown run-config field(s): {', '.join(sorted(unknown))}")
         pc = d.get("policy_config") or ()
-        return cls(**{**d, "policy_config": tuple((str(k), v) for k, v in pc)})
+        # a config stored without duration_at predates it (or is the neutral value): "reference"
+        return cls(**{"duration_at": "reference", **d, "policy_config": tuple((str(k), v) for k, v in pc)})
 
     def key(self) -> str:
         """Stable hash of the configuration (and :data:`SCHEMA`)."""
         text = json.dumps({"schema": SCHEMA, **self.to_dict()}, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved_duration_at(duration_at: str | None, preset: str, cpu_per_gpu: float | None,
+                          mem_per_gpu: float | None) -> str | None:
+    """:func:`sensaopt.traces.trace.resolve_duration_at` on the preset's cluster; a bad
+    preset or value stays as given (the run reports it, :func:`check_configs` first)."""
+    from sensaopt.errors import InputError
+    from sensaopt.traces.presets import preset_cluster
+    from sensaopt.traces.trace import resolve_duration_at
+
+    try:
+        return resolve_duration_at(duration_at, preset_cluster(preset, cpu_per_gpu, mem_per_gpu))
+    except InputError:
+        return duration_at
 
 
 # Relative CPU cost of one run per policy, Philly SLO at scale 1 (CPU s, measured by
@@ -95,9 +124,12 @@ def lease_counters(stats: object) -> dict[str, int]:
 
 
 def run_config(cfg: RunConfig) -> dict:
-    """Run one configuration; returns the JSON-ready record that the store keeps.
+    """Run one configuration; returns the JSON-ready record that the store keeps
+    (``servable``: :func:`sensaopt.servable.servable_summary` of its deadline misses, on
+    the speeds the run was scored on).
     Raises on failure (the sweep records the failure and retries it next time)."""
     from sensaopt.result import package_versions
+    from sensaopt.servable import missed_jobs, servable_summary
     from sensaopt.traces.run import run_policy
     from sensaopt.traces.sources import workload_instance
 
@@ -106,7 +138,10 @@ def run_config(cfg: RunConfig) -> dict:
     res, _ = run_policy(inst, cfg.policy, seed=cfg.seed, profile_error=cfg.profile_error, policy_config=dict(cfg.policy_config))
     if res.metrics is None:
         raise RuntimeError(f"{res.solver} on {inst.name} returned no metrics ({res.status.value})")
-    jct = [m.jct for m in res.job_metrics() if m.jct is not None]
+    rows = res.job_metrics()
+    jct = [m.jct for m in rows if m.jct is not None]
+    truth = res.truth if res.truth is not None else inst  # with profile error: the true speeds the run was scored on
+    servable = servable_summary(truth, missed_jobs(truth.jobs, (m.met_deadline for m in rows)))
     return {
         "key": cfg.key(),
         "config": cfg.to_dict(),
@@ -118,6 +153,8 @@ def run_config(cfg: RunConfig) -> dict:
         "jct": jct,
         "simulate_s": res.runtime_s,
         "lease": lease_counters(res.params.get("policy_stats")),
+        "servable": servable,
+        "params": {"config": res.params.get("config")},  # the policy's whole configuration (every knob)
         "wall_s": time.perf_counter() - t0,
         "versions": package_versions(),
     }

@@ -59,6 +59,7 @@ def check_configs(configs: Iterable[RunConfig], *, trace_files: bool = True) -> 
     from sensaopt.policies import policy_names
     from sensaopt.traces.presets import preset_spec
     from sensaopt.traces.sources import source_names
+    from sensaopt.traces.trace import DURATION_AT, resolve_duration_at
 
     known = set(policy_names())
     sources = set(source_names())
@@ -70,6 +71,8 @@ def check_configs(configs: Iterable[RunConfig], *, trace_files: bool = True) -> 
         if (c.preset, c.cpu_per_gpu, c.mem_per_gpu) not in clusters:
             preset_spec(c.preset, c.cpu_per_gpu, c.mem_per_gpu)
             clusters.add((c.preset, c.cpu_per_gpu, c.mem_per_gpu))
+        if c.duration_at is not None and c.duration_at not in DURATION_AT:
+            resolve_duration_at(c.duration_at, preset_spec(c.preset, c.cpu_per_gpu, c.mem_per_gpu).cluster())  # raises
         if trace_files and c.trace not in sources and c.trace not in traces and not Path(c.trace).is_file():
             raise InputError(c.trace, "--trace", f"no such file, and not a known source ({', '.join(sorted(sources))})")
         traces.add(c.trace)

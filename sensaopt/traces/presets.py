@@ -11,7 +11,9 @@ helios-16    48 × 16 GPUs           768
 
 CPU cores and memory (GB) per GPU are parameters. The default is Synergy's server
 ratio, 3 cores and 62.5 GB per GPU (``node="synergy"``); ``node="chronus"`` is the
-Chronus artifact's server, 128 cores and 256 GB per 8 GPUs (16 cores, 32 GB per GPU).
+Chronus artifact's server, 128 cores and 256 GB per 8 GPUs (16 cores, 32 GB per GPU);
+``node="alibaba"`` is the most common 8-GPU node of the Alibaba v2023 GPU node list
+(96 cores and 384 GiB per 8 GPUs: 12 cores, 48 GB per GPU; :func:`alibaba_node_shape`).
 A preset name may carry the node variant as a suffix: ``philly-8-chronus``.
 ``NxG`` (e.g. ``2x8``) is a custom cluster of N nodes with G GPUs each (small
 instances, tests).
@@ -33,10 +35,45 @@ PRESETS: Registry[tuple[int, int]] = Registry("cluster preset", {  # name -> (no
     "helios-8": (96, 8),
     "helios-16": (48, 16),
 })
+# The alibaba variant, pinned: the most common 8-GPU node shape of alibaba-v2023's
+# openb_node_list_gpu_node.csv (549 of its 1,213 nodes: 96,000 cpu_milli, 393,216 MiB,
+# 8 GPUs), derived by
+#     python -c "from sensaopt.traces.presets import alibaba_node_shape; print(alibaba_node_shape())"
+# (tests/test_node_shapes.py checks these numbers against the file when it is present).
+# Memory: the file's MiB are read as binary units, 393,216 MiB = 384 GiB, and the project's
+# "GB" is taken as GiB (like Synergy's 500 GB server, an operating-system figure), so
+# 48 GB per GPU (51.5 decimal GB would be the other reading).
+ALIBABA_NODE = {"gpus": 8, "cpu_milli": 96_000, "memory_mib": 393_216, "nodes": 549, "of_nodes": 1213}
+ALIBABA_CPU_PER_GPU = ALIBABA_NODE["cpu_milli"] / 1000.0 / ALIBABA_NODE["gpus"]  # 12.0 cores
+ALIBABA_MEM_PER_GPU = ALIBABA_NODE["memory_mib"] / 1024.0 / ALIBABA_NODE["gpus"]  # 48.0 GB (GiB)
+
 NODE_VARIANTS: Registry[tuple[float, float]] = Registry("node variant", {  # name -> (cores per GPU, GB per GPU)
-    "synergy": (3.0, 62.5),
-    "chronus": (16.0, 32.0),
+    "synergy": (3.0, 62.5),  # Synergy's server: 24 cores, 500 GB per 8 GPUs (the profiles' reference share)
+    "chronus": (16.0, 32.0),  # the Chronus artifact's server: 128 cores, 256 GB per 8 GPUs
+    "alibaba": (ALIBABA_CPU_PER_GPU, ALIBABA_MEM_PER_GPU),  # alibaba-v2023's most common 8-GPU node (above)
 })
+
+
+def alibaba_node_shape(path: str | None = None, gpus: int = 8) -> dict[str, int]:
+    """The most common node shape with ``gpus`` GPUs in the Alibaba v2023 GPU node list
+    (``alibaba-nodes``: ``openb_node_list_gpu_node.csv``, columns ``sn, cpu_milli,
+    memory_mib, gpu, model``): ``{"gpus", "cpu_milli", "memory_mib", "nodes" (nodes of
+    that shape), "of_nodes" (nodes in the file)}``. Ties go to the larger shape.
+    :class:`InputError` naming the fetch command when the file is absent."""
+    import csv
+    from collections import Counter
+
+    from sensaopt.datasets import DATA_FILES
+    from sensaopt.traces.paths import data_file
+
+    f = data_file(DATA_FILES["alibaba-nodes"].path) if path is None else path
+    with open(f, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    shapes = Counter((int(r["cpu_milli"]), int(r["memory_mib"])) for r in rows if int(r["gpu"]) == gpus)
+    if not shapes:
+        raise InputError(str(f), "gpu", f"no node with {gpus} GPUs")
+    (cpu, mem), n = max(shapes.items(), key=lambda kv: (kv[1], kv[0]))
+    return {"gpus": gpus, "cpu_milli": cpu, "memory_mib": mem, "nodes": n, "of_nodes": len(rows)}
 
 
 @dataclass(frozen=True)

@@ -172,16 +172,20 @@ def make_instance(
     best_effort_fraction: float = 0.0,
     sample: float = 1.0,
     on_error: str = "raise",
+    duration_at: str | None = None,
 ) -> tuple[Instance, TraceData]:
     """(instance, trace data) of a source on a cluster preset. ``sample`` keeps that
     fraction of the jobs (seeded, :func:`thin`). ``load`` multiplies the
     arrival rate (:func:`scale_load`); model types by :class:`SensitivityMix`; traces
-    without deadlines get them by :class:`DeadlineRule` (``best_effort_fraction``)."""
+    without deadlines get them by :class:`DeadlineRule` (``best_effort_fraction``);
+    ``duration_at``: what a trace duration means on the preset's node
+    (:func:`sensaopt.traces.trace.resolve_duration_at`; None: the default for its shape)."""
     from sensaopt.traces.presets import preset_cluster
     from sensaopt.traces.sensitivity import SensitivityMix
-    from sensaopt.traces.trace import DeadlineRule, build_instance, scale_load, thin
+    from sensaopt.traces.trace import DeadlineRule, build_instance, resolve_duration_at, scale_load, thin
 
     cluster = preset_cluster(preset, cpu_per_gpu, mem_per_gpu)
+    convention = resolve_duration_at(duration_at, cluster)  # a bad value: one line before the trace is read
     data = make_trace(spec, start=start, days=days, limit=limit, seed=seed, jobs=jobs, cluster_gpus=cluster.total_gpus, on_error=on_error)
     data = scale_load(thin(data, sample, seed), load)
     mix = SensitivityMix(mode=mix_mode, sensitive_fraction=sensitive_fraction, guided=guided)
@@ -190,7 +194,8 @@ def make_instance(
     except ValueError as e:
         raise InputError("--sensitive-fraction", "mix", str(e)) from None
     inst = build_instance(data, cluster, mix=mix, seed=seed, round_minutes=round_minutes,
-                          deadlines=DeadlineRule(best_effort_fraction=best_effort_fraction), name=f"{data.name}@{preset}")
+                          deadlines=DeadlineRule(best_effort_fraction=best_effort_fraction), name=f"{data.name}@{preset}",
+                          duration_at=convention)
     return inst, data
 
 
@@ -202,5 +207,6 @@ def workload_instance(w: WorkloadConfig, on_error: str = "raise") -> tuple[Insta
         w.trace, w.preset, start=w.start, days=w.days, limit=w.limit, jobs=w.jobs, seed=w.seed, round_minutes=w.round_minutes,
         load=w.load, sensitive_fraction=w.sensitive_fraction, mix_mode=w.mix, guided=w.guided, cpu_per_gpu=w.cpu_per_gpu,
         mem_per_gpu=w.mem_per_gpu, best_effort_fraction=w.best_effort_fraction, sample=w.sample, on_error=on_error,
+        duration_at=w.duration_at,
     )
     return inst.with_move_cost_scale(w.move_cost_scale), data

@@ -2,10 +2,11 @@
 
 A loader (``chronus``, ``helios``, ``philly``) or a calibrated generator produces a
 :class:`TraceData`: jobs with arrival (minutes from the trace's origin), GPUs, work
-(minutes at speed 1.0 = the trace's run time) and, if the trace has them, deadlines.
+(minutes: the trace's run time) and, if the trace has them, deadlines.
 :func:`window` cuts a time window / job limit; :func:`build_instance` adds a cluster,
 model types (:mod:`sensaopt.traces.sensitivity`) and, for traces without deadlines,
-deadlines by :class:`DeadlineRule`.
+deadlines by :class:`DeadlineRule`, and turns run times into work
+(:data:`DURATION_AT`: what a trace duration means on the cluster's node).
 """
 
 from __future__ import annotations
@@ -25,6 +26,41 @@ from sensaopt.traces._rows import RowError, within
 from sensaopt.traces.sensitivity import SensitivityMix
 
 MINUTES_PER_DAY = 1440.0
+
+DURATION_AT = ("node", "reference")
+"""What a trace duration (run time) means, :func:`resolve_duration_at`:
+
+* ``"node"``: the job's run time at the GPU-proportional share of the node it runs on
+  (the default on every node whose per-GPU share is not the profiles' reference): its
+  work (minutes at speed 1.0, the reference share) = duration × the job's profile speed
+  at that share;
+* ``"reference"``: its run time at the reference share (3 cores, 62.5 GB per GPU):
+  work = duration (every run before this option existed).
+
+On a node at the reference share both give the same instance (every profile runs at
+speed 1.0 there). Deadlines stay as the trace (or the deadline rule, from the
+durations) gives them."""
+
+
+def at_reference_share(cluster: Cluster) -> bool:
+    """Every node type of ``cluster`` gives the profiles' reference share per GPU
+    (:data:`sensaopt.profile_data.REFERENCE_SHARE`, within 10⁻⁹)."""
+    from sensaopt.profile_data import REFERENCE_SHARE
+
+    rc, rm = REFERENCE_SHARE
+    return all(abs(t.cpus / t.gpus - rc) <= 1e-9 and abs(t.mem_gb / t.gpus - rm) <= 1e-9 for t in cluster.node_types)
+
+
+def resolve_duration_at(duration_at: str | None, cluster: Cluster) -> str:
+    """The convention a workload option ``duration_at`` means on ``cluster``: on a cluster
+    at the reference share always ``"reference"`` (the same instance either way: one
+    canonical value); elsewhere ``duration_at``, or ``"node"`` when it is None (the
+    default). :class:`InputError` for a value not in :data:`DURATION_AT`."""
+    if duration_at is not None and duration_at not in DURATION_AT:
+        raise InputError("--duration-at", "duration_at", f"expected one of {', '.join(DURATION_AT)} or none, got {duration_at!r}")
+    if at_reference_share(cluster):
+        return "reference"
+    return duration_at or "node"
 
 
 @dataclass(frozen=True)
@@ -169,11 +205,17 @@ def build_instance(
     round_minutes: float = 5.0,
     deadlines: DeadlineRule | None = None,
     name: str | None = None,
+    duration_at: str = "reference",
 ) -> Instance:
     """The instance of ``data`` on ``cluster``. Model types are drawn with ``mix`` and
     ``seed``; deadlines come from the trace if it has them, else from ``deadlines``
-    (default :class:`DeadlineRule()`), seeded by ``seed + 1``. Jobs needing more GPUs
-    than the cluster has are skipped (counted in ``data.skipped["too_big"]``)."""
+    (default :class:`DeadlineRule()`, from the durations), seeded by ``seed + 1``. Jobs
+    needing more GPUs than the cluster has are skipped (counted in
+    ``data.skipped["too_big"]``). ``duration_at`` (:data:`DURATION_AT`): ``"node"``
+    makes each job's work its duration × its profile speed at the GPU-proportional share
+    of the cluster's first node type (trace instances have one); ``"reference"``: work =
+    duration. A model that cannot run at that share (below its profile's floor) is an
+    :class:`InputError`."""
     jobs = [j for j in data.jobs if j.gpus <= cluster.total_gpus]
     if len(jobs) < len(data.jobs):
         data.skip("too_big", len(data.jobs) - len(jobs))
@@ -183,12 +225,31 @@ def build_instance(
         jobs = (deadlines or DeadlineRule()).apply(jobs, seed + 1)
     models = (mix or SensitivityMix()).assign(len(jobs), seed)
     cat = catalog()
+    factor = _work_factors(models, cluster, duration_at, data.source)
     out = [
-        Job(id=j.id, arrival=j.arrival, gpus=j.gpus, work=j.work, profile=cat[m], deadline=j.deadline, value=j.value,
+        Job(id=j.id, arrival=j.arrival, gpus=j.gpus, work=j.work * factor[m], profile=cat[m], deadline=j.deadline, value=j.value,
             soft_deadlines=j.soft_deadlines)
         for j, m in zip(jobs, models)
     ]
     return Instance(name=name or data.name, cluster=cluster, round_minutes=round_minutes, jobs=tuple(out), source=data.source)
+
+
+def _work_factors(models: list[str], cluster: Cluster, duration_at: str, source: str) -> dict[str, float]:
+    """Per model type, work per minute of trace duration (:data:`DURATION_AT`): 1.0 for
+    ``"reference"``, the profile speed at the first node type's proportional share for ``"node"``."""
+    if duration_at not in DURATION_AT:
+        raise InputError(source, "duration_at", f"expected one of {', '.join(DURATION_AT)}, got {duration_at!r}")
+    names = set(models)
+    if duration_at == "reference":
+        return dict.fromkeys(names, 1.0)
+    t = cluster.node_types[0]
+    cat = catalog()
+    out = {m: cat[m].speed(t.cpus / t.gpus, t.mem_gb / t.gpus) for m in names}
+    slow = sorted(m for m, v in out.items() if not v > 0)
+    if slow:
+        raise InputError(source, "duration_at", f"model(s) {', '.join(slow)} cannot run at the node's proportional share "
+                                                f"({t.cpus / t.gpus:g} cores, {t.mem_gb / t.gpus:g} GB per GPU): use duration_at=reference")
+    return out
 
 
 def load_trace(

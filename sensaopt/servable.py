@@ -1,0 +1,112 @@
+"""Jobs no schedule can serve: deadline jobs that miss their deadline even alone.
+
+A deadline job is *unservable* when, alone on the empty cluster, started in its release
+round (:meth:`sensaopt.instance.Instance.release_round`: the first round starting at or
+after its arrival) and run there without a break at its best speed, it still finishes
+after its (first) deadline — the deadline :mod:`sensaopt.metrics` counts SLO violations
+against. Every valid schedule then misses it, so its miss says nothing about a policy;
+rates "over servable jobs" leave these jobs out.
+
+Rules matched exactly with :mod:`sensaopt.validator` (and the simulator, which it checks):
+
+* time in minutes, rounds of ``R = instance.round_minutes``; a job may first run in round
+  ``ceil(arrival / R - 1e-9)``; its first segment costs no change (no restart);
+* work (minutes at speed 1.0) done per round = speed × R; the job completes at the end
+  of round ``release + k``, ``k = 1`` if ``speed·R >= work − WORK_EPS``, else
+  ``1 + ceil((work − speed·R − WORK_EPS) / (speed·R))`` (the validator's replay);
+* it meets its deadline when that finish ``<= deadline + DEADLINE_EPS``
+  (:data:`sensaopt.metrics.DEADLINE_EPS`);
+* best speed (× the job's ``speed_factor``): the highest profile speed over every
+  allocation one node can give its GPUs, per GPU up to (node cores / g, node GB / g) for
+  a job of g GPUs that fits one node, and up to (node cores / G, node GB / G) for a gang
+  job on G-GPU nodes (its slowest node is a whole node); at least the profile's floor.
+  Over several node types the best of them (an upper bound, so never a servable job
+  counted as unservable). The profile's bilinear surface reaches its maximum over such a
+  box at a grid level or the box's corner, so only those points are evaluated.
+
+Vectorised over jobs (numpy), the speeds computed once per (profile, GPU count).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sensaopt.metrics import DEADLINE_EPS
+from sensaopt.validator import WORK_EPS
+
+if TYPE_CHECKING:
+    from sensaopt.instance import Cluster, Instance, Job
+    from sensaopt.profiles import SensitivityProfile
+
+
+def best_speed(profile: SensitivityProfile, gpus: int, cluster: Cluster) -> float:
+    """Highest profile speed of a ``gpus``-GPU job on ``cluster`` (module doc; 0.0 when
+    no node type can give it its floor)."""
+    best = 0.0
+    fc, fm = profile.floor
+    for t in cluster.node_types:
+        share = gpus if gpus <= t.gpus else t.gpus  # per-GPU divisor: the job's GPUs on one node, or a whole node
+        cmax, mmax = t.cpus / share, t.mem_gb / share
+        if cmax < fc - 1e-9 or mmax < fm - 1e-9:
+            continue
+        cs = [c for c in profile.cpu_levels if c <= cmax] + [cmax]
+        ms = [m for m in profile.mem_levels if m <= mmax] + [mmax]
+        best = max(best, max(profile.speed(c, m) for c, m in itertools.product(cs, ms)))
+    return best
+
+
+def best_speeds(instance: Instance) -> np.ndarray:
+    """Per job (instance order), its best speed (:func:`best_speed`) × its ``speed_factor``."""
+    cache: dict[tuple[int, int], float] = {}
+    keep: list[SensitivityProfile] = []  # the profiles keyed by id stay alive while cached
+    out = np.empty(len(instance.jobs), dtype=float)
+    for i, j in enumerate(instance.jobs):
+        key = (id(j.profile), j.gpus)
+        s = cache.get(key)
+        if s is None:
+            keep.append(j.profile)
+            s = cache[key] = best_speed(j.profile, j.gpus, instance.cluster)
+        out[i] = s * j.speed_factor
+    return out
+
+
+def earliest_finishes(instance: Instance) -> np.ndarray:
+    """Per job (instance order), the earliest finish any schedule can give it, minutes
+    (module doc); ``inf`` when it cannot run at all (below its floor on every node)."""
+    jobs = instance.jobs
+    R = instance.round_minutes
+    arrival = np.fromiter((j.arrival for j in jobs), dtype=float, count=len(jobs))
+    work = np.fromiter((j.work for j in jobs), dtype=float, count=len(jobs))
+    per_round = best_speeds(instance) * R
+    release = np.ceil(arrival / R - 1e-9)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.where(per_round >= work - WORK_EPS, 1.0, 1.0 + np.ceil((work - per_round - WORK_EPS) / per_round))
+    k = np.where(per_round > 0, k, np.inf)
+    return (release + k) * R
+
+
+def unservable_jobs(instance: Instance) -> frozenset[str]:
+    """Ids of the deadline jobs that no schedule can finish by their (first) deadline
+    (module doc). Best-effort jobs are never in it."""
+    fin = earliest_finishes(instance)
+    return frozenset(j.id for j, f in zip(instance.jobs, fin) if j.deadline is not None and f > j.deadline + DEADLINE_EPS)
+
+
+def servable_summary(instance: Instance, missed: Iterable[str]) -> dict[str, int]:
+    """Counts for rates over servable jobs: ``slo_jobs`` (deadline jobs), ``unservable``
+    (:func:`unservable_jobs`), ``servable`` (= their difference), ``violations`` (jobs of
+    ``missed`` that are servable) — ``missed`` being the ids of a schedule's deadline jobs
+    that missed their (first) deadline."""
+    bad = unservable_jobs(instance)
+    slo = sum(1 for j in instance.jobs if j.deadline is not None)
+    return {"slo_jobs": slo, "unservable": len(bad), "servable": slo - len(bad),
+            "violations": sum(1 for m in missed if m not in bad)}
+
+
+def missed_jobs(jobs: Iterable[Job], met: Iterable[bool | None]) -> list[str]:
+    """Ids of the jobs whose ``met_deadline`` (per-job metrics, same order) is False."""
+    return [j.id for j, m in zip(jobs, met) if m is False]
