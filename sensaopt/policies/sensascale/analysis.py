@@ -193,7 +193,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     prev_round = state.round - 1
     table = state.overheads.table
     ref = state.cluster.reference_type
-    urgent_by = now + cfg.urgent_rounds * R
+    urgent_by = now + cfg.urgent_rounds * R if (cfg.urgent_first or cfg.deadline_order == "lst") else -math.inf
     hopeless_be = cfg.hopeless_to_best_effort
     edf = cfg.deadline_order == "edf"
     strict = cfg.deadline_order == "lst-strict"
