@@ -171,7 +171,11 @@ def test_gap_sigint_in_a_real_process_keeps_the_finished_rows(tmp_path):
             f"from sensaopt.cli import main\n"
             f"sys.exit(main(['gap', {str(TINY)!r}, {str(TINY)!r}, {str(TINY)!r}, '--exact', 'cpsat', '--time-limit', '1', "
             f"'--policy', 'edf', '-q', '-o', {str(out)!r}]))\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=600)
+    import signal
+
+    # SIG_DFL: a child of a background job inherits SIGINT ignored; a user's Ctrl-C is not
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=600,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == f"interrupted (kept: 2 of 3 rows in {out})", proc.stderr
     lines = out.read_text().splitlines()
@@ -602,3 +606,14 @@ def test_a_trace_header_with_a_column_twice_is_refused(cmd, tmp_path, capsys):
         args = ["instances", "from-trace", "--trace", bad, "-o", tmp_path / "w"]
     code, _, err = run(args, capsys)
     assert one_line(code, err) == f"error: {bad}: header: column(s) 'num_gpu' given twice"
+
+
+# ---- docs: the knob and argument tables are the code's -----------------------------------------------
+def test_docs_list_every_knob_and_argument_range():
+    from sensaopt.arguments import ARGUMENTS
+    from sensaopt.limits import KNOBS
+
+    text = (REPO / "docs" / "reliability.md").read_text()
+    rows = [f"| `{k}` | {r.text()} | {r.unit} |" for k, r in [*KNOBS.items(), *ARGUMENTS.items()]]
+    missing = [row for row in rows if row not in text]
+    assert not missing, "\n".join(missing)
