@@ -161,7 +161,7 @@ KNOBS: dict[str, Range] = {
     # SensaScale
     "demand_tolerance": Range(0, 1),
     "sensitivity_threshold": Range(0, 1000),
-    "urgent_rounds": Range(0, MAX_ROUNDS, "rounds"),
+    "urgent_rounds": Range(-MAX_ROUNDS, MAX_ROUNDS, "rounds"),  # negative: no job is ever urgent (an experiment's setting)
     "urgency_levels": Range(0, 1_000_000, integer=True),
     "pair_hysteresis": Range(0, 1e6),
     "pairing_window": Range(0, 1000, lo_open=True),

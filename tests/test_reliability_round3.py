@@ -364,7 +364,7 @@ def test_every_knob_of_every_policy_refuses_wrong_types_and_non_finite_values(po
 
 @pytest.mark.parametrize("pol, knobs, message", [
     ("sensascale", {"pairing": "no"}, "policy_config: pairing: must be true or false (a bool), got 'no'"),
-    ("sensascale", {"urgent_rounds": math.nan}, "policy_config: urgent_rounds: must be within [0, 1000000] rounds, got nan"),
+    ("sensascale", {"urgent_rounds": math.nan}, "policy_config: urgent_rounds: must be within [-1000000, 1000000] rounds, got nan"),
     ("sensascale", {"weight_scale": 99999999999999999999999},
      "policy_config: weight_scale: must be an integer within [1, 1000000000], got 1e+23"),
     ("sensascale", {"min_speed_fraction": -0.5}, "policy_config: min_speed_fraction: must be within [0, 1], got -0.5"),
@@ -402,12 +402,13 @@ def test_the_edge_values_of_knobs_run():
     inst = sensaopt.load_instance(TINY)
     for pol, knobs in [("chronus", {"lease_minutes": 1.0}), ("chronus", {"lease_minutes": 10080.0}),
                        ("sensascale", {"urgent_rounds": 0.0, "min_speed_fraction": 0.0, "weight_scale": 1}),
+                       ("sensascale", {"urgent_rounds": -1e6}),  # nothing ever urgent (an experiment's setting)
                        ("sensascale", {"min_speed_fraction": 1.0, "weight_scale": 10**9})]:
         assert sensaopt.simulate(inst, pol, policy_config=knobs).evaluation.ok
 
 
 @pytest.mark.parametrize("policy, setting, text", [
-    ("sensascale", "sensascale.urgent_rounds=nan", "error: --set: urgent_rounds: must be within [0, 1000000] rounds, got nan"),
+    ("sensascale", "sensascale.urgent_rounds=nan", "error: --set: urgent_rounds: must be within [-1000000, 1000000] rounds, got nan"),
     ("chronus", "chronus.time_limit_s=1e400", "error: --set: time_limit_s: must be within (0, 604800] seconds, got inf"),
     ("sensascale", "sensascale.weight_scale=99999999999999999999999",
      "error: --set: weight_scale: must be an integer within [1, 1000000000], got 1e+23"),
@@ -426,7 +427,7 @@ def test_simulate_with_a_bad_knob_writes_nothing(policy, setting, text, tmp_path
 
 def test_solve_with_a_bad_knob_is_refused(capsys):
     code, _, err = run(["solve", TINY, "--policy", "sensascale", "--set", "urgent_rounds=-inf"], capsys)
-    assert one_line(code, err) == "error: --set: urgent_rounds: must be within [0, 1000000] rounds, got -inf"
+    assert one_line(code, err) == "error: --set: urgent_rounds: must be within [-1000000, 1000000] rounds, got -inf"
 
 
 def _api_cases():
