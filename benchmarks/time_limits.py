@@ -97,7 +97,8 @@ def interrupt_case(backend: str) -> dict[str, Any]:
     stated bound: 2 s)."""
     proc = subprocess.Popen([sys.executable, "-m", "sensaopt", "solve", str(REPO / "instances" / "small-8gpu.json"), "--solver", backend,
                              "--time-limit", "60", "--workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+                            env={**os.environ, "PYTHONPATH": str(REPO)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not ignored as in a background job
     try:
         time.sleep(6)
         t0 = time.perf_counter()
