@@ -134,10 +134,9 @@ def parse_settings(items: Sequence[str], config_class: type, owner: str = "polic
             out[key] = parse_value(types_[key], text.strip())
         except ValueError as e:
             raise InputError("--set", key, str(e)) from None
-    try:
-        config_class(**out)  # the dataclass's own checks (ranges, choices)
-    except (TypeError, ValueError) as e:
-        raise InputError("--set", ", ".join(sorted(out)), str(e)) from None
+    from sensaopt.policies.base import make_config
+
+    make_config(config_class, None, out, where="--set")  # types, finiteness, ranges (sensaopt.limits.KNOBS) and the dataclass's own checks
     return out
 
 

@@ -349,6 +349,21 @@ def instance_names() -> list[str]:
     return sorted(p.name.removesuffix(".json") for p in folder.iterdir() if p.name.endswith(".json"))
 
 
+def packaged_data_dirs() -> list[Path]:
+    """The folders of sensaopt's packaged data, resolved: the packaged instances and the
+    ``sensaopt`` package (outputs are never written there: :mod:`sensaopt.outputs`)."""
+    import sensaopt
+
+    dirs = [Path(sensaopt.__file__).resolve().parent]
+    folder = _instances_folder()
+    if folder is not None:
+        with contextlib.suppress(OSError, TypeError, ValueError):
+            d = Path(os.path.realpath(str(folder)))
+            if d.is_dir():
+                dirs.append(d)
+    return dirs
+
+
 def packaged_instance(spec: str) -> Traversable | None:
     """The packaged instance that ``spec`` names — ``NAME``, ``NAME.json`` or
     ``instances/NAME.json`` (the repository path, so commands written for the clone run

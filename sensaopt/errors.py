@@ -19,6 +19,16 @@ class InputError(SensaoptError, ValueError):
         return f"{self.file}: {self.field}{job}: {self.message}"
 
 
+class ArgumentError(InputError, TypeError):
+    """A bad argument of the Python API or a bad policy knob (wrong type, not finite, out
+    of range, unknown): ``where`` is the function or option (``solve()``, ``--set``,
+    ``policy_config``), ``field`` the argument or knob. An :class:`InputError` (the CLI
+    prints one line, exit 2), and a ``TypeError`` too, which a wrong argument was before."""
+
+    def __init__(self, where: str, name: str, message: str, job: str | None = None):
+        super().__init__(where, name, message, job)
+
+
 class ScheduleError(SensaoptError):
     """A schedule breaks a rule of the instance (raised by the validator)."""
 

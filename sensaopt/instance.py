@@ -25,8 +25,8 @@ from enum import Enum
 from functools import cached_property
 from typing import NoReturn
 
-from sensaopt.errors import InputError
-from sensaopt.limits import INSTANCE, MAX_ROUNDS, Range
+from sensaopt.errors import ArgumentError, InputError
+from sensaopt.limits import INSTANCE, MAX_ROUNDS, Range, describe
 from sensaopt.profiles import SensitivityProfile
 
 
@@ -39,6 +39,9 @@ class NodeType:
     cpus: int
     mem_gb: float
     count: int = 1
+
+    def __post_init__(self) -> None:
+        _check_types(self, "NodeType", None)
 
     @property
     def cpu_per_gpu(self) -> float:
@@ -118,6 +121,9 @@ class SoftDeadline:
     at: float  # minutes, absolute
     value: float
 
+    def __post_init__(self) -> None:
+        _check_types(self, "SoftDeadline", None)
+
 
 @dataclass(frozen=True)
 class Job:
@@ -138,6 +144,18 @@ class Job:
     value: float = 1.0
     soft_deadlines: tuple[SoftDeadline, ...] = ()
     speed_factor: float = 1.0
+
+    def __post_init__(self) -> None:
+        _check_types(self, "Job", self.id if isinstance(self.id, str) else None)
+        if not isinstance(self.profile, SensitivityProfile):
+            raise ArgumentError("Job", "profile", f"must be a SensitivityProfile (sensaopt.profiles.get_profile(name)), "
+                                                  f"got {type(self.profile).__name__}", job=self.id)
+        if not isinstance(self.soft_deadlines, tuple):
+            if not isinstance(self.soft_deadlines, (list, Iterable)) or isinstance(self.soft_deadlines, (str, bytes)):
+                raise ArgumentError("Job", "soft_deadlines", "must be a tuple of SoftDeadline", job=self.id)
+            object.__setattr__(self, "soft_deadlines", tuple(self.soft_deadlines))
+        if any(not isinstance(sd, SoftDeadline) for sd in self.soft_deadlines):
+            raise ArgumentError("Job", "soft_deadlines", "must be a tuple of SoftDeadline(at, value)", job=self.id)
 
     @property
     def has_deadline(self) -> bool:
@@ -286,6 +304,43 @@ class Instance:
         return self if factor == 1 else replace(self, overheads=self.overheads.scaled(factor))
 
 
+_SCALAR_TYPES: dict[type, dict[str, object]] = {}
+
+
+def _check_types(obj: object, what: str, job: str | None) -> None:
+    """The scalar fields of a dataclass ``obj`` against their annotations, at construction:
+    an ``int`` field takes an integer (a numpy integer becomes an ``int``; 2.5, a bool or
+    "2" are refused), a ``float`` field a real number (not a bool nor a string), a ``str``
+    field a string; ``X | None`` fields may be None. Ranges are :func:`check_instance`'s.
+    Raises :class:`ArgumentError` naming the class, field and job."""
+    import numbers
+
+    kinds = _SCALAR_TYPES.get(type(obj))
+    if kinds is None:
+        import typing
+
+        hints = typing.get_type_hints(type(obj))
+        kinds = _SCALAR_TYPES[type(obj)] = {f.name: hints[f.name] for f in fields(obj)}  # type: ignore[arg-type]
+    for name, tp in kinds.items():
+        x = getattr(obj, name)
+        if tp is int:
+            if type(x) is int:
+                continue
+            if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+                object.__setattr__(obj, name, int(x))
+                continue
+            raise ArgumentError(what, name, f"must be an integer, got {describe(x)}", job=job)
+        if tp is float or tp == (float | None):
+            if type(x) is float or type(x) is int or (x is None and tp is not float):
+                continue
+            if isinstance(x, numbers.Real) and not isinstance(x, bool):
+                object.__setattr__(obj, name, float(x))
+                continue
+            raise ArgumentError(what, name, f"must be a number, got {describe(x)}", job=job)
+        if tp is str and not isinstance(x, str):
+            raise ArgumentError(what, name, f"must be a string, got {describe(x)}", job=job)
+
+
 def check_instance(inst: Instance) -> None:
     """Consistency checks a JSON schema cannot express, and the ranges of
     :data:`sensaopt.limits.INSTANCE` for instances built in code (a range also refuses
@@ -297,12 +352,14 @@ def check_instance(inst: Instance) -> None:
         _bad(where, "jobs", "the instance has no jobs")
     seen: set[str] = set()
     cap = inst.cluster.total_gpus
+    fits: dict[tuple[int, int], str | None] = {}  # (profile id, gpus) -> why no node can run it
     for k, j in enumerate(inst.jobs):
         if j.id in seen:
             _bad(where, f"jobs[{k}].id", "duplicate job id", j.id)
         seen.add(j.id)
         _check_job(where, f"jobs[{k}]", j, cap)
         _check_job_ranges(where, f"jobs[{k}]", j, inst.round_minutes)
+        _check_runnable(where, f"jobs[{k}]", j, inst.cluster, fits, inst.round_minutes)
     _check_range(where, "objective.violation_weight", inst.objective.violation_weight, INSTANCE["objective.violation_weight"])
     for f in fields(Overheads):
         _check_range(where, f"overheads.{f.name}", getattr(inst.overheads, f.name), INSTANCE[f"overheads.{f.name}"])
@@ -333,6 +390,62 @@ def _check_cluster(where: str, cluster: Cluster) -> None:
     for k, nt in enumerate(cluster.node_types):
         for name in ("gpus", "cpus", "mem_gb", "count"):
             _check_range(where, f"cluster.node_types[{k}].{name}", getattr(nt, name), INSTANCE[f"cluster.node_types[].{name}"])
+    _check_node_names(where, cluster)
+
+
+def _check_node_names(where: str, cluster: Cluster) -> None:
+    """Node names are unique (two node types of one name would both give ``NAME-0``, and a
+    schedule naming it could not say which)."""
+    first: dict[str, int] = {}
+    for k, nt in enumerate(cluster.node_types):
+        if nt.name in first:
+            _bad(where, f"cluster.node_types[{k}].name", f"node type name {nt.name!r} is also node type {first[nt.name]}'s "
+                                                         f"(node names NAME-i must be unique)")
+        first[nt.name] = k
+    names: set[str] = set()
+    for node in cluster.nodes:
+        if node.name in names:
+            _bad(where, "cluster.node_types", f"two nodes would be named {node.name!r} (rename a node type)")
+        names.add(node.name)
+
+
+def _host_gpus(nt: NodeType, cf: float, mf: float) -> int:
+    """GPUs of one job a node of type ``nt`` can hold at the profile floor (cf cores, mf GB per GPU)."""
+    eps = 1e-9
+    by_cpu = math.floor(nt.cpus / cf + eps) if cf > 0 else nt.gpus
+    by_mem = math.floor(nt.mem_gb / mf + eps) if mf > 0 else nt.gpus
+    return max(0, min(nt.gpus, by_cpu, by_mem))
+
+
+def _check_runnable(where: str, f: str, j: Job, cluster: Cluster, memo: dict[tuple[int, int], str | None], round_minutes: float) -> None:
+    """Some placement satisfies the job's profile floor: a job that fits the largest node
+    needs one node with its GPUs and, for them, the floor's cores and GB; a larger one
+    needs enough nodes, each holding its share at the floor. Otherwise no policy can ever
+    run it (before: SensaScale crashed, EDF reported "still unfinished", the simulator
+    spun for up to 10^7 rounds)."""
+    key = (id(j.profile), j.gpus)
+    if key not in memo:
+        cf, mf = j.profile.floor
+        g = j.gpus
+        why = None
+        if g <= cluster.max_node_gpus:
+            if not any(nt.gpus >= g and _host_gpus(nt, cf, mf) >= g for nt in cluster.node_types):
+                best = max(cluster.node_types, key=lambda nt: (nt.gpus >= g, nt.cpus / g, nt.mem_gb / g))
+                why = (f"its profile's floor of {cf:g} cores and {mf:g} GB per GPU ({g * cf:g} cores, {g * mf:g} GB for its {g} GPUs) "
+                       f"fits no node (node type {best.name!r}: {best.gpus} GPUs, {best.cpus} cores, {best.mem_gb:g} GB); "
+                       f"no policy can run it")
+        elif sum(nt.count * _host_gpus(nt, cf, mf) for nt in cluster.node_types) < g:
+            room = sum(nt.count * _host_gpus(nt, cf, mf) for nt in cluster.node_types)
+            why = (f"at its profile's floor of {cf:g} cores and {mf:g} GB per GPU the nodes hold {room} of its {g} GPUs; "
+                   f"no policy can run it")
+        memo[key] = why
+    why = memo[key]
+    if why is not None:
+        _bad(where, f"{f}.profile", why, j.id)
+    fastest = j.profile.peak * j.speed_factor
+    if j.work / fastest > MAX_ROUNDS * round_minutes:  # its run alone, at its best speed, passes the simulated horizon
+        _bad(where, f"{f}.work", f"{j.work:g} minutes of work at its best speed {fastest:g} take {j.work / fastest / round_minutes:.3g} "
+                                 f"rounds of {round_minutes:g} minutes; at most {MAX_ROUNDS} rounds are supported", j.id)
 
 
 def _check_job(where: str, f: str, j: Job, cap: int) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -235,7 +236,7 @@ def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
     except FileNotFoundError:
         raise InputError(str(p), "(file)", "no such file") from None
     except OSError as e:
-        raise InputError(str(p), "(file)", f"cannot read: {e}") from None
+        raise InputError(str(p), "(file)", f"cannot read: {e.strerror or e}") from None
     what = sniff_text(data[:64])
     if what is not None:
         raise InputError(str(p), "(file)", what)
@@ -315,7 +316,7 @@ def load_instance(path: str | Path) -> Instance:
     """Read, validate and convert an instance file, or a packaged instance by name
     (``"tiny-8gpu"``, :func:`sensaopt.datasets.instance_names`; a path that exists wins).
     Raises :class:`InputError`."""
-    if not Path(path).exists():
+    if not _exists(path):
         from sensaopt.datasets import instance_names, packaged_instance
 
         packaged = packaged_instance(str(path))
@@ -323,6 +324,21 @@ def load_instance(path: str | Path) -> Instance:
             raise InputError(str(path), "(file)", f"no such file, nor a packaged instance (known: {', '.join(instance_names())})")
         return instance_from_dict(json.loads(packaged.read_text()), str(path))
     return instance_from_dict(read_json(path), str(path))
+
+
+def _exists(path: str | Path) -> bool:
+    """Whether something is at ``path`` to read; False only for "no such file" (a name
+    too long, a symbolic-link loop or a permission problem is one :class:`InputError`
+    naming it, not "no such file, nor a packaged instance")."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as e:
+        raise InputError(os.fspath(path), "(file)", f"cannot read: {e.strerror or e}") from None
+    except ValueError as e:  # an embedded NUL byte
+        raise InputError(repr(os.fspath(path)), "(file)", f"not a file name: {e}") from None
+    return True
 
 
 def instance_to_dict(inst: Instance, provenance: dict | None = None) -> dict:

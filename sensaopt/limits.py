@@ -17,7 +17,10 @@ The upper bounds keep every derived number finite and exactly representable: a v
 from __future__ import annotations
 
 import math
+import types
+import typing
 from dataclasses import dataclass
+from typing import Any
 
 MAX_ROUNDS = 1_000_000  # instance times (arrival, work, deadlines) beyond this many rounds are refused
 TRACE_MAX_MINUTES = 1e6  # trace times (submit from the origin, durations, relative deadlines), minutes (~694 days)
@@ -149,3 +152,80 @@ OPTIONS: dict[str, Range] = {
     "timeout": Range(0, 86400, "seconds", lo_open=True),
     "move_cost_scale": Range(0, 1000),
 }
+
+# policy knobs (the fields of each policy's config dataclass), by knob name across policies:
+# checked by sensaopt.policies.base.check_config for --set, policy_config= and config objects.
+# A knob not named here gets GENERIC_KNOB (a finite number of sane size); bools must be
+# real booleans, ints real integers (the field's annotation decides which).
+KNOBS: dict[str, Range] = {
+    # SensaScale
+    "demand_tolerance": Range(0, 1),
+    "sensitivity_threshold": Range(0, 1000),
+    "urgent_rounds": Range(-MAX_ROUNDS, MAX_ROUNDS, "rounds"),  # negative: no job is ever urgent (an experiment's setting)
+    "urgency_levels": Range(0, 1_000_000, integer=True),
+    "pair_hysteresis": Range(0, 1e6),
+    "pairing_window": Range(0, 1000, lo_open=True),
+    "weight_scale": Range(1, 1e9, integer=True),  # pair weights x this are cast to int64
+    "repack_limit": Range(0, 1_000_000, integer=True),
+    "move_cost_weight": Range(0, 1000),
+    "min_speed_fraction": Range(0, 1),
+    # Chronus
+    "lease_minutes": Range(1, WEEK_MINUTES, "minutes"),
+    "admission_minutes": Range(1, WEEK_MINUTES, "minutes"),
+    "time_limit_s": OPTIONS["time_limit"],
+    "threads": OPTIONS["workers"],
+    "max_candidates": Range(1, 10_000_000, integer=True),
+    # Synergy-TUNE
+    "tolerance": Range(0, 1),
+    # rolling horizon and other exact-solver knobs (the options' ranges)
+    "window": OPTIONS["window"],
+    "time_limit": OPTIONS["time_limit"],
+    "workers": OPTIONS["workers"],
+    "seed": OPTIONS["seed"],
+}
+GENERIC_KNOB = Range(-1e9, 1e9)  # a number knob without its own range: finite, |x| <= 10^9
+
+
+def describe(x: object) -> str:
+    """A value as it appears in a message: numbers by :func:`fmt`, anything else by repr."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return fmt(x)
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def value_problem(tp: Any, x: object, rng: Range | None = None) -> str | None:
+    """None when ``x`` is a value of the annotation ``tp`` (bool, int, float, str, or an
+    optional of one; other annotations are not checked) within ``rng`` (numbers without
+    one: finite and within :data:`GENERIC_KNOB`), else what is wrong, e.g. ``must be true
+    or false (a bool), got 'no'``. No coercion: a string is not a number nor a bool, a
+    bool is not a number, 2.5 is not an int."""
+    import numbers
+
+    args = typing.get_args(tp)
+    if args and typing.get_origin(tp) in (typing.Union, types.UnionType):
+        if x is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        problems = [value_problem(a, x, rng) for a in inner]
+        if any(p is None for p in problems):
+            return None
+        return problems[0] if len(inner) == 1 else f"must be {' or '.join(_kind(a) for a in inner)}, got {describe(x)}"
+    if tp is bool:
+        return None if isinstance(x, bool) or type(x).__name__ == "bool_" else f"must be true or false (a bool), got {describe(x)}"
+    if tp is int:
+        if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+            return f"must be an integer, got {describe(x)}"
+    elif tp is float:
+        if isinstance(x, bool) or not isinstance(x, numbers.Real):
+            return f"must be a number, got {describe(x)}"
+    elif tp is str:
+        return None if isinstance(x, str) else f"must be a string, got {describe(x)}"
+    else:
+        return None
+    r = rng if rng is not None else GENERIC_KNOB
+    return r.problem(float(x) if not isinstance(x, int) else x)
+
+
+def _kind(tp: Any) -> str:
+    return {bool: "a bool", int: "an integer", float: "a number", str: "a string"}.get(tp, getattr(tp, "__name__", str(tp)))

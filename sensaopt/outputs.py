@@ -3,7 +3,12 @@
 The one rule set for every file sensaopt writes (``docs/reliability.md``, "Outputs"):
 
 * an output never overwrites an input of the same command: "the same file" is the same
-  device and inode, so a second path or a hard link to the input counts too;
+  device and inode, so a second path or a hard link to the input counts too; an input
+  given as the name of a packaged instance (``tiny-8gpu``) is the packaged file it names;
+* nothing is written into sensaopt's packaged data (the instances shipped as
+  ``sensaopt.instances``, the package itself), whatever the name
+  (:func:`packaged_root_of`; ``SENSAOPT_WRITE_PACKAGED=1`` lets a maintainer regenerate
+  the committed instances);
 * an output never replaces a symbolic link, a directory, a FIFO, a socket or a device
   (``/dev/null`` included: leave ``-o`` out to write nothing);
 * a missing parent directory is created; its nearest existing ancestor must be a
@@ -48,17 +53,53 @@ def _special(mode: int) -> str | None:
     return next((name for test, name in kinds if test(mode)), None)
 
 
+def input_file(inp: PathLike) -> PathLike | None:
+    """The file an input names: the path itself if something is there, else the packaged
+    instance file a name such as ``tiny-8gpu`` resolves to (:func:`sensaopt.io.load_instance`
+    reads that), else None (a generator's or source's name, no file)."""
+    try:
+        if os.path.exists(inp):  # what load_instance reads first
+            return inp
+    except (TypeError, ValueError):  # an odd string (a NUL byte)
+        return None
+    from sensaopt.datasets import packaged_instance
+
+    packaged = packaged_instance(os.fspath(inp))
+    return None if packaged is None else Path(str(packaged))
+
+
+PACKAGED_ENV = "SENSAOPT_WRITE_PACKAGED"  # "1": writing into the packaged instances is allowed (regenerating them)
+
+
+def packaged_root_of(path: PathLike) -> Path | None:
+    """The packaged-data folder of sensaopt that ``path`` lies in (after resolving
+    symbolic links and ``..``), or None. The folders: the packaged instances
+    (``sensaopt.instances``, the repository's ``instances/`` in an editable install)
+    and the ``sensaopt`` package itself."""
+    from sensaopt.datasets import packaged_data_dirs
+
+    real = Path(os.path.realpath(path))
+    for root in packaged_data_dirs():
+        if real == root or root in real.parents:
+            return root
+    return None
+
+
 def _same_input(st: os.stat_result, inputs: Iterable[PathLike | None]) -> str | None:
-    """The first of ``inputs`` that is the file ``st`` describes (same device and inode)."""
+    """The first of ``inputs`` that is the file ``st`` describes (same device and inode;
+    a packaged instance's name stands for its file)."""
     for inp in inputs:
         if inp is None:
             continue
         try:
-            ist = os.stat(inp)
+            f = input_file(inp)
+            if f is None:
+                continue
+            ist = os.stat(f)
         except (OSError, ValueError):  # not a file (e.g. a generator name), unreadable, or an odd string
             continue
         if (ist.st_dev, ist.st_ino) == (st.st_dev, st.st_ino):
-            return os.fspath(inp)
+            return os.fspath(inp) if f is inp else f"{os.fspath(inp)} (the packaged {os.fspath(f)})"
     return None
 
 
@@ -87,14 +128,24 @@ def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), fiel
         same = _same_input(st, inputs)
         if same is not None:
             raise InputError(str(p), field, f"is the input file {same}; refusing to overwrite an input (choose another output)")
+    _check_packaged(p, field)
     _check_parent(p, field)
     return p
+
+
+def _check_packaged(p: Path, field: str) -> None:
+    if os.environ.get(PACKAGED_ENV) == "1":
+        return
+    root = packaged_root_of(p)
+    if root is not None:
+        raise InputError(str(p), field, f"is inside sensaopt's packaged data ({root}); refusing to write there (choose another output)")
 
 
 def check_output_dir(path: PathLike, *, field: str = OUTPUT) -> Path:
     """Refuse ``path`` as an output folder unless it is a writable directory (a symlink
     to one is fine) or can be created. Returns it as a :class:`Path`. Raises :class:`InputError`."""
     p = Path(path)
+    _check_packaged(p, field)
     if _lstat(p) is None:
         _check_parent(p, field)
     elif not p.is_dir():
@@ -151,3 +202,55 @@ def write_bytes(path: PathLike, data: bytes, *, inputs: Iterable[PathLike | None
 def write_text(path: PathLike, text: str, *, inputs: Iterable[PathLike | None] = (), field: str = OUTPUT) -> None:
     """Write ``text`` as UTF-8, ending in a newline, to ``path`` like :func:`write_bytes`."""
     write_bytes(path, (text if text.endswith("\n") else text + "\n").encode("utf-8"), inputs=inputs, field=field)
+
+
+KEPT_ATTR = "sensaopt_kept"  # set on an exception leaving a multi-part command: what it kept
+
+
+class Kept:
+    """What a multi-part command (``gap`` rows, ``round-gap`` rounds, ``simulate``
+    policies) has written so far: each finished part is written as it completes (whole
+    files, atomically), so an error or Ctrl-C keeps what was done. :meth:`guard` tags an
+    exception leaving the block with :meth:`text`, which the CLI adds to its one line
+    (``interrupted (kept: 2 of 3 rows in gap.csv)``); nothing kept: no tag, the rule
+    "one line, nothing written" holds."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, str] = {}  # file -> what of it is finished
+
+    def note(self, path: PathLike, what: str) -> None:
+        self.parts[os.fspath(path)] = what
+
+    def text(self) -> str | None:
+        if not self.parts:
+            return None
+        return "kept: " + ", ".join(f"{what} in {path}" if what else path for path, what in self.parts.items())
+
+    @contextlib.contextmanager
+    def guard(self) -> Iterator[Kept]:
+        global last_kept
+        try:
+            yield self
+        except BaseException as e:
+            t = self.text()
+            if t is not None:
+                last_kept = t  # typer swallows a KeyboardInterrupt (it returns 130): the CLI reads this instead
+                with contextlib.suppress(AttributeError, TypeError):
+                    setattr(e, KEPT_ATTR, t)
+            raise
+
+
+last_kept: str | None = None  # the Kept text of the last multi-part command that ended by an exception (reset by the CLI)
+
+
+def kept_of(e: BaseException | None) -> str | None:
+    """The :class:`Kept` tag of ``e`` or of an exception it was raised from (click turns
+    Ctrl-C into ``Abort`` raised from the ``KeyboardInterrupt``)."""
+    seen = 0
+    while e is not None and seen < 10:
+        t = getattr(e, KEPT_ATTR, None)
+        if t is not None:
+            return str(t)
+        e = e.__cause__ or e.__context__
+        seen += 1
+    return None

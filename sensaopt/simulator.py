@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from sensaopt.changes import MIGRATION, NONE, RESTART, classify
-from sensaopt.errors import InputError, PolicyError
+from sensaopt.errors import ArgumentError, InputError, PolicyError
 from sensaopt.instance import Instance, Job
 from sensaopt.limits import OPTIONS
 from sensaopt.metrics import compute_metrics
 from sensaopt.policies import Decider, Policy, make_policy
-from sensaopt.policies.base import Allocation, JobState, RoundState
+from sensaopt.policies.base import Allocation, JobState, RoundState, check_config
 from sensaopt.result import Result, Status, package_versions
 from sensaopt.schedule import ScheduleBuilder
 from sensaopt.validator import WORK_EPS, check_schedule
@@ -85,6 +85,13 @@ def simulate(
         (``"policy_stats"``), ``evaluation`` and ``truth`` the validator's verdict.
     """
     t0 = time.perf_counter()
+    from sensaopt.arguments import as_instance, check_arguments
+
+    instance = as_instance(instance, "simulate()")
+    check_arguments("simulate()", simulate, {"profile_error": profile_error, "seed": seed, "validate": validate,
+                                             "max_rounds": max_rounds, "policy_config": policy_config})
+    if progress is not None and not callable(progress):
+        raise ArgumentError("simulate()", "progress", f"must be a function (round, finished, total) or None, got {type(progress).__name__}")
     pol = _policy(policy, policy_config)
     truth = apply_profile_error(instance, profile_error, seed)
     public = public_instance(truth)
@@ -114,7 +121,7 @@ def simulate(
             r = release[nxt]
             continue
         if r > limit:
-            raise PolicyError(f"policy {pol.name!r}: {len(active)} jobs still unfinished after {limit} rounds")
+            raise PolicyError(_unfinished_message(pol, active, truth_of, limit))
         state = RoundState(r, r * R, R, truth.cluster, truth.overheads, list(active.values()), len(order) - nxt)
         alloc = pol.decide(state)
         _check_decision(alloc, active, truth, pol.name, r)
@@ -185,10 +192,19 @@ def _run_round(alloc: Allocation, active: dict[str, JobState], truth_of: dict[st
 def _policy(policy: Decider | str, policy_config: dict[str, Any] | None) -> Decider:
     """The policy to run: a fresh one by name (with ``policy_config``) or the given object,
     which must at least name itself, reset and decide (:class:`Decider`)."""
+    if isinstance(policy, type):
+        raise ArgumentError("simulate()", "policy", f"got the class {policy.__name__}; pass an instance ({policy.__name__}()) "
+                                                    f"or a registered name")
+    if policy_config is not None and not isinstance(policy_config, dict):
+        raise ArgumentError("simulate()", "policy_config", f"must be a dict of knobs, got {type(policy_config).__name__}")
+    if not isinstance(policy, str) and policy_config:
+        raise ArgumentError("simulate()", "policy_config", "applies to a policy given by name; configure a policy object directly")
     pol = make_policy(policy, **(policy_config or {})) if isinstance(policy, str) else policy
     if not isinstance(pol, Decider):
         missing = [a for a in ("name", "reset", "decide") if not hasattr(pol, a)]
-        raise TypeError(f"{type(pol).__name__} is not a policy (missing: {', '.join(missing)})")
+        raise ArgumentError("simulate()", "policy", f"{type(pol).__name__} is not a policy (missing: {', '.join(missing)})")
+    if isinstance(pol, Policy):
+        check_config(pol.config, f"policy {pol.name!r} config")  # a config built by hand gets the knob checks too
     return pol
 
 
@@ -222,12 +238,33 @@ def _as_dict(cfg: Any) -> dict[str, Any]:
 
 
 def _round_limit(inst: Instance) -> int:
-    """A generous bound on the rounds any sane policy needs: last release plus every
-    job run one after another at 1/10 speed with a restart every round."""
+    """A generous bound on the rounds any sane policy needs: last release plus every job
+    run one after another at its slowest allowed speed (the lowest of its profile's grid ×
+    its true speed factor, and never faster than 1/10) with a restart every round. From
+    each job's own speed: a valid slow job (speed 0.01, or ``speed_factor`` 0.001) is not
+    cut off (before: 1/10 was assumed for every job)."""
     R = inst.round_minutes
     last = max(inst.release_round(j) for j in inst.jobs)
-    serial = sum(math.ceil(10 * j.work / R) + 1 for j in inst.jobs)
+    serial = sum(math.ceil(j.work / (min(0.1, _slowest(j)) * R)) + 1 for j in inst.jobs)
     return last + serial + 10
+
+
+def _slowest(job: Job) -> float:
+    """The job's slowest true speed at any allowed allocation (every speed is positive)."""
+    return min(min(row) for row in job.profile.speeds) * job.speed_factor
+
+
+def _unfinished_message(pol: Decider, active: dict[str, JobState], truth_of: dict[str, Job], limit: int) -> str:
+    """Why the simulation stopped at the round limit: the policy's failure, naming the jobs
+    left and how far each got (jobs that never ran are named as such)."""
+    left = sorted(active.values(), key=lambda js: js.id)
+    def state(js: JobState) -> str:
+        return "never ran" if js.first_round is None else f"{100 * (1 - js.remaining / truth_of[js.id].work):.0f} % done"
+
+    shown = ", ".join(f"{js.id} ({state(js)})" for js in left[:5])
+    more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+    return (f"policy {pol.name!r}: {len(active)} jobs still unfinished after {limit} rounds, a bound every job meets run alone "
+            f"one after another at its slowest speed: {shown}{more}")
 
 
 def _check_decision(alloc, active, inst: Instance, name: str, r: int) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sensaopt.errors import ArgumentError
 from sensaopt.instance import Instance
 from sensaopt.registry import Registry
 from sensaopt.result import Result
@@ -52,7 +53,28 @@ def solve(instance: Instance, solver: str = HEURISTIC, **params: Any) -> Result:
     Returns:
         A Result whose schedule has passed the common validator.
     """
-    return SOLVERS.get(solver)(instance, **params)
+    from sensaopt.arguments import as_instance, check_arguments
+
+    instance = as_instance(instance, "solve()")
+    if not isinstance(solver, str):
+        raise ArgumentError("solve()", "solver", f"must be a solver name ({', '.join(solver_names())}), got {type(solver).__name__}")
+    fn = SOLVERS.get(solver)
+    check_arguments("solve()", _signature_of(solver, fn), params, skip=("instance",))  # before any work: type, finiteness, range
+    return fn(instance, **params)
+
+
+def _signature_of(name: str, fn: SolverFn) -> SolverFn:
+    """The function whose parameters a solver takes (the heuristic: the simulator's;
+    HiGHS and CBC: the MILP's)."""
+    if name == HEURISTIC:
+        from sensaopt.simulator import simulate
+
+        return simulate
+    if fn in (solve_highs, solve_cbc):
+        from sensaopt.exact.milp import solve_milp
+
+        return solve_milp
+    return fn
 
 
 def solve_heuristic(instance: Instance, policy: str = "sensascale", **params: Any) -> Result:

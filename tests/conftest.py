@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# The time limit of tests that assert a proof (OPTIMAL) or a result that needs one (two runs
+# alike): a guard against a hang, not a timing. They prove in seconds on a quiet machine; on
+# a busy one (load 4-6) a 20 or 60 s limit ran out (issue 26). Timing is benchmarks/'s part.
+PROOF_S = 600.0
 INSTANCE_FILES = sorted((REPO / "instances").glob("*.json"))
 
 

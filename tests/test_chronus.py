@@ -25,6 +25,8 @@ from sensaopt.result import Status
 from sensaopt.simulator import simulate
 from sensaopt.validator import check_schedule
 
+from .conftest import PROOF_S
+
 FLAT = get_profile("bert")  # speed 1.0 at every allocation: planned duration = work
 
 
@@ -157,7 +159,7 @@ def test_milp_equals_brute_force(solver):
     for _ in range(40):
         jobs, cap, sign = _micro(rng)
         best = _brute(jobs, cap, sign)
-        sel = solve_selection(jobs, cap, sign, solver=solver, time_limit=10.0)
+        sel = solve_selection(jobs, cap, sign, solver=solver, time_limit=PROOF_S)
         if best is None:
             assert sel.fallback and sel.status == Status.INFEASIBLE  # infeasible model: never silent
             check_plans(jobs, sel.plans, cap)

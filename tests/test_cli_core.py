@@ -10,7 +10,9 @@ import pytest
 from sensaopt.cli import main
 from sensaopt.io import instance_schema, instance_to_dict, load_instance
 
-from .conftest import REPO
+from .conftest import PROOF_S, REPO
+PROOF = str(PROOF_S)  # the --time-limit of a command expected to prove (tests/conftest.py)
+
 
 TINY = REPO / "instances" / "tiny-8gpu.json"
 
@@ -134,7 +136,7 @@ def test_version(capsys):
     assert code == 0 and out.startswith("sensaopt ")
 
 
-@pytest.mark.parametrize("args", [["--policy", "chronus"], ["--solver", "milp", "--time-limit", "20"]], ids=["chronus", "milp"])
+@pytest.mark.parametrize("args", [["--policy", "chronus"], ["--solver", "milp", "--time-limit", PROOF]], ids=["chronus", "milp"])
 def test_json_stdout_is_clean_of_solver_banners(args):
     # highspy prints a banner from C++ when a solver object is built
     p = subprocess.run([sys.executable, "-m", "sensaopt", "solve", str(TINY), "--json", *args], capture_output=True, text=True)
@@ -195,7 +197,7 @@ def test_set_changes_the_policy_config_and_reaches_params(capsys):
 
 
 def test_solve_picks_cbc_by_name(capsys):
-    code, out, _ = run(["solve", TINY, "--solver", "cbc", "--time-limit", "30", "--json"], capsys)
+    code, out, _ = run(["solve", TINY, "--solver", "cbc", "--time-limit", PROOF, "--json"], capsys)
     d = json.loads(out)
     assert code == 0 and d["solver"].endswith("cbc") and d["status"] == "OPTIMAL"
 

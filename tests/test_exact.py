@@ -24,6 +24,8 @@ from sensaopt.schedule import Schedule
 from sensaopt.simulator import simulate
 from sensaopt.validator import check_schedule
 
+from .conftest import PROOF_S
+
 def _check_result(inst, res):
     """The extracted schedule validates, its metrics objective is the result objective,
     and equals the model's own objective when proven optimal."""
@@ -131,7 +133,7 @@ def test_brute_force_agrees(exact_backend, seed):
     inst = micro_instance(seed)
     H = 6
     bf = brute_force(inst, H)
-    res = exact_backend(inst, horizon=H, time_limit=20, workers=1)
+    res = exact_backend(inst, horizon=H, time_limit=PROOF_S, workers=1)
     if bf is None:
         assert res.status == Status.INFEASIBLE
         return
@@ -144,8 +146,8 @@ def test_brute_force_agrees(exact_backend, seed):
 @pytest.mark.parametrize("seed,jobs", [(2, 6), (4, 6), (3, 5)])
 def test_cpsat_and_highs_prove_same_optimum(seed, jobs):
     inst = generate(GeneratorConfig(jobs=jobs, nodes=1, seed=seed))
-    a = solve_cpsat(inst, time_limit=60)
-    b = solve_milp(inst, backend="highs", time_limit=60)
+    a = solve_cpsat(inst, time_limit=PROOF_S)
+    b = solve_milp(inst, backend="highs", time_limit=PROOF_S)
     assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL, (a.message, b.message)
     _check_result(inst, a)
     _check_result(inst, b)
@@ -155,8 +157,8 @@ def test_cpsat_and_highs_prove_same_optimum(seed, jobs):
 
 def test_two_nodes_with_symmetry_breaking():
     inst = generate(GeneratorConfig(jobs=4, nodes=2, seed=3))
-    a = solve_cpsat(inst, time_limit=60)
-    b = solve_cpsat(inst, time_limit=60, strength={"symmetry": False, "aggregate": False, "prune": False, "trim": False}, warm_start=False)
+    a = solve_cpsat(inst, time_limit=PROOF_S)
+    b = solve_cpsat(inst, time_limit=PROOF_S, strength={"symmetry": False, "aggregate": False, "prune": False, "trim": False}, warm_start=False)
     assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL
     _check_result(inst, a)
     _check_result(inst, b)
@@ -221,7 +223,7 @@ def test_rolling_policy_valid_and_not_better_than_optimum(policy):
     assert res.params["config"] == {"window": 3, "time_limit": 1.0, "workers": 1, "seed": 0, "backend": backend}
     st = res.params["policy_stats"]
     assert st["rounds"] > 0 and st["optimal_rounds"] + st["fallback_rounds"] <= st["rounds"]
-    opt = solve_cpsat(inst, time_limit=30)
+    opt = solve_cpsat(inst, time_limit=PROOF_S)
     assert opt.status == Status.OPTIMAL
     assert res.objective >= opt.objective - 1e-6
 
@@ -254,7 +256,7 @@ def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
 
     monkeypatch.setattr(common, "check_schedule", counted)
     inst = generate(GeneratorConfig(jobs=4, nodes=1, seed=1))
-    res = exact_backend(inst, time_limit=30, workers=1)
+    res = exact_backend(inst, time_limit=PROOF_S, workers=1)
     assert len(calls) == 1 and res.evaluation is calls[0] and res.evaluation.ok
     assert res.truth is inst
     assert {j: o.finish for j, o in res.evaluation.outcomes.items()} == common.finish_minutes(inst, res.schedule)
@@ -282,8 +284,8 @@ def test_multi_node_job_and_heterogeneous_nodes():
         Job("c", 10.0, 2, 25.0, get_profile("deepspeech")),
     )
     inst = Instance("hetero", Cluster((big, small)), 10.0, jobs, source="hetero")
-    a = solve_cpsat(inst, time_limit=30)
-    b = solve_milp(inst, backend="highs", time_limit=30)
+    a = solve_cpsat(inst, time_limit=PROOF_S)
+    b = solve_milp(inst, backend="highs", time_limit=PROOF_S)
     assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL, (a.message, b.message)
     _check_result(inst, a)
     _check_result(inst, b)

@@ -13,6 +13,9 @@ from sensaopt.compare import COMPARISON_COLUMNS
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import save_instance
 
+from .conftest import PROOF_S
+PROOF = str(PROOF_S)  # the --time-limit of a command expected to prove (tests/conftest.py)
+
 
 @pytest.fixture
 def inst_file(tmp_path):
@@ -24,7 +27,7 @@ def inst_file(tmp_path):
 
 def test_gap_csv_and_json(inst_file, tmp_path, capsys):
     out = tmp_path / "g.csv"
-    assert main(["gap", str(inst_file), "--time-limit", "20", "-o", str(out)]) == 0
+    assert main(["gap", str(inst_file), "--time-limit", PROOF, "-o", str(out)]) == 0
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 1
     r = rows[0]
@@ -33,7 +36,7 @@ def test_gap_csv_and_json(inst_file, tmp_path, capsys):
     assert float(r["abs_gap"]) == pytest.approx(float(r["objective"]) - float(r["exact_objective"]))
     assert list(r) == list(COMPARISON_COLUMNS)  # CSV keeps every column
     outj = tmp_path / "g.json"
-    assert main(["gap", str(inst_file), "--exact", "milp", "--time-limit", "20", "-o", str(outj)]) == 0
+    assert main(["gap", str(inst_file), "--exact", "milp", "--time-limit", PROOF, "-o", str(outj)]) == 0
     rj = json.loads(outj.read_text())[0]
     assert rj["exact"] == "milp:highs" and rj["exact_objective"] == pytest.approx(float(r["exact_objective"]))
 
@@ -67,14 +70,14 @@ def test_export_reads_back_and_solves_to_same_optimum(inst_file, tmp_path, fmt, 
         _vars, prob = pulp.LpProblem.fromMPS(str(f))
         prob.solve(pulp.HiGHS(msg=False, gapRel=0.0, gapAbs=0.5))
         value = round(pulp.value(prob.objective))  # the scaled objective is integral
-        exact = solve_cpsat(load_instance(inst_file), time_limit=20)
+        exact = solve_cpsat(load_instance(inst_file), time_limit=PROOF_S)
         assert value / scale + offset == pytest.approx(exact.objective, abs=1e-6)
     else:
         assert "Minimize" in f.read_text()
 
 
 def test_solve_cli_cpsat(inst_file, capsys):
-    assert main(["solve", str(inst_file), "--solver", "cpsat", "--time-limit", "10", "--workers", "1"]) == 0
+    assert main(["solve", str(inst_file), "--solver", "cpsat", "--time-limit", PROOF, "--workers", "1"]) == 0
     assert "cpsat: OPTIMAL" in capsys.readouterr().out
 
 
@@ -83,7 +86,7 @@ def test_solve_weighted_flag(inst_file, capsys, solver):
     """--weighted turns the lexicographic two-phase solve off; both prove the same optimum."""
     outs = []
     for extra in ([], ["--weighted"]):
-        assert main(["solve", str(inst_file), "--solver", solver, "--time-limit", "20", "--json", *extra]) == 0
+        assert main(["solve", str(inst_file), "--solver", solver, "--time-limit", PROOF, "--json", *extra]) == 0
         outs.append(json.loads(capsys.readouterr().out))
     lex, one = outs
     assert lex["status"] == one["status"] == "OPTIMAL"
@@ -94,7 +97,7 @@ def test_solve_weighted_flag(inst_file, capsys, solver):
 @pytest.mark.parametrize("flag,key,value", [("--branch-price", "branch_price", True), ("--cooperate", "partner", "highs")])
 def test_solve_deadline_hard_flags(inst_file, capsys, flag, key, value):
     """--branch-price / --cooperate reach the exact solve and are recorded in its params."""
-    assert main(["solve", str(inst_file), "--solver", "cpsat", "--time-limit", "20", "--json", flag]) == 0
+    assert main(["solve", str(inst_file), "--solver", "cpsat", "--time-limit", PROOF, "--json", flag]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "OPTIMAL" and out["params"][key] == value
 
@@ -107,5 +110,5 @@ def test_gap_cooperate_reaches_the_exact_solve(inst_file, capsys, exact, partner
 
     res = exact_solve(load_instance(inst_file), exact, 20, 1, cooperate=True)
     assert res.params["partner"] == partner and res.status.value == "OPTIMAL"
-    assert main(["gap", str(inst_file), "--exact", exact, "--cooperate", "--time-limit", "20", "-q"]) == 0
+    assert main(["gap", str(inst_file), "--exact", exact, "--cooperate", "--time-limit", PROOF, "-q"]) == 0
     assert "OPTIMAL" in capsys.readouterr().out

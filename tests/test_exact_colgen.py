@@ -25,7 +25,7 @@ from sensaopt.instance import Change
 from sensaopt.io import load_instance
 from sensaopt.result import Status
 from sensaopt.validator import check_schedule
-from tests.conftest import REPO
+from tests.conftest import PROOF_S, REPO
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_objective_step_divides_every_objective_and_rounding_never_passes_it(tin
 
 def test_dantzig_wolfe_bound_is_valid_and_branch_and_price_proves_the_optimum(tiny16):
     data = tiny16.data
-    exact = solve_cpsat(tiny16.data.instance, time_limit=30, workers=1)
+    exact = solve_cpsat(tiny16.data.instance, time_limit=PROOF_S, workers=1)
     assert exact.status == Status.OPTIMAL
     cg = column_generation(data, 30, start=tiny16.hint)
     assert cg.stop == "converged" and cg.bound is not None
@@ -153,7 +153,7 @@ def test_deadline_hard_phase_takes_branch_and_prices_proof(tiny16):
 
 
 def test_solve_with_branch_and_price_keeps_the_proven_optimum(tiny16):
-    res = solve_cpsat(tiny16.data.instance, time_limit=30, workers=1, branch_price=True)
+    res = solve_cpsat(tiny16.data.instance, time_limit=PROOF_S, workers=1, branch_price=True)
     assert res.status == Status.OPTIMAL and res.objective == pytest.approx(78.0)
     assert not res.evaluation.errors
 

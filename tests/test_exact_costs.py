@@ -21,6 +21,8 @@ from sensaopt.result import Status
 from sensaopt.schedule import Placement, Schedule
 from sensaopt.validator import check_schedule
 
+from .conftest import PROOF_S
+
 # two per-GPU options: 1 core at speed 0.5, 2 cores at speed 1.0 (one memory level)
 TWO = SensitivityProfile("two-options", (1.0, 2.0), (4.0,), ((0.5,), (1.0,)))
 ZERO = Overheads(0.0, 0.0, 0.0, 0.0, 0.0)
@@ -105,7 +107,7 @@ def test_exact_optimum_is_the_brute_force_optimum_with_change_costs(exact_backen
     free, best = best_of(name, ZERO), best_of(name, costs)
     assert free is not None and best is not None
     assert best > free + 1e-6  # the costs matter: the zero-cost optimum is out of reach
-    res = exact_backend(inst, horizon=H, time_limit=30, workers=1)
+    res = exact_backend(inst, horizon=H, time_limit=PROOF_S, workers=1)
     assert res.status == Status.OPTIMAL, res.message
     ev = check_schedule(inst, res.schedule)
     assert ev.ok and compute_metrics(inst, ev).objective == pytest.approx(res.objective, abs=1e-9)

@@ -18,6 +18,8 @@ from sensaopt.metrics import compute_metrics
 from sensaopt.result import Status
 from sensaopt.validator import check_schedule
 
+from .conftest import PROOF_S
+
 INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 
 
@@ -30,8 +32,8 @@ def _valid(inst, res):
 def test_same_optimum_as_weighted_solve(exact_backend):
     """tiny-8gpu needs one deadline miss: both ways prove 100115.4."""
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
-    lex = exact_backend(inst, time_limit=60, workers=2)
-    one = exact_backend(inst, time_limit=60, workers=2, lexicographic=False)
+    lex = exact_backend(inst, time_limit=PROOF_S, workers=2)
+    one = exact_backend(inst, time_limit=PROOF_S, workers=2, lexicographic=False)
     assert lex.status == Status.OPTIMAL and one.status == Status.OPTIMAL, (lex.message, one.message)
     _valid(inst, lex)
     assert lex.objective == pytest.approx(one.objective, abs=1e-6)
@@ -46,7 +48,7 @@ def test_bound_valid_when_phase1_is_cut_short(seed):
     from sensaopt.exact.cpsat import solve_cpsat
 
     inst = generate(GeneratorConfig(jobs=6, nodes=1, seed=seed, load=2.5))
-    ref = solve_cpsat(inst, time_limit=60, lexicographic=False)
+    ref = solve_cpsat(inst, time_limit=PROOF_S, lexicographic=False)
     assert ref.status == Status.OPTIMAL
     cut = solve_cpsat(inst, time_limit=60, phase1_share=1e-4)
     _valid(inst, cut)
@@ -72,7 +74,7 @@ def test_no_open_deadline_skips_phase1():
     from sensaopt.exact.cpsat import solve_cpsat
 
     inst = generate(GeneratorConfig(jobs=3, nodes=1, seed=0, deadline_lo=20.0, deadline_hi=30.0))
-    res = solve_cpsat(inst, time_limit=30)
+    res = solve_cpsat(inst, time_limit=PROOF_S)
     assert res.status == Status.OPTIMAL
     assert res.params["lexicographic"]["phase1"].startswith("skipped")
 

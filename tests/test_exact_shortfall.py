@@ -18,6 +18,8 @@ from sensaopt.io import load_instance
 from sensaopt.result import Status
 from sensaopt.validator import check_schedule
 
+from .conftest import PROOF_S
+
 INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 
 
@@ -67,7 +69,7 @@ def test_deadline_hard_phase2_reproduces_optimum(exact_backend):
     """tiny-16gpu meets every deadline: shortfall 0, then the deadline-hard trimmed
     model proves the optimum 78.0, globally (no job runs past its deadline slot)."""
     inst = load_instance(INSTANCES / "tiny-16gpu.json")
-    res = exact_backend(inst, time_limit=60, workers=2)
+    res = exact_backend(inst, time_limit=PROOF_S, workers=2)
     assert res.status == Status.OPTIMAL, res.message
     assert res.objective == pytest.approx(78.0, abs=1e-6) and res.bound == pytest.approx(78.0, abs=1e-6)
     assert check_schedule(inst, res.schedule).errors == []
@@ -82,7 +84,7 @@ def test_optimal_within_horizon_flagged():
     from sensaopt.exact.cpsat import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
-    short = solve_cpsat(inst, time_limit=60, horizon=24)
+    short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24)
     assert short.status == Status.OPTIMAL and short.objective == pytest.approx(100115.4, abs=1e-6)
     assert short.params["optimal_within_horizon"] == 24 and "optimal within a horizon of 24 rounds" in short.message
     assert not short.params["horizon_proof"]["contains_optimum"]
@@ -95,7 +97,7 @@ def test_default_solve_extends_the_horizon_the_proof_needs():
     from sensaopt.exact.cpsat import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
-    full = solve_cpsat(inst, time_limit=60)
+    full = solve_cpsat(inst, time_limit=PROOF_S)
     assert full.status == Status.OPTIMAL and full.objective == pytest.approx(100115.4, abs=1e-6)
     proof = full.params["horizon_proof"]
     assert proof["contains_optimum"] and full.params["horizon"] >= proof["needed"]
@@ -140,7 +142,7 @@ def test_cooperating_solve_keeps_the_optimum():
     from sensaopt.exact.cpsat import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-16gpu.json")
-    res = solve_cpsat(inst, time_limit=30, cooperate=True)
+    res = solve_cpsat(inst, time_limit=PROOF_S, cooperate=True)
     assert res.status == Status.OPTIMAL and res.objective == pytest.approx(78.0, abs=1e-6)
     assert res.params["lexicographic"]["cooperation"]["primary_run"]["status"] == "OPTIMAL"
 

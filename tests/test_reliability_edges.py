@@ -416,4 +416,4 @@ def test_python_api_simulate_names_a_bad_argument_not_the_instance(kw, msg):
 
     with pytest.raises(InputError) as e:
         simulate(load_instance(str(TINY)), "edf", **kw)
-    assert str(e.value) == f"(argument): {msg}"
+    assert str(e.value) == f"simulate(): {msg}"

@@ -1,9 +1,12 @@
 """Solver limits and determinism of exact results (the exact code belongs to the exact
 models' owner: failures found here are strict xfails with a one-line reason).
 
-Stated margin: a run with ``time_limit = L`` seconds must return within
-``L + TIME_MARGIN_S`` seconds of wall time (model build, warm start, extraction and
-validation included).
+Stated margin: a run with ``time_limit = L`` seconds returns within ``L + 1.5`` seconds
+of wall time (model build, warm start, extraction and validation included). That is
+measured by ``benchmarks/time_limits.py`` (quiet and with ``--busy N``), not asserted
+here: the suite must pass on a busy machine (issue 26), so these tests assert the
+contract of a run under a limit — an honest status, a bound <= the objective, the
+process stopped, no child process or temporary folder left behind.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 
 import pytest
 from ortools.sat.python import cp_model
@@ -24,10 +28,40 @@ from sensaopt.io import load_instance, save_instance
 from sensaopt.result import Status
 from sensaopt.validator import check_schedule
 
-from .conftest import REPO
+from .conftest import PROOF_S, REPO
 
-TIME_MARGIN_S = 1.5
 LIMIT_S = 2.0
+HONEST = (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)  # what a run under a limit may say
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children() -> set[int]:
+    """PIDs of this process's children (Linux /proc): a solve must not leave one behind."""
+    out: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").glob("*"):
+        try:
+            out |= {int(x) for x in (task / "children").read_text().split()}
+        except OSError:
+            continue
+    return out
+
+
+def _refused_before_the_warm_start(monkeypatch) -> None:
+    """Make the SensaScale warm start (the simulator) fail the test if it runs."""
+    import sensaopt.simulator
+
+    def no_warm_start(*a, **k):
+        raise AssertionError("the warm start ran: the model was not refused from the instance alone")
+
+    monkeypatch.setattr(sensaopt.simulator, "simulate", no_warm_start)
 
 
 def inst(name):
@@ -35,9 +69,10 @@ def inst(name):
 
 
 def _timed(instance, **kw):
-    t0 = time.perf_counter()
+    """The result and the children left behind (the wall time is benchmarks/time_limits.py's)."""
+    before = _children()
     r = solve_cpsat(instance, **kw)
-    return r, time.perf_counter() - t0
+    return r, _children() - before
 
 
 @pytest.mark.parametrize(
@@ -47,10 +82,13 @@ def _timed(instance, **kw):
         pytest.param("medium-8gpu", marks=pytest.mark.slow),  # the model build alone takes seconds
     ],
 )
-def test_time_limit_is_respected_within_margin(name):
-    r, wall = _timed(inst(name), time_limit=LIMIT_S, workers=1, seed=0)
+def test_time_limit_run_is_honest_and_stops(name):
+    """Under a 2 s limit: an honest status with a bound <= the objective, nothing left
+    running (the wall time within the margin: benchmarks/time_limits.py, case small-2s)."""
+    r, left = _timed(inst(name), time_limit=LIMIT_S, workers=1, seed=0)
     assert r.params["time_limit"] == LIMIT_S
-    assert wall <= LIMIT_S + TIME_MARGIN_S, f"{name}: {wall:.2f} s for a {LIMIT_S} s limit ({r.message})"
+    assert r.status in HONEST and r.bound is not None and r.objective is not None and r.bound <= r.objective + 1e-6, r.message
+    assert not left
 
 
 def test_stopped_run_returns_time_limit_with_incumbent_and_bound():
@@ -153,8 +191,8 @@ def test_cli_result_records_workers_and_seed(tmp_path, capsys):
 @pytest.mark.parametrize("seed", [1, 3])
 def test_same_seed_one_worker_same_objective_and_schedule(seed):
     i = small(seed)
-    a = solve_cpsat(i, time_limit=20, workers=1, seed=5)
-    b = solve_cpsat(i, time_limit=20, workers=1, seed=5)
+    a = solve_cpsat(i, time_limit=PROOF_S, workers=1, seed=5)
+    b = solve_cpsat(i, time_limit=PROOF_S, workers=1, seed=5)
     assert a.status == b.status
     assert a.objective == b.objective and a.bound == b.bound
     assert a.schedule.to_dict(i) == b.schedule.to_dict(i)
@@ -185,10 +223,9 @@ def test_cbc_is_killed_after_its_deadline(monkeypatch, tmp_path):
     left_over = lambda: set(glob.glob(f"{own_tmp}/sensaopt-cbc-*"))  # noqa: E731
     before = left_over()
     i = inst("tiny-16gpu")
-    t0 = time.perf_counter()
-    r = milp.solve_milp(i, backend="cbc", time_limit=3, workers=1)
-    wall = time.perf_counter() - t0
-    assert wall < 3 + 2 * 0.5 + 2, wall  # the limit, a grace per phase, the heuristic run
+    kids = _children()
+    r = milp.solve_milp(i, backend="cbc", time_limit=3, workers=1)  # its wall time (limit + grace + heuristic): benchmarks/time_limits.py
+    assert not _children() - kids  # the killed CBC and its watchdog are reaped
     assert r.status == Status.TIME_LIMIT and "killed" in r.message, r.message
     assert r.objective == pytest.approx(r.params["heuristic_objective"])
     assert left_over() <= before  # the MPS/solution files of the killed runs are gone
@@ -214,7 +251,7 @@ def test_cbc_crash_on_mipstart_is_retried_without_it(monkeypatch, tmp_path):
     fake.write_text(f'#!/bin/sh\ncase "$*" in *-mips*) exit 3;; esac\nexec {pulp.PULP_CBC_CMD(msg=False).path} "$@"\n')
     fake.chmod(0o755)
     monkeypatch.setattr(milp, "CBC_PATH", str(fake))
-    r = milp.solve_milp(inst("tiny-16gpu"), backend="cbc", time_limit=30, workers=1)
+    r = milp.solve_milp(inst("tiny-16gpu"), backend="cbc", time_limit=PROOF_S, workers=1)
     assert r.status == Status.OPTIMAL and r.objective == pytest.approx(78.0), r.message
     assert "retried without it" in r.message and r.params["hinted"]
 
@@ -235,21 +272,20 @@ def _with(name: str, tmp_path, weight: float | None = None, **values: float):
 
 
 @pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
-def test_values_beyond_exact_range_are_refused_in_one_line(tmp_path, capsys, solver):
+def test_values_beyond_exact_range_are_refused_in_one_line(tmp_path, capsys, solver, monkeypatch):
     """value 1e6 with violation_weight 1e9 (both inside the input bounds): the objective
     coefficient 1e9 x 20 jobs x 1e6 = 2e16 leaves the exact range (2^53); before: CP-SAT
     returned a status for a model it cannot represent, HiGHS claimed an optimum of a
     wrong model (the extracted schedule invalid)."""
     f = _with("small-8gpu", tmp_path, weight=1e9, j0=1e6)
     out = tmp_path / "r.json"
-    t0 = time.perf_counter()
+    _refused_before_the_warm_start(monkeypatch)  # refused from the instance alone (before: timed, < 1 s)
     code = main(["solve", str(f), "--solver", solver, "--time-limit", "5", "-o", str(out)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and not out.exists(), err
     assert err[0].startswith("error: exact model of small-8gpu: the objective coefficient of a deadline of job j0 "
                              "(violation_weight 1e+09 x 20 jobs x value 1e+06) is 2e+16 in scaled integer units"), err[0]
     assert "computes exactly" in err[0] and "lower violation_weight or the job values" in err[0]
-    assert time.perf_counter() - t0 < 1.0  # refused from the instance alone, before the warm start
 
 
 def test_milp_coefficient_ratio_is_refused_cpsat_is_not():
@@ -308,16 +344,16 @@ def huge():
 
 
 @pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
-def test_huge_model_refused_within_a_second(huge, solver):
+def test_huge_model_refused_before_the_warm_start(huge, solver, monkeypatch):
     """20k jobs: refused from the instance alone (before: the SensaScale warm start and
-    the data build ran first, 37 s and 2.3 GB)."""
+    the data build ran first, 37 s and 2.3 GB; the time it takes, well under a second:
+    benchmarks/time_limits.py, case huge-refused)."""
     from sensaopt.solve import solve
 
-    t0 = time.perf_counter()
+    _refused_before_the_warm_start(monkeypatch)
     with pytest.raises(SensaoptError, match=r"would have at least \d+ variables \(limit 300000, 20000 jobs x at least \d+ slots\); "
                                             r"use the rolling-horizon policy"):
         solve(huge, solver=solver, time_limit=5)
-    assert time.perf_counter() - t0 < 1.0
 
 
 def test_size_precheck_never_refuses_what_the_model_check_accepts():
@@ -344,7 +380,7 @@ def test_bound_known_without_solving_is_a_bound():
 
     i = inst("tiny-8gpu")
     data = prepare(i, None, 2, False, 10_000, 10**9).data
-    r = solve_cpsat(i, time_limit=30, workers=1)
+    r = solve_cpsat(i, time_limit=PROOF_S, workers=1)
     assert r.status == Status.OPTIMAL
     assert 0 < trivial_bound(data) <= r.objective + 1e-9
 
@@ -356,26 +392,25 @@ def test_build_timeout_still_reports_a_bound(solver):
     from sensaopt.solve import solve
 
     i = generate(GeneratorConfig(jobs=60, nodes=4, seed=2))
-    t0 = time.perf_counter()
+    before = _children()
     r = solve(i, solver=solver, time_limit=0.3, workers=1)
-    wall = time.perf_counter() - t0
     assert r.status == Status.TIME_LIMIT and r.bound is not None, r.message
     assert r.objective is not None and r.bound <= r.objective
-    assert wall <= 0.3 + TIME_MARGIN_S, wall
+    assert not _children() - before  # stopped: no solver process left (its wall time: benchmarks/time_limits.py, build-timeout)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
-def test_every_backend_ends_within_the_margin_on_medium(solver):
-    """medium-8gpu, 5 s: build, both lexicographic phases, hand-over and extraction
-    within the limit + 1.5 s (before: HiGHS +2.5 to +13.8 s, CBC killed 2 s past each
-    phase), with a bound."""
+def test_every_backend_stops_with_a_bound_on_medium(solver):
+    """medium-8gpu, 5 s: build, both lexicographic phases, hand-over and extraction end
+    with an honest status and a bound, nothing left running (the wall time within the
+    limit + 1.5 s — before: HiGHS +2.5 to +13.8 s, CBC killed 2 s past each phase — is
+    benchmarks/time_limits.py's case medium-5s)."""
     from sensaopt.solve import solve
 
-    t0 = time.perf_counter()
+    before = _children()
     r = solve(inst("medium-8gpu"), solver=solver, time_limit=5, workers=1)
-    wall = time.perf_counter() - t0
-    assert wall <= 5 + TIME_MARGIN_S, f"{solver}: {wall:.2f} s ({r.message})"
+    assert r.status in HONEST and not _children() - before, r.message
     assert r.bound is not None and r.objective is not None and r.bound <= r.objective + 1e-6
 
 
@@ -399,8 +434,11 @@ def _start_cli(tmp_path, args, fake=None):
     code = ("import sys\nimport sensaopt.exact.milp as m\nm.CBC_PATH = sys.argv[1] or None\n"
             "from sensaopt.cli import main\nsys.exit(main(sys.argv[2:]))")
     env = {**os.environ, "TMPDIR": str(own_tmp)}
+    import signal
+
+    # SIG_DFL: a child of a background job (a suite run with `&`) inherits SIGINT ignored; a user's Ctrl-C is not
     proc = subprocess.Popen([sys.executable, "-c", code, str(fake or ""), *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return proc, own_tmp
 
 
@@ -441,9 +479,10 @@ def test_sigkill_of_the_parent_kills_cbc_and_removes_its_folder(tmp_path, comman
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
-def test_interrupt_during_cbc_stops_within_two_seconds(tmp_path, sig):
-    """Ctrl-C or SIGTERM while CBC runs: `interrupted`, exit 130 within 2 s, no CBC
-    process, no temp folder, no output file (before: SIGINT waited for the solve)."""
+def test_interrupt_during_cbc_stops(tmp_path, sig):
+    """Ctrl-C or SIGTERM while CBC runs: `interrupted`, exit 130, no CBC process, no temp
+    folder, no output file (before: SIGINT waited for the solve; the 2 s it takes is
+    measured by benchmarks/time_limits.py, not asserted)."""
     import signal
 
     fake, nap = _fake_cbc(tmp_path)
@@ -452,10 +491,8 @@ def test_interrupt_during_cbc_stops_within_two_seconds(tmp_path, sig):
                                           "--time-limit", "60", "-o", str(out)], fake)
     try:
         assert _wait_for(lambda: _running(nap), 30), "CBC never started"
-        t0 = time.perf_counter()
         proc.send_signal(getattr(signal, sig))
-        _, err = proc.communicate(timeout=10)
-        assert time.perf_counter() - t0 < 2.0
+        _, err = proc.communicate(timeout=120)  # a guard against a hang, not a timing
         assert proc.returncode == 130 and err.strip().splitlines()[-1] == "interrupted", err
         assert not _running(nap) and not _cbc_dirs(own_tmp) and not out.exists()
     finally:
@@ -464,21 +501,22 @@ def test_interrupt_during_cbc_stops_within_two_seconds(tmp_path, sig):
 
 
 @pytest.mark.parametrize("solver", ["cpsat", "highs"])
-def test_sigint_during_an_in_process_solve_stops_within_two_seconds(tmp_path, solver):
+def test_sigint_during_an_in_process_solve_stops(tmp_path, solver):
     """Ctrl-C while CP-SAT or HiGHS searches (a 60 s limit on small-8gpu, which neither
-    proves in that time): exit 130 within 2 s, nothing written."""
+    proves in that time): exit 130, nothing written (within 2 s: benchmarks/time_limits.py,
+    case sigint)."""
     import signal
 
     out = tmp_path / "r.json"
     proc, _ = _start_cli(tmp_path, ["solve", str(REPO / "instances" / "small-8gpu.json"), "--solver", solver,
                                     "--time-limit", "60", "--workers", "1", "-o", str(out)])
     try:
-        time.sleep(6)  # imports, warm start and build take about 2 s: the search is running
+        # imports, warm start and build take about 2 s of CPU: after 4 s of CPU the search runs (CPU time, not
+        # wall time: on a busy machine the wall time to get there varies; before: a 6 s sleep)
+        assert _wait_for(lambda: proc.poll() is not None or _cpu_s(proc.pid) >= 4.0, 300), "the solve never got going"
         assert proc.poll() is None
-        t0 = time.perf_counter()
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=10)
-        assert time.perf_counter() - t0 < 2.0
+        _, err = proc.communicate(timeout=120)  # a guard against a hang, not a timing
         assert proc.returncode == 130 and err.strip().splitlines()[-1] == "interrupted", err
         assert not out.exists()
     finally:
@@ -504,15 +542,15 @@ def test_value_1e308_through_the_python_api_is_one_error(field):
 
 
 @pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
-def test_build_near_the_size_limit_stops_within_the_margin(solver):
+def test_build_near_the_size_limit_stops_with_a_bound(solver):
     """About 250k variables, a 2 s limit: the build looks at the clock every 512
     constraints, not only between constraint families (before: HiGHS +1.3 s, CBC +0.9 s
-    on a quiet machine, over the margin under load)."""
+    on a quiet machine, over the margin under load; the overshoot is
+    benchmarks/time_limits.py's case size-limit)."""
     from sensaopt.solve import solve
 
     i = generate(GeneratorConfig(jobs=105, nodes=8, seed=1))
-    t0 = time.perf_counter()
+    before = _children()
     r = solve(i, solver=solver, time_limit=2, workers=1)
-    wall = time.perf_counter() - t0
     assert r.status == Status.TIME_LIMIT and r.bound is not None and r.objective is not None, r.message
-    assert wall <= 2 + TIME_MARGIN_S, f"{solver}: {wall:.2f} s ({r.message})"
+    assert r.bound <= r.objective + 1e-6 and not _children() - before  # stopped, nothing left (wall: benchmarks/time_limits.py)

@@ -21,7 +21,9 @@ from sensaopt.result import Result, Status
 from sensaopt.simulator import simulate
 from sensaopt.validator import check_schedule
 
-from .conftest import REPO
+from .conftest import PROOF_S, REPO
+PROOF = str(PROOF_S)  # the --time-limit of a command expected to prove (tests/conftest.py)
+
 
 TINY8 = REPO / "instances" / "tiny-8gpu.json"
 TINY16 = REPO / "instances" / "tiny-16gpu.json"
@@ -137,7 +139,7 @@ def test_gap_table_fits_100_columns_and_separates_the_parts(tmp_path, capsys):
         files.append(str(deep / src.name))
     out = tmp_path / "g.json"
     # fifo: one row at the optimum's misses (a JCT gap in percent), one with an extra miss
-    assert main(["gap", *files, "--policy", "fifo", "--time-limit", "30", "-q", "-o", str(out)]) == 0
+    assert main(["gap", *files, "--policy", "fifo", "--time-limit", PROOF, "-q", "-o", str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3 and all(len(x) <= 100 for x in lines), [len(x) for x in lines]
     assert lines[0].split() == ["instance", "policy", "exact_status", "misses", "extra_misses", "avg_jct", "jct_gap_pct", "jct_bound"]
@@ -152,7 +154,7 @@ def test_gap_table_fits_100_columns_and_separates_the_parts(tmp_path, capsys):
 
 
 def test_gap_wide_shows_every_column(capsys):
-    assert main(["gap", str(TINY8), "--time-limit", "30", "-q", "--wide"]) == 0
+    assert main(["gap", str(TINY8), "--time-limit", PROOF, "-q", "--wide"]) == 0
     header = capsys.readouterr().out.splitlines()[0].split()
     assert header == list(COMPARISON_COLUMNS)
 

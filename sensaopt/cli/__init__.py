@@ -5,6 +5,8 @@ User errors (bad files, unknown names) print one line on stderr and exit with co
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 
 from sensaopt.cli import core  # noqa: F401  (registers commands)
@@ -24,6 +26,7 @@ def _load_extra() -> None:
                 raise
 
 
+@functools.cache
 def _usage_classes() -> tuple[type[BaseException], type[BaseException], type[BaseException]]:
     """(ClickException, Exit, Abort) of the click that typer actually runs on.
 
@@ -37,34 +40,111 @@ def _usage_classes() -> tuple[type[BaseException], type[BaseException], type[Bas
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sensaopt.errors import SensaoptError
+    """Run the command line; every way it ends is an exit code and at most one line on
+    stderr: 0 done, 1 a schedule that ``validate`` rejects or failed runs, 2 a user error
+    (:class:`SensaoptError`, usage, an operating-system error on a path or stream), 130
+    interrupted. A multi-part command that kept finished parts says which
+    (:class:`sensaopt.outputs.Kept`). Programming errors keep their traceback."""
+    from sensaopt import outputs
 
     _load_extra()
-    click_exc, exit_exc, abort_exc = _usage_classes()
+    outputs.last_kept = None
     try:
-        rv = app(args=argv, standalone_mode=False, prog_name="sensaopt")
-    except SensaoptError as e:
-        print(f"error: {e}", file=sys.stderr)
+        try:
+            rv = app(args=argv, standalone_mode=False, prog_name="sensaopt")
+        finally:
+            _flush_stdout()  # a full or closed stdout fails here, inside the boundary, not at interpreter exit
+    except (Exception, KeyboardInterrupt, SystemExit) as e:
+        code = _ended_by(e)
+        if code is None:
+            raise
+        return code
+    if rv == 130:  # typer (non-standalone) turns Ctrl-C into a returned 130; finished work is already saved
+        print(f"interrupted{_kept()}", file=sys.stderr)
+    return rv if isinstance(rv, int) else 0
+
+
+def _kept(e: BaseException | None = None) -> str:
+    """`` (kept: ...)`` when a multi-part command kept finished parts, else ``""``."""
+    from sensaopt import outputs
+
+    t = outputs.kept_of(e) or outputs.last_kept
+    return f" ({t})" if t else ""
+
+
+def _ended_by(e: BaseException) -> int | None:
+    """The exit code for an exception leaving a command, its line printed; None: not a
+    user-facing error (a programming error keeps its traceback)."""
+    from sensaopt.errors import SensaoptError
+
+    click_exc, exit_exc, abort_exc = _usage_classes()
+    if isinstance(e, SensaoptError):
+        print(f"error: {e}{_kept(e)}", file=sys.stderr)
         return 2
-    except KeyError as e:
-        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+    if isinstance(e, KeyError):  # an unknown name in a registry
+        print(f"error: {e.args[0] if e.args else e}{_kept(e)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    if isinstance(e, KeyboardInterrupt):
+        print(f"interrupted{_kept(e)}", file=sys.stderr)
         return 130
-    except click_exc as e:  # usage errors (unknown command or option, missing argument, bad value): exit 2
+    if isinstance(e, click_exc):  # usage errors (unknown command or option, missing argument, bad value): exit 2
         msg = _one_line(e)
         if msg:  # empty: a group called without a command (its help is already printed)
             print(f"error: {msg}", file=sys.stderr)
         return 2
-    except exit_exc as e:
+    if isinstance(e, exit_exc):
         return int(getattr(e, "exit_code", 0))
-    except abort_exc:
-        print("aborted", file=sys.stderr)
+    if isinstance(e, abort_exc):
+        print(f"aborted{_kept(e)}", file=sys.stderr)
         return 130
-    if rv == 130:  # typer (non-standalone) turns Ctrl-C into a returned 130; finished work is already saved
-        print("interrupted", file=sys.stderr)
-    return rv if isinstance(rv, int) else 0
+    if os.environ.get(TRACEBACK_ENV):
+        return None
+    if isinstance(e, SystemExit) and isinstance(e.__context__, OSError):  # click's sys.exit(1) on a broken stdout pipe
+        return _os_error(e.__context__, _kept(e.__context__))
+    if isinstance(e, OSError):  # a name too long, a symlink loop, permission, a full disk or stdout: one line naming the path
+        return _os_error(e, _kept(e))
+    return None
+
+
+TRACEBACK_ENV = "SENSAOPT_TRACEBACK"  # set: operating-system errors are raised with their traceback (debugging)
+
+
+def _flush_stdout() -> None:
+    sys.stdout.flush()
+
+
+def _os_error(e: OSError, note: str = "") -> int:
+    """One line for an operating-system error, exit 2: the path (``(stdout)`` for the
+    output stream), what failed in words and the errno name."""
+    import errno
+
+    path = e.filename if e.filename is not None else "(stdout)" if isinstance(e, BrokenPipeError) or e.errno == errno.ENOSPC else None
+    where = _short(os.fsdecode(path)) if isinstance(path, (str, bytes)) else "(stream)" if path is None else str(path)
+    if e.filename2 is not None:
+        where += f" -> {_short(os.fsdecode(e.filename2))}"
+    code = errno.errorcode.get(e.errno or 0, "")
+    what = e.strerror or str(e)
+    print(f"error: {where}: {what}{f' ({code})' if code else ''}{note}", file=sys.stderr)
+    if isinstance(e, BrokenPipeError) or e.errno in (errno.EPIPE, errno.ENOSPC):
+        _silence_stdout()
+    return 2
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """A path shortened to ``limit`` characters (its start and end kept) for one line."""
+    return text if len(text) <= limit else f"{text[:limit // 2]}…{text[-(limit // 2):]}"
+
+
+def _silence_stdout() -> None:
+    """After a failed write to stdout, point it at /dev/null so that the interpreter's
+    final flush does not print a second error."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        fd = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
 
 
 def _one_line(e: BaseException) -> str:

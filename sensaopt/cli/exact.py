@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from sensaopt.cli.app import app
 from sensaopt.cli.options import in_range, move_cost_option, set_option
 from sensaopt.compare import COMPARISON_COLUMNS, ROUND_COMPARISON_COLUMNS
 from sensaopt.instance import Instance
+from sensaopt.outputs import Kept
 from sensaopt.result import Result
 
 GAP_COLUMNS = list(COMPARISON_COLUMNS)  # `sensaopt gap` rows: CSV/JSON and --wide
@@ -95,17 +97,20 @@ def check_table_output(path: Path, inputs: list[Path]) -> None:
         raise InputError("(command line)", "-o", f"{path.name}: rows are written as .csv or .json, not {got}")
 
 
-def write_rows(rows: list[dict], path: Path, cols: list[str]) -> None:
-    from sensaopt.io import atomic_write_text, json_text
+def write_rows(rows: list[dict], path: Path, cols: list[str], inputs: Sequence[Path | str] = ()) -> None:
+    """The whole table of ``rows`` so far, atomically (rewritten after each finished row)."""
+    from sensaopt.io import json_text
+    from sensaopt.outputs import write_text
 
     if path.suffix.lower() == ".json":
-        atomic_write_text(path, json_text(rows, indent=1, where=str(path)))
+        text = json_text(rows, indent=1, where=str(path))
     else:
         buf = io.StringIO()
         wr = csv.DictWriter(buf, fieldnames=cols)
         wr.writeheader()
         wr.writerows(rows)
-        atomic_write_text(path, buf.getvalue())
+        text = buf.getvalue()
+    write_text(path, text, inputs=inputs, field="-o")
 
 
 @app.command()
@@ -137,16 +142,21 @@ def gap(
     if output is not None:
         check_table_output(output, instances)
     loaded = [(p, load_instance(p).with_move_cost_scale(move_cost_scale)) for p in instances]  # every file checked before any solve
-    rows = []
+    rows: list[dict] = []
     bar, _ = progress_bar(len(loaded), "gap", quiet, unit="instance")
-    for p, inst in loaded:
-        bar.set_postfix_str(p.name, refresh=False)
-        rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted, knobs, cooperate))
-        bar.update(1)
-    bar.close()
+    kept = Kept()
+    try:
+        with kept.guard():  # each finished row is written at once: Ctrl-C or an error keeps the rows done (and says so)
+            for p, inst in loaded:
+                bar.set_postfix_str(p.name, refresh=False)
+                rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted, knobs, cooperate))
+                if output is not None:
+                    write_rows(rows, output, GAP_COLUMNS, inputs=instances)
+                    kept.note(output, f"{len(rows)} of {len(loaded)} rows")
+                bar.update(1)
+    finally:
+        bar.close()
     typer.echo(format_table(rows, GAP_COLUMNS) if wide else format_table(rows, GAP_TABLE_COLUMNS, TABLE_WIDTH, shrink="instance"))
-    if output is not None:
-        write_rows(rows, output, GAP_COLUMNS)
 
 
 @app.command()
@@ -186,15 +196,37 @@ def round_gap(
     """Per-round gap: each round decision of a policy vs the window model's optimum,
     lost deadline value first, then the window-estimated avg JCT (gap in % among equal
     lost value); -o keeps every column."""
-    from sensaopt.compare import RoundGapSummary
-    from sensaopt.exact.rolling import per_round_gaps
+    from sensaopt.compare import RoundGapSummary, compare_round
+    from sensaopt.exact.rolling import RollingConfig, RoundGapRecorder
     from sensaopt.io import load_instance
+    from sensaopt.policies import make_policy
+    from sensaopt.simulator import simulate
 
     if output is not None:
         check_table_output(output, [instance])
-    rows = per_round_gaps(load_instance(instance).with_move_cost_scale(move_cost_scale), policy, window, time_limit)
+    inst = load_instance(instance).with_move_cost_scale(move_cost_scale)
+    # sensaopt.exact.rolling.per_round_gaps, with each finished round's row written as it completes
+    rec = RoundGapRecorder(make_policy(policy), RollingConfig(window=window, time_limit=time_limit, workers=1, seed=0))
+    kept = Kept()
+
+    def rows_so_far() -> list[dict]:
+        return [{**row, **compare_round(row)} for row in rec.rows]
+
+    def save(*_: object) -> None:
+        if output is not None and rec.rows and kept.parts.get(str(output)) != f"{len(rec.rows)} rounds":
+            write_rows(rows_so_far(), output, ROUND_GAP_COLUMNS, inputs=[instance])
+            kept.note(output, f"{len(rec.rows)} rounds")
+
+    with kept.guard():
+        try:
+            simulate(inst, rec, progress=save)
+        except BaseException:
+            save()  # the rounds decided before the error or Ctrl-C
+            raise
+        save()
+    rows = rows_so_far()
     typer.echo(format_table(rows, ROUND_GAP_COLUMNS if wide else ROUND_GAP_TABLE_COLUMNS))
     if rows:
         typer.echo("\n".join(RoundGapSummary.of(rows).lines()))
-    if output is not None:
-        write_rows(rows, output, ROUND_GAP_COLUMNS)
+    if output is not None and not rows:
+        write_rows(rows, output, ROUND_GAP_COLUMNS, inputs=[instance])

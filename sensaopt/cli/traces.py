@@ -59,7 +59,7 @@ def simulate(
     from sensaopt.config import policy_settings
     from sensaopt.datasets import require
     from sensaopt.io import instance_to_dict, json_text
-    from sensaopt.outputs import check_output, check_output_dir, write_text
+    from sensaopt.outputs import Kept, check_output, check_output_dir, write_text
     from sensaopt.simulator import simulate as run
     from sensaopt.traces.run import output_paths, write_outputs
     from sensaopt.traces.sources import data_needed, workload_instance
@@ -82,18 +82,26 @@ def simulate(
     if saved:
         write_text(saved[""], json_text(instance_to_dict(inst, {"workload": described}), indent=1, where=str(saved[""])),
                    inputs=inputs, field="--save-schedule")
-    for pol in policy:
-        bar, cb = progress_bar(len(inst.jobs), pol, quiet)
-        try:
-            res = run(inst, pol, seed=workload.seed, profile_error=workload.profile_error, progress=cb, policy_config=knobs[pol])
-        finally:
-            bar.close()
-        assert res.evaluation is not None  # the simulator always evaluates its schedule
-        write_outputs(output, pol, inst, res, res.evaluation, {**described, "policy_config": knobs[pol]}, inputs)
-        if saved:  # a `solve -o` result file naming its instance file (relative: found beside it)
-            text = json_text({**res.to_dict(inst), "instance": saved[""].name}, indent=1, where=str(saved[pol]))
-            write_text(saved[pol], text, inputs=inputs, field="--save-schedule")
-        typer.echo(summary_line(res))
+    kept = Kept()
+    if saved:
+        kept.note(saved[""], "")
+    with kept.guard():  # each policy's files are written when it finishes: an error or Ctrl-C keeps the finished ones
+        for pol in policy:
+            bar, cb = progress_bar(len(inst.jobs), pol, quiet)
+            try:
+                res = run(inst, pol, seed=workload.seed, profile_error=workload.profile_error, progress=cb, policy_config=knobs[pol])
+            finally:
+                bar.close()
+            assert res.evaluation is not None  # the simulator always evaluates its schedule
+            text = None
+            if saved:  # a `solve -o` result file naming its instance file (relative: found beside it); made before any write
+                text = json_text({**res.to_dict(inst), "instance": saved[""].name}, indent=1, where=str(saved[pol]))
+            for p in write_outputs(output, pol, inst, res, res.evaluation, {**described, "policy_config": knobs[pol]}, inputs):
+                kept.note(p, "")
+            if text is not None:
+                write_text(saved[pol], text, inputs=inputs, field="--save-schedule")
+                kept.note(saved[pol], "")
+            typer.echo(summary_line(res))
 
 
 @instances_app.command("from-trace")

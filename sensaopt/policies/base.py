@@ -12,10 +12,14 @@ what a real scheduler observes (work done so far, where the job ran last round).
 
 from __future__ import annotations
 
+import functools
+import typing
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from sensaopt.errors import ArgumentError
 from sensaopt.instance import Cluster, Instance, Job, Overheads
+from sensaopt.limits import KNOBS, describe, value_problem
 from sensaopt.schedule import Placement
 
 Allocation = dict[str, tuple[Placement, ...]]  # job id -> its placements this round
@@ -112,14 +116,62 @@ class BasePolicy:
         raise NotImplementedError
 
 
-def make_config(config_class: type, config: Any = None, overrides: dict[str, Any] | None = None) -> Any:
+def make_config(config_class: type, config: Any = None, overrides: dict[str, Any] | None = None, where: str = "policy_config") -> Any:
     """An instance of the dataclass ``config_class``: ``config`` (default: all defaults)
-    with ``overrides`` applied; an unknown knob raises TypeError naming the allowed ones."""
+    with ``overrides`` applied, every knob checked (:func:`check_config`). An unknown knob,
+    a value of the wrong type (``"no"`` for a bool, 2.5 for an int), a non-finite number
+    or one outside its range (:data:`sensaopt.limits.KNOBS`) raises
+    :class:`~sensaopt.errors.ArgumentError` naming the knob (``where``: how it was given);
+    so does the config's own ``__post_init__`` check."""
+    if config is not None and is_dataclass(config_class) and not isinstance(config, config_class):
+        raise ArgumentError(where, "config", f"must be a {config_class.__name__}, got {describe(config)}")
     base = config if config is not None else config_class()
     if not overrides:
+        check_config(base, where)
         return base
     allowed = {f.name for f in fields(config_class)} if is_dataclass(config_class) else set()
     unknown = sorted(set(overrides) - allowed)
     if unknown:
-        raise TypeError(f"{config_class.__name__} has no knob {', '.join(unknown)} (knobs: {', '.join(sorted(allowed)) or 'none'})")
-    return replace(base, **overrides)
+        raise ArgumentError(where, ", ".join(unknown), f"{config_class.__name__} has no knob {', '.join(unknown)} "
+                                                       f"(knobs: {', '.join(sorted(allowed)) or 'none'})")
+    for name, value in overrides.items():  # before the dataclass sees them: its own checks may not expect a "no" or a NaN
+        check_knob(config_class, name, value, where)
+    try:
+        cfg = replace(base, **overrides)
+    except (TypeError, ValueError) as e:  # the config's own __post_init__ checks (choices, ranges)
+        if isinstance(e, ArgumentError):
+            raise
+        raise ArgumentError(where, ", ".join(sorted(overrides)), str(e)) from None
+    return cfg
+
+
+def check_knob(config_class: type, name: str, value: Any, where: str = "policy_config") -> None:
+    """Raise :class:`ArgumentError` unless ``value`` suits knob ``name`` of ``config_class``:
+    the type its field is annotated with (no truthy strings, no bool for a number, no 2.5
+    for an int), finite, within :data:`sensaopt.limits.KNOBS` (or the generic bound)."""
+    tp = _field_types(config_class).get(name)
+    if tp is None:
+        return
+    problem = value_problem(tp, value, KNOBS.get(name))
+    if problem is not None:
+        raise ArgumentError(where, name, problem)
+
+
+def check_config(config: Any, where: str = "policy_config") -> None:
+    """:func:`check_knob` for every field of a config dataclass instance (a config built
+    by hand, ``SensaScaleConfig(urgent_rounds=nan)``, is checked like ``--set``)."""
+    if not is_dataclass(config) or isinstance(config, type):
+        return
+    for f in fields(config):
+        check_knob(type(config), f.name, getattr(config, f.name), where)
+
+
+@functools.cache
+def _field_types(config_class: type) -> dict[str, Any]:
+    if not is_dataclass(config_class):
+        return {}
+    try:
+        hints = typing.get_type_hints(config_class)
+    except Exception:  # an annotation that cannot be resolved: its fields are not type-checked
+        return {}
+    return {f.name: hints.get(f.name) for f in fields(config_class)}

@@ -91,6 +91,9 @@ def open_csv(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int,
 
 def _rows(reader: Any, where: str, required: tuple[str, ...]) -> Iterator[tuple[int, Row]]:
     header: list[str] = next(reader, [])
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:  # a row dict would keep the last of them silently (a JSON key given twice is refused too)
+        raise InputError(where, "header", f"column(s) {', '.join(repr(c) for c in twice)} given twice")
     missing = [c for c in required if c not in header]
     if missing:
         raise InputError(where, "header", f"missing column(s) {', '.join(missing)} (have: {', '.join(header)})")

@@ -10,6 +10,7 @@ plus the workload settings).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 from collections.abc import Callable
@@ -91,6 +92,17 @@ def write_outputs(outdir: str | Path, policy: str, instance: Instance, res: Resu
     """Write ``<policy>.jobs.csv`` and ``<policy>.summary.json``; ``ev`` defaults to the
     evaluation ``res`` carries; neither may be one of ``inputs`` (:func:`sensaopt.outputs.check_output`)."""
     jp, sp = output_paths(outdir, policy)
-    write_text(jp, jobs_csv(instance, ev if ev is not None else _carried(res)), inputs=inputs, field="-o")
-    write_text(sp, json_text(summary(instance, res, workload), indent=1, where=str(sp)), inputs=inputs, field="-o")
+    # both texts first (a NaN in the summary is refused before anything is written), then the
+    # two files; a failed second write removes the first: the policy's pair is whole or absent
+    jobs_text = jobs_csv(instance, ev if ev is not None else _carried(res))
+    summary_text = json_text(summary(instance, res, workload), indent=1, where=str(sp))
+    existed = jp.exists()
+    write_text(jp, jobs_text, inputs=inputs, field="-o")
+    try:
+        write_text(sp, summary_text, inputs=inputs, field="-o")
+    except BaseException:
+        if not existed:
+            with contextlib.suppress(OSError):
+                jp.unlink()
+        raise
     return jp, sp
