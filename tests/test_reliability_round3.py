@@ -549,8 +549,12 @@ def test_trace_cluster_below_the_catalog_floor_names_the_job(tmp_path, capsys):
     """--mem-per-gpu 16 (below every catalog model's 20.83 GB floor): before, SensaScale
     crashed with `max() arg is an empty sequence` and EDF reported "still unfinished"."""
     out = tmp_path / "s"
-    code, _, err = run(["simulate", "--trace", "synthetic", "--jobs", "30", "--preset", "2x8", "--mem-per-gpu", "16", "-q",
-                        "--policy", "edf", "--policy", "sensascale", "-o", out], capsys)
+    args = ["simulate", "--trace", "synthetic", "--jobs", "30", "--preset", "2x8", "--mem-per-gpu", "16", "-q",
+            "--policy", "edf", "--policy", "sensascale", "-o", out]
+    code, _, err = run(args, capsys)  # the shape's default duration convention (node) is refused first
+    assert one_line(code, err).startswith("error: synthetic (seed 0): duration_at: model(s) alexnet, bert")
+    assert "cannot run at the node's proportional share (3 cores, 16 GB per GPU): use duration_at=reference" in err
+    code, _, err = run([*args, "--duration-at", "reference"], capsys)
     assert one_line(code, err) == ("error: synthetic (seed 0): jobs[26].profile (job j26): its profile's floor of 1 cores and 20.83 GB "
                                    "per GPU (8 cores, 166.64 GB for its 8 GPUs) fits no node (node type 'n8': 8 GPUs, 24 cores, 128 GB); "
                                    "no policy can run it")
