@@ -299,9 +299,9 @@ def test_highs_gets_the_model_pulp_gave_it():
     import numpy as np
     import pulp
 
-    from sensaopt.exact.budget import TimeBudget
+    from sensaopt.solvers import SolverParams, TimeBudget
     from sensaopt.exact.common import prepare
-    from sensaopt.exact.highs import HighsOptions, _highs_model
+    from sensaopt.solvers.highs import _highs_model
     from sensaopt.exact.milp import build_highs, build_milp
     from sensaopt.io import load_instance
 
@@ -313,7 +313,7 @@ def test_highs_gets_the_model_pulp_gave_it():
     ref.buildSolverModel(prob)
     a = prob.solverModel.getLp()
     hb = build_highs(data).backend
-    h, _ = _highs_model(hb, hb.columns(), HighsOptions(), TimeBudget.start(10), False)
+    h, _ = _highs_model(hb, hb.columns(), SolverParams(), TimeBudget.start(10), False)
     b = h.getLp()
     assert (a.num_col_, a.num_row_) == (b.num_col_, b.num_row_) and a.num_col_ > 100
     for f in ("col_cost_", "col_lower_", "col_upper_", "row_lower_", "row_upper_", "integrality_"):

@@ -13,13 +13,12 @@ import time
 import pytest
 
 from sensaopt.exact.branch_price import branch_and_price, scaled_value
-from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import objective_step, round_bound, to_objective
 from sensaopt.exact.colgen import Master, column_generation, schedule_of_columns, start_columns
 from sensaopt.exact.common import _branch_and_price, _granular_proof, make_result, prepare
 from sensaopt.exact.cpsat import build_cpsat, solve_cpsat
 from sensaopt.exact.data import JobData, ModelData, hard_data, placements_of
-from sensaopt.exact.outcome import SolveOutcome
+from sensaopt.solvers import SolveOutcome, TimeBudget
 from sensaopt.exact.pricing import JobPricer, JobRule, job_cost
 from sensaopt.instance import Change
 from sensaopt.io import load_instance
@@ -171,7 +170,7 @@ def test_change_kinds_follow_the_validator(tiny16):
 def test_a_resolved_highs_model_gets_its_limit_from_now(tiny16):
     """HiGHS compares time_limit with its run time summed over every run() of the object:
     a re-solve (the master LP, cut separation) must add the time already used."""
-    from sensaopt.exact.highs import limit_from_now
+    from sensaopt.solvers.highs import limit_from_now
 
     master = Master(tiny16.data, tiny16.hint)
     master.solve(time.monotonic() + 30)

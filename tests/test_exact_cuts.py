@@ -129,15 +129,18 @@ def test_cuts_lift_tiny_8gpu_and_stay_below_the_heuristic():
 
 def _run(backend: str, data, cuts: bool):
     """The model of ``data`` on ``backend`` (with the cover cuts or not), solved to optimality."""
-    from sensaopt.exact.budget import TimeBudget
-    from sensaopt.exact.cpsat import CpSatOptions, build_cpsat, run_cpsat
-    from sensaopt.exact.highs import ABS_GAP, REL_GAP, HighsOptions, build_highs, run_highs
-    from sensaopt.exact.milp import CbcOptions, build_milp, run_cbc
+    from sensaopt.exact.cpsat import build_cpsat
+    from sensaopt.exact.milp import build_highs, build_milp
+    from sensaopt.exact.outcome import exact_params
+    from sensaopt.solvers import SolverParams, TimeBudget
+    from sensaopt.solvers.cbc import CbcOptions, run_cbc
+    from sensaopt.solvers.cpsat import run_cpsat
+    from sensaopt.solvers.highs import run_highs
 
     build_fn, run = {
-        "cpsat": (build_cpsat, lambda be, b: run_cpsat(be, b, CpSatOptions(workers=1))),
-        "highs": (build_highs, lambda be, b: run_highs(be, b, HighsOptions(threads=1, rel_gap=REL_GAP, abs_gap=ABS_GAP))),
-        "cbc": (build_milp, lambda be, b: run_cbc(be, b, CbcOptions(), False)),
+        "cpsat": (build_cpsat, lambda be, b: run_cpsat(be, b, SolverParams(workers=1))),
+        "highs": (build_highs, lambda be, b: run_highs(be, b, exact_params("highs", 1, 0))),
+        "cbc": (build_milp, lambda be, b: run_cbc(be, b, CbcOptions.of(exact_params("cbc", 1, 0)), False)),
     }[backend]
     budget = TimeBudget.start(60.0)
     mb = (with_cuts(build_fn) if cuts else build_fn)(data, Strength(), budget)

@@ -1,6 +1,6 @@
 """The one model builder: the time-indexed formulation of ``models/formulation.md``,
-written once against a tiny backend interface (:class:`Backend`) that CP-SAT
-(:mod:`sensaopt.exact.cpsat`) and PuLP (:mod:`sensaopt.exact.milp`) implement.
+written once against the backend interface of the solvers layer
+(:class:`sensaopt.solvers.Backend`), which CP-SAT, HiGHS and CBC implement.
 
 All coefficients are integers in the scaled units of :mod:`sensaopt.exact.data`.
 The builder is split into :func:`add_variables`, the constraint families
@@ -10,33 +10,16 @@ The builder is split into :func:`add_variables`, the constraint families
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.data import CHANGES, JobData, ModelData
 from sensaopt.instance import Change
-
-
-class Backend(Protocol):
-    """What a solver offers the model writers (the exact model here, the Chronus lease
-    model in :mod:`sensaopt.policies.chronus.lease_model`): variables, linear sums and
-    constraints built with ``+ - * <= >= ==``, one objective, a warm start."""
-
-    integer_only: bool  # True: every coefficient must be an integer (CP-SAT)
-
-    def bool_var(self, name: str) -> Any: ...
-    def int_var(self, lb: int, ub: int, name: str) -> Any: ...  # MILP: continuous is enough
-    def sum(self, terms: Iterable[Any]) -> Any: ...
-    def add(self, constraint: Any, family: str) -> None: ...
-    def minimize(self, expr: Any) -> None: ...
-    def hint(self, values: dict) -> None: ...  # var -> start value, replacing earlier ones
+from sensaopt.solvers import Backend, TimeBudget, gc_paused
 
 
 @dataclass(frozen=True)
@@ -109,23 +92,6 @@ def build(data: ModelData, be: Backend, strength: Strength = Strength(), budget:
             be.minimize(shortfall_expr(be, v))
     v.deadline = None  # built: constraints added later (lexicographic phases) never raise BuildTimeout
     return v
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off within the block (as Pyomo's ``PauseGC``), for
-    building models: variables and expressions are many small acyclic objects freed by
-    reference counting, yet their allocation bursts trigger collections that walk the
-    whole heap (measured: Chronus lease models on a 1-day Philly window 6.9 s -> 3.0 s;
-    the exact model of medium-16gpu on HiGHS 0.7-1.0 s -> 0.5 s CPU). Re-enabled on the
-    way out only if it was on."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 # ---- variables ---------------------------------------------------------------------------

@@ -43,10 +43,10 @@ import numpy as np
 
 from sensaopt.exact.builder import objective_step, round_bound
 from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
-from sensaopt.exact.highs import limit_from_now
 from sensaopt.exact.pricing import NO_RULE, Column, JobPricer, JobRule
 from sensaopt.exact.values import schedule_of_rounds
 from sensaopt.schedule import Placement, Schedule
+from sensaopt.solvers.highs import limit_from_now
 
 RC_EPS = 1e-6  # a column prices out when its reduced cost is below −RC_EPS (scaled units)
 BOUND_EPS = 1e-6  # relative: a converged master LP value is taken this much lower as a bound (float error)

@@ -12,7 +12,6 @@ from typing import Any
 
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.branch_price import BranchOutcome, branch_and_price
-from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import (
     BUILTIN_FAMILIES,
     FAMILIES,
@@ -34,16 +33,17 @@ from sensaopt.exact.data import (
     precheck_size,
 )
 from sensaopt.exact.horizon import proof_of
-from sensaopt.exact.interrupt import terminate_interrupts
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE, ObjectiveFloors, check_phase1_share, solve_lexicographic
-from sensaopt.exact.numeric import CPSAT_LIMITS, NumericLimits, check_numbers, precheck_numbers
-from sensaopt.exact.outcome import BuildFn, ModelBuild, Partner, RunFn, SolveOutcome
+from sensaopt.exact.numeric import check_numbers, precheck_numbers
+from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
 from sensaopt.exact.shortfall import ShortfallOutcome, solve_shortfall
 from sensaopt.exact.values import extract_schedule, finish_minutes, hint_values, relabel_identical_nodes
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
 from sensaopt.result import Result, Status, package_versions
 from sensaopt.schedule import Schedule
+from sensaopt.solvers import TimeBudget
+from sensaopt.solvers.interrupt import terminate_interrupts
 from sensaopt.validator import check_schedule
 
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the heuristic's makespan
@@ -65,7 +65,7 @@ class SolveSettings:
     max_vars: int = DEFAULT_MAX_VARS
     lexicographic: bool = True
     phase1_share: float = DEFAULT_PHASE1_SHARE
-    partner: Partner | None = None  # cooperating backend of the deadline-hard phase (None: the primary alone)
+    partner: Engine | None = None  # cooperating backend of the deadline-hard phase (None: the primary alone)
     branch_price: bool = False  # deadline-hard phase: branch and price after the solver(s), :mod:`sensaopt.exact.branch_price`
 
     @property
@@ -216,34 +216,34 @@ def _early_result(solver: str, data: ModelData, status: Status, budget: TimeBudg
                   truth=(incumbent.truth or instance) if incumbent else instance)
 
 
-def solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings,
-                limits: NumericLimits = CPSAT_LIMITS) -> Result:
+def solve_exact(solver: str, instance: Instance, engine: Engine, settings: SolveSettings) -> Result:
     """The flow every backend shares: checks → data → model → warm-start hint → solve →
     validated Result. A model too large (:func:`sensaopt.exact.data.precheck_size`) or
     outside the backend's numeric range ``limits`` (:mod:`sensaopt.exact.numeric`) is
-    refused with a :class:`SensaoptError` before the heuristic warm start runs.
+    refused with a :class:`SensaoptError` before the heuristic warm start runs
+    (``engine.limits``).
     ``settings.time_limit`` seconds bound the whole call: a model still being built
     when they run out is abandoned (TIME_LIMIT, the SensaScale schedule as incumbent,
     the bound known without solving). ``settings.lexicographic``: deadline loss first,
     then the whole objective (:mod:`sensaopt.exact.lexicographic`). SIGTERM during the
-    call stops it like Ctrl-C (:mod:`sensaopt.exact.interrupt`)."""
+    call stops it like Ctrl-C (:mod:`sensaopt.solvers.interrupt`)."""
     budget = TimeBudget.start(settings.time_limit)
     if settings.lexicographic:
         check_phase1_share(settings.phase1_share)  # before the heuristic run and the build
     precheck_size(instance, settings.horizon, settings.horizon_slack, settings.max_vars)
-    precheck_numbers(instance, settings.work_scale, limits)
+    precheck_numbers(instance, settings.work_scale, engine.limits)
     with terminate_interrupts():
-        res = _solve_exact(solver, instance, build_fn, run_fn, settings, limits, budget)
+        res = _solve_exact(solver, instance, engine, settings, budget)
         if settings.horizon is None and "optimal_within_horizon" in res.params:
-            res = _extended(res, solver, instance, build_fn, run_fn, settings, limits, budget)
+            res = _extended(res, solver, instance, engine, settings, budget)
         return res
 
 
 MIN_EXTEND_S = 1.0  # seconds left at least to try the horizon the proof needs
 
 
-def _extended(res: Result, solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings,
-              limits: NumericLimits, budget: TimeBudget) -> Result:
+def _extended(res: Result, solver: str, instance: Instance, engine: Engine, settings: SolveSettings,
+              budget: TimeBudget) -> Result:
     """An optimum within the default horizon that the horizon proof does not cover:
     solve again, in the time left, with the horizon the proof needs; its OPTIMAL is
     then global. Kept only if proven (otherwise ``res``, its message saying so)."""
@@ -253,7 +253,7 @@ def _extended(res: Result, solver: str, instance: Instance, build_fn: BuildFn, r
         why = "no time left"
     else:
         try:
-            again = _solve_exact(solver, instance, build_fn, run_fn, replace(settings, horizon=needed), limits, budget)
+            again = _solve_exact(solver, instance, engine, replace(settings, horizon=needed), budget)
         except SensaoptError as e:
             why = str(e)
         else:
@@ -264,22 +264,21 @@ def _extended(res: Result, solver: str, instance: Instance, build_fn: BuildFn, r
     return replace(res, message=res.message + f"; a solve with the {needed} rounds the proof needs did not prove it ({why})")
 
 
-def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: RunFn, settings: SolveSettings,
-                 limits: NumericLimits, budget: TimeBudget) -> Result:
+def _solve_exact(solver: str, instance: Instance, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> Result:
     s = settings.model_strength
     prep = prepare(instance, settings.horizon, settings.horizon_slack, settings.warm_start, settings.work_scale, settings.max_vars)
     data = prep.data
-    check_numbers(data, limits)
+    check_numbers(data, engine.limits)
     short = None
     if settings.lexicographic and set(FAMILIES) == BUILTIN_FAMILIES:
-        short = solve_shortfall(data, s, build_fn, run_fn, budget.split(settings.phase1_share), prep.hint, settings.max_vars)
+        short = solve_shortfall(data, s, engine.build, engine.run, budget.split(settings.phase1_share), prep.hint, settings.max_vars)
         if short is not None and short.schedule is not None:
             hard = hard_data(data, grow=settings.horizon is None)
             too_big = hard.estimate_vars() > settings.max_vars  # deadlines far beyond the horizon
             whole = None if too_big else complete_schedule(hard, short.schedule)
             if whole is not None:  # a zero-miss schedule within the hard model's horizon exists
-                return _solve_deadline_hard(solver, prep, hard, whole, build_fn, run_fn, settings, budget, short)
-    mb = _build(solver, prep, prep.data, build_fn, settings, budget)
+                return _solve_deadline_hard(solver, prep, hard, whole, engine, settings, budget, short)
+    mb = _build(solver, prep, prep.data, engine, settings, budget)
     if isinstance(mb, Result):
         return mb
     hinted, vals = False, {}
@@ -297,12 +296,12 @@ def _solve_exact(solver: str, instance: Instance, build_fn: BuildFn, run_fn: Run
     lex: dict | bool = False
     loss_lower = ObjectiveFloors.of(mb.vars).loss
     if settings.lexicographic:
-        lo = solve_lexicographic(mb, run_fn, budget, hinted, settings.phase1_share, short.report if short else None)
+        lo = solve_lexicographic(mb, engine.run, budget, settings.phase1_share, short.report if short else None)
         out, lex, loss_lower = lo.final, lo.params(), lo.loss_lower
         if lo.start_values:
             vals = lo.start_values  # feasible for the phase-2 model (the warm start may not be)
     else:
-        out = run_fn(mb, budget, hinted)
+        out = engine.run(mb, budget)
     params = base_params(solver, settings, mb, {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "lexicographic": lex,
                                                 "start": "none" if not hinted else "sensascale" if start is prep.hint else "shortfall"})
     res = make_result(solver, mb, out, budget.elapsed(), params, vals)
@@ -324,14 +323,14 @@ def _better_start(data: ModelData, prep: Prepared, short: ShortfallOutcome | Non
     return cand if ours is not None and ours < heur else prep.hint
 
 
-def _build(solver: str, prep: Prepared, data: ModelData, build_fn: BuildFn, settings: SolveSettings,
+def _build(solver: str, prep: Prepared, data: ModelData, engine: Engine, settings: SolveSettings,
            budget: TimeBudget) -> ModelBuild | Result:
     """The model of ``data``, or the Result decided when it cannot be built (horizon too
     short: INFEASIBLE; budget spent: TIME_LIMIT with the warm start as incumbent)."""
     stub_params = {"horizon": data.H, "time_limit": settings.time_limit, "workers": settings.workers, "seed": settings.seed,
                    "warm_start": settings.warm_start}
     try:
-        return build_fn(data, settings.model_strength, budget)
+        return engine.build(data, settings.model_strength, budget)
     except HorizonTooShort as e:
         return _early_result(solver, data, Status.INFEASIBLE, budget, stub_params, str(e))
     except BuildTimeout as e:
@@ -341,7 +340,7 @@ def _build(solver: str, prep: Prepared, data: ModelData, build_fn: BuildFn, sett
                              f"{e}; incumbent = the SensaScale warm start, bound known without solving", incumbent=prep.heuristic)
 
 
-def _solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Schedule, build_fn: BuildFn, run_fn: RunFn,
+def _solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Schedule, engine: Engine,
                          settings: SolveSettings, budget: TimeBudget, short: ShortfallOutcome) -> Result:
     """Phase 2 once the shortfall run found a zero-miss schedule and it could be
     completed (``whole``, valid, within ``data.H``): the deadline-hard, trimmed model
@@ -350,7 +349,7 @@ def _solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sc
     and the floor of every schedule with a miss, and OPTIMAL needs the incumbent at or
     below that floor."""
     full = prep.data
-    mb = _build(solver, prep, data, build_fn, settings, budget)
+    mb = _build(solver, prep, data, engine, settings, budget)
     if isinstance(mb, Result):
         return mb
     vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole))  # complete and zero-miss
@@ -360,10 +359,10 @@ def _solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sc
     coop: dict = {}
     solver_budget = budget.split(BRANCH_PRICE_AFTER) if settings.branch_price else budget
     if settings.partner is None:
-        out = run_fn(mb, solver_budget, bool(vals))
+        out = engine.run(mb, solver_budget)
     else:
         first = mb
-        mb, out, coop = _cooperate(mb, run_fn, bool(vals), settings.partner, settings, solver_budget, whole)
+        mb, out, coop = _cooperate(mb, engine, settings.partner, settings, solver_budget, whole)
         if mb is not first:  # the partner's incumbent won: the fallback in its variables
             fallback = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole)) or None
     bp = None
@@ -432,13 +431,13 @@ def _outcome_dict(out: SolveOutcome) -> dict:
     return {"status": out.status.value, "objective": out.objective, "bound": out.bound, "seconds": round(out.wall_s, 3)}
 
 
-def _cooperate(mb: ModelBuild, run_fn: RunFn, hinted: bool, partner: Partner, settings: SolveSettings, budget: TimeBudget,
+def _cooperate(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSettings, budget: TimeBudget,
                whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, dict]:
     """The primary for ``COOPERATE_SHARE`` of the time left, then ``partner`` on the same
     data from the primary's incumbent (else from ``whole``) for the rest. Returned: the
     model holding the better incumbent, an outcome with that incumbent and the larger
     bound (OPTIMAL when either proved it or the two meet), and both runs' records."""
-    first = run_fn(mb, budget.split(COOPERATE_SHARE), hinted)
+    first = engine.run(mb, budget.split(COOPERATE_SHARE))
     record: dict = {"partner": partner.name, "primary_run": _outcome_dict(first)}
     if first.status == Status.OPTIMAL or budget.left() < MIN_EXTEND_S:
         return mb, first, record
@@ -450,7 +449,7 @@ def _cooperate(mb: ModelBuild, run_fn: RunFn, hinted: bool, partner: Partner, se
     vals = hint_values(mb.data, mb2.vars, relabel_identical_nodes(mb.data.instance, start)) if start is not None else {}
     if vals:
         mb2.backend.hint(vals)
-    second = partner.run(mb2, budget, bool(vals))
+    second = partner.run(mb2, budget)
     record["partner_run"] = _outcome_dict(second)
     best_mb, best = (mb2, second) if second.objective is not None and (first.objective is None or second.objective < first.objective) \
         else (mb, first)

@@ -39,11 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import Backend, Strength, Vars, build
+from sensaopt.exact.builder import Strength, Vars, build
 from sensaopt.exact.data import JobData, ModelData
-from sensaopt.exact.highs import HighsBackend, HighsOptions, _highs_model, limit_from_now
 from sensaopt.exact.outcome import BuildFn, ModelBuild
+from sensaopt.solvers import Backend, SolverParams, TimeBudget
+from sensaopt.solvers.highs import HighsBackend, _highs_model, limit_from_now
 
 FAMILY = "completion_cover"
 MAX_ROUNDS = 20  # separation rounds (each: one warm-started LP re-solve)
@@ -108,13 +108,13 @@ def is_valid_for(jd: JobData, cut: CoverCut, run_slots: set[int], complete_by: i
 def separate(data: ModelData, strength: Strength, seconds: float) -> Separation:
     """Cover cuts of the model of ``data`` and ``strength`` by LP separation with
     HiGHS within ``seconds``."""
-    import highspy  # as sensaopt.exact.highs: only when a model is solved
+    import highspy  # as sensaopt.solvers.highs: only when a model is solved
 
     t0 = time.perf_counter()
     be = HighsBackend()
     v = build(data, be, strength)
     cols = be.columns()
-    h, pos = _highs_model(be, cols, HighsOptions(threads=1), TimeBudget(seconds, t0), False)
+    h, pos = _highs_model(be, cols, SolverParams(workers=1), TimeBudget(seconds, t0), False)
     ints = np.array([i for i, c in enumerate(cols) if c.integer], dtype=np.int32)
     if len(ints):
         h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kContinuous] * len(ints)))

@@ -22,26 +22,8 @@ from dataclasses import dataclass
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.data import ModelData
 from sensaopt.instance import Instance
+from sensaopt.solvers.base import NumericLimits
 from sensaopt.validator import WORK_EPS
-
-EXACT_INT = 2.0**53  # the largest magnitude up to which every integer is a double
-
-
-@dataclass(frozen=True)
-class NumericLimits:
-    """What one backend computes exactly, in scaled model units: ``max_value`` bounds
-    every coefficient, variable bound and objective value; ``max_ratio`` bounds the
-    ratio of the largest to the smallest nonzero coefficient of the objective and the
-    largest constraint coefficient (binaries have coefficient 1); None: no ratio limit
-    (exact integer arithmetic)."""
-
-    backend: str
-    max_value: float
-    max_ratio: float | None
-
-
-CPSAT_LIMITS = NumericLimits("CP-SAT", EXACT_INT, None)
-MILP_LIMITS = NumericLimits("HiGHS/CBC", EXACT_INT / 2, 1e9)  # /2: the objective resolution must stay below the 0.5 gap
 
 _OBJECTIVE_HINT = "lower violation_weight or the job values, or use --solver heuristic"
 _WORK_HINT = "lower the job's work or work_scale, or use --solver heuristic"

@@ -19,13 +19,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sensaopt.exact.budget import TimeBudget
 from sensaopt.exact.builder import BuildTimeout, Strength, Vars, objective_parts
 from sensaopt.exact.data import ModelData, shortfall_data
 from sensaopt.exact.outcome import BuildFn, RunFn
 from sensaopt.exact.values import extract_schedule, finish_minutes, hint_values
 from sensaopt.result import Status
 from sensaopt.schedule import Schedule
+from sensaopt.solvers import TimeBudget
 
 PROOF_UNITS = 0.5  # work units: the shortfall optimum is integral, a bound above this proves >= 1 unit short
 
@@ -104,7 +104,7 @@ def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_
     start = _start(sd, mb.vars, warm) if warm is not None else {}
     if start:
         mb.backend.hint(start)
-    out = run_fn(mb, budget, bool(start))
+    out = run_fn(mb, budget)
     bound = None if out.bound is None else max(float(out.bound), 0.0)
     proves_miss = bound is not None and bound > PROOF_UNITS and out.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE)
     zero, sched = False, None

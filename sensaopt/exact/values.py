@@ -10,9 +10,9 @@ import math
 from sensaopt.changes import classify
 from sensaopt.exact.builder import Vars, _is_var
 from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
-from sensaopt.exact.outcome import ValueFn
 from sensaopt.instance import Change, Instance
 from sensaopt.schedule import Placement, Schedule, Segment
+from sensaopt.solvers import ValueFn
 from sensaopt.validator import WORK_EPS, segment_speed
 
 
