@@ -42,7 +42,7 @@ from sensaopt.errors import SensaoptError
 from sensaopt.instance import Change, Instance, Job
 from sensaopt.options import job_options
 from sensaopt.profiles import Option
-from sensaopt.validator import WORK_EPS
+from sensaopt.progress import WORK_EPS
 from sensaopt.schedule import Placement, Schedule
 
 CHANGES = (Change.RESTART, Change.MIGRATION, Change.RESIZE)  # the kinds that cost minutes

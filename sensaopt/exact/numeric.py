@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.data import ModelData
 from sensaopt.instance import Instance
+from sensaopt.progress import WORK_EPS
 from sensaopt.solvers.base import NumericLimits
-from sensaopt.validator import WORK_EPS
 
 _OBJECTIVE_HINT = "lower violation_weight or the job values, or use --solver heuristic"
 _WORK_HINT = "lower the job's work or work_scale, or use --solver heuristic"
