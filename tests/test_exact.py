@@ -242,8 +242,10 @@ def test_rolling_config_is_frozen_and_checked():
 
 def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
     """One check_schedule per solve (hints and extraction replay progress themselves);
-    its evaluation is the Result's, scored on the instance itself."""
+    its evaluation is the Result's, scored on the instance itself. Counted where the
+    result packaging and the loss phases' start choice call it."""
     import sensaopt.exact.common as common
+    import sensaopt.exact.loss as loss
 
     calls = []
     real = common.check_schedule
@@ -253,6 +255,7 @@ def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
         return calls[-1]
 
     monkeypatch.setattr(common, "check_schedule", counted)
+    monkeypatch.setattr(loss, "check_schedule", counted)
     inst = generate(GeneratorConfig(jobs=4, nodes=1, seed=1))
     res = exact_backend(inst, time_limit=30, workers=1)
     assert len(calls) == 1 and res.evaluation is calls[0] and res.evaluation.ok

@@ -15,7 +15,8 @@ import pytest
 from sensaopt.exact.branch_price import branch_and_price, scaled_value
 from sensaopt.exact.builder import objective_step, round_bound, to_objective
 from sensaopt.exact.colgen import Master, column_generation, schedule_of_columns, start_columns
-from sensaopt.exact.common import _branch_and_price, _granular_proof, make_result, prepare
+from sensaopt.exact.common import granular_proof, make_result, prepare
+from sensaopt.exact.deadline_hard import branch_and_price_after
 from sensaopt.exact.cpsat import build_cpsat, solve_cpsat
 from sensaopt.exact.data import JobData, ModelData, hard_data, placements_of
 from sensaopt.solvers import SolveOutcome, TimeBudget
@@ -112,9 +113,9 @@ def test_objective_step_divides_every_objective_and_rounding_never_passes_it(tin
     assert round_bound(data, value) == value
     assert round_bound(data, value - step + 0.5) == value
     assert round_bound(data, value - step) == value - step
-    assert _granular_proof(Status.TIME_LIMIT, "", value, value - 0.25)[0] == Status.OPTIMAL
-    assert _granular_proof(Status.TIME_LIMIT, "", value, value - step)[0] == Status.TIME_LIMIT
-    assert _granular_proof(Status.FEASIBLE, "", value, value)[0] == Status.FEASIBLE
+    assert granular_proof(Status.TIME_LIMIT, "", value, value - 0.25)[0] == Status.OPTIMAL
+    assert granular_proof(Status.TIME_LIMIT, "", value, value - step)[0] == Status.TIME_LIMIT
+    assert granular_proof(Status.FEASIBLE, "", value, value)[0] == Status.FEASIBLE
 
 
 def test_dantzig_wolfe_bound_is_valid_and_branch_and_price_proves_the_optimum(tiny16):
@@ -144,7 +145,7 @@ def test_deadline_hard_phase_takes_branch_and_prices_proof(tiny16):
     data = hard_data(tiny16.data)
     mb = build_cpsat(data)
     out = SolveOutcome(Status.TIME_LIMIT, None, None, None, "stub run", 0.0)
-    out, bp = _branch_and_price(mb, out, tiny16.hint, TimeBudget.start(60))
+    out, bp = branch_and_price_after(mb, out, tiny16.hint, TimeBudget.start(60))
     assert bp.proven and out.status == Status.OPTIMAL and out.value is not None
     res = make_result("cpsat", mb, out, 0.0, {})
     assert res.status == Status.OPTIMAL and not res.evaluation.errors

@@ -117,7 +117,8 @@ def test_cooperation_partner_takes_over():
     """Deadline-hard phase with a partner: a primary run without incumbent, HiGHS
     started from the complete zero-miss start proves tiny-16gpu's optimum 78.0."""
     from sensaopt.exact.builder import to_objective
-    from sensaopt.exact.common import SolveSettings, _cooperate
+    from sensaopt.exact.common import SolveSettings
+    from sensaopt.exact.deadline_hard import cooperate
     from sensaopt.exact.complete import complete_schedule
     from sensaopt.exact.outcome import Engine, highs_partner
     from sensaopt.solvers import SolveOutcome
@@ -133,7 +134,7 @@ def test_cooperation_partner_takes_over():
             return SolveOutcome(status=Status.TIME_LIMIT, value=None, objective=None, bound=None, message="stub", wall_s=0.0)
 
     nothing = Nothing("cpsat", SolverParams())
-    best_mb, res, record = _cooperate(mb, nothing, highs_partner(2, 0), SolveSettings(), TimeBudget.start(30), whole)
+    best_mb, res, record = cooperate(mb, nothing, highs_partner(2, 0), SolveSettings(), TimeBudget.start(30), whole)
     assert best_mb is not mb and res.status == Status.OPTIMAL
     assert to_objective(data, res.objective) == pytest.approx(78.0, abs=1e-6)
     assert record["partner"] == "highs" and record["partner_run"]["status"] == "OPTIMAL"

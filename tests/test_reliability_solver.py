@@ -83,12 +83,12 @@ def test_stopped_run_without_incumbent_says_so(no_incumbent):
 
 
 def test_too_large_model_is_refused_before_building(monkeypatch):
-    import sensaopt.exact.cpsat as cps
+    import sensaopt.exact.outcome as outcome
 
     def never(*a, **k):
         raise AssertionError("the model was built")
 
-    monkeypatch.setattr(cps, "build_cpsat", never)
+    monkeypatch.setattr(outcome, "build_model", never)
     with pytest.raises(SensaoptError, match="rolling-horizon policy.*rolling-cpsat"):
         solve_cpsat(inst("small-8gpu"), time_limit=1, workers=1, max_vars=1000)
     with pytest.raises(AssertionError, match="the model was built"):  # the patch is where the model gets built

@@ -7,18 +7,19 @@ start: the SensaScale schedule as a complete CP-SAT hint (``add_hint``).
 
 from __future__ import annotations
 
-from sensaopt.exact.builder import Strength
-from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, solve_exact
+from sensaopt.exact.builder import Family, ModelSpec, Strength
+from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings
 from sensaopt.exact.data import ModelData
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.outcome import Engine, ModelBuild, build_model, exact_params, highs_partner
+from sensaopt.exact.pipeline import solve_exact
 from sensaopt.instance import Instance
 from sensaopt.result import Result
 from sensaopt.solvers import TimeBudget
 
 
-def build_cpsat(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
-    return build_model(data, "cpsat", strength, budget)
+def build_cpsat(data: ModelData, spec: ModelSpec | Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
+    return build_model(data, "cpsat", spec, budget)
 
 
 def solve_cpsat(
@@ -38,6 +39,8 @@ def solve_cpsat(
     cooperate: bool = False,
     branch_price: bool = False,
     solver_options: dict | None = None,
+    start: Result | None = None,
+    families: tuple[Family, ...] | None = None,
 ) -> Result:
     """Exact offline optimum with CP-SAT (within ``horizon`` rounds; default: the
     SensaScale makespan + ``horizon_slack``). ``time_limit`` seconds, ``workers``
@@ -46,10 +49,14 @@ def solve_cpsat(
     continues from its incumbent for the rest (both bounds count). ``branch_price``: in the deadline-hard phase,
     branch and price (:mod:`sensaopt.exact.branch_price`) from the solver's incumbent
     for the second half of the phase's time (its bound and schedule count).
-    ``solver_options``: raw CP-SAT parameters (``SatParameters`` fields), passed through."""
-    engine = Engine("cpsat", exact_params("cpsat", workers, seed, log, solver_options), build_cpsat)
+    ``solver_options``: raw CP-SAT parameters (``SatParameters`` fields), passed through.
+    ``start``: the warm start, a heuristic's Result (None: SensaScale's, run within the
+    time limit). ``families``: the model's constraint families (None: the formulation's,
+    :data:`~sensaopt.exact.builder.BUILTIN_FAMILIES`)."""
+    engine = Engine("cpsat", exact_params("cpsat", workers, seed, log, solver_options))
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
                              lexicographic=lexicographic, phase1_share=phase1_share,
-                             partner=highs_partner(workers, seed) if cooperate else None, branch_price=branch_price)
-    return solve_exact("cpsat", instance, engine, settings)
+                             partner=highs_partner(workers, seed) if cooperate else None, branch_price=branch_price,
+                             families=families)
+    return solve_exact("cpsat", instance, engine, settings, start)

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from sensaopt.exact.builder import Strength, Vars, build
+from sensaopt.exact.builder import ModelSpec, Strength, Vars, build, spec_of
 from sensaopt.exact.data import JobData, ModelData
 from sensaopt.exact.outcome import BuildFn, ModelBuild
 from sensaopt.solvers import Backend, SolverParams, TimeBudget
@@ -181,7 +181,7 @@ def _row(data: ModelData, v: Vars, cut: CoverCut, pos: dict) -> tuple[list[int],
 def add_cover_cuts(be: Backend, v: Vars, cuts: tuple[CoverCut, ...]) -> None:
     """Write ``cuts`` into a model built on ``be`` (``v``: its variables)."""
     for cut in cuts:
-        lhs = be.sum(v.run[cut.k, u] for u in cut.slots)
+        lhs = be.sum([v.run[cut.k, u] for u in cut.slots])
         be.add(lhs >= cut.coef * v.done[cut.k, cut.t], FAMILY)
         v.families[FAMILY] = v.families.get(FAMILY, 0) + 1
 
@@ -201,10 +201,10 @@ def with_cuts(build_fn: BuildFn) -> BuildFn:
     """``build_fn`` followed by the cover cuts on the model it built. Separation gets
     ``SHARE`` of the budget left after building, at most ``MAX_SECONDS`` seconds."""
 
-    def build_and_cut(data: ModelData, strength: Strength, budget: TimeBudget) -> ModelBuild:
-        mb = build_fn(data, strength, budget)
+    def build_and_cut(data: ModelData, spec: ModelSpec | Strength, budget: TimeBudget) -> ModelBuild:
+        mb = build_fn(data, spec, budget)
         cap = MAX_SECONDS if budget is None else min(MAX_SECONDS, SHARE * budget.left())
-        add_completion_cuts(mb.data, mb.backend, mb.vars, strength or Strength(), cap)
+        add_completion_cuts(mb.data, mb.backend, mb.vars, spec_of(spec).strength, cap)
         return mb
 
     return build_and_cut

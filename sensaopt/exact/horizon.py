@@ -15,9 +15,10 @@ of every optimal schedule.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sensaopt.exact.data import ModelData
+from sensaopt.result import Result, Status
 
 
 @dataclass(frozen=True)
@@ -84,3 +85,21 @@ def proof_of(data: ModelData, objective: float | None, bound: float | None, loss
     """The proof for a result with ``objective`` and model ``bound`` (metrics units)."""
     needed = None if objective is None else horizon_needed(data, objective, loss_floor, exempt)
     return HorizonProof(data.H, needed, outside_bound(data, loss_floor, exempt), bound)
+
+
+def with_horizon_proof(res: Result, data: ModelData, loss_lower: int, exempt: frozenset[int] = frozenset()) -> Result:
+    """``params["horizon_proof"]`` and the status message: OPTIMAL is the optimum when
+    every optimal schedule provably ends within the horizon; otherwise
+    ``params["optimal_within_horizon"] = H`` and the message say it is the optimum among
+    schedules ending within H rounds."""
+    loss_floor = loss_lower / (max(data.n, 1) * data.obj_scale)
+    proof = proof_of(data, res.objective, res.bound, loss_floor, exempt)
+    res.params["horizon_proof"] = proof.to_dict()
+    if res.status != Status.OPTIMAL:
+        return res
+    if proof.contains_optimum:
+        note = f"; globally optimal: every optimal schedule ends within the horizon of {data.H} rounds (needs {proof.needed})"
+    else:
+        res.params["optimal_within_horizon"] = data.H
+        note = f"; optimal within a horizon of {data.H} rounds (not proven beyond: an optimal schedule may need {proof.needed})"
+    return replace(res, message=res.message + note)

@@ -16,11 +16,12 @@ at the time limit without a solution, the warm start stays the incumbent.
 from __future__ import annotations
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.builder import Strength, objective_offset
-from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, prepare, solve_exact
+from sensaopt.exact.builder import Family, ModelSpec, Strength, objective_offset
+from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, heuristic_start, prepare
 from sensaopt.exact.data import ModelData, precheck_size
 from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.outcome import Engine, ModelBuild, build_model, cpsat_partner, exact_params
+from sensaopt.exact.pipeline import solve_exact
 from sensaopt.instance import Instance
 from sensaopt.result import Result
 from sensaopt.solvers import TimeBudget
@@ -28,14 +29,14 @@ from sensaopt.solvers import TimeBudget
 BACKENDS = ("highs", "cbc")
 
 
-def build_highs(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
+def build_highs(data: ModelData, spec: ModelSpec | Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
     """The model on HiGHS directly."""
-    return build_model(data, "highs", strength, budget)
+    return build_model(data, "highs", spec, budget)
 
 
-def build_milp(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
+def build_milp(data: ModelData, spec: ModelSpec | Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
     """The model on PuLP (CBC, export)."""
-    return build_model(data, "cbc", strength, budget)
+    return build_model(data, "cbc", spec, budget)
 
 
 def solve_milp(
@@ -56,22 +57,24 @@ def solve_milp(
     cooperate: bool = False,
     branch_price: bool = False,
     solver_options: dict | None = None,
+    start: Result | None = None,
+    families: tuple[Family, ...] | None = None,
 ) -> Result:
     """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc").
     ``cooperate``: in the deadline-hard phase, CP-SAT continues from the MILP
     solver's incumbent after its first 10 % of the time left (both bounds count).
     ``branch_price``: as in :func:`sensaopt.exact.cpsat.solve_cpsat`. ``solver_options``:
-    raw options of the solver (HiGHS option names; CBC command-line options), passed through."""
+    raw options of the solver (HiGHS option names; CBC command-line options), passed through.
+    ``start``, ``families``: as in :func:`~sensaopt.exact.cpsat.solve_cpsat`."""
     if backend not in BACKENDS:
         raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
     partner = cpsat_partner(workers, seed) if cooperate else None
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
                              lexicographic=lexicographic, phase1_share=phase1_share, partner=partner,
-                             branch_price=branch_price)
-    build_fn = build_highs if backend == "highs" else build_milp
-    engine = Engine(backend, exact_params(backend, workers, seed, log, solver_options), build_fn)
-    return solve_exact(f"milp:{backend}", instance, engine, settings)
+                             branch_price=branch_price, families=families)
+    engine = Engine(backend, exact_params(backend, workers, seed, log, solver_options))
+    return solve_exact(f"milp:{backend}", instance, engine, settings, start)
 
 
 def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int | None = None,
@@ -79,7 +82,7 @@ def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int |
     """Write the offline MILP as MPS or LP (for SCIP, Gurobi, ...). Returns size info.
     The file's objective is the scaled model objective; see ``params`` for the scaling."""
     precheck_size(instance, horizon, horizon_slack, max_vars)  # before the heuristic run
-    data = prepare(instance, horizon, horizon_slack, False, DEFAULT_WORK_SCALE, max_vars).data
+    data = prepare(instance, horizon, horizon_slack, False, DEFAULT_WORK_SCALE, max_vars, heuristic_start(instance)).data
     mb = build_milp(data)
     prob = mb.backend.prob  # type: ignore[attr-defined]
     if fmt == "mps":

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sensaopt.exact.builder import Strength, Vars, build
+from sensaopt.exact.builder import ModelSpec, Strength, Vars, build
 from sensaopt.exact.data import ModelData
 from sensaopt.solvers import BACKENDS, Backend, NumericLimits, SolveOutcome, SolverParams, TimeBudget, new_backend, resolve
 from sensaopt.solvers.base import ValueFn
@@ -32,7 +32,7 @@ class ModelBuild:
     vars: Vars
 
 
-BuildFn = Callable[[ModelData, Strength, TimeBudget], ModelBuild]
+BuildFn = Callable[[ModelData, ModelSpec | Strength, TimeBudget], ModelBuild]
 """Build the exact model on one backend (:class:`BuildTimeout` when the budget runs out)."""
 
 
@@ -42,10 +42,11 @@ class RunFn(Protocol):
     def __call__(self, mb: ModelBuild, budget: TimeBudget) -> SolveOutcome: ...
 
 
-def build_model(data: ModelData, backend: str, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
-    """The exact model of ``data`` on a new ``backend`` (a :mod:`sensaopt.solvers` name)."""
+def build_model(data: ModelData, backend: str, spec: ModelSpec | Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
+    """The exact model of ``data`` (``spec``: strength and families) on a new ``backend``
+    (a :mod:`sensaopt.solvers` name)."""
     be = new_backend(backend, data.instance.name)
-    return ModelBuild(data=data, backend=be, vars=build(data, be, strength or Strength(), budget))
+    return ModelBuild(data=data, backend=be, vars=build(data, be, spec, budget))
 
 
 # the scaled objective is integral: an absolute gap of 0.5 proves optimality; no relative gap
@@ -81,10 +82,10 @@ class Engine:
         """The numeric range the backend computes exactly (checked before building)."""
         return BACKENDS.get(resolve(self.backend)).limits  # type: ignore[attr-defined]
 
-    def build(self, data: ModelData, strength: Strength, budget: TimeBudget) -> ModelBuild:
+    def build(self, data: ModelData, spec: ModelSpec | Strength, budget: TimeBudget) -> ModelBuild:
         if self.build_fn is not None:
-            return self.build_fn(data, strength, budget)
-        return build_model(data, self.backend, strength, budget)
+            return self.build_fn(data, spec, budget)
+        return build_model(data, self.backend, spec, budget)
 
     def run(self, mb: ModelBuild, budget: TimeBudget) -> SolveOutcome:
         return mb.backend.solve(budget, self.params)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sensaopt.exact.builder import BuildTimeout, Strength, Vars, objective_parts
+from sensaopt.exact.builder import BuildTimeout, ModelSpec, Strength, Vars, objective_parts
 from sensaopt.exact.data import ModelData, shortfall_data
 from sensaopt.exact.outcome import BuildFn, RunFn
 from sensaopt.exact.values import extract_schedule, finish_minutes, hint_values
@@ -84,7 +84,7 @@ def _start(sd: ModelData, v: Vars, schedule: Schedule) -> dict:
     return vals
 
 
-def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_fn: RunFn,
+def solve_shortfall(data: ModelData, strength: ModelSpec | Strength, build_fn: BuildFn, run_fn: RunFn,
                     budget: TimeBudget, warm: Schedule | None = None, max_vars: int | None = None) -> ShortfallOutcome | None:
     """Build and solve the shortfall model of ``data`` (the offline model's data)
     within ``budget``, from ``warm`` (a valid schedule) if given; None when no
