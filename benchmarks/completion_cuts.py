@@ -1,4 +1,4 @@
-"""What the completion-time cuts (``sensaopt/exact/cuts.py``) buy on the exact ladder.
+"""What the completion-time cuts (``sensaopt/exact/decompositions/cuts.py``) buy on the exact ladder.
 
 Two measurements per instance (``instances/tiny-*``, ``instances/small-*``, and
 generated 20 jobs × 2 nodes, seeds 1-5 = ``sensaopt generate --jobs 20 --nodes 2
@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sensaopt.exact.builder import Strength, to_objective  # noqa: E402
+from sensaopt.exact.model.builder import Strength, to_objective  # noqa: E402
 from sensaopt.exact.common import prepare  # noqa: E402
-from sensaopt.exact.cuts import separate, with_cuts  # noqa: E402
-from sensaopt.exact.data import hard_data  # noqa: E402
+from sensaopt.exact.decompositions.cuts import separate, with_cuts  # noqa: E402
+from sensaopt.exact.model.data import hard_data  # noqa: E402
 from sensaopt.generate import GeneratorConfig, generate  # noqa: E402
 from sensaopt.io import load_instance  # noqa: E402
 

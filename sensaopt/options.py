@@ -1,6 +1,6 @@
 """The per-GPU (cores, GB) options a job may be given: one computation, shared by the
 policies (:mod:`sensaopt.policies.placement` re-exports it) and the exact models
-(:mod:`sensaopt.exact.data`)."""
+(:mod:`sensaopt.exact.model.data`)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 its first round loses to the change it starts with, the work it does, and whether
 (and after how many rounds) it completes the job. One pure function,
 :func:`segment_progress`, used by the simulator (one round at a time), the validator
-(segment by segment) and the exact models' values (:func:`sensaopt.exact.values.finish_minutes`;
-model units are converted from these minutes once, in :mod:`sensaopt.exact.data`).
+(segment by segment) and the exact models' values (:func:`sensaopt.exact.model.values.finish_minutes`;
+model units are converted from these minutes once, in :mod:`sensaopt.exact.model.data`).
 
 Rules (README "Units and definitions"): a round is ``R`` minutes; the first round of a
 change loses its cost (:class:`sensaopt.changes.ChangeCosts`), never more than the

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.cpsat import solve_cpsat
-from sensaopt.exact.data import build_data, placements_of
+from sensaopt.exact.model.data import build_data, placements_of
 from sensaopt.exact.milp import solve_milp
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.instance import Change, Cluster, Instance, Job, NodeType, SoftDeadline
@@ -245,7 +245,7 @@ def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
     its evaluation is the Result's, scored on the instance itself. Counted where the
     result packaging and the loss phases' start choice call it."""
     import sensaopt.exact.common as common
-    import sensaopt.exact.loss as loss
+    import sensaopt.exact.phases.loss as loss
 
     calls = []
     real = common.check_schedule

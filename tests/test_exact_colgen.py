@@ -1,4 +1,4 @@
-"""Column generation and branch and price (sensaopt/exact/pricing.py, colgen.py,
+"""Column generation and branch and price (sensaopt/exact/decompositions/pricing.py, colgen.py,
 branch_price.py): pricing is exact (brute force over every schedule of a job), the
 columns cost what the model and the validator say, the Dantzig–Wolfe bound is valid,
 branch and price proves a known optimum, and the objective's granularity rounds bounds
@@ -12,15 +12,15 @@ import time
 
 import pytest
 
-from sensaopt.exact.branch_price import branch_and_price, scaled_value
-from sensaopt.exact.builder import objective_step, round_bound, to_objective
-from sensaopt.exact.colgen import Master, column_generation, schedule_of_columns, start_columns
+from sensaopt.exact.decompositions.branch_price import branch_and_price, scaled_value
+from sensaopt.exact.model.builder import objective_step, round_bound, to_objective
+from sensaopt.exact.decompositions.colgen import Master, column_generation, schedule_of_columns, start_columns
 from sensaopt.exact.common import granular_proof, make_result, prepare
-from sensaopt.exact.deadline_hard import branch_and_price_after
+from sensaopt.exact.phases.deadline_hard import branch_and_price_after
 from sensaopt.exact.cpsat import build_cpsat, solve_cpsat
-from sensaopt.exact.data import JobData, ModelData, hard_data, placements_of
+from sensaopt.exact.model.data import JobData, ModelData, hard_data, placements_of
 from sensaopt.solvers import SolveOutcome, TimeBudget
-from sensaopt.exact.pricing import JobPricer, JobRule, job_cost
+from sensaopt.exact.decompositions.pricing import JobPricer, JobRule, job_cost
 from sensaopt.instance import Change
 from sensaopt.io import load_instance
 from sensaopt.result import Status
@@ -184,7 +184,7 @@ def test_a_resolved_highs_model_gets_its_limit_from_now(tiny16):
 def test_an_integral_node_the_validator_values_higher_proves_nothing(tiny16, monkeypatch):
     """If the validator valued a node's schedule above the node's bound (the model's
     rounded-up units finishing a job earlier), the node must stay a bound, not a proof."""
-    import sensaopt.exact.branch_price as bpm
+    import sensaopt.exact.decompositions.branch_price as bpm
 
     data = tiny16.data
     step = objective_step(data)

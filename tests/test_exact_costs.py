@@ -9,9 +9,9 @@ import itertools
 
 import pytest
 
-from sensaopt.exact.builder import Strength, build
+from sensaopt.exact.model.builder import Strength, build
 from sensaopt.exact.common import prepare
-from sensaopt.exact.data import build_data, placements_of
+from sensaopt.exact.model.data import build_data, placements_of
 from sensaopt.instance import Change, Cluster, Instance, Job, NodeType, Overheads
 from sensaopt.metrics import compute_metrics
 from sensaopt.profiles import SensitivityProfile

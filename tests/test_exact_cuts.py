@@ -1,4 +1,4 @@
-"""Completion-time cover cuts (sensaopt/exact/cuts.py): valid on every schedule of a
+"""Completion-time cover cuts (sensaopt/exact/decompositions/cuts.py): valid on every schedule of a
 job (brute force), the separation finds the most violated one, they lift the LP bound
 where the LP idles a job before a fractional completion, and solving with them gives
 the same optimum as without on every backend."""
@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from sensaopt.exact.builder import Strength, to_objective
+from sensaopt.exact.model.builder import Strength, to_objective
 from sensaopt.exact.common import prepare
-from sensaopt.exact.cuts import FAMILY, CoverCut, is_valid_for, most_violated, separate, slack, with_cuts
+from sensaopt.exact.decompositions.cuts import FAMILY, CoverCut, is_valid_for, most_violated, separate, slack, with_cuts
 from sensaopt.instance import Cluster, Instance, Job, NodeType, Overheads
 from sensaopt.profiles import get_profile
 from sensaopt.result import Status
@@ -164,7 +164,7 @@ def test_same_optimum_with_and_without_cuts(backend, which):
 
 
 def test_no_cuts_in_the_shortfall_model():
-    from sensaopt.exact.data import shortfall_data
+    from sensaopt.exact.model.data import shortfall_data
 
     data = shortfall_data(prepare(blocked_instance(), None, 2, False, 10_000, 300_000).data)
     mb, _ = _run("highs", data, True)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from sensaopt.exact.builder import Strength
+from sensaopt.exact.model.builder import Strength
 from sensaopt.exact.common import finish_minutes, prepare
 from sensaopt.exact.cpsat import build_cpsat
-from sensaopt.exact.data import hard_data, open_tiers, shortfall_data
-from sensaopt.exact.horizon import horizon_needed
-from sensaopt.exact.shortfall import solve_shortfall
+from sensaopt.exact.model.data import hard_data, open_tiers, shortfall_data
+from sensaopt.exact.phases.horizon import horizon_needed
+from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.io import load_instance
 from sensaopt.result import Status
 from sensaopt.solvers import SolverParams, TimeBudget
@@ -116,10 +116,10 @@ def test_horizon_needed_monotone():
 def test_cooperation_partner_takes_over():
     """Deadline-hard phase with a partner: a primary run without incumbent, HiGHS
     started from the complete zero-miss start proves tiny-16gpu's optimum 78.0."""
-    from sensaopt.exact.builder import to_objective
+    from sensaopt.exact.model.builder import to_objective
     from sensaopt.exact.common import SolveSettings
-    from sensaopt.exact.deadline_hard import cooperate
-    from sensaopt.exact.complete import complete_schedule
+    from sensaopt.exact.phases.deadline_hard import cooperate
+    from sensaopt.exact.phases.complete import complete_schedule
     from sensaopt.exact.outcome import Engine, highs_partner
     from sensaopt.solvers import SolveOutcome
 
@@ -152,7 +152,7 @@ def test_cooperating_solve_keeps_the_optimum():
 def test_unfinished_shortfall_schedule_is_completed():
     """tiny-8gpu's shortfall incumbent leaves a job unfinished at its deadline: the
     greedy completion continues it and adds the rest; the result is valid and complete."""
-    from sensaopt.exact.complete import complete_schedule
+    from sensaopt.exact.phases.complete import complete_schedule
 
     prep, out = _shortfall("tiny-8gpu", warm=True)
     assert out.best is not None and out.schedule is None

@@ -257,7 +257,7 @@ def test_values_beyond_exact_range_are_refused_in_one_line(tmp_path, capsys, sol
 def test_milp_coefficient_ratio_is_refused_cpsat_is_not():
     """value 1e5 at the default weight: deadline coefficients 5e10 next to a round's 10 —
     more than HiGHS/CBC resolve in double precision (ratio > 1e9); CP-SAT's integers hold them."""
-    from sensaopt.exact.numeric import precheck_numbers
+    from sensaopt.exact.model.numeric import precheck_numbers
     from sensaopt.solvers.base import CPSAT_LIMITS, MILP_LIMITS
     from sensaopt.instance import Job
 
@@ -277,8 +277,8 @@ def test_objective_scale_is_checked_on_the_model_data():
     instance-level check (scale 1: 5e11) but not the exact one on the model data (5e16)."""
     from dataclasses import replace
 
-    from sensaopt.exact.data import build_data
-    from sensaopt.exact.numeric import check_numbers, precheck_numbers
+    from sensaopt.exact.model.data import build_data
+    from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
     from sensaopt.solvers.base import CPSAT_LIMITS
     from sensaopt.instance import Job
 
@@ -327,7 +327,7 @@ def test_huge_model_refused_within_a_second(huge, solver):
 def test_size_precheck_never_refuses_what_the_model_check_accepts():
     """The instance-level estimate is a lower bound of the model's own (same horizon)."""
     from sensaopt.exact.common import prepare
-    from sensaopt.exact.data import precheck_size
+    from sensaopt.exact.model.data import precheck_size
 
     for name in ("tiny-8gpu", "small-16gpu", "medium-8gpu"):
         i = inst(name)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sensaopt.exact.builder import (
+from sensaopt.exact.model.builder import (
     BuildTimeout,
     Family,
     HorizonTooShort,
@@ -22,16 +22,16 @@ from sensaopt.exact.builder import (
     round_bound,
     to_objective,
 )
-from sensaopt.exact.data import (
+from sensaopt.exact.model.data import (
     DEFAULT_MAX_VARS,
     DEFAULT_WORK_SCALE,
     ModelData,
     build_data,
     extra_options_from,
 )
-from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
+from sensaopt.exact.model.values import extract_schedule, finish_minutes, hint_values, relabel_identical_nodes
 from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
-from sensaopt.exact.values import extract_schedule, finish_minutes, hint_values, relabel_identical_nodes
+from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
 from sensaopt.result import Result, Status, package_versions
@@ -62,7 +62,7 @@ class SolveSettings:
     lexicographic: bool = True
     phase1_share: float = DEFAULT_PHASE1_SHARE
     partner: Engine | None = None  # cooperating backend of the deadline-hard phase (None: the primary alone)
-    branch_price: bool = False  # deadline-hard phase: branch and price after the solver(s), :mod:`sensaopt.exact.branch_price`
+    branch_price: bool = False  # deadline-hard phase: branch and price after the solver(s) (exact.decompositions.branch_price)
     families: tuple[Family, ...] | None = None  # the model's constraint families (None: the formulation's)
 
     @property
@@ -189,7 +189,7 @@ def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: di
 
 def granular_proof(status: Status, message: str, objective: float | None, bound: float) -> tuple[Status, str]:
     """TIME_LIMIT becomes OPTIMAL when the incumbent (scaled) is below the bound rounded
-    up to the objective's granularity (:func:`~sensaopt.exact.builder.round_bound`) plus
+    up to the objective's granularity (:func:`~sensaopt.exact.model.builder.round_bound`) plus
     half a unit: no schedule can lie strictly between them."""
     if status == Status.TIME_LIMIT and objective is not None and objective - bound < INTEGRAL_GAP:
         return Status.OPTIMAL, message + "; proven: the incumbent meets the bound rounded up to the objective's granularity"

@@ -1,17 +1,17 @@
 """The exact model solved by CP-SAT (the backend: :mod:`sensaopt.solvers.cpsat`).
 
-All model data are integers (see :mod:`sensaopt.exact.data` for the scaling: work
+All model data are integers (see :mod:`sensaopt.exact.model.data` for the scaling: work
 in 1/``work_scale`` minutes, memory in 1/``mem_scale`` GB, objective × n·Q). Warm
 start: the SensaScale schedule as a complete CP-SAT hint (``add_hint``).
 """
 
 from __future__ import annotations
 
-from sensaopt.exact.builder import Family, ModelSpec, Strength
 from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings
-from sensaopt.exact.data import ModelData
-from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
+from sensaopt.exact.model.builder import Family, ModelSpec, Strength
+from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.outcome import Engine, ModelBuild, build_model, exact_params, highs_partner
+from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.pipeline import solve_exact
 from sensaopt.instance import Instance
 from sensaopt.result import Result
@@ -47,12 +47,12 @@ def solve_cpsat(
     search threads, ``seed`` the CP-SAT random seed. ``cooperate``: in the
     deadline-hard phase, CP-SAT gets 10 % of the time left (``COOPERATE_SHARE``), then HiGHS
     continues from its incumbent for the rest (both bounds count). ``branch_price``: in the deadline-hard phase,
-    branch and price (:mod:`sensaopt.exact.branch_price`) from the solver's incumbent
+    branch and price (:mod:`sensaopt.exact.decompositions.branch_price`) from the solver's incumbent
     for the second half of the phase's time (its bound and schedule count).
     ``solver_options``: raw CP-SAT parameters (``SatParameters`` fields), passed through.
     ``start``: the warm start, a heuristic's Result (None: SensaScale's, run within the
     time limit). ``families``: the model's constraint families (None: the formulation's,
-    :data:`~sensaopt.exact.builder.BUILTIN_FAMILIES`)."""
+    :data:`~sensaopt.exact.model.builder.BUILTIN_FAMILIES`)."""
     engine = Engine("cpsat", exact_params("cpsat", workers, seed, log, solver_options))
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,

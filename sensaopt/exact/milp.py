@@ -2,7 +2,7 @@
 :mod:`sensaopt.solvers.highs`) or CBC (``backend="cbc"``: the model written as MPS by
 PuLP, the CBC binary PuLP ships run as a child process: :mod:`sensaopt.solvers.cbc`).
 
-Same integer data as CP-SAT (:mod:`sensaopt.exact.data`); placement, ran-before,
+Same integer data as CP-SAT (:mod:`sensaopt.exact.model.data`); placement, ran-before,
 done and deadline indicators are binaries, progress/cumulative work and the units
 lost to a change (restart, migration, resize) are continuous (their integrality is
 implied or irrelevant). MIP gaps: exact (the scaled objective is integral, so an
@@ -16,11 +16,11 @@ at the time limit without a solution, the warm start stays the incumbent.
 from __future__ import annotations
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.builder import Family, ModelSpec, Strength, objective_offset
 from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, heuristic_start, prepare
-from sensaopt.exact.data import ModelData, precheck_size
-from sensaopt.exact.lexicographic import DEFAULT_PHASE1_SHARE
+from sensaopt.exact.model.builder import Family, ModelSpec, Strength, objective_offset
+from sensaopt.exact.model.data import ModelData, precheck_size
 from sensaopt.exact.outcome import Engine, ModelBuild, build_model, cpsat_partner, exact_params
+from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.pipeline import solve_exact
 from sensaopt.instance import Instance
 from sensaopt.result import Result

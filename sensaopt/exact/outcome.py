@@ -3,7 +3,7 @@ the backend one exact solve runs (:class:`Engine`: a :mod:`sensaopt.solvers` bac
 name, its :class:`~sensaopt.solvers.SolverParams`, how the model is built on it).
 
 Scaled values are in the model's integer objective units (``n_jobs · obj_scale`` ×
-minutes, see :mod:`sensaopt.exact.data`); :func:`sensaopt.exact.builder.to_objective`
+minutes, see :mod:`sensaopt.exact.model.data`); :func:`sensaopt.exact.model.builder.to_objective`
 converts them to metrics units.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sensaopt.exact.builder import ModelSpec, Strength, Vars, build
-from sensaopt.exact.data import ModelData
+from sensaopt.exact.model.builder import ModelSpec, Strength, Vars, build
+from sensaopt.exact.model.data import ModelData
 from sensaopt.solvers import BACKENDS, Backend, NumericLimits, SolveOutcome, SolverParams, TimeBudget, new_backend, resolve
 from sensaopt.solvers.base import ValueFn
 

@@ -5,10 +5,10 @@
 2. the warm start: a heuristic's validated schedule (SensaScale's unless given), whose
    makespan also sets the default horizon;
 3. the model data (:func:`~sensaopt.exact.common.prepare`) and their numeric check;
-4. the shortfall phase (:mod:`sensaopt.exact.shortfall`): can every open deadline be met?
-5. yes: the deadline-hard phase (:mod:`sensaopt.exact.deadline_hard`); no or unknown:
-   the loss phases (:mod:`sensaopt.exact.loss`), each ending in the validated Result
-   and its horizon proof (:mod:`sensaopt.exact.horizon`);
+4. the shortfall phase (:mod:`sensaopt.exact.phases.shortfall`): can every open deadline be met?
+5. yes: the deadline-hard phase (:mod:`sensaopt.exact.phases.deadline_hard`); no or unknown:
+   the loss phases (:mod:`sensaopt.exact.phases.loss`), each ending in the validated Result
+   and its horizon proof (:mod:`sensaopt.exact.phases.horizon`);
 6. an optimum the horizon proof does not cover: once more with the horizon it needs.
 """
 
@@ -18,13 +18,13 @@ from dataclasses import replace
 
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, heuristic_start, prepare
-from sensaopt.exact.data import precheck_size
-from sensaopt.exact.deadline_hard import solve_deadline_hard, zero_miss_start
-from sensaopt.exact.lexicographic import check_phase1_share
-from sensaopt.exact.loss import solve_loss_phases
-from sensaopt.exact.numeric import check_numbers, precheck_numbers
+from sensaopt.exact.model.data import precheck_size
+from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
-from sensaopt.exact.shortfall import solve_shortfall
+from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_start
+from sensaopt.exact.phases.lexicographic import check_phase1_share
+from sensaopt.exact.phases.loss import solve_loss_phases
+from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
 from sensaopt.solvers import TimeBudget
@@ -49,8 +49,8 @@ def solve_exact(solver: str, instance: Instance, engine: Engine, settings: Solve
 
 def refuse_early(instance: Instance, engine: Engine, settings: SolveSettings) -> None:
     """SensaoptError, from the instance alone, for a phase-1 share out of range, a model
-    too large (:func:`~sensaopt.exact.data.precheck_size`) or outside the backend's
-    numeric range (:func:`~sensaopt.exact.numeric.precheck_numbers`)."""
+    too large (:func:`~sensaopt.exact.model.data.precheck_size`) or outside the backend's
+    numeric range (:func:`~sensaopt.exact.model.numeric.precheck_numbers`)."""
     if settings.lexicographic:
         check_phase1_share(settings.phase1_share)
     precheck_size(instance, settings.horizon, settings.horizon_slack, settings.max_vars)

@@ -1,7 +1,7 @@
 """Rolling-horizon policies: every round, solve the window model of the next ``window``
 rounds from the simulator's current state and apply its first round.
 
-The window model is the offline model (:mod:`sensaopt.exact.builder`) with:
+The window model is the offline model (:mod:`sensaopt.exact.model.builder`) with:
 only arrived, unfinished jobs; each job's *remaining* work; "ran before" and the
 placements of the previous round taken from the :class:`RoundState` (so continuing on the
 same placements pays nothing, and a restart, migration or resize its cost as in the
@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sensaopt.exact.builder import Strength, build, to_objective
-from sensaopt.exact.data import ModelData, build_data, pair_of, placements_of
-from sensaopt.exact.numeric import check_numbers
+from sensaopt.exact.model.builder import Strength, build, to_objective
+from sensaopt.exact.model.data import ModelData, build_data, pair_of, placements_of
+from sensaopt.exact.model.numeric import check_numbers
 from sensaopt.exact.outcome import SolveOutcome, exact_params
 from sensaopt.instance import Instance
 from sensaopt.policies.base import Allocation, BasePolicy, Policy, RoundState

@@ -1,7 +1,7 @@
 """Phase 1 of the lexicographic solve: shortfall first (``models/formulation.md``,
 "Shortfall first").
 
-On the deadline-trimmed model (:func:`sensaopt.exact.data.shortfall_data`: only jobs
+On the deadline-trimmed model (:func:`sensaopt.exact.model.data.shortfall_data`: only jobs
 with an open deadline, slots from release to their deadline slots, no job has to
 finish) minimize the work units short at the open deadlines,
 ``Σ short_jd`` with ``cum_j[last slot of d] + short_jd >= W_j``. Running nothing is
@@ -19,10 +19,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sensaopt.exact.builder import BuildTimeout, ModelSpec, Strength, Vars, objective_parts
-from sensaopt.exact.data import ModelData, shortfall_data
+from sensaopt.exact.model.builder import BuildTimeout, ModelSpec, Strength, Vars, objective_parts
+from sensaopt.exact.model.data import ModelData, shortfall_data
+from sensaopt.exact.model.values import extract_schedule, finish_minutes, hint_values
 from sensaopt.exact.outcome import BuildFn, RunFn
-from sensaopt.exact.values import extract_schedule, finish_minutes, hint_values
 from sensaopt.result import Status
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget

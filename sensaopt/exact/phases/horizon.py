@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from sensaopt.exact.data import ModelData
+from sensaopt.exact.model.data import ModelData
 from sensaopt.result import Result, Status
 
 

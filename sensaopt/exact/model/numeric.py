@@ -1,7 +1,7 @@
 """Numeric range of the scaled integer model, checked before any solver sees it.
 
 The exact models multiply the objective by ``n_jobs · obj_scale`` and count work in
-``1 / work_scale`` minutes (:mod:`sensaopt.exact.data`). With large job values or
+``1 / work_scale`` minutes (:mod:`sensaopt.exact.model.data`). With large job values or
 violation weights these integers leave the range a backend computes exactly: CP-SAT
 reports objective and bound as doubles (exact only below 2^53) and needs every linear
 expression in int64; HiGHS and CBC compute in doubles with tolerances of about 1e-6,
@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.data import ModelData
+from sensaopt.exact.model.data import ModelData
 from sensaopt.instance import Instance
 from sensaopt.progress import WORK_EPS
 from sensaopt.solvers.base import NumericLimits
@@ -88,7 +88,7 @@ def precheck_numbers(instance: Instance, work_scale: int, limits: NumericLimits)
 
 def check_numbers(data: ModelData, limits: NumericLimits) -> None:
     """Refuse a model whose scaled integers leave ``limits`` (exact values of the data)."""
-    from sensaopt.exact.builder import objective_parts
+    from sensaopt.exact.model.builder import objective_parts
 
     slot_coef, met_coef = objective_parts(data)
     n = max(data.n, 1)

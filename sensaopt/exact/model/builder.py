@@ -2,7 +2,7 @@
 written once against the backend interface of the solvers layer
 (:class:`sensaopt.solvers.Backend`), which CP-SAT, HiGHS and CBC implement.
 
-All coefficients are integers in the scaled units of :mod:`sensaopt.exact.data`.
+All coefficients are integers in the scaled units of :mod:`sensaopt.exact.model.data`.
 The builder is split into :func:`add_variables`, the constraint families
 (``c_*`` functions, one per named family of the formulation) and
 :func:`add_objective`.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.data import CHANGES, JobData, ModelData
+from sensaopt.exact.model.data import CHANGES, JobData, ModelData
 from sensaopt.instance import Change
 from sensaopt.solvers import Backend, TimeBudget, gc_paused
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from sensaopt.changes import ChangeCosts, classify
-from sensaopt.exact.builder import Vars, _is_var
-from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
+from sensaopt.exact.model.builder import Vars, _is_var
+from sensaopt.exact.model.data import JobData, ModelData, pair_of, placements_of
 from sensaopt.instance import Change, Instance
 from sensaopt.progress import segment_progress
 from sensaopt.schedule import Placement, Schedule, Segment

@@ -1,17 +1,17 @@
 """The loss phases: the whole model (deadlines as indicators) solved from the best known
 start — lexicographically (lost deadline value first, then the whole objective,
-:mod:`sensaopt.exact.lexicographic`) or as one weighted solve."""
+:mod:`sensaopt.exact.phases.lexicographic`) or as one weighted solve."""
 
 from __future__ import annotations
 
 from sensaopt.exact.common import Prepared, SolveSettings, base_params, build_or_result, make_result
-from sensaopt.exact.complete import complete_schedule
-from sensaopt.exact.data import ModelData
-from sensaopt.exact.horizon import with_horizon_proof
-from sensaopt.exact.lexicographic import ObjectiveFloors, solve_lexicographic
+from sensaopt.exact.model.data import ModelData
+from sensaopt.exact.model.values import hint_values, relabel_identical_nodes
 from sensaopt.exact.outcome import Engine, ModelBuild
-from sensaopt.exact.shortfall import ShortfallOutcome
-from sensaopt.exact.values import hint_values, relabel_identical_nodes
+from sensaopt.exact.phases.complete import complete_schedule
+from sensaopt.exact.phases.horizon import with_horizon_proof
+from sensaopt.exact.phases.lexicographic import ObjectiveFloors, solve_lexicographic
+from sensaopt.exact.phases.shortfall import ShortfallOutcome
 from sensaopt.metrics import compute_metrics
 from sensaopt.result import Result
 from sensaopt.schedule import Schedule

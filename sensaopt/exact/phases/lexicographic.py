@@ -28,9 +28,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.builder import Vars, add_constraint, loss_expr, model_variables, objective_expr
+from sensaopt.exact.model.builder import Vars, add_constraint, loss_expr, model_variables, objective_expr
 from sensaopt.exact.outcome import ModelBuild, RunFn, SolveOutcome
-from sensaopt.exact.shortfall import ShortfallReport
+from sensaopt.exact.phases.shortfall import ShortfallReport
 from sensaopt.result import Status
 from sensaopt.solvers import TimeBudget
 
@@ -94,7 +94,7 @@ class LexicographicOutcome:
     """Both phases. ``final``: the last run, its bound raised to the global floors;
     ``start_values``: the phase-1 solution (a feasible incumbent of the phase-2 model)
     or None; ``loss_cap``/``loss_floor``: the scaled loss limits added for phase 2;
-    ``shortfall``: the shortfall run before phase 1 (:mod:`sensaopt.exact.shortfall`);
+    ``shortfall``: the shortfall run before phase 1 (:mod:`sensaopt.exact.phases.shortfall`);
     ``loss_lower``: a proven lower bound of every schedule's loss part (scaled)."""
 
     final: SolveOutcome

@@ -1,6 +1,6 @@
 """The deadline-hard phase: once the shortfall phase found a schedule meeting every open
 deadline (:func:`zero_miss_start`), the model with those deadlines as constraints,
-trimmed (:func:`sensaopt.exact.data.hard_data`), solved from it — by the primary
+trimmed (:func:`sensaopt.exact.model.data.hard_data`), solved from it — by the primary
 backend alone, or cooperating with a partner (:func:`cooperate`), optionally followed by
 branch and price (:func:`branch_and_price_after`)."""
 
@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sensaopt.exact.branch_price import BranchOutcome, branch_and_price
-from sensaopt.exact.builder import BuildTimeout, objective_parts, round_bound, to_objective
 from sensaopt.exact.common import (
     INTEGRAL_GAP,
     MIN_EXTEND_S,
@@ -21,13 +19,15 @@ from sensaopt.exact.common import (
     granular_proof,
     make_result,
 )
-from sensaopt.exact.complete import complete_schedule
-from sensaopt.exact.data import ModelData, hard_data
-from sensaopt.exact.horizon import with_horizon_proof
-from sensaopt.exact.lexicographic import ObjectiveFloors
+from sensaopt.exact.decompositions.branch_price import BranchOutcome, branch_and_price
+from sensaopt.exact.model.builder import BuildTimeout, objective_parts, round_bound, to_objective
+from sensaopt.exact.model.data import ModelData, hard_data
+from sensaopt.exact.model.values import extract_schedule, hint_values, relabel_identical_nodes
 from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
-from sensaopt.exact.shortfall import ShortfallOutcome
-from sensaopt.exact.values import extract_schedule, hint_values, relabel_identical_nodes
+from sensaopt.exact.phases.complete import complete_schedule
+from sensaopt.exact.phases.horizon import with_horizon_proof
+from sensaopt.exact.phases.lexicographic import ObjectiveFloors
+from sensaopt.exact.phases.shortfall import ShortfallOutcome
 from sensaopt.result import Result, Status
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
@@ -51,10 +51,10 @@ def solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sch
                          settings: SolveSettings, budget: TimeBudget, short: ShortfallOutcome) -> Result:
     """Phase 2 once the shortfall run found a zero-miss schedule and it could be
     completed (``whole``, valid, within ``data.H``): the deadline-hard, trimmed model
-    ``data`` (:func:`sensaopt.exact.data.hard_data`), started from ``whole``. Its optimum is the optimum unless missing the cheapest open
-    deadline could pay for itself: the bound is the smaller of the hard model's bound
-    and the floor of every schedule with a miss, and OPTIMAL needs the incumbent at or
-    below that floor."""
+    ``data`` (:func:`sensaopt.exact.model.data.hard_data`), started from ``whole``. Its
+    optimum is the optimum unless missing the cheapest open deadline could pay for
+    itself: the bound is the smaller of the hard model's bound and the floor of every
+    schedule with a miss, and OPTIMAL needs the incumbent at or below that floor."""
     full = prep.data
     mb = build_or_result(solver, prep, data, engine, settings, budget)
     if isinstance(mb, Result):

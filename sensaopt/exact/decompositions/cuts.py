@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from sensaopt.exact.builder import ModelSpec, Strength, Vars, build, spec_of
-from sensaopt.exact.data import JobData, ModelData
+from sensaopt.exact.model.builder import ModelSpec, Strength, Vars, build, spec_of
+from sensaopt.exact.model.data import JobData, ModelData
 from sensaopt.exact.outcome import BuildFn, ModelBuild
 from sensaopt.solvers import Backend, SolverParams, TimeBudget
 from sensaopt.solvers.highs import HighsBackend, _highs_model, limit_from_now
