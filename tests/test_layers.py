@@ -24,9 +24,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "sensaopt.profile_data", "sensaopt.profiles", "sensaopt.options", "sensaopt.instance", "sensaopt.datasets",
         "sensaopt.outputs", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",
         "sensaopt.metrics", "sensaopt.result", "sensaopt.generate",
-        # reading and presenting results (no solver, no policy)
-        "sensaopt.compare", "sensaopt.frames", "sensaopt.plot",
     )),
+    # reading and presenting results (no solver, no policy): a Result never imports them
+    ("reports", ("sensaopt.compare", "sensaopt.frames", "sensaopt.plot")),
     ("solvers", ("sensaopt.solvers",)),
     ("policies / simulator", ("sensaopt.policies", "sensaopt.simulator", "sensaopt.config")),
     ("exact", ("sensaopt.exact", "sensaopt.solve")),

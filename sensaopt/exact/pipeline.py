@@ -42,7 +42,7 @@ def solve_exact(solver: str, instance: Instance, engine: Engine, settings: Solve
     start = heuristic_start(instance) if start is None else start
     with terminate_interrupts():
         res = solve_within_horizon(solver, instance, engine, settings, start, budget)
-        if settings.horizon is None and "optimal_within_horizon" in res.params:
+        if settings.horizon is None and res.optimal_within_horizon_only:
             res = extend_horizon(res, solver, instance, engine, settings, start, budget)
         return res
 
@@ -78,7 +78,8 @@ def extend_horizon(res: Result, solver: str, instance: Instance, engine: Engine,
     """An optimum within the default horizon that the horizon proof does not cover:
     solve again, in the time left, with the horizon the proof needs; its OPTIMAL is
     then global. Kept only if proven (otherwise ``res``, its message saying so)."""
-    needed = res.params["horizon_proof"]["needed"]
+    assert res.horizon_proof is not None
+    needed = res.horizon_proof.needed
     why = ""
     if budget.left() < MIN_EXTEND_S:
         why = "no time left"
@@ -88,8 +89,8 @@ def extend_horizon(res: Result, solver: str, instance: Instance, engine: Engine,
         except SensaoptError as e:
             why = str(e)
         else:
-            if again.status == Status.OPTIMAL and "optimal_within_horizon" not in again.params:
-                again.params["horizon_extended_from"] = res.params["horizon"]
+            if again.status == Status.OPTIMAL and not again.optimal_within_horizon_only:
+                again.params["horizon_extended_from"] = res.horizon_proof.horizon
                 return again
             why = f"{again.status.value}: {again.message}"
     return replace(res, message=res.message + f"; a solve with the {needed} rounds the proof needs did not prove it ({why})")

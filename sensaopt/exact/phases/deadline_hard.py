@@ -28,7 +28,7 @@ from sensaopt.exact.phases.complete import complete_schedule
 from sensaopt.exact.phases.horizon import with_horizon_proof
 from sensaopt.exact.phases.lexicographic import ObjectiveFloors
 from sensaopt.exact.phases.shortfall import ShortfallOutcome
-from sensaopt.result import Result, Status
+from sensaopt.result import LossProof, Result, Status
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 
@@ -101,6 +101,7 @@ def solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sch
         res = replace(res, bound=res.bound if b is None or res.objective is None else min(max(b, 0.0), res.objective))
     else:
         res = make_result(solver, mb, out, budget.elapsed(), params, fallback)
+    res.loss_proof = LossProof(fixed=True)  # phase 1 skipped: a zero-miss schedule exists
     within = frozenset(k for k, end in data.ends.items() if end <= data.H)  # deadline slots inside the horizon
     exempt = within if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return with_horizon_proof(res, data, floors.loss, exempt)

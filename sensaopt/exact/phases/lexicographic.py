@@ -31,7 +31,7 @@ from sensaopt.errors import SensaoptError
 from sensaopt.exact.model.builder import Vars, add_constraint, loss_expr, model_variables, objective_expr
 from sensaopt.exact.outcome import ModelBuild, RunFn, SolveOutcome
 from sensaopt.exact.phases.shortfall import ShortfallReport
-from sensaopt.result import Status
+from sensaopt.result import LossProof, Status
 from sensaopt.solvers import TimeBudget
 
 DEFAULT_PHASE1_SHARE = 0.5
@@ -106,6 +106,10 @@ class LexicographicOutcome:
     loss_floor: int | None = None
     shortfall: ShortfallReport | None = None
     loss_lower: int = 0
+
+    def loss_proof(self) -> LossProof:
+        """The typed form of ``params()["phase1"]``: phase 1's bound, or fixed when skipped."""
+        return LossProof(bound=self.phase1.loss_bound) if self.phase1 is not None else LossProof(fixed=True)
 
     def params(self) -> dict:
         out: dict = {"phase1_share": self.share, "phase1": self.phase1.to_dict() if self.phase1 else self.skipped}

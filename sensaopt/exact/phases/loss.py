@@ -33,10 +33,11 @@ def solve_loss_phases(solver: str, prep: Prepared, short: ShortfallOutcome | Non
     if not settings.model_spec.warm_start_feasible:
         vals = {}  # a family the warm start may break: it is no fallback incumbent
     lex: dict | bool = False
+    proof = None
     loss_lower = ObjectiveFloors.of(mb.vars).loss
     if settings.lexicographic:
         lo = solve_lexicographic(mb, engine.run, budget, settings.phase1_share, short.report if short else None)
-        out, lex, loss_lower = lo.final, lo.params(), lo.loss_lower
+        out, lex, loss_lower, proof = lo.final, lo.params(), lo.loss_lower, lo.loss_proof()
         if lo.start_values:
             vals = lo.start_values  # feasible for the phase-2 model (the warm start may not be)
     else:
@@ -44,6 +45,7 @@ def solve_loss_phases(solver: str, prep: Prepared, short: ShortfallOutcome | Non
     params = base_params(solver, settings, mb, {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "lexicographic": lex,
                                                 "start": "none" if not hinted else "sensascale" if start is prep.hint else "shortfall"})
     res = make_result(solver, mb, out, budget.elapsed(), params, vals)
+    res.loss_proof = proof
     return with_horizon_proof(res, data, loss_lower)
 
 
