@@ -11,7 +11,6 @@ extraction replay the validator's progress arithmetic (:func:`finish_minutes`)."
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from sensaopt.exact.model.builder import (
     BuildTimeout,
@@ -38,6 +37,7 @@ from sensaopt.result import Result, Status, package_versions
 from sensaopt.schedule import Schedule
 from sensaopt.simulator import simulate
 from sensaopt.solvers import TimeBudget
+from sensaopt.solvers.base import known_values
 from sensaopt.validator import check_schedule
 
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the heuristic's makespan
@@ -125,11 +125,7 @@ def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float
             status = Status.TIME_LIMIT
             message += "; solver claimed infeasibility although the warm start is feasible (interrupted presolve?)"
         if value is None:
-            known = fallback
-
-            def value(var: Any) -> float:
-                return known.get(var, 0)
-
+            value = known_values(fallback)
             scaled_objective = None
             message += "; incumbent = warm start (solver found none)"
     schedule = metrics = objective = ev = None

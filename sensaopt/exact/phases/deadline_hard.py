@@ -31,6 +31,7 @@ from sensaopt.exact.phases.shortfall import ShortfallOutcome
 from sensaopt.result import LossProof, Result, Status
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
+from sensaopt.solvers.base import known_values
 
 
 def zero_miss_start(prep: Prepared, short: ShortfallOutcome | None, settings: SolveSettings) -> tuple[ModelData, Schedule] | None:
@@ -125,7 +126,7 @@ def branch_and_price_after(mb: ModelBuild, out: SolveOutcome, whole: Schedule, b
     if bp.schedule is not None and (out.value is None or bp.schedule is not start):  # better than the solver's, or it had none
         vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, bp.schedule))
         if vals:
-            out = replace(out, value=lambda var: vals.get(var, 0), objective=bp.incumbent)
+            out = replace(out, value=known_values(vals), objective=bp.incumbent)
     if bp.proven:
         out = replace(out, status=Status.OPTIMAL)
     return out, bp
