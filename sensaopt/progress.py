@@ -1,8 +1,9 @@
 """THE progress arithmetic: what one segment of rounds does for a job — the minutes
 its first round loses to the change it starts with, the work it does, and whether
 (and after how many rounds) it completes the job. One pure function,
-:func:`segment_progress`, used by the simulator (one round at a time), the validator
-(segment by segment) and the exact models' values (:func:`sensaopt.exact.model.values.finish_minutes`;
+:func:`segment_progress` (its first round: :func:`first_round`, which the simulator
+calls for every job and round), used by the simulator, the validator (segment by
+segment) and the exact models' values (:func:`sensaopt.exact.model.values.finish_minutes`;
 model units are converted from these minutes once, in :mod:`sensaopt.exact.model.data`).
 
 Rules (README "Units and definitions"): a round is ``R`` minutes; the first round of a
@@ -36,16 +37,26 @@ class SegmentProgress(NamedTuple):
         return self.first + self.per_round * (rounds - 1)
 
 
+def first_round(left: float, speed: float, round_minutes: float, cost: float) -> tuple[float, float, bool]:
+    """The first round of a segment: minutes run (the round less the change cost, at
+    least 0), the work done in them, and whether that completes the job's ``left``
+    minutes of work. A plain tuple: the simulator calls this for every job and round."""
+    minutes = round_minutes - cost
+    if not minutes >= 0.0:  # as max(R - cost, 0.0)
+        minutes = 0.0
+    first = speed * minutes
+    return minutes, first, first >= left - WORK_EPS
+
+
 def segment_progress(left: float, speed: float, round_minutes: float, cost: float, rounds: int) -> SegmentProgress:
     """Progress of a job with ``left`` minutes of work (at speed 1.0) left, running
     ``rounds`` rounds at ``speed`` after a change costing ``cost`` minutes in the first."""
-    minutes = max(round_minutes - cost, 0.0)
+    minutes, first, done_first = first_round(left, speed, round_minutes, cost)
     per_round = speed * round_minutes
-    first = speed * minutes
     k: int | None  # rounds until the work is done
-    if first >= left - WORK_EPS:
+    if done_first:
         k = 1
-    elif per_round <= 0:
+    elif per_round <= 0 or rounds == 1:  # a single round cannot complete it later
         k = None
     else:
         k = 1 + math.ceil((left - first - WORK_EPS) / per_round)

@@ -25,7 +25,7 @@ from sensaopt.limits import OPTIONS
 from sensaopt.metrics import compute_metrics
 from sensaopt.policies import Decider, Policy, make_policy
 from sensaopt.policies.base import Allocation, JobState, RoundState
-from sensaopt.progress import segment_progress
+from sensaopt.progress import first_round
 from sensaopt.result import Result, Status, package_versions
 from sensaopt.schedule import ScheduleBuilder
 from sensaopt.validator import check_schedule
@@ -156,8 +156,9 @@ def simulate(
 def _run_round(alloc: Allocation, active: dict[str, JobState], truth_of: dict[str, Job], costs: dict[str, ChangeCosts],
                r: int, R: float) -> int:
     """Advance every job of ``alloc`` over round ``r`` (the validator's arithmetic,
-    :func:`segment_progress`: the change from its last round, :func:`classify`, costs
-    minutes of this one); finished jobs leave ``active``. Returns how many finished."""
+    :func:`~sensaopt.progress.first_round`: the change from its last round,
+    :func:`classify`, costs minutes of this one); finished jobs leave ``active``.
+    Returns how many finished."""
     finished = 0
     for jid, pls in alloc.items():
         js = active[jid]
@@ -166,14 +167,14 @@ def _run_round(alloc: Allocation, active: dict[str, JobState], truth_of: dict[st
         kind = NONE if last is None else classify(js.placements, last + 1, pls, r)
         cost = 0.0 if kind is NONE else costs[jid].minutes(kind)  # the common case: no lookup
         prof = _profile_speed(job.profile, pls)
-        p = segment_progress(js.remaining, prof * job.speed_factor, R, cost, 1)
-        js.predicted_work += prof * p.minutes
-        js.observed_work += p.first
-        js.remaining -= p.first
+        minutes, done, complete = first_round(js.remaining, prof * job.speed_factor, R, cost)
+        js.predicted_work += prof * minutes
+        js.observed_work += done
+        js.remaining -= done
         if js.first_round is None:
             js.first_round = r
         js.last_round, js.placements = r, pls
-        if p.rounds_to_done is not None:
+        if complete:
             del active[jid]
             finished += 1
     return finished
