@@ -13,6 +13,7 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
+from sensaopt.errors import SensaoptError
 from sensaopt.result import Status
 from sensaopt.solvers.base import CPSAT_LIMITS, SolveOutcome, SolverParams
 from sensaopt.solvers.budget import MIN_SOLVE_S, TimeBudget
@@ -67,7 +68,10 @@ def run_cpsat(be: CpSatBackend, budget: TimeBudget, params: SolverParams) -> Sol
     solver.parameters.log_search_progress = params.log
     solver.parameters.catch_sigint_signal = False  # Ctrl-C reaches Python: run_stoppable stops the search
     for key, val in params.extra.items():  # raw SatParameters fields
-        setattr(solver.parameters, key, val)
+        try:
+            setattr(solver.parameters, key, val)
+        except (AttributeError, TypeError, ValueError) as e:
+            raise SensaoptError(f"CP-SAT refused the parameter {key}={val!r}: {e}") from e
     t0 = time.perf_counter()
     st = run_stoppable(lambda: solver.solve(be.model), solver.stop_search, budget.stop_at())
     wall = time.perf_counter() - t0

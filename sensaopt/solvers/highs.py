@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from sensaopt.errors import SensaoptError
 from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Status
 from sensaopt.solvers.base import MILP_LIMITS, SolveOutcome, SolverParams
@@ -215,8 +216,11 @@ def configure(h: Any, params: SolverParams) -> None:
         h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", int(params.workers))
     h.setOptionValue("random_seed", int(params.seed))
+    import highspy
+
     for key, val in params.extra.items():
-        h.setOptionValue(key, val)
+        if h.setOptionValue(key, val) == highspy.HighsStatus.kError:
+            raise SensaoptError(f"HiGHS refused the option {key}={val!r} (unknown name or a value of the wrong type)")
 
 
 def new_highs() -> Any:
