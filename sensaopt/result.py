@@ -60,6 +60,19 @@ class HorizonProof:
 
 
 @dataclass(frozen=True)
+class ModelSize:
+    """The size of an exact model: placement variables ``x_vars``, ``constraints``, and
+    the constraints each family added (``families``). JSON: ``params["model_size"]``."""
+
+    x_vars: int
+    constraints: int
+    families: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"x_vars": self.x_vars, "constraints": self.constraints, "families": dict(self.families)}
+
+
+@dataclass(frozen=True)
 class LossProof:
     """What an exact solve proved about the lost deadline value, in violation weight ×
     value units (the model's loss part): ``bound``: no schedule loses less (None:
@@ -92,6 +105,8 @@ class Result:
     loss_proof: LossProof | None = field(default=None, repr=False, compare=False)
     # the exact solve's horizon proof (None: a heuristic, or decided before any solve); JSON: params["horizon_proof"]
     horizon_proof: HorizonProof | None = field(default=None, repr=False, compare=False)
+    # the exact model's size (None: a heuristic, or no model built); JSON: params["model_size"]
+    model_size: ModelSize | None = field(default=None, repr=False, compare=False)
 
     @property
     def optimal_within_horizon_only(self) -> bool:

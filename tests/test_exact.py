@@ -323,3 +323,21 @@ def test_highs_gets_the_model_pulp_gave_it():
         assert np.array_equal(np.asarray(getattr(a, f)), np.asarray(getattr(b, f))), f
     for f in ("start_", "index_", "value_"):
         assert np.array_equal(np.asarray(getattr(a.a_matrix_, f)), np.asarray(getattr(b.a_matrix_, f))), f
+
+
+@pytest.mark.parametrize("name, lexicographic", [("tiny-16gpu", True), ("tiny-8gpu", True), ("tiny-16gpu", False)])
+def test_typed_reports_on_the_result_match_their_json_form(name, lexicographic):
+    """What the phases prove reaches the Result typed (model size, horizon proof, loss
+    proof); params keep the same facts in their JSON form."""
+    from sensaopt.io import load_instance
+
+    res = solve_cpsat(load_instance(name), time_limit=60, workers=1, lexicographic=lexicographic)
+    assert res.model_size is not None and res.model_size.to_dict() == res.params["model_size"]
+    assert res.horizon_proof is not None and res.horizon_proof.to_dict() == res.params["horizon_proof"]
+    lex = res.params["lexicographic"]
+    if not lexicographic:
+        assert lex is False and res.loss_proof is None
+    else:
+        p1 = lex["phase1"]
+        assert res.loss_proof is not None and res.loss_proof.fixed == isinstance(p1, str)
+        assert res.loss_proof.bound == (None if isinstance(p1, str) else p1["loss_bound"])

@@ -33,7 +33,7 @@ from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.instance import Instance
 from sensaopt.metrics import compute_metrics
-from sensaopt.result import Result, Status, package_versions
+from sensaopt.result import ModelSize, Result, Status, package_versions
 from sensaopt.schedule import Schedule
 from sensaopt.simulator import simulate
 from sensaopt.solvers import TimeBudget
@@ -152,7 +152,13 @@ def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float
         bound = min(bound, objective)
     return Result(solver=solver, status=status, objective=objective, bound=bound, runtime_s=runtime_s, schedule=schedule,
                   metrics=metrics, params=params, versions=package_versions(), message=message, evaluation=ev,
-                  truth=data.instance)
+                  truth=data.instance, model_size=model_size(mb))
+
+
+def model_size(mb: ModelBuild) -> ModelSize:
+    """The built model's size (placement variables, constraints per family)."""
+    v = mb.vars
+    return ModelSize(x_vars=len(v.x), constraints=sum(v.families.values()), families=dict(v.families))
 
 
 def strength_from(kw: Strength | dict | None) -> Strength:
@@ -162,7 +168,7 @@ def strength_from(kw: Strength | dict | None) -> Strength:
 
 
 def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: dict | None = None) -> dict:
-    data, v = mb.data, mb.vars
+    data = mb.data
     p = {
         "backend": backend,
         "time_limit": settings.time_limit,
@@ -176,7 +182,7 @@ def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: di
         "mem_scale": data.mem_scale,
         "obj_scale": data.obj_scale,
         "strength": asdict(settings.model_strength),
-        "model_size": {"x_vars": len(v.x), "constraints": sum(v.families.values()), "families": dict(v.families)},
+        "model_size": model_size(mb).to_dict(),
     }
     if extra:
         p.update(extra)

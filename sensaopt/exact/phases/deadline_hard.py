@@ -18,6 +18,7 @@ from sensaopt.exact.common import (
     early_result,
     granular_proof,
     make_result,
+    model_size,
 )
 from sensaopt.exact.decompositions.branch_price import BranchOutcome, branch_and_price
 from sensaopt.exact.model.builder import BuildTimeout, objective_parts, round_bound, to_objective
@@ -98,6 +99,7 @@ def solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sch
     if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
         res = early_result(solver, data, Status.TIME_LIMIT, budget, params, msg + "; incumbent = the SensaScale schedule",
                             incumbent=prep.heuristic)
+        res.model_size = model_size(mb)
         b = to_objective(data, out.bound) if out.bound is not None else None
         res = replace(res, bound=res.bound if b is None or res.objective is None else min(max(b, 0.0), res.objective))
     else:
