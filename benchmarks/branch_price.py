@@ -1,4 +1,4 @@
-"""What column generation and branch and price (``sensaopt/exact/colgen.py``,
+"""What column generation and branch and price (``sensaopt/exact/decompositions/colgen.py``,
 ``branch_price.py``) buy on the exact ladder.
 
 Instances: ``instances/<name>.json`` or ``genJxN-S`` = ``sensaopt generate --jobs J
@@ -27,12 +27,12 @@ import time
 
 from _common import REPO, write_record
 
-from sensaopt.exact.builder import Strength, round_bound, to_objective
-from sensaopt.exact.colgen import column_generation
+from sensaopt.exact.model.builder import Strength, round_bound, to_objective
+from sensaopt.exact.decompositions.colgen import column_generation
 from sensaopt.exact.common import prepare
 from sensaopt.exact.cpsat import solve_cpsat
-from sensaopt.exact.cuts import separate
-from sensaopt.exact.data import hard_data
+from sensaopt.exact.decompositions.cuts import separate
+from sensaopt.exact.model.data import hard_data
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import load_instance
 

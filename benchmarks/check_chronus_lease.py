@@ -36,7 +36,7 @@ from typing import Any
 
 from chronus_fidelity import read_trace
 
-from sensaopt.exact.budget import TimeBudget
+from sensaopt.solvers import TimeBudget
 from sensaopt.instance import Cluster, Instance, NodeType
 from sensaopt.policies.chronus import ChronusConfig, ChronusPolicy
 from sensaopt.policies.chronus import lease_model as lm

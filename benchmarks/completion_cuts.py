@@ -1,4 +1,4 @@
-"""What the completion-time cuts (``sensaopt/exact/cuts.py``) buy on the exact ladder.
+"""What the completion-time cuts (``sensaopt/exact/decompositions/cuts.py``) buy on the exact ladder.
 
 Two measurements per instance (``instances/tiny-*``, ``instances/small-*``, and
 generated 20 jobs × 2 nodes, seeds 1-5 = ``sensaopt generate --jobs 20 --nodes 2
@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sensaopt.exact.builder import Strength, to_objective  # noqa: E402
+from sensaopt.exact.model.builder import Strength, to_objective  # noqa: E402
 from sensaopt.exact.common import prepare  # noqa: E402
-from sensaopt.exact.cuts import separate, with_cuts  # noqa: E402
-from sensaopt.exact.data import hard_data  # noqa: E402
+from sensaopt.exact.decompositions.cuts import separate, with_cuts  # noqa: E402
+from sensaopt.exact.model.data import hard_data  # noqa: E402
 from sensaopt.generate import GeneratorConfig, generate  # noqa: E402
 from sensaopt.io import load_instance  # noqa: E402
 
@@ -66,9 +66,10 @@ def lp_rows(name: str, inst, seconds: float) -> list[dict]:
 
 
 def hard_rows(name: str, inst, solvers: list[str], time_limit: float, workers: int) -> list[dict]:
-    from sensaopt.exact.budget import TimeBudget
-    from sensaopt.exact.cpsat import CpSatOptions, build_cpsat, run_cpsat
-    from sensaopt.exact.highs import ABS_GAP, REL_GAP, HighsOptions, build_highs, run_highs
+    from sensaopt.exact.cpsat import build_cpsat
+    from sensaopt.exact.milp import build_highs
+    from sensaopt.exact.outcome import exact_params
+    from sensaopt.solvers import TimeBudget
 
     data = hard_data(prepare(inst, None, 2, True, 10_000, 300_000).data)
     rows = []
@@ -78,9 +79,9 @@ def hard_rows(name: str, inst, solvers: list[str], time_limit: float, workers: i
             build_fn = build_cpsat if solver == "cpsat" else build_highs
             mb = (with_cuts(build_fn) if cuts else build_fn)(data, Strength(), budget)
             if solver == "cpsat":
-                out = run_cpsat(mb.backend, budget, CpSatOptions(workers=workers))  # type: ignore[arg-type]
+                out = mb.backend.solve(budget, exact_params("cpsat", workers, 0))
             else:
-                out = run_highs(mb.backend, budget, HighsOptions(threads=workers, rel_gap=REL_GAP, abs_gap=ABS_GAP))  # type: ignore[arg-type]
+                out = mb.backend.solve(budget, exact_params("highs", workers, 0))
             rows.append({"instance": name, "model": "hard", "solver": solver, "cuts": cuts, "status": out.status.value,
                          "bound": _minutes(data, out.bound), "incumbent": _minutes(data, out.objective),
                          "seconds": round(time.perf_counter() - budget.started, 1),

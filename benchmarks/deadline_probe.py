@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from ortools.sat.python import cp_model  # noqa: E402
 
-from sensaopt.exact.builder import Strength, _is_var  # noqa: E402
+from sensaopt.exact.model.builder import Strength, _is_var  # noqa: E402
 from sensaopt.exact.common import prepare  # noqa: E402
 from sensaopt.exact.cpsat import build_cpsat  # noqa: E402
-from sensaopt.exact.data import build_data  # noqa: E402
+from sensaopt.exact.model.data import build_data  # noqa: E402
 from sensaopt.instance import Cluster, NodeType, Overheads  # noqa: E402
 from sensaopt.io import load_instance  # noqa: E402
 

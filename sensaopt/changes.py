@@ -3,11 +3,34 @@ simulator, the validator and the policies share (costs in :class:`~sensaopt.inst
 
 from __future__ import annotations
 
-from sensaopt.instance import Change
+from dataclasses import dataclass
+
+from sensaopt.instance import Change, Overheads
 from sensaopt.schedule import Placement
 
 # the members as module globals: a global lookup, not an Enum class attribute, per call
 NONE, RESTART, MIGRATION, RESIZE = Change.NONE, Change.RESTART, Change.MIGRATION, Change.RESIZE
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeCosts:
+    """Minutes one job loses in the first round of each kind of change (its GPU count's
+    :class:`~sensaopt.instance.Overheads`); no change costs nothing."""
+
+    restart: float
+    migration: float
+    resize: float
+
+    @classmethod
+    def of(cls, overheads: Overheads, gpus: int) -> ChangeCosts:
+        return cls(*overheads.costs(gpus))
+
+    def minutes(self, kind: Change) -> float:
+        if kind is NONE:
+            return 0.0
+        if kind is RESTART:
+            return self.restart
+        return self.migration if kind is MIGRATION else self.resize
 
 
 def classify(prev: tuple[Placement, ...] | None, prev_end: int | None, placements: tuple[Placement, ...], start: int) -> Change:

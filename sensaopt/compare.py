@@ -13,13 +13,14 @@ as a ~100 000 % gap). Each part is therefore compared on its own:
   a JCT difference between schedules on different loss levels is not a gap;
 * the scalar objective and its relative gap stay as columns (``objective``, ``gap``).
 
-Bounds of each part (:class:`PartBounds`, from one exact Result with objective bound B):
+Bounds of each part (:class:`~sensaopt.result.PartBounds`, defined with the Result it
+reads; from one exact Result with objective bound B):
 
 * ``loss_bound`` (value units): no schedule loses less deadline value. It is phase 1
-  of the lexicographic solve (``Result.params["lexicographic"]["phase1"]["loss_bound"]``,
-  recorded as W × lost value, divided by W here); when phase 1 was skipped because no
-  deadline decision was open, every schedule of the model loses the same value, the
-  exact schedule's. A weighted (``--weighted``) solve gives none.
+  of the lexicographic solve (the typed ``Result.loss_proof``, written to JSON as
+  ``params["lexicographic"]["phase1"]``; W × lost value, divided by W here); when
+  phase 1 was skipped because no deadline decision was open, every schedule of the
+  model loses the same value, the exact schedule's. A weighted (``--weighted``) solve gives none.
 * ``jct_bound`` (minutes): every schedule s satisfies W·L(s) + J(s) ≥ B, so
   J(s) ≥ B − W·L(s). With L(s) = the loss bound L_lb this is B − W·L_lb — but it bounds
   only schedules that lose exactly L_lb, which may not exist while the loss is not
@@ -39,31 +40,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from sensaopt.instance import Instance
-    from sensaopt.result import Result
+from sensaopt.instance import Instance
+from sensaopt.result import VALUE_TOL, Level, PartBounds, Result
 
-VALUE_TOL = 1e-6  # deadline value: lost values closer than this are equal (solver round-off)
 GAP_TOL = 1e-9  # percent: a jct_gap_pct above this is a positive gap (RoundGapSummary.longer)
-
-
-@dataclass(frozen=True)
-class Level:
-    """The lexicographic parts of one schedule's objective: SLO violations (misses),
-    lost deadline value, average JCT (minutes); None where unknown."""
-
-    misses: int | None
-    lost_value: float | None
-    avg_jct: float | None
-
-    @classmethod
-    def of(cls, result: Result) -> Level:
-        m = result.metrics
-        if m is None:
-            return cls(None, None, None)
-        return cls(m.slo_violations, m.weighted_violations, m.avg_jct)
 
 
 def same_level(a: Level, b: Level) -> bool:
@@ -101,45 +83,6 @@ def _solver_gap(objective: float | None, bound: float | None) -> float | None:
     if objective is None or bound is None or not objective > 0:
         return None
     return (objective - bound) / objective
-
-
-def _weight(result: Result, instance: Instance | None) -> float | None:
-    inst = instance if instance is not None else result.truth
-    return None if inst is None else inst.objective.violation_weight
-
-
-@dataclass(frozen=True)
-class PartBounds:
-    """Proven lower bounds of one exact Result, per part (None: not known): the whole
-    objective (``objective``), the lost deadline value (``lost_value``, value units) and
-    the average JCT at the result's loss level (``avg_jct``, minutes); see the module
-    docstring for when each is valid."""
-
-    objective: float | None
-    lost_value: float | None
-    avg_jct: float | None
-
-    @classmethod
-    def of(cls, result: Result, instance: Instance | None = None) -> PartBounds:
-        """Bounds of ``result``; ``instance`` gives the violation weight W (default:
-        ``result.truth``, which every solver sets)."""
-        w = _weight(result, instance)
-        lex = result.params.get("lexicographic")
-        lvl = Level.of(result)
-        loss: float | None = None
-        if isinstance(lex, Mapping) and w is not None and w > 0:
-            p1 = lex.get("phase1")
-            if isinstance(p1, Mapping) and p1.get("loss_bound") is not None:
-                loss = max(float(p1["loss_bound"]), 0.0) / w
-            elif isinstance(p1, str) and p1.startswith("skipped") and result.schedule is not None:
-                loss = lvl.lost_value  # no open deadline decision: every schedule loses this
-        if loss is not None and lvl.lost_value is not None:
-            loss = min(loss, lvl.lost_value)  # a bound never above an attained value (round-off)
-        jct: float | None = None
-        if (result.bound is not None and loss is not None and lvl.lost_value is not None and w is not None
-                and math.isclose(loss, lvl.lost_value, rel_tol=1e-9, abs_tol=VALUE_TOL)):
-            jct = result.bound - w * lvl.lost_value
-        return cls(objective=result.bound, lost_value=loss, avg_jct=jct)
 
 
 @dataclass(frozen=True)

@@ -21,24 +21,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import astuple
-from typing import TYPE_CHECKING, get_type_hints
+from typing import get_type_hints
 
 import numpy as np
 import pandas as pd
 
-from sensaopt.compare import COMPARISON_COLUMNS, PartBounds, compare
+from sensaopt.compare import COMPARISON_COLUMNS, compare
 from sensaopt.instance import Instance
 from sensaopt.metrics import JOB_METRIC_COLUMNS, JobMetrics, job_metrics
 from sensaopt.metrics import METRIC_COLUMNS as _METRICS
+from sensaopt.result import PartBounds, Result
 from sensaopt.schedule import Schedule
 from sensaopt.validator import Evaluation, check_schedule
 
-if TYPE_CHECKING:  # Result.to_frame imports this module
-    from sensaopt.result import Result
-
 JOB_COLUMNS = ("job", "model", "sensitive", "gpus", "arrival", "work", "deadline", "value")  # jobs_frame, with the index
 OUTCOME_COLUMNS = JOB_COLUMNS + JOB_METRIC_COLUMNS[1:]
-# a Result's own fields and the bounds of its parts (sensaopt.compare.PartBounds: lost value, avg JCT minutes)
+# a Result's own fields and the bounds of its parts (sensaopt.result.PartBounds: lost value, avg JCT minutes)
 RESULT_COLUMNS = ("solver", "status", "objective", "bound", "loss_bound", "jct_bound", "runtime_s")
 METRIC_COLUMNS = RESULT_COLUMNS + tuple(c for c in _METRICS if c not in RESULT_COLUMNS)
 # gap_frame: the Comparison fields (sensaopt.compare.COMPARISON_COLUMNS)
@@ -107,10 +105,16 @@ def outcomes_frame(instance: Instance, result_or_schedule: Result | Schedule, ev
     return jobs_frame(instance).join(df.set_index("job"))[list(OUTCOME_COLUMNS[1:])]
 
 
+def result_frame(result: Result, label: str | None = None) -> pd.DataFrame:
+    """One Result as a one-row :func:`metrics_frame` (minutes, seconds, fractions),
+    indexed by ``label`` (default: the result's ``solver``)."""
+    return metrics_frame({result.solver if label is None else label: result})
+
+
 def metrics_frame(results: Mapping[str, Result] | Iterable[Result]) -> pd.DataFrame:
     """One row per Result with :data:`METRIC_COLUMNS`: the Result's own fields, the
     bounds of its parts (``loss_bound``: lost deadline value, ``jct_bound``: avg JCT
-    minutes, :class:`sensaopt.compare.PartBounds`; NaN unless an exact solver proved
+    minutes, :class:`sensaopt.result.PartBounds`; NaN unless an exact solver proved
     them), then every :class:`sensaopt.metrics.Metrics` field. ``results``: Results, or a
     mapping whose keys become the index (e.g. policy names); otherwise the index is each
     result's ``solver``."""

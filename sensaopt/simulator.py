@@ -18,16 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from sensaopt.changes import MIGRATION, NONE, RESTART, classify
+from sensaopt.changes import NONE, ChangeCosts, classify
 from sensaopt.errors import ArgumentError, InputError, PolicyError
 from sensaopt.instance import Instance, Job
 from sensaopt.limits import OPTIONS
 from sensaopt.metrics import compute_metrics
 from sensaopt.policies import Decider, Policy, make_policy
 from sensaopt.policies.base import Allocation, JobState, RoundState, check_config
+from sensaopt.progress import first_round
 from sensaopt.result import Result, Status, package_versions
 from sensaopt.schedule import ScheduleBuilder
-from sensaopt.validator import WORK_EPS, check_schedule
+from sensaopt.validator import check_schedule
 
 ProgressFn = Callable[[int, int, int], None]  # (round, finished jobs, total jobs)
 
@@ -103,7 +104,7 @@ def simulate(
     nxt = 0
     active: dict[str, JobState] = {}
     truth_of: dict[str, Job] = {}
-    costs: dict[str, tuple[float, float, float]] = {}  # per job: minutes lost to a restart, a migration, a resize
+    costs: dict[str, ChangeCosts] = {}  # per job: minutes lost to a restart, a migration, a resize
     builder = ScheduleBuilder(R)
     n_total, n_done = len(truth.jobs), 0
     r = release[0] if release else 0
@@ -115,7 +116,7 @@ def simulate(
             j = truth.jobs[order[nxt]]
             active[j.id] = JobState(spec=public.jobs[order[nxt]], remaining=j.work)
             truth_of[j.id] = j
-            costs[j.id] = truth.overheads.costs(j.gpus)
+            costs[j.id] = ChangeCosts.of(truth.overheads, j.gpus)
             nxt += 1
         if not active:
             r = release[nxt]
@@ -159,31 +160,28 @@ def simulate(
     )
 
 
-def _run_round(alloc: Allocation, active: dict[str, JobState], truth_of: dict[str, Job], costs: dict[str, tuple[float, float, float]],
+def _run_round(alloc: Allocation, active: dict[str, JobState], truth_of: dict[str, Job], costs: dict[str, ChangeCosts],
                r: int, R: float) -> int:
-    """Advance every job of ``alloc`` over round ``r`` (the validator's rule: the change
-    from its last round, :func:`classify`, costs minutes of this one); finished jobs
-    leave ``active``. Returns how many finished."""
+    """Advance every job of ``alloc`` over round ``r`` (the validator's arithmetic,
+    :func:`~sensaopt.progress.first_round`: the change from its last round,
+    :func:`classify`, costs minutes of this one); finished jobs leave ``active``.
+    Returns how many finished."""
     finished = 0
     for jid, pls in alloc.items():
         js = active[jid]
         job = truth_of[jid]
         last = js.last_round
         kind = NONE if last is None else classify(js.placements, last + 1, pls, r)
-        if kind is NONE:  # the common case: no lookup
-            minutes = R
-        else:
-            c = costs[jid]
-            minutes = max(R - (c[0] if kind is RESTART else c[1] if kind is MIGRATION else c[2]), 0.0)
+        cost = 0.0 if kind is NONE else costs[jid].minutes(kind)  # the common case: no lookup
         prof = _profile_speed(job.profile, pls)
-        done = prof * job.speed_factor * minutes
+        minutes, done, complete = first_round(js.remaining, prof * job.speed_factor, R, cost)
         js.predicted_work += prof * minutes
         js.observed_work += done
         js.remaining -= done
         if js.first_round is None:
             js.first_round = r
         js.last_round, js.placements = r, pls
-        if js.remaining <= WORK_EPS:
+        if complete:
             del active[jid]
             finished += 1
     return finished

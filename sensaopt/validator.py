@@ -50,19 +50,18 @@ minutes they cost (``min(cost, R)``) are counted per job while it is unfinished.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter
 
 import numpy as np
 
-from sensaopt.changes import MIGRATION, RESIZE, RESTART, classify
+from sensaopt.changes import MIGRATION, RESIZE, RESTART, ChangeCosts, classify
 from sensaopt.errors import ScheduleError
 from sensaopt.instance import Instance, Job, Node
+from sensaopt.progress import WORK_EPS as WORK_EPS  # the tolerance of completion, re-exported
+from sensaopt.progress import segment_progress
 from sensaopt.schedule import Schedule, Segment
-
-WORK_EPS = 1e-6  # minutes of work: a job with less than this left is done
 
 Findings = tuple[ScheduleError, ...]  # what one rule reports; () when it holds
 NONE: Findings = ()
@@ -355,7 +354,7 @@ class JobReplay:
 
     job: Job
     round_minutes: float  # R
-    costs: tuple[float, float, float]  # minutes lost in the first round of a restart, a migration, a resize
+    costs: ChangeCosts  # minutes lost in the first round of a restart, a migration, a resize
     done: float = 0.0
     finish_round: int | None = None
     first_round: int | None = None
@@ -370,7 +369,7 @@ class JobReplay:
 
     @classmethod
     def start(cls, instance: Instance, job: Job) -> JobReplay:
-        return cls(job, instance.round_minutes, instance.overheads.costs(job.gpus))
+        return cls(job, instance.round_minutes, ChangeCosts.of(instance.overheads, job.gpus))
 
     @property
     def finish(self) -> float | None:
@@ -397,34 +396,25 @@ class JobReplay:
         else:
             kind = classify(prev.placements, prev.end, seg.placements, seg.start)
             if kind is RESTART:
-                cost = self.costs[0]
+                cost = self.costs.restart
                 self.preemptions += 1
                 self.restart_lost += min(cost, R)
             elif kind is MIGRATION:
-                cost = self.costs[1]
+                cost = self.costs.migration
                 self.migrations += 1
                 self.migration_lost += min(cost, R)
             elif kind is RESIZE:
-                cost = self.costs[2]
+                cost = self.costs.resize
                 self.resizes += 1
                 self.resize_lost += min(cost, R)
-        speed = segment_speed(job, seg)
-        per_round = speed * R
-        first = speed * max(R - cost, 0.0)
-        left = job.work - self.done
-        k: int | None  # rounds of seg until the work is done
-        if first >= left - WORK_EPS:
-            k = 1
-        elif per_round <= 0:
-            k = None
-        else:
-            k = 1 + math.ceil((left - first - WORK_EPS) / per_round)
-        if k is not None and k <= seg.rounds:
+        p = segment_progress(job.work - self.done, segment_speed(job, seg), R, cost, seg.rounds)
+        k = p.rounds_to_done
+        if k is not None:
             self.done = job.work
             self.finish_round = seg.start + k
             self.rounds_held += k
         else:
-            self.done += first + per_round * (seg.rounds - 1)
+            self.done += p.work(seg.rounds)
             self.rounds_held += seg.rounds
 
     def outcome(self) -> JobOutcome:

@@ -11,8 +11,8 @@ import random
 import numpy as np
 import pytest
 
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.highs import HighsBackend, HighsOptions, run_highs
+from sensaopt.solvers import SolverParams, TimeBudget
+from sensaopt.solvers.highs import HighsBackend, run_highs
 from sensaopt.policies.chronus import lease_model as lm
 from sensaopt.policies.chronus.lease_model import LeaseJob, build_lease_model, lease_arrays, new_backend, plans_of
 from sensaopt.policies.chronus.selection import check_plans, objective_value
@@ -47,7 +47,7 @@ def _reference(be: HighsBackend, jobs: list[LeaseJob], capacity: list[int], sign
 
 
 def _highs_inputs(be: HighsBackend):
-    """What ``sensaopt.exact.highs`` hands HiGHS for ``be``: column names, costs, CSR rows."""
+    """What ``sensaopt.solvers.highs`` hands HiGHS for ``be``: column names, costs, CSR rows."""
     cols = be.columns()
     pos = {v: i for i, v in enumerate(cols)}
     cost = [float(be.objective.terms.get(v, 0.0)) for v in cols]
@@ -102,7 +102,7 @@ def test_same_plans_as_the_backend_path():
         jobs, cap, sign = _random_problem(rng, rng.randint(2, 12), rng.randint(2, 10))
         be = HighsBackend()
         ref = _reference(be, jobs, cap, sign)
-        ro = run_highs(be, TimeBudget.start(10.0), HighsOptions(threads=1, seed=0))
+        ro = run_highs(be, TimeBudget.start(10.0), SolverParams(workers=1, seed=0))
         model, out = _solve(jobs, cap, sign)
         assert out.status == ro.status, case
         if ro.value is None:

@@ -59,7 +59,7 @@ def test_strict_build_has_every_page(site):
                  "models/chronus", "models/costs", "models/measurements", "api"):
         assert (site / page / "index.html").is_file(), page
     modules = hooks().public_modules(REPO)
-    assert {"sensaopt", "sensaopt.solve", "sensaopt.plot", "sensaopt.palette", "sensaopt.exact.builder"} <= set(modules)
+    assert {"sensaopt", "sensaopt.solve", "sensaopt.plot", "sensaopt.palette", "sensaopt.exact.model.builder"} <= set(modules)
     assert not [m for m in modules if m.startswith("sensaopt.cli") or "._" in m]
     for m in modules:
         assert (site / "api" / m / "index.html").is_file(), m

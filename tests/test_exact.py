@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.cpsat import solve_cpsat
-from sensaopt.exact.data import build_data, placements_of
+from sensaopt.exact.model.data import build_data, placements_of
 from sensaopt.exact.milp import solve_milp
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.instance import Change, Cluster, Instance, Job, NodeType, SoftDeadline
@@ -244,8 +244,10 @@ def test_rolling_config_is_frozen_and_checked():
 
 def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
     """One check_schedule per solve (hints and extraction replay progress themselves);
-    its evaluation is the Result's, scored on the instance itself."""
+    its evaluation is the Result's, scored on the instance itself. Counted where the
+    result packaging and the loss phases' start choice call it."""
     import sensaopt.exact.common as common
+    import sensaopt.exact.phases.loss as loss
 
     calls = []
     real = common.check_schedule
@@ -255,6 +257,7 @@ def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
         return calls[-1]
 
     monkeypatch.setattr(common, "check_schedule", counted)
+    monkeypatch.setattr(loss, "check_schedule", counted)
     inst = generate(GeneratorConfig(jobs=4, nodes=1, seed=1))
     res = exact_backend(inst, time_limit=PROOF_S, workers=1)
     assert len(calls) == 1 and res.evaluation is calls[0] and res.evaluation.ok
@@ -301,9 +304,9 @@ def test_highs_gets_the_model_pulp_gave_it():
     import numpy as np
     import pulp
 
-    from sensaopt.exact.budget import TimeBudget
+    from sensaopt.solvers import SolverParams, TimeBudget
     from sensaopt.exact.common import prepare
-    from sensaopt.exact.highs import HighsOptions, _highs_model
+    from sensaopt.solvers.highs import _highs_model
     from sensaopt.exact.milp import build_highs, build_milp
     from sensaopt.io import load_instance
 
@@ -315,10 +318,28 @@ def test_highs_gets_the_model_pulp_gave_it():
     ref.buildSolverModel(prob)
     a = prob.solverModel.getLp()
     hb = build_highs(data).backend
-    h, _ = _highs_model(hb, hb.columns(), HighsOptions(), TimeBudget.start(10), False)
+    h, _ = _highs_model(hb, hb.columns(), SolverParams(), TimeBudget.start(10), False)
     b = h.getLp()
     assert (a.num_col_, a.num_row_) == (b.num_col_, b.num_row_) and a.num_col_ > 100
     for f in ("col_cost_", "col_lower_", "col_upper_", "row_lower_", "row_upper_", "integrality_"):
         assert np.array_equal(np.asarray(getattr(a, f)), np.asarray(getattr(b, f))), f
     for f in ("start_", "index_", "value_"):
         assert np.array_equal(np.asarray(getattr(a.a_matrix_, f)), np.asarray(getattr(b.a_matrix_, f))), f
+
+
+@pytest.mark.parametrize("name, lexicographic", [("tiny-16gpu", True), ("tiny-8gpu", True), ("tiny-16gpu", False)])
+def test_typed_reports_on_the_result_match_their_json_form(name, lexicographic):
+    """What the phases prove reaches the Result typed (model size, horizon proof, loss
+    proof); params keep the same facts in their JSON form."""
+    from sensaopt.io import load_instance
+
+    res = solve_cpsat(load_instance(name), time_limit=60, workers=1, lexicographic=lexicographic)
+    assert res.model_size is not None and res.model_size.to_dict() == res.params["model_size"]
+    assert res.horizon_proof is not None and res.horizon_proof.to_dict() == res.params["horizon_proof"]
+    lex = res.params["lexicographic"]
+    if not lexicographic:
+        assert lex is False and res.loss_proof is None
+    else:
+        p1 = lex["phase1"]
+        assert res.loss_proof is not None and res.loss_proof.fixed == isinstance(p1, str)
+        assert res.loss_proof.bound == (None if isinstance(p1, str) else p1["loss_bound"])

@@ -1,4 +1,4 @@
-"""Column generation and branch and price (sensaopt/exact/pricing.py, colgen.py,
+"""Column generation and branch and price (sensaopt/exact/decompositions/pricing.py, colgen.py,
 branch_price.py): pricing is exact (brute force over every schedule of a job), the
 columns cost what the model and the validator say, the Dantzig–Wolfe bound is valid,
 branch and price proves a known optimum, and the objective's granularity rounds bounds
@@ -12,15 +12,15 @@ import time
 
 import pytest
 
-from sensaopt.exact.branch_price import branch_and_price, scaled_value
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import objective_step, round_bound, to_objective
-from sensaopt.exact.colgen import Master, column_generation, schedule_of_columns, start_columns
-from sensaopt.exact.common import _branch_and_price, _granular_proof, make_result, prepare
+from sensaopt.exact.decompositions.branch_price import branch_and_price, scaled_value
+from sensaopt.exact.model.builder import objective_step, round_bound, to_objective
+from sensaopt.exact.decompositions.colgen import Master, column_generation, schedule_of_columns, start_columns
+from sensaopt.exact.common import granular_proof, make_result, prepare
+from sensaopt.exact.phases.deadline_hard import branch_and_price_after
 from sensaopt.exact.cpsat import build_cpsat, solve_cpsat
-from sensaopt.exact.data import JobData, ModelData, hard_data, placements_of
-from sensaopt.exact.outcome import SolveOutcome
-from sensaopt.exact.pricing import JobPricer, JobRule, job_cost
+from sensaopt.exact.model.data import JobData, ModelData, hard_data, placements_of
+from sensaopt.solvers import SolveOutcome, TimeBudget
+from sensaopt.exact.decompositions.pricing import JobPricer, JobRule, job_cost
 from sensaopt.instance import Change
 from sensaopt.io import load_instance
 from sensaopt.result import Status
@@ -113,9 +113,9 @@ def test_objective_step_divides_every_objective_and_rounding_never_passes_it(tin
     assert round_bound(data, value) == value
     assert round_bound(data, value - step + 0.5) == value
     assert round_bound(data, value - step) == value - step
-    assert _granular_proof(Status.TIME_LIMIT, "", value, value - 0.25)[0] == Status.OPTIMAL
-    assert _granular_proof(Status.TIME_LIMIT, "", value, value - step)[0] == Status.TIME_LIMIT
-    assert _granular_proof(Status.FEASIBLE, "", value, value)[0] == Status.FEASIBLE
+    assert granular_proof(Status.TIME_LIMIT, "", value, value - 0.25)[0] == Status.OPTIMAL
+    assert granular_proof(Status.TIME_LIMIT, "", value, value - step)[0] == Status.TIME_LIMIT
+    assert granular_proof(Status.FEASIBLE, "", value, value)[0] == Status.FEASIBLE
 
 
 def test_dantzig_wolfe_bound_is_valid_and_branch_and_price_proves_the_optimum(tiny16):
@@ -145,7 +145,7 @@ def test_deadline_hard_phase_takes_branch_and_prices_proof(tiny16):
     data = hard_data(tiny16.data)
     mb = build_cpsat(data)
     out = SolveOutcome(Status.TIME_LIMIT, None, None, None, "stub run", 0.0)
-    out, bp = _branch_and_price(mb, out, tiny16.hint, TimeBudget.start(60))
+    out, bp = branch_and_price_after(mb, out, tiny16.hint, TimeBudget.start(60))
     assert bp.proven and out.status == Status.OPTIMAL and out.value is not None
     res = make_result("cpsat", mb, out, 0.0, {})
     assert res.status == Status.OPTIMAL and not res.evaluation.errors
@@ -171,7 +171,7 @@ def test_change_kinds_follow_the_validator(tiny16):
 def test_a_resolved_highs_model_gets_its_limit_from_now(tiny16):
     """HiGHS compares time_limit with its run time summed over every run() of the object:
     a re-solve (the master LP, cut separation) must add the time already used."""
-    from sensaopt.exact.highs import limit_from_now
+    from sensaopt.solvers.highs import limit_from_now
 
     master = Master(tiny16.data, tiny16.hint)
     master.solve(time.monotonic() + 30)
@@ -184,7 +184,7 @@ def test_a_resolved_highs_model_gets_its_limit_from_now(tiny16):
 def test_an_integral_node_the_validator_values_higher_proves_nothing(tiny16, monkeypatch):
     """If the validator valued a node's schedule above the node's bound (the model's
     rounded-up units finishing a job earlier), the node must stay a bound, not a proof."""
-    import sensaopt.exact.branch_price as bpm
+    import sensaopt.exact.decompositions.branch_price as bpm
 
     data = tiny16.data
     step = objective_step(data)

@@ -9,16 +9,16 @@ import itertools
 
 import pytest
 
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import Strength, build
+from sensaopt.exact.model.builder import Strength, build
 from sensaopt.exact.common import prepare
-from sensaopt.exact.cpsat import CpSatBackend, CpSatOptions, run_cpsat
-from sensaopt.exact.data import build_data, placements_of
+from sensaopt.exact.model.data import build_data, placements_of
 from sensaopt.instance import Change, Cluster, Instance, Job, NodeType, Overheads
 from sensaopt.metrics import compute_metrics
 from sensaopt.profiles import SensitivityProfile
 from sensaopt.result import Status
 from sensaopt.schedule import Placement, Schedule
+from sensaopt.solvers import SolverParams, TimeBudget
+from sensaopt.solvers.cpsat import CpSatBackend, run_cpsat
 from sensaopt.validator import check_schedule
 
 from .conftest import PROOF_S
@@ -134,7 +134,7 @@ def test_window_first_slot_charges_the_change_from_the_previous_round():
             for p in jd.pairs:
                 be.add(v.x[0, 0, p] == int(p == pair), "fixed_decision")
             be.minimize(be.sum([v.loss[0, 0]]))  # the least loss the model allows (its objective is indifferent)
-            out = run_cpsat(be, TimeBudget.start(10), CpSatOptions(workers=1))
+            out = run_cpsat(be, TimeBudget.start(10), SolverParams(workers=1))
             assert out.status == Status.OPTIMAL and out.value is not None
             pls = placements_of(data, jd, pair)
             # the validator's replay: round 0 on prev, then pair right after (or after a pause)

@@ -1,4 +1,4 @@
-"""Completion-time cover cuts (sensaopt/exact/cuts.py): valid on every schedule of a
+"""Completion-time cover cuts (sensaopt/exact/decompositions/cuts.py): valid on every schedule of a
 job (brute force), the separation finds the most violated one, they lift the LP bound
 where the LP idles a job before a fractional completion, and solving with them gives
 the same optimum as without on every backend."""
@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from sensaopt.exact.builder import Strength, to_objective
+from sensaopt.exact.model.builder import Strength, to_objective
 from sensaopt.exact.common import prepare
-from sensaopt.exact.cuts import FAMILY, CoverCut, is_valid_for, most_violated, separate, slack, with_cuts
+from sensaopt.exact.decompositions.cuts import FAMILY, CoverCut, is_valid_for, most_violated, separate, slack, with_cuts
 from sensaopt.instance import Cluster, Instance, Job, NodeType, Overheads
 from sensaopt.profiles import get_profile
 from sensaopt.result import Status
@@ -129,15 +129,18 @@ def test_cuts_lift_tiny_8gpu_and_stay_below_the_heuristic():
 
 def _run(backend: str, data, cuts: bool):
     """The model of ``data`` on ``backend`` (with the cover cuts or not), solved to optimality."""
-    from sensaopt.exact.budget import TimeBudget
-    from sensaopt.exact.cpsat import CpSatOptions, build_cpsat, run_cpsat
-    from sensaopt.exact.highs import ABS_GAP, REL_GAP, HighsOptions, build_highs, run_highs
-    from sensaopt.exact.milp import CbcOptions, build_milp, run_cbc
+    from sensaopt.exact.cpsat import build_cpsat
+    from sensaopt.exact.milp import build_highs, build_milp
+    from sensaopt.exact.outcome import exact_params
+    from sensaopt.solvers import SolverParams, TimeBudget
+    from sensaopt.solvers.cbc import CbcOptions, run_cbc
+    from sensaopt.solvers.cpsat import run_cpsat
+    from sensaopt.solvers.highs import run_highs
 
     build_fn, run = {
-        "cpsat": (build_cpsat, lambda be, b: run_cpsat(be, b, CpSatOptions(workers=1))),
-        "highs": (build_highs, lambda be, b: run_highs(be, b, HighsOptions(threads=1, rel_gap=REL_GAP, abs_gap=ABS_GAP))),
-        "cbc": (build_milp, lambda be, b: run_cbc(be, b, CbcOptions(), False)),
+        "cpsat": (build_cpsat, lambda be, b: run_cpsat(be, b, SolverParams(workers=1))),
+        "highs": (build_highs, lambda be, b: run_highs(be, b, exact_params("highs", 1, 0))),
+        "cbc": (build_milp, lambda be, b: run_cbc(be, b, CbcOptions.of(exact_params("cbc", 1, 0)), False)),
     }[backend]
     budget = TimeBudget.start(60.0)
     mb = (with_cuts(build_fn) if cuts else build_fn)(data, Strength(), budget)
@@ -161,7 +164,7 @@ def test_same_optimum_with_and_without_cuts(backend, which):
 
 
 def test_no_cuts_in_the_shortfall_model():
-    from sensaopt.exact.data import shortfall_data
+    from sensaopt.exact.model.data import shortfall_data
 
     data = shortfall_data(prepare(blocked_instance(), None, 2, False, 10_000, 300_000).data)
     mb, _ = _run("highs", data, True)

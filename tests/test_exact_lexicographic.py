@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sensaopt.exact.builder import Strength
+from sensaopt.exact.model.builder import Strength
 from sensaopt.exact.common import hint_values, prepare
 from sensaopt.exact.cpsat import build_cpsat
-from sensaopt.exact.lexicographic import jct_lower_bound
+from sensaopt.exact.phases.lexicographic import jct_lower_bound
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import load_instance
 from sensaopt.metrics import compute_metrics

@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import Strength
+from sensaopt.exact.model.builder import Strength
 from sensaopt.exact.common import finish_minutes, prepare
-from sensaopt.exact.cpsat import CpSatOptions, build_cpsat, run_cpsat
-from sensaopt.exact.data import hard_data, open_tiers, shortfall_data
-from sensaopt.exact.horizon import horizon_needed
-from sensaopt.exact.shortfall import solve_shortfall
+from sensaopt.exact.cpsat import build_cpsat
+from sensaopt.exact.model.data import hard_data, open_tiers, shortfall_data
+from sensaopt.exact.phases.horizon import horizon_needed
+from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.io import load_instance
 from sensaopt.result import Status
+from sensaopt.solvers import SolverParams, TimeBudget
+from sensaopt.solvers.cpsat import run_cpsat
 from sensaopt.validator import check_schedule
 
 from .conftest import PROOF_S
@@ -26,7 +27,7 @@ INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 def _shortfall(name: str, warm: bool = False):
     inst = load_instance(INSTANCES / f"{name}.json")
     prep = prepare(inst, None, 2, True, 10_000, 10**6)
-    run = lambda mb, b, h: run_cpsat(mb.backend, b, CpSatOptions(workers=2))  # noqa: E731
+    run = lambda mb, b: run_cpsat(mb.backend, b, SolverParams(workers=2))  # noqa: E731
     return prep, solve_shortfall(prep.data, Strength(), build_cpsat, run, TimeBudget.start(20), prep.hint if warm else None)
 
 
@@ -117,11 +118,12 @@ def test_horizon_needed_monotone():
 def test_cooperation_partner_takes_over():
     """Deadline-hard phase with a partner: a primary run without incumbent, HiGHS
     started from the complete zero-miss start proves tiny-16gpu's optimum 78.0."""
-    from sensaopt.exact.builder import to_objective
-    from sensaopt.exact.common import SolveSettings, _cooperate
-    from sensaopt.exact.complete import complete_schedule
-    from sensaopt.exact.highs import highs_partner
-    from sensaopt.exact.outcome import SolveOutcome
+    from sensaopt.exact.model.builder import to_objective
+    from sensaopt.exact.common import SolveSettings
+    from sensaopt.exact.phases.deadline_hard import cooperate
+    from sensaopt.exact.phases.complete import complete_schedule
+    from sensaopt.exact.outcome import Engine, highs_partner
+    from sensaopt.solvers import SolveOutcome
 
     prep, out = _shortfall("tiny-16gpu", warm=True)
     data = hard_data(prep.data)
@@ -129,10 +131,12 @@ def test_cooperation_partner_takes_over():
     assert whole is not None and check_schedule(data.instance, whole).ok
     mb = build_cpsat(data, Strength())
 
-    def nothing(mb, budget, hinted):
-        return SolveOutcome(status=Status.TIME_LIMIT, value=None, objective=None, bound=None, message="stub", wall_s=0.0)
+    class Nothing(Engine):
+        def run(self, mb, budget):
+            return SolveOutcome(status=Status.TIME_LIMIT, value=None, objective=None, bound=None, message="stub", wall_s=0.0)
 
-    best_mb, res, record = _cooperate(mb, nothing, False, highs_partner(2, 0), SolveSettings(), TimeBudget.start(30), whole)
+    nothing = Nothing("cpsat", SolverParams())
+    best_mb, res, record = cooperate(mb, nothing, highs_partner(2, 0), SolveSettings(), TimeBudget.start(30), whole)
     assert best_mb is not mb and res.status == Status.OPTIMAL
     assert to_objective(data, res.objective) == pytest.approx(78.0, abs=1e-6)
     assert record["partner"] == "highs" and record["partner_run"]["status"] == "OPTIMAL"
@@ -150,7 +154,7 @@ def test_cooperating_solve_keeps_the_optimum():
 def test_unfinished_shortfall_schedule_is_completed():
     """tiny-8gpu's shortfall incumbent leaves a job unfinished at its deadline: the
     greedy completion continues it and adds the rest; the result is valid and complete."""
-    from sensaopt.exact.complete import complete_schedule
+    from sensaopt.exact.phases.complete import complete_schedule
 
     prep, out = _shortfall("tiny-8gpu", warm=True)
     assert out.best is not None and out.schedule is None
@@ -165,7 +169,7 @@ def test_unfinished_shortfall_schedule_is_completed():
 def test_shortfall_model_size_is_guarded():
     """A shortfall model larger than max_vars is skipped (None: the loss phases run)."""
     prep = prepare(load_instance(INSTANCES / "tiny-8gpu.json"), None, 2, False, 10_000, 10**6)
-    run = lambda mb, b, h: run_cpsat(mb.backend, b, CpSatOptions(workers=1))  # noqa: E731
+    run = lambda mb, b: run_cpsat(mb.backend, b, SolverParams(workers=1))  # noqa: E731
     sd = shortfall_data(prep.data)
     assert sd.estimate_vars() > 0
     assert solve_shortfall(prep.data, Strength(), build_cpsat, run, TimeBudget.start(5), None, sd.estimate_vars() - 1) is None

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from sensaopt.exact.builder import Strength, to_objective
+from sensaopt.exact.model.builder import Strength, to_objective
 from sensaopt.exact.common import prepare
-from sensaopt.exact.cuts import separate
-from sensaopt.exact.data import hard_data
+from sensaopt.exact.decompositions.cuts import separate
+from sensaopt.exact.model.data import hard_data
 from sensaopt.io import load_instance, load_schedule
 from sensaopt.metrics import compute_metrics
 from sensaopt.validator import check_schedule

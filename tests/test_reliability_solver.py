@@ -121,12 +121,12 @@ def test_stopped_run_without_incumbent_says_so(no_incumbent):
 
 
 def test_too_large_model_is_refused_before_building(monkeypatch):
-    import sensaopt.exact.cpsat as cps
+    import sensaopt.exact.outcome as outcome
 
     def never(*a, **k):
         raise AssertionError("the model was built")
 
-    monkeypatch.setattr(cps, "build_cpsat", never)
+    monkeypatch.setattr(outcome, "build_model", never)
     with pytest.raises(SensaoptError, match="rolling-horizon policy.*rolling-cpsat"):
         solve_cpsat(inst("small-8gpu"), time_limit=1, workers=1, max_vars=1000)
     with pytest.raises(AssertionError, match="the model was built"):  # the patch is where the model gets built
@@ -206,14 +206,15 @@ def test_cbc_is_killed_after_its_deadline(monkeypatch, tmp_path):
     import time
 
     import sensaopt.exact.milp as milp
+    import sensaopt.solvers.cbc as cbc
 
     fake = tmp_path / "cbc"
     nap = f"sleep 60.{os.getpid()}"  # a command line no other process has
     fake.write_text(f"#!/bin/sh\n{nap}\n")
     fake.chmod(0o755)
 
-    monkeypatch.setattr(milp, "CBC_PATH", str(fake))
-    monkeypatch.setattr(milp, "CBC_GRACE_S", 0.5)
+    monkeypatch.setattr(cbc, "CBC_PATH", str(fake))
+    monkeypatch.setattr(cbc, "CBC_GRACE_S", 0.5)
     import glob
     import tempfile
 
@@ -246,11 +247,12 @@ def test_cbc_crash_on_mipstart_is_retried_without_it(monkeypatch, tmp_path):
     import pulp
 
     import sensaopt.exact.milp as milp
+    import sensaopt.solvers.cbc as cbc
 
     fake = tmp_path / "cbc"
     fake.write_text(f'#!/bin/sh\ncase "$*" in *-mips*) exit 3;; esac\nexec {pulp.PULP_CBC_CMD(msg=False).path} "$@"\n')
     fake.chmod(0o755)
-    monkeypatch.setattr(milp, "CBC_PATH", str(fake))
+    monkeypatch.setattr(cbc, "CBC_PATH", str(fake))
     r = milp.solve_milp(inst("tiny-16gpu"), backend="cbc", time_limit=PROOF_S, workers=1)
     assert r.status == Status.OPTIMAL and r.objective == pytest.approx(78.0), r.message
     assert "retried without it" in r.message and r.params["hinted"]
@@ -291,7 +293,8 @@ def test_values_beyond_exact_range_are_refused_in_one_line(tmp_path, capsys, sol
 def test_milp_coefficient_ratio_is_refused_cpsat_is_not():
     """value 1e5 at the default weight: deadline coefficients 5e10 next to a round's 10 —
     more than HiGHS/CBC resolve in double precision (ratio > 1e9); CP-SAT's integers hold them."""
-    from sensaopt.exact.numeric import CPSAT_LIMITS, MILP_LIMITS, precheck_numbers
+    from sensaopt.exact.model.numeric import precheck_numbers
+    from sensaopt.solvers.base import CPSAT_LIMITS, MILP_LIMITS
     from sensaopt.instance import Job
 
     i = inst("tiny-8gpu")
@@ -310,8 +313,9 @@ def test_objective_scale_is_checked_on_the_model_data():
     instance-level check (scale 1: 5e11) but not the exact one on the model data (5e16)."""
     from dataclasses import replace
 
-    from sensaopt.exact.data import build_data
-    from sensaopt.exact.numeric import CPSAT_LIMITS, check_numbers, precheck_numbers
+    from sensaopt.exact.model.data import build_data
+    from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
+    from sensaopt.solvers.base import CPSAT_LIMITS
     from sensaopt.instance import Job
 
     i = inst("tiny-8gpu")
@@ -359,7 +363,7 @@ def test_huge_model_refused_before_the_warm_start(huge, solver, monkeypatch):
 def test_size_precheck_never_refuses_what_the_model_check_accepts():
     """The instance-level estimate is a lower bound of the model's own (same horizon)."""
     from sensaopt.exact.common import prepare
-    from sensaopt.exact.data import precheck_size
+    from sensaopt.exact.model.data import precheck_size
 
     for name in ("tiny-8gpu", "small-16gpu", "medium-8gpu"):
         i = inst(name)
@@ -431,7 +435,7 @@ def _start_cli(tmp_path, args, fake=None):
 
     own_tmp = tmp_path / "tmp"
     own_tmp.mkdir(exist_ok=True)
-    code = ("import sys\nimport sensaopt.exact.milp as m\nm.CBC_PATH = sys.argv[1] or None\n"
+    code = ("import sys\nimport sensaopt.solvers.cbc as m\nm.CBC_PATH = sys.argv[1] or None\n"
             "from sensaopt.cli import main\nsys.exit(main(sys.argv[2:]))")
     env = {**os.environ, "TMPDIR": str(own_tmp)}
     import signal

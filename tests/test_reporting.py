@@ -17,7 +17,7 @@ from sensaopt.cli import main
 from sensaopt.cli.core import summary_line
 from sensaopt.compare import COMPARISON_COLUMNS, PartBounds, RoundGapSummary, compare, compare_round
 from sensaopt.io import load_instance, parse_schedule_dict, read_json
-from sensaopt.result import Result, Status
+from sensaopt.result import LossProof, Result, Status
 from sensaopt.simulator import simulate
 from sensaopt.validator import check_schedule
 
@@ -37,11 +37,17 @@ def heur() -> Result:
 
 def fake(base: Result, solver: str, misses: int, lost: float, jct: float, bound: float | None = None,
          status: Status = Status.OPTIMAL, lex: object = False) -> Result:
-    """A result with the given parts (metrics as the metrics module would give them)."""
+    """A result with the given parts (metrics as the metrics module would give them);
+    ``lex``: its ``params["lexicographic"]`` as an exact solver writes it, and the typed
+    loss proof the solver sets with it (phase 1's bound; skipped: fixed; weighted: none)."""
     assert base.metrics is not None
     m = dataclasses.replace(base.metrics, slo_violations=misses, weighted_violations=lost, avg_jct=jct, objective=W * lost + jct)
+    proof = None
+    if isinstance(lex, dict):
+        p1 = lex["phase1"]
+        proof = LossProof(fixed=True) if isinstance(p1, str) else LossProof(bound=p1["loss_bound"])
     return Result(solver, status, m.objective, bound, 1.5, base.schedule, m, params={"lexicographic": lex, "horizon": 24},
-                  truth=base.truth)
+                  truth=base.truth, loss_proof=proof)
 
 
 def phase1(loss_bound: float | None) -> dict:
@@ -188,11 +194,11 @@ def test_repr_is_short_and_html_is_a_small_table(heur):
     assert "&lt;b&gt;" in Result("<b>", Status.ERROR, None, None, 0.0, None, None)._repr_html_()  # escaped
 
 
-def test_to_frame_is_one_metrics_frame_row(heur):
-    df = heur.to_frame()
+def test_result_frame_is_one_metrics_frame_row(heur):
+    df = frames.result_frame(heur)
     assert tuple(df.columns) == frames.METRIC_COLUMNS and list(df.index) == [heur.solver]
     assert df.iloc[0]["slo_violations"] == heur.metrics.slo_violations and df.iloc[0]["avg_jct"] == heur.metrics.avg_jct
-    assert heur.to_frame("mine").index[0] == "mine"
+    assert frames.result_frame(heur, "mine").index[0] == "mine"
 
 
 def test_all_names_importable_and_listed():

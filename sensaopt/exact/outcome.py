@@ -1,24 +1,25 @@
-"""Typed values crossing module boundaries in :mod:`sensaopt.exact`: a built model,
-the outcome of one backend run, and the run-function signature every backend offers.
+"""Typed values crossing module boundaries in :mod:`sensaopt.exact`: a built model, and
+the backend one exact solve runs (:class:`Engine`: a :mod:`sensaopt.solvers` backend
+name, its :class:`~sensaopt.solvers.SolverParams`, how the model is built on it).
 
 Scaled values are in the model's integer objective units (``n_jobs · obj_scale`` ×
-minutes, see :mod:`sensaopt.exact.data`); :func:`sensaopt.exact.builder.to_objective`
+minutes, see :mod:`sensaopt.exact.model.data`); :func:`sensaopt.exact.model.builder.to_objective`
 converts them to metrics units.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import Backend, Strength, Vars
-from sensaopt.exact.data import ModelData
-from sensaopt.result import Status
+from sensaopt.exact.model.builder import ModelSpec, Strength, Vars, build
+from sensaopt.exact.model.data import ModelData
+from sensaopt.solvers import BACKENDS, Backend, NumericLimits, SolveOutcome, SolverParams, TimeBudget, new_backend, resolve
+from sensaopt.solvers.base import ValueFn
 
-ValueFn = Callable[[Any], float]
-"""Value of one model variable (or constant) in a solver's incumbent."""
+__all__ = ["EXACT_OPTIONS", "BuildFn", "Engine", "ModelBuild", "RunFn", "SolveOutcome", "ValueFn", "build_model", "cpsat_partner",
+           "exact_params", "highs_partner"]
 
 
 @dataclass(frozen=True)
@@ -31,35 +32,70 @@ class ModelBuild:
     vars: Vars
 
 
-@dataclass(frozen=True)
-class SolveOutcome:
-    """One backend run. ``status`` is the solver's own proof (OPTIMAL only when
-    proven); ``value`` is None without an incumbent; ``objective`` and ``bound`` are
-    scaled model units (None: no incumbent / no bound); ``wall_s`` seconds."""
-
-    status: Status
-    value: ValueFn | None
-    objective: float | None
-    bound: float | None
-    message: str
-    wall_s: float
-
-
-BuildFn = Callable[[ModelData, Strength, TimeBudget], ModelBuild]
+BuildFn = Callable[[ModelData, ModelSpec | Strength, TimeBudget], ModelBuild]
 """Build the exact model on one backend (:class:`BuildTimeout` when the budget runs out)."""
 
 
 class RunFn(Protocol):
-    """Solve a built model within ``budget``; ``hinted``: the backend holds a warm start."""
+    """Solve a built model within ``budget`` (from its hint, if it holds one)."""
 
-    def __call__(self, mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome: ...
+    def __call__(self, mb: ModelBuild, budget: TimeBudget) -> SolveOutcome: ...
+
+
+def build_model(data: ModelData, backend: str, spec: ModelSpec | Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
+    """The exact model of ``data`` (``spec``: strength and families) on a new ``backend``
+    (a :mod:`sensaopt.solvers` name)."""
+    be = new_backend(backend, data.instance.name)
+    return ModelBuild(data=data, backend=be, vars=build(data, be, spec, budget))
+
+
+# the scaled objective is integral: an absolute gap of 0.5 proves optimality; no relative gap
+EXACT_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "cpsat": {},
+    "highs": {"mip_rel_gap": 0.0, "mip_abs_gap": 0.5},
+    "cbc": {"ratio": 0.0, "allow": 0.5},  # PuLP's gapRel / gapAbs
+}
+
+
+def exact_params(backend: str, workers: int, seed: int, log: bool = False, extra: Mapping[str, Any] | None = None) -> SolverParams:
+    """The solver parameters of the exact model on ``backend``: its exact MIP gaps, then ``extra``."""
+    return SolverParams(workers=workers, seed=seed, log=log, extra={**EXACT_OPTIONS[resolve(backend)], **(extra or {})})
 
 
 @dataclass(frozen=True)
-class Partner:
-    """A second backend cooperating in the deadline-hard phase: ``build``/``run`` as for
-    the primary; it starts from the primary's incumbent and both bounds count."""
+class Engine:
+    """A backend as an exact solve runs it: ``backend`` (a :mod:`sensaopt.solvers`
+    name), ``params``, ``build_fn`` (default :func:`build_model` on ``backend``) and
+    ``label`` (the name in messages and ``Result.params``; default ``backend``)."""
 
-    name: str
-    build: BuildFn
-    run: RunFn
+    backend: str
+    params: SolverParams
+    build_fn: BuildFn | None = None
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.label or self.backend
+
+    @property
+    def limits(self) -> NumericLimits:
+        """The numeric range the backend computes exactly (checked before building)."""
+        return BACKENDS.get(resolve(self.backend)).limits  # type: ignore[attr-defined]
+
+    def build(self, data: ModelData, spec: ModelSpec | Strength, budget: TimeBudget) -> ModelBuild:
+        if self.build_fn is not None:
+            return self.build_fn(data, spec, budget)
+        return build_model(data, self.backend, spec, budget)
+
+    def run(self, mb: ModelBuild, budget: TimeBudget) -> SolveOutcome:
+        return mb.backend.solve(budget, self.params)
+
+
+def cpsat_partner(workers: int, seed: int) -> Engine:
+    """CP-SAT as the cooperating backend of another solve's deadline-hard phase."""
+    return Engine("cpsat", exact_params("cpsat", workers, seed), label="cp-sat")
+
+
+def highs_partner(workers: int, seed: int) -> Engine:
+    """HiGHS as the cooperating backend of another solve's deadline-hard phase."""
+    return Engine("highs", exact_params("highs", workers, seed))

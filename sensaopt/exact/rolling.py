@@ -1,7 +1,7 @@
 """Rolling-horizon policies: every round, solve the window model of the next ``window``
 rounds from the simulator's current state and apply its first round.
 
-The window model is the offline model (:mod:`sensaopt.exact.builder`) with:
+The window model is the offline model (:mod:`sensaopt.exact.model.builder`) with:
 only arrived, unfinished jobs; each job's *remaining* work; "ran before" and the
 placements of the previous round taken from the :class:`RoundState` (so continuing on the
 same placements pays nothing, and a restart, migration or resize its cost as in the
@@ -19,16 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import Strength, build, to_objective
-from sensaopt.exact.data import ModelData, build_data, pair_of, placements_of
-from sensaopt.exact.numeric import CPSAT_LIMITS, MILP_LIMITS, check_numbers
-from sensaopt.exact.outcome import SolveOutcome
+from sensaopt.exact.model.builder import Strength, build, to_objective
+from sensaopt.exact.model.data import ModelData, build_data, pair_of, placements_of
+from sensaopt.exact.model.numeric import check_numbers
+from sensaopt.exact.outcome import SolveOutcome, exact_params
 from sensaopt.instance import Instance
 from sensaopt.policies.base import Allocation, BasePolicy, Policy, RoundState
 from sensaopt.policies.simple import EDFPolicy
 from sensaopt.result import Status
 from sensaopt.schedule import Placement
+from sensaopt.solvers import TimeBudget, new_backend
 
 ROLLING_BACKENDS = ("cpsat", "highs", "cbc")
 
@@ -73,33 +73,12 @@ def solve_window(data: ModelData, cfg: RollingConfig, fix: Allocation | None = N
     seconds; ``fix``: the first round fixed to this allocation (None when it is not
     representable in the model). Returns (outcome or None, the model's Vars). The time
     limit counts from the end of the build."""
-    check_numbers(data, CPSAT_LIMITS if cfg.backend == "cpsat" else MILP_LIMITS)  # never a wrong status
-    s = Strength(symmetry=False)
-    if cfg.backend == "cpsat":
-        from sensaopt.exact.cpsat import CpSatBackend, CpSatOptions, run_cpsat
-
-        cbe = CpSatBackend()
-        v = build(data, cbe, s)
-        if fix is not None and not _fix_first_round(data, cbe, v, fix):
-            return None, v
-        return run_cpsat(cbe, TimeBudget.start(cfg.time_limit), CpSatOptions(workers=cfg.workers, seed=cfg.seed)), v
-    if cfg.backend == "highs":
-        from sensaopt.exact.highs import HighsBackend, HighsOptions, run_highs
-        from sensaopt.exact.milp import ABS_GAP, REL_GAP
-
-        hbe = HighsBackend()
-        v = build(data, hbe, s)
-        if fix is not None and not _fix_first_round(data, hbe, v, fix):
-            return None, v
-        hopts = HighsOptions(threads=cfg.workers, seed=cfg.seed, rel_gap=REL_GAP, abs_gap=ABS_GAP)
-        return run_highs(hbe, TimeBudget.start(cfg.time_limit), hopts), v
-    from sensaopt.exact.milp import CbcOptions, PulpBackend, run_cbc
-
-    pbe = PulpBackend(data.instance.name)
-    v = build(data, pbe, s)
-    if fix is not None and not _fix_first_round(data, pbe, v, fix):
+    be = new_backend(cfg.backend, data.instance.name)
+    check_numbers(data, be.limits)  # never a wrong status
+    v = build(data, be, Strength(symmetry=False))
+    if fix is not None and not _fix_first_round(data, be, v, fix):
         return None, v
-    return run_cbc(pbe, TimeBudget.start(cfg.time_limit), CbcOptions(threads=cfg.workers, seed=cfg.seed), False), v
+    return be.solve(TimeBudget.start(cfg.time_limit), exact_params(cfg.backend, cfg.workers, cfg.seed)), v
 
 
 def _fix_first_round(data: ModelData, be: Any, v: Any, alloc: Allocation) -> bool:

@@ -9,13 +9,11 @@ from __future__ import annotations
 import math
 
 from sensaopt.instance import Cluster, Node
-from sensaopt.profiles import Option, SensitivityProfile
+from sensaopt.options import job_options, proportional_share
+from sensaopt.profiles import Option
 from sensaopt.schedule import Placement
 
-
-def proportional_share(node: Node) -> tuple[int, float]:
-    """GPU-proportional per-GPU share of a node: (cores per GPU, floored; GB per GPU)."""
-    return math.floor(node.cpus / node.gpus + 1e-9), node.mem_gb / node.gpus
+__all__ = ["NodePool", "job_options", "option_placement", "proportional_placement", "proportional_share"]
 
 
 def proportional_placement(node: Node, gpus: int) -> Placement:
@@ -25,22 +23,6 @@ def proportional_placement(node: Node, gpus: int) -> Placement:
 
 def option_placement(node: Node, gpus: int, opt: Option) -> Placement:
     return Placement(node.index, gpus, gpus * opt.cpu, gpus * opt.mem)
-
-
-def job_options(profile: SensitivityProfile, cluster: Cluster) -> tuple[Option, ...]:
-    """Per-GPU options a policy may give a job: the profile's Pareto options plus the
-    proportional share of every node type (the same set the exact models use)."""
-    extra = tuple(sorted({proportional_share(n) for n in _type_reps(cluster)}))
-    return profile.options(extra)
-
-
-def _type_reps(cluster: Cluster) -> list[Node]:
-    seen, out = set(), []
-    for n in cluster.nodes:
-        if n.type not in seen:
-            seen.add(n.type)
-            out.append(n)
-    return out
 
 
 class NodePool:

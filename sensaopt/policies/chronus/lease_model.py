@@ -1,7 +1,7 @@
 """The Chronus lease-selection MILP (``models/chronus.md``), written once as arrays
 (:func:`lease_arrays`) and solved by HiGHS (the arrays passed straight to highspy) or
-CP-SAT (the arrays emitted through the exact models' backend interface,
-:class:`sensaopt.exact.builder.Backend`, and solved by its run function).
+CP-SAT (the arrays emitted through the solvers layer's backend interface,
+:class:`sensaopt.solvers.Backend`, and solved by it).
 
 Jobs ``a`` with deadline options ``k`` (``m`` slots before that deadline, value
 ``v``), ``r`` rounded GPUs, ``l`` leases still needed; slots ``t`` (0 = the lease
@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
-from sensaopt.exact.builder import Backend
-from sensaopt.exact.highs import search_highs
-from sensaopt.exact.outcome import SolveOutcome
+from sensaopt import solvers
+from sensaopt.solvers import Backend, SolveOutcome, SolverParams, TimeBudget
+from sensaopt.solvers.budget import MIN_SOLVE_S
+from sensaopt.solvers.highs import configure, new_highs, search_highs
 
 LEASE_SOLVERS = ("highs", "highspy", "cpsat")  # "highspy": the former name of the direct HiGHS path, same model
 VALUE_DIGITS = 1000  # integer backends: option values in 1/1000
@@ -85,7 +85,7 @@ class LeaseArrays:
 @dataclass(frozen=True)
 class LeaseModel:
     """The model built for ``backend``: the arrays, and for a
-    :class:`~sensaopt.exact.builder.Backend` its variable per column (creation order)."""
+    :class:`~sensaopt.solvers.Backend` its variable per column (creation order)."""
 
     backend: Backend | HighsArrays
     jobs: tuple[LeaseJob, ...]
@@ -180,7 +180,7 @@ def lease_arrays(jobs: Sequence[LeaseJob], capacity: Sequence[int], sign: float,
 
 def build_lease_model(be: Backend | HighsArrays, jobs: list[LeaseJob], capacity: list[int], sign: float) -> LeaseModel:
     """The model for ``be`` (:func:`new_backend`): arrays only for HiGHS; for a
-    :class:`~sensaopt.exact.builder.Backend` the variables (creation order), the three
+    :class:`~sensaopt.solvers.Backend` the variables (creation order), the three
     constraint families and the objective are also added to it."""
     arr = lease_arrays(jobs, capacity, sign, be.integer_only)
     handles = None if isinstance(be, HighsArrays) else _emit(be, arr)
@@ -207,40 +207,28 @@ def new_backend(solver: str) -> Backend | HighsArrays:
     if solver in ("highs", "highspy"):
         return HighsArrays()
     if solver == "cpsat":
-        from sensaopt.exact.cpsat import CpSatBackend
-
-        return CpSatBackend()
+        return solvers.new_backend("cpsat")
     raise ValueError(f"unknown lease solver {solver!r} ({', '.join(LEASE_SOLVERS)}, greedy)")
 
 
 def run_lease_model(model: LeaseModel, solver: str, budget: TimeBudget, threads: int, seed: int) -> SolveOutcome:
-    """Solve with HiGHS (arrays) or the exact backends' run function for ``solver``."""
+    """Solve with HiGHS (arrays) or the solvers layer's backend for ``solver``."""
     if solver == "cpsat":
-        from sensaopt.exact.cpsat import CpSatBackend, CpSatOptions, run_cpsat
-
-        assert isinstance(model.backend, CpSatBackend)
-        return run_cpsat(model.backend, budget, CpSatOptions(workers=max(1, threads), seed=seed))
+        assert not isinstance(model.backend, HighsArrays)
+        return model.backend.solve(budget, SolverParams(workers=max(1, threads), seed=seed))
     return run_highs_arrays(model, budget, threads, seed)
 
 
 def run_highs_arrays(model: LeaseModel, budget: TimeBudget, threads: int, seed: int) -> SolveOutcome:
-    """HiGHS on the model's arrays, configured and read as :func:`sensaopt.exact.highs.run_highs`
+    """HiGHS on the model's arrays, configured and read as :func:`sensaopt.solvers.highs.run_highs`
     does (same calls, same status mapping); ``value`` of the outcome takes creation
     indices (or a slice / index array: the whole vector at once)."""
-    import highspy
-
-    from sensaopt.quiet import quiet_stdout
-
     t0 = time.perf_counter()
     arr = model.arrays
     order = arr.order
     n = len(order)
-    with quiet_stdout():  # highspy prints its banner from C++ on construction
-        h = highspy.Highs()
-    highspy.Highs.resetGlobalScheduler(True)  # one global thread scheduler per process (see run_highs)
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", int(threads))
-    h.setOptionValue("random_seed", int(seed))
+    h = new_highs()
+    configure(h, SolverParams(workers=threads, seed=seed))
     h.addCols(n, arr.cost[order], np.zeros(n), np.ones(n), 0, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
     h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.ones(n, dtype=np.uint8))  # 1 = HighsVarType.kInteger
     if len(arr.row_lo):

@@ -9,9 +9,8 @@ import logging
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import gc_paused
 from sensaopt.result import Status
+from sensaopt.solvers import TimeBudget, gc_paused
 
 from . import lease_model
 from .lease_model import LEASE_SOLVERS, LeaseJob, build_lease_model, new_backend, plans_of

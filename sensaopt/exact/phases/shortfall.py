@@ -1,7 +1,7 @@
 """Phase 1 of the lexicographic solve: shortfall first (``models/formulation.md``,
 "Shortfall first").
 
-On the deadline-trimmed model (:func:`sensaopt.exact.data.shortfall_data`: only jobs
+On the deadline-trimmed model (:func:`sensaopt.exact.model.data.shortfall_data`: only jobs
 with an open deadline, slots from release to their deadline slots, no job has to
 finish) minimize the work units short at the open deadlines,
 ``Σ short_jd`` with ``cum_j[last slot of d] + short_jd >= W_j``. Running nothing is
@@ -19,13 +19,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import BuildTimeout, Strength, Vars, objective_parts
-from sensaopt.exact.data import ModelData, shortfall_data
+from sensaopt.exact.model.builder import BuildTimeout, ModelSpec, Strength, Vars, objective_parts
+from sensaopt.exact.model.data import ModelData, shortfall_data
+from sensaopt.exact.model.values import extract_schedule, finish_minutes, hint_values
 from sensaopt.exact.outcome import BuildFn, RunFn
-from sensaopt.exact.values import extract_schedule, finish_minutes, hint_values
 from sensaopt.result import Status
 from sensaopt.schedule import Schedule
+from sensaopt.solvers import TimeBudget
 
 PROOF_UNITS = 0.5  # work units: the shortfall optimum is integral, a bound above this proves >= 1 unit short
 
@@ -84,7 +84,7 @@ def _start(sd: ModelData, v: Vars, schedule: Schedule) -> dict:
     return vals
 
 
-def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_fn: RunFn,
+def solve_shortfall(data: ModelData, strength: ModelSpec | Strength, build_fn: BuildFn, run_fn: RunFn,
                     budget: TimeBudget, warm: Schedule | None = None, max_vars: int | None = None) -> ShortfallOutcome | None:
     """Build and solve the shortfall model of ``data`` (the offline model's data)
     within ``budget``, from ``warm`` (a valid schedule) if given; None when no
@@ -104,7 +104,7 @@ def solve_shortfall(data: ModelData, strength: Strength, build_fn: BuildFn, run_
     start = _start(sd, mb.vars, warm) if warm is not None else {}
     if start:
         mb.backend.hint(start)
-    out = run_fn(mb, budget, bool(start))
+    out = run_fn(mb, budget)
     bound = None if out.bound is None else max(float(out.bound), 0.0)
     proves_miss = bound is not None and bound > PROOF_UNITS and out.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE)
     zero, sched = False, None

@@ -1,7 +1,7 @@
 """Numeric range of the scaled integer model, checked before any solver sees it.
 
 The exact models multiply the objective by ``n_jobs · obj_scale`` and count work in
-``1 / work_scale`` minutes (:mod:`sensaopt.exact.data`). With large job values or
+``1 / work_scale`` minutes (:mod:`sensaopt.exact.model.data`). With large job values or
 violation weights these integers leave the range a backend computes exactly: CP-SAT
 reports objective and bound as doubles (exact only below 2^53) and needs every linear
 expression in int64; HiGHS and CBC compute in doubles with tolerances of about 1e-6,
@@ -20,28 +20,10 @@ import math
 from dataclasses import dataclass
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.data import ModelData
+from sensaopt.exact.model.data import ModelData
 from sensaopt.instance import Instance
-from sensaopt.validator import WORK_EPS
-
-EXACT_INT = 2.0**53  # the largest magnitude up to which every integer is a double
-
-
-@dataclass(frozen=True)
-class NumericLimits:
-    """What one backend computes exactly, in scaled model units: ``max_value`` bounds
-    every coefficient, variable bound and objective value; ``max_ratio`` bounds the
-    ratio of the largest to the smallest nonzero coefficient of the objective and the
-    largest constraint coefficient (binaries have coefficient 1); None: no ratio limit
-    (exact integer arithmetic)."""
-
-    backend: str
-    max_value: float
-    max_ratio: float | None
-
-
-CPSAT_LIMITS = NumericLimits("CP-SAT", EXACT_INT, None)
-MILP_LIMITS = NumericLimits("HiGHS/CBC", EXACT_INT / 2, 1e9)  # /2: the objective resolution must stay below the 0.5 gap
+from sensaopt.progress import WORK_EPS
+from sensaopt.solvers.base import NumericLimits
 
 _OBJECTIVE_HINT = "lower violation_weight or the job values, or use --solver heuristic"
 _WORK_HINT = "lower the job's work or work_scale, or use --solver heuristic"
@@ -106,7 +88,7 @@ def precheck_numbers(instance: Instance, work_scale: int, limits: NumericLimits)
 
 def check_numbers(data: ModelData, limits: NumericLimits) -> None:
     """Refuse a model whose scaled integers leave ``limits`` (exact values of the data)."""
-    from sensaopt.exact.builder import objective_parts
+    from sensaopt.exact.model.builder import objective_parts
 
     slot_coef, met_coef = objective_parts(data)
     n = max(data.n, 1)

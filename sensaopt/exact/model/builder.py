@@ -1,8 +1,8 @@
 """The one model builder: the time-indexed formulation of ``models/formulation.md``,
-written once against a tiny backend interface (:class:`Backend`) that CP-SAT
-(:mod:`sensaopt.exact.cpsat`) and PuLP (:mod:`sensaopt.exact.milp`) implement.
+written once against the backend interface of the solvers layer
+(:class:`sensaopt.solvers.Backend`), which CP-SAT, HiGHS and CBC implement.
 
-All coefficients are integers in the scaled units of :mod:`sensaopt.exact.data`.
+All coefficients are integers in the scaled units of :mod:`sensaopt.exact.model.data`.
 The builder is split into :func:`add_variables`, the constraint families
 (``c_*`` functions, one per named family of the formulation) and
 :func:`add_objective`.
@@ -10,33 +10,16 @@ The builder is split into :func:`add_variables`, the constraint families
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.data import CHANGES, JobData, ModelData
+from sensaopt.exact.model.data import CHANGES, JobData, ModelData
 from sensaopt.instance import Change
-
-
-class Backend(Protocol):
-    """What a solver offers the model writers (the exact model here, the Chronus lease
-    model in :mod:`sensaopt.policies.chronus.lease_model`): variables, linear sums and
-    constraints built with ``+ - * <= >= ==``, one objective, a warm start."""
-
-    integer_only: bool  # True: every coefficient must be an integer (CP-SAT)
-
-    def bool_var(self, name: str) -> Any: ...
-    def int_var(self, lb: int, ub: int, name: str) -> Any: ...  # MILP: continuous is enough
-    def sum(self, terms: Iterable[Any]) -> Any: ...
-    def add(self, constraint: Any, family: str) -> None: ...
-    def minimize(self, expr: Any) -> None: ...
-    def hint(self, values: dict) -> None: ...  # var -> start value, replacing earlier ones
+from sensaopt.solvers import Backend, TimeBudget, gc_paused
 
 
 @dataclass(frozen=True)
@@ -70,6 +53,22 @@ class Vars:
     added: int = 0  # constraints added so far (the deadline is looked at every BUILD_CHECK_EVERY)
 
 
+FamilyFn = Callable[[ModelData, Backend, "Vars", Strength], None]
+"""Adds one family's constraints: ``(data, backend, variables, strength)``."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """A named constraint family: ``add`` adds its constraints (through
+    :func:`add_constraint`, which counts them under the family's name);
+    ``warm_start``: every validator-valid schedule satisfies it, so the SensaScale
+    warm start stays feasible (False for a rule the validator does not know)."""
+
+    name: str
+    add: FamilyFn
+    warm_start: bool = False
+
+
 class HorizonTooShort(SensaoptError):
     """Some job cannot finish within the horizon even alone: the model is infeasible."""
 
@@ -91,41 +90,27 @@ def check_deadline(v: Vars) -> None:
         raise BuildTimeout("the time limit ran out while building the model")
 
 
-def build(data: ModelData, be: Backend, strength: Strength = Strength(), budget: TimeBudget | None = None) -> Vars:
-    """Variables, every family of ``FAMILIES``, objective. ``budget`` is checked after
+def build(data: ModelData, be: Backend, spec: ModelSpec | Strength | None = None, budget: TimeBudget | None = None) -> Vars:
+    """Variables, every family of ``spec`` (:class:`ModelSpec`; a :class:`Strength`: with
+    the built-in families), objective. ``budget`` is checked after
     each step, every ``BUILD_CHECK_EVERY`` constraints and jobs (:class:`BuildTimeout`
     when spent): building a large model takes seconds, and a time limit is a limit on
     the whole call."""
 
+    spec = spec_of(spec)
+    strength = spec.strength
     v = Vars(deadline=budget.deadline if budget is not None else None)
     with gc_paused():
         add_variables(data, be, v, strength)
         check_deadline(v)
-        for fam in FAMILIES.values():
-            fam(data, be, v, strength)
+        for fam in spec.families:
+            fam.add(data, be, v, strength)
             check_deadline(v)
         add_objective(data, be, v)
         if data.shortfall:
             be.minimize(shortfall_expr(be, v))
     v.deadline = None  # built: constraints added later (lexicographic phases) never raise BuildTimeout
     return v
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off within the block (as Pyomo's ``PauseGC``), for
-    building models: variables and expressions are many small acyclic objects freed by
-    reference counting, yet their allocation bursts trigger collections that walk the
-    whole heap (measured: Chronus lease models on a 1-day Philly window 6.9 s -> 3.0 s;
-    the exact model of medium-16gpu on HiGHS 0.7-1.0 s -> 0.5 s CPU). Re-enabled on the
-    way out only if it was on."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 # ---- variables ---------------------------------------------------------------------------
@@ -146,7 +131,7 @@ def _add_job_variables(data: ModelData, be: Backend, v: Vars, s: Strength, jd: J
     for t in data.slots(jd, s.trim):
         for pair in jd.pairs:
             v.x[k, t, pair] = be.bool_var(f"x_{k}_{t}_{pair[0]}_{pair[1]}")
-        v.run[k, t] = be.sum(v.x[k, t, p] for p in jd.pairs)
+        v.run[k, t] = be.sum([v.x[k, t, p] for p in jd.pairs])
     dmax = max_loss(jd)
     for t in data.slots(jd, s.trim):
         if t < first:
@@ -231,11 +216,11 @@ def c_capacity(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
         node = nodes[nd]
         cap_m = data.mem_units(node.mem_gb, up=False)
         if sum(g for g, _, _, _ in items) > node.gpus:
-            add_constraint(be, v, be.sum(g * x for g, _, _, x in items) <= node.gpus, "capacity_gpu")
+            add_constraint(be, v, be.sum([g * x for g, _, _, x in items]) <= node.gpus, "capacity_gpu")
         if sum(c for _, c, _, _ in items) > node.cpus:
-            add_constraint(be, v, be.sum(c * x for _, c, _, x in items) <= node.cpus, "capacity_cpu")
+            add_constraint(be, v, be.sum([c * x for _, c, _, x in items]) <= node.cpus, "capacity_cpu")
         if sum(m for _, _, m, _ in items) > cap_m:
-            add_constraint(be, v, be.sum(m * x for _, _, m, x in items) <= cap_m, "capacity_mem")
+            add_constraint(be, v, be.sum([m * x for _, _, m, x in items]) <= cap_m, "capacity_mem")
 
 
 def c_aggregate(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
@@ -257,11 +242,11 @@ def c_aggregate(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             a[2] += m
         vals = list(agg.values())
         if sum(a[0] for a in vals) > cl.total_gpus:
-            add_constraint(be, v, be.sum(a[0] * a[3] for a in vals) <= cl.total_gpus, "aggregate_gpu")
+            add_constraint(be, v, be.sum([a[0] * a[3] for a in vals]) <= cl.total_gpus, "aggregate_gpu")
         if sum(a[1] for a in vals) > cl.total_cpus:
-            add_constraint(be, v, be.sum(a[1] * a[3] for a in vals) <= cl.total_cpus, "aggregate_cpu")
+            add_constraint(be, v, be.sum([a[1] * a[3] for a in vals]) <= cl.total_cpus, "aggregate_cpu")
         if sum(a[2] for a in vals) > cap_m:
-            add_constraint(be, v, be.sum(a[2] * a[3] for a in vals) <= cap_m, "aggregate_mem")
+            add_constraint(be, v, be.sum([a[2] * a[3] for a in vals]) <= cap_m, "aggregate_mem")
 
 
 def max_loss(jd: JobData) -> int:
@@ -313,7 +298,7 @@ def c_change(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             prev = jd.init_placements
             lost = [(jd.lost(data.change(jd, True, prev, p), p[1]), v.x[k, t, p]) for p in jd.pairs]
             if any(c > 0 for c, _ in lost):
-                add_constraint(be, v, loss >= be.sum(c * x for c, x in lost if c > 0), "change_first")
+                add_constraint(be, v, loss >= be.sum([c * x for c, x in lost if c > 0]), "change_first")
             continue
         _restart_loss(jd, be, v, t, loss)
         run_prev = v.run[k, t - 1]
@@ -322,15 +307,15 @@ def c_change(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             lm = [(jd.lost(Change.MIGRATION, o), x) for o, x in xs]
             mm = max(c for c, _ in lm)
             if mm > 0 and len(now) > 1:
-                use_prev = be.sum(x for _, x in before[P])
-                add_constraint(be, v, loss >= be.sum(c * x for c, x in lm if c > 0) - mm * (1 + use_prev - run_prev),
+                use_prev = be.sum([x for _, x in before[P]])
+                add_constraint(be, v, loss >= be.sum([c * x for c, x in lm if c > 0]) - mm * (1 + use_prev - run_prev),
                                "change_migration")
         if _resize_by_option(jd):
             _resize_per_option(jd, be, v, t, loss)
             continue
         for P, xs in now.items():
             if len(xs) > 1:
-                use_prev = be.sum(x for _, x in before[P])
+                use_prev = be.sum([x for _, x in before[P]])
                 prev_x = dict(before[P])
                 for o, x in xs:
                     lz = jd.lost(Change.RESIZE, o)
@@ -365,7 +350,7 @@ def _restart_loss(jd: JobData, be: Backend, v: Vars, t: int, loss: Any) -> None:
     mr = max(c for c, _ in lr)
     if mr > 0:
         rb = v.rb[jd.k, t]
-        add_constraint(be, v, loss >= be.sum(c * x for c, x in lr if c > 0) - mr * (1 - rb + v.run[jd.k, t - 1]), "change_restart")
+        add_constraint(be, v, loss >= be.sum([c * x for c, x in lr if c > 0]) - mr * (1 - rb + v.run[jd.k, t - 1]), "change_restart")
 
 
 def c_progress(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
@@ -374,7 +359,7 @@ def c_progress(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
         k = jd.k
         prev = 0
         for t in data.slots(jd, s.trim):
-            gain = be.sum(jd.full[p[1]] * v.x[k, t, p] for p in jd.pairs)
+            gain = be.sum([jd.full[p[1]] * v.x[k, t, p] for p in jd.pairs])
             lost = v.loss.get((k, t), 0)
             add_constraint(be, v, v.cum[k, t] == prev + gain - lost, "work_progress")
             prev = v.cum[k, t]
@@ -464,7 +449,7 @@ def c_symmetry(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             add_constraint(be, v, x <= e, "symmetry")
 
 
-FAMILIES = {
+_BUILTIN = {
     "one_placement": c_one_placement,
     "release": c_release,
     "capacity": c_capacity,
@@ -478,7 +463,32 @@ FAMILIES = {
     "symmetry": c_symmetry,
     "shortfall": c_shortfall,
 }
-BUILTIN_FAMILIES = frozenset(FAMILIES)  # the warm start provably satisfies exactly these
+BUILTIN_FAMILIES: tuple[Family, ...] = tuple(Family(name, add, warm_start=True) for name, add in _BUILTIN.items())
+"""The formulation's families; every validator-valid schedule satisfies each (tested)."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What :func:`build` builds: the strengthening and the constraint families, in order
+    (default: the formulation's, :data:`BUILTIN_FAMILIES`; add your own with
+    ``ModelSpec(families=BUILTIN_FAMILIES + (Family(...),))``)."""
+
+    strength: Strength = field(default_factory=Strength)
+    families: tuple[Family, ...] = BUILTIN_FAMILIES
+
+    @property
+    def warm_start_feasible(self) -> bool:
+        """Every family holds for every validator-valid schedule: the SensaScale warm
+        start is a feasible start and fallback incumbent, and the shortfall and
+        deadline-hard phases (which rely on that) apply."""
+        return all(f.warm_start for f in self.families)
+
+
+def spec_of(spec: ModelSpec | Strength | None) -> ModelSpec:
+    """``spec`` as a :class:`ModelSpec` (a bare :class:`Strength`: the built-in families)."""
+    if isinstance(spec, ModelSpec):
+        return spec
+    return ModelSpec(strength=spec or Strength())
 
 
 # ---- objective -----------------------------------------------------------------------------
@@ -546,12 +556,12 @@ def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
 
 def objective_expr(be: Backend, v: Vars) -> Any:
     """The whole scaled objective as a backend expression."""
-    return be.sum(c * x for c, x in v.objective_terms) + v.objective_const
+    return be.sum([c * x for c, x in v.objective_terms]) + v.objective_const
 
 
 def loss_expr(be: Backend, v: Vars) -> Any:
     """The scaled deadline-loss part (weight·n·Q·lost value) as a backend expression."""
-    return be.sum(c * x for c, x in v.loss_terms) + v.loss_const
+    return be.sum([c * x for c, x in v.loss_terms]) + v.loss_const
 
 
 def shortfall_expr(be: Backend, v: Vars) -> Any:

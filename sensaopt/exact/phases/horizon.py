@@ -15,37 +15,10 @@ of every optimal schedule.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import replace
 
-from sensaopt.exact.data import ModelData
-
-
-@dataclass(frozen=True)
-class HorizonProof:
-    """``needed``: slots (rounds from the model's first) within which every optimal
-    schedule finishes the jobs not ``exempt`` (None: no incumbent to argue from);
-    ``horizon``: the model's; ``contains_optimum``: ``horizon >= needed``."""
-
-    horizon: int
-    needed: int | None
-    outside_bound: float | None = None  # metrics units: no schedule running past the horizon does better
-    bound: float | None = None  # metrics units: the model's bound, valid within the horizon
-
-    @property
-    def contains_optimum(self) -> bool:
-        return self.needed is not None and self.horizon >= self.needed
-
-    @property
-    def global_bound(self) -> float | None:
-        """A bound on every schedule: the model's (within the horizon) or, for schedules
-        running past it, :attr:`outside_bound` — the model's alone once the horizon is proven."""
-        if self.bound is None or self.contains_optimum or self.outside_bound is None:
-            return self.bound
-        return min(self.bound, self.outside_bound)
-
-    def to_dict(self) -> dict:
-        return {"horizon": self.horizon, "needed": self.needed, "contains_optimum": self.contains_optimum,
-                "global_bound": self.global_bound}
+from sensaopt.exact.model.data import ModelData
+from sensaopt.result import HorizonProof, Result, Status
 
 
 def _solo_jcts(data: ModelData) -> list[float]:
@@ -84,3 +57,22 @@ def proof_of(data: ModelData, objective: float | None, bound: float | None, loss
     """The proof for a result with ``objective`` and model ``bound`` (metrics units)."""
     needed = None if objective is None else horizon_needed(data, objective, loss_floor, exempt)
     return HorizonProof(data.H, needed, outside_bound(data, loss_floor, exempt), bound)
+
+
+def with_horizon_proof(res: Result, data: ModelData, loss_lower: int, exempt: frozenset[int] = frozenset()) -> Result:
+    """``params["horizon_proof"]`` and the status message: OPTIMAL is the optimum when
+    every optimal schedule provably ends within the horizon; otherwise
+    ``params["optimal_within_horizon"] = H`` and the message say it is the optimum among
+    schedules ending within H rounds."""
+    loss_floor = loss_lower / (max(data.n, 1) * data.obj_scale)
+    proof = proof_of(data, res.objective, res.bound, loss_floor, exempt)
+    res.params["horizon_proof"] = proof.to_dict()
+    res.horizon_proof = proof
+    if res.status != Status.OPTIMAL:
+        return res
+    if proof.contains_optimum:
+        note = f"; globally optimal: every optimal schedule ends within the horizon of {data.H} rounds (needs {proof.needed})"
+    else:
+        res.params["optimal_within_horizon"] = data.H
+        note = f"; optimal within a horizon of {data.H} rounds (not proven beyond: an optimal schedule may need {proof.needed})"
+    return replace(res, message=res.message + note)

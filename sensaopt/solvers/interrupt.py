@@ -10,7 +10,7 @@ up to ``STOP_WAIT_S`` for the search to end and re-raises: the command then stop
 (HiGHS checks neither flag inside its sub-MIPs) is left running; should the
 interpreter exit while it still runs, it exits at once with code 130 (a live solver
 thread would abort the interpreter's shutdown). CBC runs as a child process group
-that is killed instead (:mod:`sensaopt.exact.child`); temporary folders go with the
+that is killed instead (:mod:`sensaopt.solvers.child`); temporary folders go with the
 ``with`` blocks that made them.
 """
 

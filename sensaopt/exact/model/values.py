@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import math
 
-from sensaopt.changes import classify
-from sensaopt.exact.builder import Vars, _is_var
-from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
-from sensaopt.exact.outcome import ValueFn
+from sensaopt.changes import ChangeCosts, classify
+from sensaopt.exact.model.builder import Vars, _is_var
+from sensaopt.exact.model.data import JobData, ModelData, pair_of, placements_of
 from sensaopt.instance import Change, Instance
+from sensaopt.progress import segment_progress
 from sensaopt.schedule import Placement, Schedule, Segment
-from sensaopt.validator import WORK_EPS, segment_speed
+from sensaopt.solvers import ValueFn
+from sensaopt.validator import segment_speed
 
 
 def relabel_identical_nodes(instance: Instance, schedule: Schedule) -> Schedule:
@@ -47,9 +48,9 @@ def relabel_identical_nodes(instance: Instance, schedule: Schedule) -> Schedule:
 
 def finish_minutes(instance: Instance, schedule: Schedule) -> dict[str, float | None]:
     """Completion minute of every job of ``schedule`` (None: unfinished), by the
-    validator's own arithmetic (:func:`sensaopt.validator.check_schedule`: slowest
+    validator's own arithmetic (:func:`sensaopt.progress.segment_progress`: slowest
     node's speed, the cost of the change a segment starts with —
-    :func:`~sensaopt.changes.classify`, :meth:`~sensaopt.instance.Overheads.minutes` —
+    :func:`~sensaopt.changes.classify`, :class:`~sensaopt.changes.ChangeCosts` —
     in its first round, completion at the end of the round the work is done) —
     without its checks."""
     R = instance.round_minutes
@@ -59,22 +60,14 @@ def finish_minutes(instance: Instance, schedule: Schedule) -> dict[str, float | 
     out: dict[str, float | None] = {}
     for job in instance.jobs:
         done, finish, prev = 0.0, None, None
+        costs = ChangeCosts.of(instance.overheads, job.gpus)
         for seg in sorted(by_job.get(job.id, ()), key=lambda s: s.start):
             kind = Change.NONE if prev is None else classify(prev.placements, prev.end, seg.placements, seg.start)
-            speed = segment_speed(job, seg)
-            per_round = speed * R
-            first = speed * max(R - instance.overheads.minutes(kind, job.gpus), 0.0)
-            left = job.work - done
-            if first >= left - WORK_EPS:
-                k: int | None = 1
-            elif per_round <= 0:
-                k = None
-            else:
-                k = 1 + math.ceil((left - first - WORK_EPS) / per_round)
-            if k is not None and k <= seg.rounds:
-                finish = (seg.start + k) * R
+            p = segment_progress(job.work - done, segment_speed(job, seg), R, costs.minutes(kind), seg.rounds)
+            if p.rounds_to_done is not None:
+                finish = (seg.start + p.rounds_to_done) * R
                 break
-            done += first + per_round * (seg.rounds - 1)
+            done += p.work(seg.rounds)
             prev = seg
         out[job.id] = finish
     return out

@@ -1,5 +1,5 @@
-"""HiGHS backend (highspy, no PuLP in between): the :class:`sensaopt.exact.builder.Backend`
-interface with its own small linear expressions, and one run function.
+"""HiGHS (highspy, no PuLP in between) as a :class:`~sensaopt.solvers.base.Backend`,
+with its own small linear expressions, and one run function.
 
 The model handed to HiGHS is the one PuLP's ``HiGHS`` interface handed it before:
 only variables that appear in the objective or a constraint become columns, in order
@@ -22,13 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from sensaopt.exact.budget import MIN_SOLVE_S, TimeBudget
-from sensaopt.exact.builder import Strength, build
-from sensaopt.exact.data import ModelData
-from sensaopt.exact.interrupt import run_stoppable
-from sensaopt.exact.outcome import ModelBuild, Partner, SolveOutcome
+from sensaopt.errors import SensaoptError
 from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Status
+from sensaopt.solvers.base import MILP_LIMITS, SolveOutcome, SolverParams
+from sensaopt.solvers.budget import MIN_SOLVE_S, TimeBudget
+from sensaopt.solvers.interrupt import run_stoppable
 
 Number = int | float
 
@@ -145,11 +144,13 @@ class LinCons:
 
 
 class HighsBackend:
-    """The :class:`sensaopt.exact.builder.Backend` interface for HiGHS."""
+    """The backend interface for HiGHS."""
 
+    name = "highs"
     integer_only = False  # HiGHS takes fractional objective coefficients
+    limits = MILP_LIMITS
 
-    def __init__(self) -> None:
+    def __init__(self, model_name: str = "") -> None:
         self.variables: list[HighsVar] = []
         self.rows: list[LinCons] = []
         self.objective: LinExpr = LinExpr({}, 0)
@@ -204,20 +205,36 @@ class HighsBackend:
             used.update(dict.fromkeys(row.terms))
         return sorted(used, key=lambda v: v.name)
 
-
-@dataclass(frozen=True)
-class HighsOptions:
-    """Solver settings: ``threads``, ``seed``; ``rel_gap``/``abs_gap`` (None: HiGHS's
-    defaults) in objective units; ``log`` shows HiGHS's output."""
-
-    threads: int = 1
-    seed: int = 0
-    rel_gap: float | None = None
-    abs_gap: float | None = None
-    log: bool = False
+    def solve(self, budget: TimeBudget, params: SolverParams) -> SolveOutcome:
+        """Solve within ``budget``, from the start values if :meth:`hint` gave some."""
+        return run_highs(self, budget, params, hinted=bool(self.start))
 
 
-def _highs_model(be: HighsBackend, cols: list[HighsVar], opts: HighsOptions, budget: TimeBudget,
+def configure(h: Any, params: SolverParams) -> None:
+    """``params`` on a ``highspy.Highs``: output, threads, seed, then the raw options."""
+    if not params.log:
+        h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", int(params.workers))
+    h.setOptionValue("random_seed", int(params.seed))
+    import highspy
+
+    for key, val in params.extra.items():
+        if h.setOptionValue(key, val) == highspy.HighsStatus.kError:
+            raise SensaoptError(f"HiGHS refused the option {key}={val!r} (unknown name or a value of the wrong type)")
+
+
+def new_highs() -> Any:
+    """An empty ``highspy.Highs``, quiet, with the process's thread scheduler reset."""
+    import highspy
+
+    with quiet_stdout():  # highspy prints its banner from C++ on construction
+        h = highspy.Highs()
+    # one global thread scheduler per process: a run with another thread count fails unless it is reset
+    highspy.Highs.resetGlobalScheduler(True)
+    return h
+
+
+def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, budget: TimeBudget,
                  hinted: bool) -> tuple[Any, dict[HighsVar, int]]:
     """A configured ``highspy.Highs`` holding ``be``'s model (columns ``cols``), and each column's position."""
     import highspy
@@ -225,18 +242,8 @@ def _highs_model(be: HighsBackend, cols: list[HighsVar], opts: HighsOptions, bud
     inf = highspy.kHighsInf
     pos = {v: i for i, v in enumerate(cols)}
     n = len(cols)
-    with quiet_stdout():  # highspy prints its banner from C++ on construction
-        h = highspy.Highs()
-    # one global thread scheduler per process: a run with another thread count fails unless it is reset
-    highspy.Highs.resetGlobalScheduler(True)
-    if not opts.log:
-        h.setOptionValue("output_flag", False)
-    if opts.rel_gap is not None:
-        h.setOptionValue("mip_rel_gap", float(opts.rel_gap))
-    if opts.abs_gap is not None:
-        h.setOptionValue("mip_abs_gap", float(opts.abs_gap))
-    h.setOptionValue("threads", int(opts.threads))
-    h.setOptionValue("random_seed", int(opts.seed))
+    h = new_highs()
+    configure(h, params)
     obj = be.objective.terms
     cost = np.array([float(obj.get(v, 0.0)) for v in cols])
     h.addCols(n, cost, np.array([v.lb for v in cols]), np.array([v.ub for v in cols]), 0,
@@ -293,7 +300,8 @@ def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
     """Run the MIP search of the prepared ``h`` (a ``highspy.Highs``) until it ends or
     ``budget``'s stop time (then stopped from outside: cancelSolve and time limit 0), and
     map HiGHS's model status to the common Status: OPTIMAL only when HiGHS proved it and
-    holds a feasible solution. Shared by the exact models and the Chronus lease model."""
+    holds a feasible solution. Shared by :class:`HighsBackend` and the Chronus lease
+    model's array path."""
     import highspy
 
     h.HandleUserInterrupt = True  # cancelSolve (on Ctrl-C) interrupts the search
@@ -324,12 +332,12 @@ def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
     return HighsSearch(status, has_sol, bound, msg)
 
 
-def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: bool = False) -> SolveOutcome:
+def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted: bool = False) -> SolveOutcome:
     """Solve ``be``'s model within ``budget`` (``hinted``: pass the start values)."""
 
     t0 = time.perf_counter()
     cols = be.columns()
-    h, pos = _highs_model(be, cols, opts, budget, hinted)
+    h, pos = _highs_model(be, cols, params, budget, hinted)
     run = search_highs(h, budget)
     status, has_sol, msg = run.status, run.has_solution, run.message
     const = be.objective.const
@@ -350,22 +358,3 @@ def run_highs(be: HighsBackend, budget: TimeBudget, opts: HighsOptions, hinted: 
         msg += ", no solution found"
     wall = time.perf_counter() - t0
     return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall)
-
-
-REL_GAP, ABS_GAP = 0.0, 0.5  # MIP gaps: exact (the scaled objective is integral, so 0.5 is a proof)
-
-
-def build_highs(data: ModelData, strength: Strength | None = None, budget: TimeBudget | None = None) -> ModelBuild:
-    """The model on HiGHS directly."""
-    be = HighsBackend()
-    return ModelBuild(data=data, backend=be, vars=build(data, be, strength or Strength(), budget))
-
-
-def highs_partner(workers: int, seed: int) -> Partner:
-    """HiGHS as the cooperating backend of another solve's deadline-hard phase."""
-    hopts = HighsOptions(threads=workers, seed=seed, rel_gap=REL_GAP, abs_gap=ABS_GAP)
-
-    def run(mb: ModelBuild, budget: TimeBudget, hinted: bool) -> SolveOutcome:
-        return run_highs(mb.backend, budget, hopts, hinted)  # type: ignore[arg-type]
-
-    return Partner("highs", build_highs, run)

@@ -1,8 +1,8 @@
 """Branch and price over per-job schedules (issue 15, item 4): column generation
-(:class:`~sensaopt.exact.colgen.Master`) at every node of a best-first search tree.
+(:class:`~sensaopt.exact.decompositions.colgen.Master`) at every node of a best-first search tree.
 
 **Branching** (on the master LP's solution at a node whose bound is below the
-incumbent), as rules on single jobs (:class:`~sensaopt.exact.pricing.JobRule`, obeyed
+incumbent), as rules on single jobs (:class:`~sensaopt.exact.decompositions.pricing.JobRule`, obeyed
 by pricing and by the master's column bounds):
 
 1. *completion*: a job whose columns in the LP complete in different slots is split at
@@ -15,7 +15,7 @@ A node whose LP is integral (one column per job, weight 1) is a schedule; it clo
 node only when the validator values it within the node's bound (otherwise another
 schedule of the node might validate better, and the node's bound stays open). A node is
 pruned when its bound, rounded up to the objective's granularity
-(:func:`~sensaopt.exact.builder.round_bound`), is not below the
+(:func:`~sensaopt.exact.model.builder.round_bound`), is not below the
 incumbent. The bound of the whole search is the smallest bound of the open nodes, so
 it is valid when time runs out; with no open node left the incumbent is **optimal**
 for the model.
@@ -36,10 +36,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sensaopt.exact.builder import round_bound, to_scaled
-from sensaopt.exact.colgen import MIN_MIP_S, Master, schedule_of_columns
-from sensaopt.exact.data import ModelData
-from sensaopt.exact.pricing import NO_RULE, Column, JobRule
+from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, schedule_of_columns
+from sensaopt.exact.decompositions.pricing import NO_RULE, Column, JobRule
+from sensaopt.exact.model.builder import round_bound, to_scaled
+from sensaopt.exact.model.data import ModelData
 from sensaopt.metrics import compute_metrics
 from sensaopt.schedule import Schedule
 from sensaopt.validator import check_schedule
@@ -74,7 +74,7 @@ class BranchOutcome:
 
 def scaled_value(data: ModelData, schedule: Schedule) -> float | None:
     """The validator's objective of ``schedule`` in scaled model units (the inverse of
-    :func:`~sensaopt.exact.builder.to_objective`), None when it is invalid or incomplete."""
+    :func:`~sensaopt.exact.model.builder.to_objective`), None when it is invalid or incomplete."""
     ev = check_schedule(data.instance, schedule)
     if ev.errors:
         return None

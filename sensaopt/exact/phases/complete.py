@@ -7,8 +7,8 @@ the deadline-hard model; otherwise a start for the loss phase."""
 
 from __future__ import annotations
 
-from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
-from sensaopt.exact.values import finish_minutes
+from sensaopt.exact.model.data import JobData, ModelData, pair_of, placements_of
+from sensaopt.exact.model.values import finish_minutes
 from sensaopt.schedule import Placement, Schedule
 from sensaopt.validator import check_schedule
 

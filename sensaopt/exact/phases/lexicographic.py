@@ -28,11 +28,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import Vars, add_constraint, loss_expr, model_variables, objective_expr
+from sensaopt.exact.model.builder import Vars, add_constraint, loss_expr, model_variables, objective_expr
 from sensaopt.exact.outcome import ModelBuild, RunFn, SolveOutcome
-from sensaopt.exact.shortfall import ShortfallReport
-from sensaopt.result import Status
+from sensaopt.exact.phases.shortfall import ShortfallReport
+from sensaopt.result import LossProof, Status
+from sensaopt.solvers import TimeBudget
 
 DEFAULT_PHASE1_SHARE = 0.5
 
@@ -94,7 +94,7 @@ class LexicographicOutcome:
     """Both phases. ``final``: the last run, its bound raised to the global floors;
     ``start_values``: the phase-1 solution (a feasible incumbent of the phase-2 model)
     or None; ``loss_cap``/``loss_floor``: the scaled loss limits added for phase 2;
-    ``shortfall``: the shortfall run before phase 1 (:mod:`sensaopt.exact.shortfall`);
+    ``shortfall``: the shortfall run before phase 1 (:mod:`sensaopt.exact.phases.shortfall`);
     ``loss_lower``: a proven lower bound of every schedule's loss part (scaled)."""
 
     final: SolveOutcome
@@ -106,6 +106,10 @@ class LexicographicOutcome:
     loss_floor: int | None = None
     shortfall: ShortfallReport | None = None
     loss_lower: int = 0
+
+    def loss_proof(self) -> LossProof:
+        """The typed form of ``params()["phase1"]``: phase 1's bound, or fixed when skipped."""
+        return LossProof(bound=self.phase1.loss_bound) if self.phase1 is not None else LossProof(fixed=True)
 
     def params(self) -> dict:
         out: dict = {"phase1_share": self.share, "phase1": self.phase1.to_dict() if self.phase1 else self.skipped}
@@ -127,7 +131,7 @@ def _value_of(terms: list[tuple[int, Any]], const: int, values: dict) -> int:
     return const + sum(c * round(values.get(x, 0)) for c, x in terms)
 
 
-def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinted: bool,
+def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget,
                         phase1_share: float = DEFAULT_PHASE1_SHARE,
                         shortfall: ShortfallReport | None = None) -> LexicographicOutcome:
     """Run both phases within ``budget``. ``shortfall``: the shortfall run before (its
@@ -137,14 +141,14 @@ def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinte
     t0 = time.perf_counter()
     floors = ObjectiveFloors.of(v)
     if not v.loss_terms:  # no deadline decision left open: one phase
-        out = run_fn(mb, budget, hinted)
+        out = run_fn(mb, budget)
         return LexicographicOutcome(final=_raised(out, floors.loss + floors.jct), share=phase1_share,
                                     skipped="skipped (no open deadline decision)", shortfall=shortfall, loss_lower=floors.loss)
     if shortfall is not None and shortfall.proves_miss and one_miss_floor(v, shortfall.miss_cost) > floors.loss:
         floors = replace(floors, loss=one_miss_floor(v, shortfall.miss_cost))  # every schedule misses a deadline
         add_constraint(be, v, loss_expr(be, v) >= floors.loss, "lexicographic")
     be.minimize(loss_expr(be, v))
-    first = run_fn(mb, budget.split(phase1_share), hinted)
+    first = run_fn(mb, budget.split(phase1_share))
     t1 = time.perf_counter() - t0
     scale = max(data.n, 1) * data.obj_scale  # scaled loss / scale = violation_weight × lost value
     report = PhaseReport(status=first.status, seconds=t1,
@@ -156,7 +160,7 @@ def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinte
                              message=f"lexicographic: phase 1 (deadline loss) {first.message}", wall_s=first.wall_s)
         return LexicographicOutcome(final=final, share=phase1_share, phase1=report, shortfall=shortfall, loss_lower=floors.loss)
     if first.value is None:  # no phase-1 solution: the whole objective from the original hint
-        out = run_fn(mb, budget, hinted)
+        out = run_fn(mb, budget)
         floor = floors.loss if first.bound is None else max(floors.loss, math.ceil(first.bound - 1e-6))
         msg = f"lexicographic: phase 1 (deadline loss) {first.status.value} without a solution ({first.message}); phase 2 {out.message}"
         return LexicographicOutcome(final=_raised(out, floor + floors.jct, msg), share=phase1_share, phase1=report,
@@ -172,7 +176,7 @@ def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget, hinte
         lo = math.ceil(first.bound - 1e-6)
         add_constraint(be, v, loss_expr(be, v) >= lo, "lexicographic")
     be.hint(values)
-    out = run_fn(mb, budget, True)
+    out = run_fn(mb, budget)
     msg = f"lexicographic: phase 1 (deadline loss) {first.status.value} in {t1:.2f} s; phase 2 {out.message}"
     # every schedule: loss >= lo, JCT part >= its floor
     return LexicographicOutcome(final=_raised(out, lo + floors.jct, msg), share=phase1_share, phase1=report,

@@ -1,6 +1,6 @@
-"""Pricing for column generation (:mod:`sensaopt.exact.colgen`): the cheapest schedule
+"""Pricing for column generation (:mod:`sensaopt.exact.decompositions.colgen`): the cheapest schedule
 of **one job** under given resource prices, exactly as the time-indexed model
-(:mod:`sensaopt.exact.builder`) counts it.
+(:mod:`sensaopt.exact.model.builder`) counts it.
 
 A job's schedule is a sequence, slot by slot from its release to its last slot
 (``ModelData.slots``), of "idle" or one allowed (pattern, option) pair; each running
@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sensaopt.exact.builder import objective_parts
-from sensaopt.exact.data import CHANGES, JobData, ModelData, placements_of
+from sensaopt.exact.model.builder import objective_parts
+from sensaopt.exact.model.data import CHANGES, JobData, ModelData, placements_of
 from sensaopt.instance import Change
 
 NEVER = -1  # state: the job has not run yet
@@ -81,7 +81,7 @@ def grouped_ok(jd: JobData, kinds: list[list[Change]]) -> bool:
 
 @dataclass(frozen=True)
 class JobRule:
-    """Branching decisions on one job (:mod:`sensaopt.exact.branch_price`): complete
+    """Branching decisions on one job (:mod:`sensaopt.exact.decompositions.branch_price`): complete
     in slot ``lo``..``hi``; never run pair ``b`` in slot ``t`` for ``(t, b)`` in
     ``banned``; run exactly pair ``b`` in slot ``t`` for ``(t, b)`` in ``forced``."""
 

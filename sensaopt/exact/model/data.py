@@ -26,8 +26,8 @@ Units and scaling (the same for both backends, so that CP-SAT gets integers):
 
 Placements are enumerated as *patterns*: a tuple of ``(node, gpus)`` pairs that
 satisfies the gang rule (one node if the job fits a node, else whole nodes plus at
-most one partial node). Every per-GPU option of
-:func:`sensaopt.policies.placement.job_options` may be combined with every pattern
+most one partial node). Every per-GPU
+option of :func:`sensaopt.options.job_options` may be combined with every pattern
 whose nodes can hold it.
 """
 
@@ -40,10 +40,10 @@ from dataclasses import dataclass, field, replace
 from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
 from sensaopt.instance import Change, Instance, Job
-from sensaopt.policies.placement import job_options
+from sensaopt.options import job_options
 from sensaopt.profiles import Option
+from sensaopt.progress import WORK_EPS
 from sensaopt.schedule import Placement, Schedule
-from sensaopt.validator import WORK_EPS
 
 CHANGES = (Change.RESTART, Change.MIGRATION, Change.RESIZE)  # the kinds that cost minutes
 DEFAULT_WORK_SCALE = 10_000

@@ -39,11 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from sensaopt.exact.budget import TimeBudget
-from sensaopt.exact.builder import Backend, Strength, Vars, build
-from sensaopt.exact.data import JobData, ModelData
-from sensaopt.exact.highs import HighsBackend, HighsOptions, _highs_model, limit_from_now
+from sensaopt.exact.model.builder import ModelSpec, Strength, Vars, build, spec_of
+from sensaopt.exact.model.data import JobData, ModelData
 from sensaopt.exact.outcome import BuildFn, ModelBuild
+from sensaopt.solvers import Backend, SolverParams, TimeBudget
+from sensaopt.solvers.highs import HighsBackend, _highs_model, limit_from_now
 
 FAMILY = "completion_cover"
 MAX_ROUNDS = 20  # separation rounds (each: one warm-started LP re-solve)
@@ -108,13 +108,13 @@ def is_valid_for(jd: JobData, cut: CoverCut, run_slots: set[int], complete_by: i
 def separate(data: ModelData, strength: Strength, seconds: float) -> Separation:
     """Cover cuts of the model of ``data`` and ``strength`` by LP separation with
     HiGHS within ``seconds``."""
-    import highspy  # as sensaopt.exact.highs: only when a model is solved
+    import highspy  # as sensaopt.solvers.highs: only when a model is solved
 
     t0 = time.perf_counter()
     be = HighsBackend()
     v = build(data, be, strength)
     cols = be.columns()
-    h, pos = _highs_model(be, cols, HighsOptions(threads=1), TimeBudget(seconds, t0), False)
+    h, pos = _highs_model(be, cols, SolverParams(workers=1), TimeBudget(seconds, t0), False)
     ints = np.array([i for i, c in enumerate(cols) if c.integer], dtype=np.int32)
     if len(ints):
         h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kContinuous] * len(ints)))
@@ -181,7 +181,7 @@ def _row(data: ModelData, v: Vars, cut: CoverCut, pos: dict) -> tuple[list[int],
 def add_cover_cuts(be: Backend, v: Vars, cuts: tuple[CoverCut, ...]) -> None:
     """Write ``cuts`` into a model built on ``be`` (``v``: its variables)."""
     for cut in cuts:
-        lhs = be.sum(v.run[cut.k, u] for u in cut.slots)
+        lhs = be.sum([v.run[cut.k, u] for u in cut.slots])
         be.add(lhs >= cut.coef * v.done[cut.k, cut.t], FAMILY)
         v.families[FAMILY] = v.families.get(FAMILY, 0) + 1
 
@@ -201,10 +201,10 @@ def with_cuts(build_fn: BuildFn) -> BuildFn:
     """``build_fn`` followed by the cover cuts on the model it built. Separation gets
     ``SHARE`` of the budget left after building, at most ``MAX_SECONDS`` seconds."""
 
-    def build_and_cut(data: ModelData, strength: Strength, budget: TimeBudget) -> ModelBuild:
-        mb = build_fn(data, strength, budget)
+    def build_and_cut(data: ModelData, spec: ModelSpec | Strength, budget: TimeBudget) -> ModelBuild:
+        mb = build_fn(data, spec, budget)
         cap = MAX_SECONDS if budget is None else min(MAX_SECONDS, SHARE * budget.left())
-        add_completion_cuts(mb.data, mb.backend, mb.vars, strength or Strength(), cap)
+        add_completion_cuts(mb.data, mb.backend, mb.vars, spec_of(spec).strength, cap)
         return mb
 
     return build_and_cut

@@ -1,9 +1,9 @@
 """Column generation over whole per-job schedules (issue 15, item 4): the
 Dantzig–Wolfe bound of the time-indexed model, and the master that
-:mod:`sensaopt.exact.branch_price` searches with.
+:mod:`sensaopt.exact.decompositions.branch_price` searches with.
 
 The **master** chooses, for every job, a convex combination of columns — complete
-schedules of that job (:class:`~sensaopt.exact.pricing.Column`) — so that in every
+schedules of that job (:class:`~sensaopt.exact.decompositions.pricing.Column`) — so that in every
 slot every node's GPUs, cores and memory hold (the model's capacity rows, same units:
 GPUs, cores, ``1/mem_scale`` GB). Every other constraint of the model concerns one job
 and is inside the columns: release, the change losses, completion, deadlines (the
@@ -11,15 +11,15 @@ column's cost is the job's objective contribution). Its LP relaxation is therefo
 least as strong as the compact model's, and equal to the Lagrangian dual of the
 capacity rows.
 
-**Pricing** (:mod:`sensaopt.exact.pricing`) is exact, so for any prices ``π ≥ 0`` on the
+**Pricing** (:mod:`sensaopt.exact.decompositions.pricing`) is exact, so for any prices ``π ≥ 0`` on the
 capacity rows
 
     L(π) = Σ_j min_{schedules s of j} (cost_j(s) + π·use(s)) − π·cap
 
 is a valid lower bound of the model's optimum (Lagrangian relaxation), whatever state
 the master is in. :func:`column_generation` reports the best ``L`` seen, rounded up to
-a multiple of the objective's granularity (:func:`~sensaopt.exact.builder.round_bound`), in scaled model units
-(:func:`sensaopt.exact.builder.to_objective` converts). The loop stops when no column
+a multiple of the objective's granularity (:func:`~sensaopt.exact.model.builder.round_bound`), in scaled model units
+(:func:`sensaopt.exact.model.builder.to_objective` converts). The loop stops when no column
 prices out (then the bound equals the master LP: the Dantzig–Wolfe bound) or on time
 (:meth:`Master.solve` also stops at a node's cutoff).
 
@@ -41,12 +41,12 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-from sensaopt.exact.builder import objective_step, round_bound
-from sensaopt.exact.data import JobData, ModelData, pair_of, placements_of
-from sensaopt.exact.highs import limit_from_now
-from sensaopt.exact.pricing import NO_RULE, Column, JobPricer, JobRule
-from sensaopt.exact.values import schedule_of_rounds
+from sensaopt.exact.decompositions.pricing import NO_RULE, Column, JobPricer, JobRule
+from sensaopt.exact.model.builder import objective_step, round_bound
+from sensaopt.exact.model.data import JobData, ModelData, pair_of, placements_of
+from sensaopt.exact.model.values import schedule_of_rounds
 from sensaopt.schedule import Placement, Schedule
+from sensaopt.solvers.highs import limit_from_now
 
 RC_EPS = 1e-6  # a column prices out when its reduced cost is below −RC_EPS (scaled units)
 BOUND_EPS = 1e-6  # relative: a converged master LP value is taken this much lower as a bound (float error)

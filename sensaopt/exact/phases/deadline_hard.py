@@ -1,0 +1,172 @@
+"""The deadline-hard phase: once the shortfall phase found a schedule meeting every open
+deadline (:func:`zero_miss_start`), the model with those deadlines as constraints,
+trimmed (:func:`sensaopt.exact.model.data.hard_data`), solved from it — by the primary
+backend alone, or cooperating with a partner (:func:`cooperate`), optionally followed by
+branch and price (:func:`branch_and_price_after`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sensaopt.exact.common import (
+    INTEGRAL_GAP,
+    MIN_EXTEND_S,
+    Prepared,
+    SolveSettings,
+    base_params,
+    build_or_result,
+    early_result,
+    granular_proof,
+    make_result,
+    model_size,
+)
+from sensaopt.exact.decompositions.branch_price import BranchOutcome, branch_and_price
+from sensaopt.exact.model.builder import BuildTimeout, objective_parts, round_bound, to_objective
+from sensaopt.exact.model.data import ModelData, hard_data
+from sensaopt.exact.model.values import extract_schedule, hint_values, relabel_identical_nodes
+from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
+from sensaopt.exact.phases.complete import complete_schedule
+from sensaopt.exact.phases.horizon import with_horizon_proof
+from sensaopt.exact.phases.lexicographic import ObjectiveFloors
+from sensaopt.exact.phases.shortfall import ShortfallOutcome
+from sensaopt.result import LossProof, Result, Status
+from sensaopt.schedule import Schedule
+from sensaopt.solvers import TimeBudget
+from sensaopt.solvers.base import known_values
+
+
+def zero_miss_start(prep: Prepared, short: ShortfallOutcome | None, settings: SolveSettings) -> tuple[ModelData, Schedule] | None:
+    """The deadline-hard model's data and its start: the shortfall run's zero-miss
+    schedule completed greedily within the hard model's horizon; None when there is none
+    (no zero-miss schedule found, or deadlines so far beyond the horizon that the hard
+    model would be too large)."""
+    if short is None or short.schedule is None:
+        return None
+    hard = hard_data(prep.data, grow=settings.horizon is None)
+    if hard.estimate_vars() > settings.max_vars:  # deadlines far beyond the horizon
+        return None
+    whole = complete_schedule(hard, short.schedule)
+    return None if whole is None else (hard, whole)
+
+
+def solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Schedule, engine: Engine,
+                         settings: SolveSettings, budget: TimeBudget, short: ShortfallOutcome) -> Result:
+    """Phase 2 once the shortfall run found a zero-miss schedule and it could be
+    completed (``whole``, valid, within ``data.H``): the deadline-hard, trimmed model
+    ``data`` (:func:`sensaopt.exact.model.data.hard_data`), started from ``whole``. Its
+    optimum is the optimum unless missing the cheapest open deadline could pay for
+    itself: the bound is the smaller of the hard model's bound and the floor of every
+    schedule with a miss, and OPTIMAL needs the incumbent at or below that floor."""
+    full = prep.data
+    mb = build_or_result(solver, prep, data, engine, settings, budget)
+    if isinstance(mb, Result):
+        return mb
+    vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole))  # complete and zero-miss
+    fallback = vals or None
+    if vals:
+        mb.backend.hint(vals)
+    coop: dict = {}
+    solver_budget = budget.split(BRANCH_PRICE_AFTER) if settings.branch_price else budget
+    if settings.partner is None:
+        out = engine.run(mb, solver_budget)
+    else:
+        first = mb
+        mb, out, coop = cooperate(mb, engine, settings.partner, settings, solver_budget, whole)
+        if mb is not first:  # the partner's incumbent won: the fallback in its variables
+            fallback = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole)) or None
+    bp = None
+    if settings.branch_price and out.status != Status.OPTIMAL and budget.left() >= MIN_EXTEND_S:
+        out, bp = branch_and_price_after(mb, out, whole, budget)
+    floors = ObjectiveFloors.of(mb.vars)
+    slot_coef = objective_parts(full)[0]
+    miss = (floors.loss + short.report.miss_cost
+            + slot_coef * sum(max(jd.earliest_done, 0) for jd in full.jobs))  # every schedule with a miss
+    bound = round_bound(data, floors.loss + floors.jct if out.bound is None else max(out.bound, floors.loss + floors.jct))
+    status, msg = out.status, f"deadline-hard phase 2 (shortfall 0 in {short.report.seconds:.2f} s): {out.message}"
+    status, msg = granular_proof(status, msg, out.objective, bound)
+    if status == Status.OPTIMAL and out.objective is not None and out.objective > miss + 0.5:
+        status = Status.FEASIBLE
+        msg += "; optimal among zero-miss schedules only: missing a deadline might cost less than it saves"
+    out = replace(out, status=status, bound=min(bound, miss), message=msg)
+    lex = {"phase1_share": settings.phase1_share, "phase1": "skipped (shortfall 0: a zero-miss schedule exists)",
+           "shortfall": short.report.to_dict(), "phase2": "deadline-hard, trimmed"}
+    if coop:
+        lex["cooperation"] = coop
+    if bp is not None:
+        lex["branch_price"] = bp.to_dict()
+    params = base_params(solver, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
+                                                "lexicographic": lex, "complete_start": fallback is not None})
+    if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
+        res = early_result(solver, data, Status.TIME_LIMIT, budget, params, msg + "; incumbent = the SensaScale schedule",
+                            incumbent=prep.heuristic)
+        res.model_size = model_size(mb)
+        b = to_objective(data, out.bound) if out.bound is not None else None
+        res = replace(res, bound=res.bound if b is None or res.objective is None else min(max(b, 0.0), res.objective))
+    else:
+        res = make_result(solver, mb, out, budget.elapsed(), params, fallback)
+    res.loss_proof = LossProof(fixed=True)  # phase 1 skipped: a zero-miss schedule exists
+    within = frozenset(k for k, end in data.ends.items() if end <= data.H)  # deadline slots inside the horizon
+    exempt = within if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
+    return with_horizon_proof(res, data, floors.loss, exempt)
+
+
+BRANCH_PRICE_AFTER = 0.5  # with branch and price: the solver(s) get this share of the deadline-hard phase's time
+
+
+def branch_and_price_after(mb: ModelBuild, out: SolveOutcome, whole: Schedule, budget: TimeBudget
+                      ) -> tuple[SolveOutcome, BranchOutcome]:
+    """Branch and price (:func:`branch_and_price`) for the time left, from the solver's
+    incumbent (else ``whole``): the larger bound counts, its schedule replaces the
+    solver's when better, and OPTIMAL when its search closed."""
+    data = mb.data
+    start = extract_schedule(data, mb.vars, out.value) if out.value is not None else whole
+    bp = branch_and_price(data, budget.left(), start=start)
+    bound = max((b for b in (out.bound, bp.bound) if b is not None), default=None)
+    msg = (f"{out.message}; then branch and price: {bp.nodes} nodes, {bp.open} open, "
+           f"{'optimal' if bp.proven else 'not closed'} in {bp.seconds:.2f} s")
+    out = replace(out, bound=bound, message=msg)
+    if bp.schedule is not None and (out.value is None or bp.schedule is not start):  # better than the solver's, or it had none
+        vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, bp.schedule))
+        if vals:
+            out = replace(out, value=known_values(vals), objective=bp.incumbent)
+    if bp.proven:
+        out = replace(out, status=Status.OPTIMAL)
+    return out, bp
+
+
+COOPERATE_SHARE = 0.1  # of the time left: the primary's, the partner gets the rest (measured: models/measurements.md)
+
+
+def _outcome_dict(out: SolveOutcome) -> dict:
+    return {"status": out.status.value, "objective": out.objective, "bound": out.bound, "seconds": round(out.wall_s, 3)}
+
+
+def cooperate(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSettings, budget: TimeBudget,
+               whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, dict]:
+    """The primary for ``COOPERATE_SHARE`` of the time left, then ``partner`` on the same
+    data from the primary's incumbent (else from ``whole``) for the rest. Returned: the
+    model holding the better incumbent, an outcome with that incumbent and the larger
+    bound (OPTIMAL when either proved it or the two meet), and both runs' records."""
+    first = engine.run(mb, budget.split(COOPERATE_SHARE))
+    record: dict = {"partner": partner.name, "primary_run": _outcome_dict(first)}
+    if first.status == Status.OPTIMAL or budget.left() < MIN_EXTEND_S:
+        return mb, first, record
+    start = extract_schedule(mb.data, mb.vars, first.value) if first.value is not None else whole
+    try:
+        mb2 = partner.build(mb.data, settings.model_spec, budget)
+    except BuildTimeout:
+        return mb, first, record
+    vals = hint_values(mb.data, mb2.vars, relabel_identical_nodes(mb.data.instance, start)) if start is not None else {}
+    if vals:
+        mb2.backend.hint(vals)
+    second = partner.run(mb2, budget)
+    record["partner_run"] = _outcome_dict(second)
+    best_mb, best = (mb2, second) if second.objective is not None and (first.objective is None or second.objective < first.objective) \
+        else (mb, first)
+    bounds = [b for b in (first.bound, second.bound) if b is not None]
+    bound = max(bounds) if bounds else None
+    proven = Status.OPTIMAL in (first.status, second.status) or (
+        best.objective is not None and bound is not None and best.objective - bound < INTEGRAL_GAP)
+    status = Status.OPTIMAL if proven else best.status
+    msg = f"{first.message}; then {partner.name} from its incumbent: {second.message}"
+    return best_mb, replace(best, status=status, bound=bound, message=msg), record
