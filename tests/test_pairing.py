@@ -131,3 +131,38 @@ def test_class_method_runs_end_to_end_and_validates():
     inst = generate(GeneratorConfig(jobs=60, nodes=4, seed=6, load=1.8))
     res = simulate(inst, SensaScalePolicy(pairing_method="classes", urgency_levels=16))
     assert res.metrics.finished == 60 and res.params["config"]["pairing_method"] == "classes"
+
+
+def test_within_class_pairing_pairs_a_cpu_hungry_with_a_memory_hungry_job():
+    """pairing_classes="cpu-memory": on one 8-GPU, 24-core, 500-GB node a CPU-hungry
+    4-GPU job (2x at 6 cores per GPU, flat in memory) and a memory-hungry one (2x at 100 GB
+    per GPU, 1 core enough) are rows and columns; the memory-hungry one gets its optimal
+    demand (1 core, 100 GB per GPU), the CPU-hungry one the best option within the rest
+    (5 cores and 20 GB per GPU of the 20 cores, 100 GB left), both faster than at the
+    share. The sensitive-insensitive default finds no pair (no insensitive job)."""
+    from sensaopt.instance import Cluster, Instance, Job, NodeType
+    from sensaopt.policies.base import JobState, RoundState
+    from sensaopt.policies.sensascale import SensaScalePolicy
+    from sensaopt.policies.sensascale.analysis import analyse
+    from sensaopt.policies.sensascale.pairing import candidates, make_pairs
+    from sensaopt.profiles import SensitivityProfile
+
+    cpu = SensitivityProfile("cpu", (1.0, 3.0, 6.0), (20.0, 62.5), ((0.5, 0.5), (1.0, 1.0), (2.0, 2.0)))
+    mem = SensitivityProfile("mem", (1.0, 3.0), (20.0, 62.5, 100.0), ((1.0, 1.0, 2.0), (1.0, 1.0, 2.0)))
+    cluster = Cluster((NodeType("n", 8, 24, 500.0, 1),))
+    inst = Instance("t", cluster, 10.0, (Job("c", 0.0, 4, 100.0, cpu, deadline=400.0), Job("m", 0.0, 4, 100.0, mem, deadline=400.0)))
+    st = RoundState(0, 0.0, 10.0, cluster, inst.overheads, [JobState(spec=j, remaining=j.work) for j in inst.jobs])
+    for classes, expect in (("sensitive-insensitive", {}), ("cpu-memory", {"c", "m"})):
+        pol = SensaScalePolicy(pairing_classes=classes)
+        pol.reset(inst)
+        infos = analyse(st, pol.facts, pol.config)
+        rows, cols = candidates(infos, cluster, pol.config)
+        if classes == "cpu-memory":
+            assert [x.id for x in rows] == ["c"] and [x.id for x in cols] == ["m"]
+        pairs = make_pairs(infos, cluster, pol.config, 0.0, 10.0)
+        assert set(pairs) == set(expect)
+        out = pol.decide(st)
+        if classes == "cpu-memory":
+            (pc,), (pm,) = out["c"], out["m"]
+            assert (pm.cpus, pm.mem_gb) == (4, 400.0)  # m's optimal demand: 1 core, 100 GB per GPU
+            assert (pc.cpus, pc.mem_gb) == (20, 80.0) and pc.node == pm.node  # c: 5 cores, 20 GB per GPU

@@ -60,6 +60,11 @@ class SensaScaleConfig:
 
     # Step 3 — complementarity pairing
     pairing: bool = True
+    pairing_classes: str = "sensitive-insensitive"
+    """Who is paired: "sensitive-insensitive" (the summary's conclusion: an insensitive
+    job gives its CPU/memory share to a sensitive one) or "cpu-memory" (the abstract's
+    "within each class": a CPU-leaning sensitive job with a memory-leaning one, the
+    memory-leaning one at its optimal demand; measured in models/sensascale.md)."""
     pairing_method: str = "assignment"
     """"assignment": scipy linear_sum_assignment on the sensitive × insensitive
     matrix (same total weight as a maximum-weight matching on this bipartite graph);
@@ -127,6 +132,8 @@ class SensaScaleConfig:
     their optimal demand (Synergy-style work conservation; the paper is silent)."""
 
     def __post_init__(self) -> None:
+        if self.pairing_classes not in ("sensitive-insensitive", "cpu-memory"):
+            raise ValueError("pairing_classes must be 'sensitive-insensitive' or 'cpu-memory'")
         if self.pairing_method not in ("assignment", "networkx", "classes"):
             raise ValueError("pairing_method must be 'assignment', 'networkx' or 'classes'")
         if self.urgency_levels < 0:

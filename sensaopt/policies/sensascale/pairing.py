@@ -382,20 +382,33 @@ def match_networkx(W: np.ndarray) -> list[tuple[int, int]]:
 
 
 def candidates(infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig) -> tuple[list[JobInfo], list[JobInfo]]:
-    """(sensitive, insensitive) jobs smaller than a node within the queue prefix that
-    asks for at most ``pairing_window`` × the cluster's GPUs."""
+    """(rows, columns) of the matching among the jobs smaller than a node within the
+    queue prefix that asks for at most ``pairing_window`` × the cluster's GPUs: with
+    ``pairing_classes="sensitive-insensitive"`` (sensitive, insensitive) jobs; with
+    ``"cpu-memory"`` the sensitive jobs only, (CPU-leaning, memory-leaning) by their
+    optimal demand relative to the reference share (cores ÷ share ≥ GB ÷ share: CPU).
+    The column job of a pair gets its optimal demand, the row job the rest
+    (:func:`pair_options`)."""
     budget = cfg.pairing_window * cluster.total_gpus
-    max_g = cluster.reference_type.gpus
-    sens: list[JobInfo] = []
-    insens: list[JobInfo] = []
+    ref = cluster.reference_type
+    max_g = ref.gpus
+    within = cfg.pairing_classes == "cpu-memory"
+    sc, sm = ref.cpu_per_gpu, ref.mem_per_gpu
+    rows: list[JobInfo] = []
+    cols: list[JobInfo] = []
     used = 0
     for info in infos:
         if used + info.gpus > budget:
             break
         used += info.gpus
-        if info.gpus < max_g:
-            (sens if info.facts.sensitive else insens).append(info)
-    return sens, insens
+        if info.gpus >= max_g:
+            continue
+        f = info.facts
+        if not within:
+            (rows if f.sensitive else cols).append(info)
+        elif f.sensitive:
+            (rows if f.opt.cpu / sc >= f.opt.mem / sm else cols).append(info)
+    return rows, cols
 
 
 def match(W: np.ndarray, method: str = "assignment") -> list[tuple[int, int]]:
