@@ -38,14 +38,24 @@ def check_order(order: str, owner: str, allowed: tuple[str, ...] = ORDERS) -> No
         raise ValueError(f"{owner} order must be one of {', '.join(allowed)}, not {order!r}")
 
 
+def remaining_minutes(js: JobState, speed: float) -> float:
+    """Minutes of run time ``js`` still needs at ``speed`` (its observed speed correction applied)."""
+    return js.remaining / (speed * js.speed_correction)
+
+
+def restart_minutes(js: JobState, state: RoundState) -> float:
+    """Minutes ``js`` loses if it runs this round: the restart cost if it ran before but
+    not last round, else 0."""
+    return state.overheads.minutes(RESTART, js.gpus) if (js.started and not state.was_running(js)) else 0.0
+
+
 def run_minutes(js: JobState, state: RoundState, speed: float) -> float:
     """Minutes from the start of this round until ``js`` finishes if it runs from now
     on at ``speed`` (per GPU, relative to speed 1.0) without a pause: the restart cost
     of a paused job counted, rounded up to whole rounds (completion = end of the round
     in which the work is done)."""
     R = state.round_minutes
-    lost = state.overheads.minutes(RESTART, js.gpus) if (js.started and not state.was_running(js)) else 0.0
-    need = (js.remaining / (speed * js.speed_correction) + lost) / R
+    need = (remaining_minutes(js, speed) + restart_minutes(js, state)) / R
     return math.ceil(need - 1e-9) * R
 
 
@@ -71,7 +81,7 @@ def queue_order(jobs: list[JobState], state: RoundState, order: str, demote_late
     if order == "fifo":
         return sorted(jobs, key=lambda js: (js.spec.arrival, js.id))
     if order == "srtf":
-        return sorted(jobs, key=lambda js: (js.remaining / best_speed(js), js.spec.arrival, js.id))
+        return sorted(jobs, key=lambda js: (remaining_minutes(js, best_speed(js)), js.spec.arrival, js.id))
 
     needs_speed = demote_late or order == "lst"
 
@@ -79,11 +89,10 @@ def queue_order(jobs: list[JobState], state: RoundState, order: str, demote_late
         speed = best_speed(js) if needs_speed else 1.0
         target = target_deadline(js, state, speed, demote_late)
         if target is None:  # best effort (or demoted): after every deadline job
-            second = js.remaining / (speed * js.speed_correction) if demote_late else js.spec.arrival
+            second = remaining_minutes(js, speed) if demote_late else js.spec.arrival
             return (1, second, js.spec.arrival, js.id)
         if order == "lst":
-            lost = state.overheads.minutes(RESTART, js.gpus) if (js.started and not state.was_running(js)) else 0.0
-            return (0, target - js.remaining / (speed * js.speed_correction) - lost, js.spec.arrival, js.id)
+            return (0, target - remaining_minutes(js, speed) - restart_minutes(js, state), js.spec.arrival, js.id)
         return (0, target, js.spec.arrival, js.id)
 
     return sorted(jobs, key=key)
@@ -106,4 +115,4 @@ def sticky_order(ordered: list[JobState], state: RoundState) -> list[JobState]:
     return running + waiting + rest
 
 
-__all__ = ["ORDERS", "check_order", "queue_order", "run_minutes", "sticky_order", "target_deadline"]
+__all__ = ["ORDERS", "check_order", "queue_order", "remaining_minutes", "restart_minutes", "run_minutes", "sticky_order", "target_deadline"]
