@@ -352,9 +352,7 @@ def instance_names() -> list[str]:
 def packaged_data_dirs() -> list[Path]:
     """The folders of sensaopt's packaged data, resolved: the packaged instances and the
     ``sensaopt`` package (outputs are never written there: :mod:`sensaopt.outputs`)."""
-    import sensaopt
-
-    dirs = [Path(sensaopt.__file__).resolve().parent]
+    dirs = [Path(__file__).resolve().parent]  # this module lives in the sensaopt package
     folder = _instances_folder()
     if folder is not None:
         with contextlib.suppress(OSError, TypeError, ValueError):

@@ -24,7 +24,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "sensaopt.profile_data", "sensaopt.profiles", "sensaopt.options", "sensaopt.instance", "sensaopt.datasets",
         "sensaopt.outputs", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",
         "sensaopt.metrics", "sensaopt.result", "sensaopt.generate",
-        "sensaopt.servable",  # on main since this branch started (unservable deadline jobs; imports only the core)
+        "sensaopt.servable",  # unservable deadline jobs (imports only the core)
+        "sensaopt.arguments",  # argument checks of the public API (imports only the core)
     )),
     # reading and presenting results (no solver, no policy): a Result never imports them
     ("reports", ("sensaopt.compare", "sensaopt.frames", "sensaopt.plot")),

@@ -4,6 +4,8 @@ earliest finish checked against the validator's own replay of the best schedule.
 import numpy as np
 import pytest
 
+from sensaopt.errors import InputError
+
 from sensaopt.schedule import Placement, Schedule, Segment
 from sensaopt.servable import best_speed, earliest_finishes, servable_summary, unservable_jobs
 from sensaopt.validator import check_schedule
@@ -34,9 +36,9 @@ def test_best_speed_uses_the_whole_node_and_gang_jobs_whole_nodes():
     assert best_speed(inst.jobs[0].profile, 1, inst.cluster) == pytest.approx(2.4)
     assert list(earliest_finishes(inst)) == [100.0, 100.0, 100.0, 110.0]
     assert unservable_jobs(inst) == {"d"}
-    # cut below the floor everywhere: never runs
-    tiny = instance([job("x", 0, gpus=8, work=10, model="res18", deadline=1e6)], cpus=4, R=10.0)
-    assert np.isinf(earliest_finishes(tiny)[0]) and unservable_jobs(tiny) == {"x"}
+    # cut below the floor everywhere: no policy can run it, so the instance is refused at load
+    with pytest.raises(InputError, match=r"job x\).*fits no node"):
+        instance([job("x", 0, gpus=8, work=10, model="res18", deadline=1e6)], cpus=4, R=10.0)
 
 
 def test_speed_factor_counts():
