@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import math
 
-from sensaopt.instance import Cluster, Node
+from sensaopt.instance import Cluster, Node, NodeType
 from sensaopt.profiles import Option, SensitivityProfile
 
 
-def proportional_share(node: Node) -> tuple[int, float]:
-    """GPU-proportional per-GPU share of a node: (cores per GPU, floored; GB per GPU)."""
+def proportional_share(node: Node | NodeType) -> tuple[int, float]:
+    """GPU-proportional per-GPU share of a node (or node type): (cores per GPU, floored;
+    GB per GPU)."""
     return math.floor(node.cpus / node.gpus + 1e-9), node.mem_gb / node.gpus
 
 

@@ -63,11 +63,9 @@ def target_deadline(js: JobState, state: RoundState, speed: float, demote_late: 
     """The deadline ``js`` aims at: its first deadline (soft ones included) that it still
     meets at ``speed``; with ``demote_late`` None when it meets none (and always None
     for best effort); without, its first deadline regardless."""
+    if not demote_late or js.spec.deadline is None:  # the hot path of plain EDF: no tuple built
+        return js.spec.deadline
     deadlines = js.spec.deadlines()
-    if not deadlines:
-        return None
-    if not demote_late:
-        return deadlines[0][0]
     finish = state.now + run_minutes(js, state, speed)
     for at, _value in deadlines:
         if finish <= at + 1e-9:

@@ -10,10 +10,10 @@ proportional-share speed.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from sensaopt.instance import Instance
+from sensaopt.options import proportional_share
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
 from sensaopt.policies.placement import NodePool
 from sensaopt.policies.queue import check_order, queue_order, sticky_order
@@ -97,8 +97,7 @@ class EDFPolicy(_GreedyProportional):
         s = self._speed.get(key)
         if s is None:
             self._profiles.append(prof)
-            s = self._speed[key] = max(prof.speed(math.floor(nt.cpu_per_gpu + 1e-9), nt.mem_per_gpu)
-                                       for nt in self.instance.cluster.node_types)
+            s = self._speed[key] = max(prof.speed(*proportional_share(nt)) for nt in self.instance.cluster.node_types)
         return s
 
     def ordered(self, state: RoundState) -> list[JobState]:

@@ -21,6 +21,7 @@ import numpy as np
 from sensaopt.errors import InputError
 from sensaopt.generate import deadline_rule
 from sensaopt.instance import Cluster, Instance, Job, SoftDeadline
+from sensaopt.options import proportional_share
 from sensaopt.profiles import catalog
 from sensaopt.traces._rows import RowError, within
 from sensaopt.traces.sensitivity import SensitivityMix
@@ -244,11 +245,12 @@ def _work_factors(models: list[str], cluster: Cluster, duration_at: str, source:
         return dict.fromkeys(names, 1.0)
     t = cluster.node_types[0]
     cat = catalog()
-    out = {m: cat[m].speed(t.cpus / t.gpus, t.mem_gb / t.gpus) for m in names}
+    share = proportional_share(t)  # the policies' share: cores per GPU floored
+    out = {m: cat[m].speed(*share) for m in names}
     slow = sorted(m for m, v in out.items() if not v > 0)
     if slow:
         raise InputError(source, "duration_at", f"model(s) {', '.join(slow)} cannot run at the node's proportional share "
-                                                f"({t.cpus / t.gpus:g} cores, {t.mem_gb / t.gpus:g} GB per GPU): use duration_at=reference")
+                                                f"({share[0]:g} cores, {share[1]:g} GB per GPU): use duration_at=reference")
     return out
 
 

@@ -13,7 +13,7 @@ from functools import cached_property
 from sensaopt.changes import MIGRATION, NONE, RESIZE, RESTART, classify
 from sensaopt.instance import Change, Cluster, NodeType
 from sensaopt.policies.base import JobState, RoundState
-from sensaopt.policies.placement import NodePool, job_options
+from sensaopt.policies.placement import NodePool, job_options, proportional_share
 from sensaopt.profiles import Option, SensitivityProfile
 from sensaopt.schedule import Placement
 
@@ -66,7 +66,7 @@ def profile_facts(profile: SensitivityProfile, gpus: int, cluster: Cluster, cfg:
     opt = min((o for o in opts if o.speed >= target), key=lambda o: (max(o.cpu / share[0], o.mem / share[1]), o.cpu, o.mem))
     base = {}
     for nt in cluster.node_types:
-        c, m = math.floor(nt.cpu_per_gpu + 1e-9), nt.mem_per_gpu
+        c, m = proportional_share(nt)
         target = (1 - cfg.demand_tolerance) * profile.speed(c, m) - 1e-12
         fit = [o for o in opts if o.speed >= target]
         base[nt] = min(fit, key=lambda o: (max(o.cpu / c, o.mem / m), o.cpu, o.mem)) if fit else opts[-1]
