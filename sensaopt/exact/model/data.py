@@ -39,8 +39,9 @@ from dataclasses import dataclass, field, replace
 
 from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
-from sensaopt.instance import Change, Instance, Job
 from sensaopt.exact.model.grid import DEFAULT_REFINE, inner_options, outer_options
+from sensaopt.instance import Change, Instance, Job
+from sensaopt.options import job_options
 from sensaopt.profiles import Option
 from sensaopt.progress import WORK_EPS
 from sensaopt.schedule import Placement, Schedule
@@ -211,7 +212,13 @@ def _options(instance: Instance, job: Job, extra: set[tuple[float, float]], rela
     inner grid plus the ``extra`` (cores, GB) points, or the outer (relaxation) grid."""
     if relaxed:
         return list(outer_options(job.profile, refine))
-    opts = list(inner_options(job.profile, instance.cluster, job.gpus, inner_refine))  # distinct (cores, GB): another option = a resize
+    if inner_refine == 0:  # the policies' options alone (the rolling-horizon policies' windows)
+        opts: list[Option] = []
+        for o in job_options(job.profile, instance.cluster):
+            if not any(p.cpu == o.cpu and p.mem == o.mem for p in opts):
+                opts.append(o)
+    else:
+        opts = list(inner_options(job.profile, instance.cluster, job.gpus, inner_refine))  # distinct (cores, GB): another option = a resize
     for c, m in sorted(extra):
         if not any(abs(o.cpu - c) < 1e-9 and abs(o.mem - m) < 1e-9 for o in opts):
             sp = round(job.profile.speed(c, m), 12)
@@ -221,10 +228,15 @@ def _options(instance: Instance, job: Job, extra: set[tuple[float, float]], rela
 
 
 def _holds(data_nodes: tuple, pattern: Pattern, o: Option, relaxed: bool) -> bool:
-    """Whether every node of ``pattern`` can hold option ``o`` on its GPUs there. In the
-    relaxation a gang job's whole nodes are not charged (:func:`uncharged`)."""
+    """Whether every node of ``pattern`` can hold option ``o`` on its GPUs there, in whole
+    cores per job and node (the validator's ``whole_cores``). The relaxation drops the
+    whole-core rule (a superset stays a relaxation) and does not charge a gang job's
+    whole nodes (:func:`uncharged`)."""
+    if relaxed:
+        return all(g * o.cpu <= data_nodes[n].cpus + 1e-9 and g * o.mem <= data_nodes[n].mem_gb + 1e-6
+                   for n, g in pattern.parts if not uncharged(data_nodes, pattern, n, g))
     return all(g * o.cpu <= data_nodes[n].cpus + 1e-9 and g * o.mem <= data_nodes[n].mem_gb + 1e-6
-               for n, g in pattern.parts if not (relaxed and uncharged(data_nodes, pattern, n, g)))
+               and abs(g * o.cpu - round(g * o.cpu)) < 1e-6 for n, g in pattern.parts)
 
 
 def uncharged(nodes: tuple, pattern: Pattern, node: int, gpus: int) -> bool:
@@ -239,14 +251,14 @@ def build_data(
     horizon: int,
     *,
     work_scale: int = DEFAULT_WORK_SCALE,
-    extra_options: dict[str, set[tuple[int, float]]] | None = None,
+    extra_options: dict[str, set[tuple[float, float]]] | None = None,
     states: dict[str, tuple[float, bool, tuple[Placement, ...] | None]] | None = None,
     start_round: int = 0,
     window: bool = False,
     max_vars: int | None = None,
     relaxed: bool = False,
     refine: int = DEFAULT_REFINE,
-    inner_refine: int = 1,
+    inner_refine: int = 0,
 ) -> ModelData:
     """Extract the model data for ``horizon`` slots (refused with a one-line error
     naming the rolling-horizon policy when ``max_vars`` is given and the model would
@@ -258,7 +270,8 @@ def build_data(
 
     ``relaxed``: the allocation relaxation's data (outer grid of ``refine`` steps per
     cell, :mod:`sensaopt.exact.model.grid`), whose bound is a bound of the problem;
-    otherwise the inner grid's (``inner_refine`` steps), whose schedules are valid.
+    otherwise the inner grid's (``inner_refine`` steps; 0: the policies' options alone,
+    :func:`sensaopt.options.job_options`), whose schedules are valid.
     """
     R = instance.round_minutes
     nodes = instance.cluster.nodes
@@ -381,7 +394,12 @@ def precheck_size(instance: Instance, horizon: int | None, horizon_slack: int, m
 def placements_of(data: ModelData, jd: JobData, pair: tuple[int, int]) -> tuple[Placement, ...]:
     """The schedule placements for a (pattern, option) pair: totals = gpus × per-GPU option."""
     pat, opt = jd.patterns[pair[0]], jd.options[pair[1]]
-    return tuple(Placement(nd, g, g * opt.cpu, g * opt.mem) for nd, g in pat.parts)
+    return tuple(Placement(nd, g, _cores(g * opt.cpu), g * opt.mem) for nd, g in pat.parts)
+
+
+def _cores(x: float) -> int:
+    """A placement's cores: whole in the inner grid (a relaxation option may be fractional)."""
+    return round(x) if abs(x - round(x)) < 1e-6 else x  # type: ignore[return-value]
 
 
 def pair_of(jd: JobData, placements: tuple[Placement, ...]) -> tuple[int, int] | None:

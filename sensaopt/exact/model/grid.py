@@ -71,11 +71,12 @@ def pareto(options: Iterable[Option]) -> tuple[Option, ...]:
 
 def whole_node_shares(cluster: Cluster, gpus: int) -> set[tuple[float, float]]:
     """Per-GPU (cores, GB) of a whole node of each type shared by a job's GPUs on it:
-    ``gpus`` (one node) or the node's GPUs (a gang job), rounded down to the lattice."""
+    ``gpus`` (one node) or the node's GPUs (a gang job): all its cores (a whole number per
+    job), its GB rounded down to the lattice."""
     out = set()
     for t in cluster.node_types:
         per = gpus if gpus <= t.gpus else t.gpus
-        out.add((_lattice(t.cpus / per, up=False), _lattice(t.mem_gb / per, up=False)))
+        out.add((t.cpus / per, _lattice(t.mem_gb / per, up=False)))
     return out
 
 

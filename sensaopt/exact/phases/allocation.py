@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, trivial_bound
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, objective_step, round_bound, to_objective
 from sensaopt.exact.model.data import ModelData, build_data
@@ -64,51 +65,94 @@ def hopeless_loss(data: ModelData) -> float:
     return wv * loss
 
 
+def ladder(refine: int) -> list[int]:
+    """The relaxations tried, coarse (cheap) first: 1, 2, 4, ... up to ``refine``."""
+    out, r = [], 1
+    while r < refine:
+        out.append(r)
+        r *= 2
+    return out + [refine]
+
+
 def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> Result:
     """``res`` (the inner model's Result) with a status and bound valid over every
-    allocation the validator accepts (module doc)."""
-    refine = settings.refine
-    info: dict = {"refine": refine, "grid_bound": res.bound}
-    if grid_dominates(instance, refine, settings.inner_refine):
+    allocation the validator accepts (module doc): the relaxations of :func:`ladder`
+    in turn, each bound valid, the best one kept, until one meets the incumbent."""
+    info: dict = {"refine": settings.refine, "grid_bound": res.bound}
+    if grid_dominates(instance, settings.refine, settings.inner_refine):
         res.params["allocations"] = {**info, "check": "dominated"}
         return res
     H = res.params.get("horizon")
     if H is None:
         res.params["allocations"] = {**info, "check": "skipped: no horizon"}
         return res
-    outer = build_data(instance, int(H), work_scale=settings.work_scale, relaxed=True, refine=refine)
-    floor, floor_how = loss_floor(outer, engine, settings, budget)
-    if res.objective is not None:
-        needed = horizon_needed(outer, res.objective, floor)
-        if needed > outer.H:  # a schedule better than the incumbent may end past H: the relaxation needs that horizon
-            outer = build_data(instance, needed, work_scale=settings.work_scale, relaxed=True, refine=refine)
-    bound, how = relaxation_bound(outer, engine, settings, budget)
-    how += f" over {outer.H} rounds; loss floor {floor:.6g} ({floor_how})"
-    info.update(check="relaxation", relaxation_horizon=outer.H, within_horizon_bound=bound, loss_floor=floor)
-    if res.objective is None:
-        past = outside_bound(outer, floor)
-        if past is not None and past < bound:
-            bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
-    info.update(relaxation_bound=bound, relaxation=how)
+    bound, floor, how, stages = -float("inf"), 0.0, "", []
+    step = grain(instance)
+    for refine in ladder(settings.refine):
+        b, f, h, stage = relaxation(res, instance, int(H), refine, engine, settings, budget)
+        stages.append(stage)
+        if b > bound:
+            bound, how = b, h
+        floor = max(floor, f)
+        if res.objective is not None and res.objective - bound < step / 2:
+            break
+        if budget.left() < MIN_EXTEND_S:
+            break
+    info.update(check="relaxation", relaxation_bound=bound, loss_floor=floor, stages=stages)
     res.params["allocations"] = info
     res.loss_proof = LossProof(bound=floor)
-    grain = objective_step(outer) / (max(outer.n, 1) * outer.obj_scale)
+    refine = stages[-1]["refine"]
     if res.objective is not None:
         bound = min(bound, res.objective)
-        if res.objective - bound < grain / 2 and res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE):
+        if res.objective - bound < step / 2 and res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE):
             note = f"; optimal over every valid allocation: the allocation relaxation (refine {refine}) proves {bound:.6g}"
             return replace(res, status=Status.OPTIMAL, bound=bound, message=res.message + note)
     if res.status == Status.OPTIMAL:
-        note = (f"; optimal over the model's allocation grid only (refine {refine}); over every valid allocation "
+        note = (f"; optimal over the model's allocation grid only; over every valid allocation "
                 f"the bound is {bound:.6g} ({how})")
         return replace(res, status=Status.FEASIBLE, bound=bound, message=res.message + note)
     if res.status == Status.INFEASIBLE:
         if how.startswith("infeasible"):
             return res
-        note = f"; infeasible over the model's allocation grid only (refine {refine}): the allocation relaxation is not"
+        note = "; infeasible over the model's allocation grid only: the allocation relaxation is not"
         return replace(res, status=Status.TIME_LIMIT, bound=bound, message=res.message + note)
     return replace(res, bound=bound if res.bound is None else min(res.bound, bound),
                    message=res.message + f"; bound over every valid allocation from the allocation relaxation ({how})")
+
+
+def grain(instance: Instance) -> float:
+    """The objective's granularity in metrics units: every schedule's objective is a
+    multiple of it up to one constant (:func:`~sensaopt.exact.model.builder.objective_step`)."""
+    data = build_data(instance, 1, relaxed=True, refine=1)
+    return objective_step(data) / (max(data.n, 1) * data.obj_scale)
+
+
+def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engine: Engine, settings: SolveSettings,
+               budget: TimeBudget) -> tuple[float, float, str, dict]:
+    """One allocation relaxation (outer grid of ``refine`` steps): its bound over every
+    schedule (metrics units), its loss floor, how the bound was found, and the record."""
+    outer = build_data(instance, horizon, work_scale=settings.work_scale, relaxed=True, refine=refine)
+    floor, floor_how = loss_floor(outer, engine, settings, budget)
+    covered = False  # every schedule better than the incumbent ends within the relaxation's horizon
+    if res.objective is not None:
+        needed = horizon_needed(outer, res.objective, floor)
+        covered = needed <= outer.H
+        if not covered:  # a schedule better than the incumbent may end past H: the relaxation needs that horizon
+            try:
+                outer = build_data(instance, needed, work_scale=settings.work_scale, relaxed=True, refine=refine,
+                                   max_vars=settings.max_vars)
+                covered = True
+            except SensaoptError:
+                pass  # too large: keep H and bound the schedules ending later
+    bound, how = relaxation_bound(outer, engine, settings, budget)
+    how = f"refine {refine}: {how} over {outer.H} rounds; loss floor {floor:.6g} ({floor_how})"
+    stage = {"refine": refine, "horizon": outer.H, "within_horizon_bound": bound, "loss_floor": floor}
+    if not covered:
+        past = outside_bound(outer, floor)
+        if past is not None and past < bound:
+            bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
+    stage["bound"] = bound
+    return bound, floor, how, stage
 
 
 def loss_floor(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> tuple[float, str]:
