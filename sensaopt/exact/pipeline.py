@@ -10,8 +10,9 @@
    the loss phases (:mod:`sensaopt.exact.phases.loss`), each ending in the validated Result
    and its horizon proof (:mod:`sensaopt.exact.phases.horizon`);
 6. an optimum the horizon proof does not cover: once more with the horizon it needs;
-7. the allocation check (:mod:`sensaopt.exact.phases.allocation`): OPTIMAL only if no
-   allocation between the model's grid points does better.
+7. the allocation check (:mod:`sensaopt.exact.phases.allocation`, at most ``RELAX_SHARE``
+   of the time limit): OPTIMAL only if no allocation between the model's grid points
+   does better.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def solve_exact(solver: str, instance: Instance, engine: Engine, settings: Solve
         res = solve_within_horizon(solver, instance, engine, settings, start, inner)
         if settings.horizon is None and res.optimal_within_horizon_only:
             res = extend_horizon(res, solver, instance, engine, settings, start, inner)
-        res = certify(res, instance, engine, settings, budget)
+        res = certify(res, instance, engine, settings, budget.at_most(RELAX_SHARE * settings.time_limit))
         return replace(res, runtime_s=budget.elapsed())
 
 

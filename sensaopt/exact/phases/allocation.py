@@ -37,7 +37,7 @@ from sensaopt.instance import Instance
 from sensaopt.result import LossProof, Result, Status
 from sensaopt.solvers import TimeBudget
 
-RELAX_SHARE = 0.25  # share of the time limit kept for the relaxation when the grid is not dominated
+RELAX_SHARE = 0.25  # share of the time limit the relaxation gets at most (kept for it when the grid is not dominated)
 
 
 def grid_dominates(instance: Instance, refine: int, inner_refine: int = 1) -> bool:
