@@ -1,0 +1,215 @@
+"""Lower bounds (sensaopt.bounds): attained exactly on hand-made instances, never beaten
+by a validated schedule of any policy (property test) nor by the ladder's known optima,
+and computed at trace scale on the Philly SLO trace (skipped without the shared traces).
+
+Units: minutes (arrival, work, deadlines, JCT), cores, GB."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sensaopt.bounds import compute_bounds, jct_bound, miss_bound
+from sensaopt.bounds.areas import GPUS, Resource, areas, min_ratio
+from sensaopt.bounds.jct import srpt_completions
+from sensaopt.bounds.misses import moore_hodgson
+from sensaopt.generate import GeneratorConfig, generate
+from sensaopt.io import load_instance, load_schedule
+from sensaopt.metrics import compute_metrics
+from sensaopt.servable import share_speeds
+from sensaopt.simulator import simulate
+from sensaopt.validator import check_schedule, segment_speed
+from tests.conftest import INSTANCE_FILES, REPO
+
+from .util import instance, job
+
+CHEAP_POLICIES = ["edf", "edf-demote", "edf-tune", "edf-tune-demote", "fifo", "lst", "sensascale", "sensascale-paper",
+                  "synergy-tune"]
+SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow], "derandomize": True}
+
+
+# ---- each bound attained exactly --------------------------------------------------------------------------------
+
+
+def test_two_jobs_that_cannot_share_one_gpu_force_one_miss_and_edf_attains_it():
+    # one GPU, R = 10: each bert job needs 3 rounds inside [0, 40): 6 rounds > 4
+    inst = instance([job("a", 0, work=30, deadline=40.0), job("b", 0, work=30, deadline=40.0)], gpus=1, cpus=3, mem=62.5)
+    for regime in ("best", "unit"):
+        b = miss_bound(inst, regime)
+        assert (b.trivial, b.interval, b.misses, b.lost_value) == (0, 1, 1, 1.0)
+        assert [(blk.start, blk.end, blk.jobs, blk.forced) for blk in b.blocks] == [(0.0, 40.0, 2, 1)]
+    assert simulate(inst, "edf").metrics.slo_violations == 1
+    # one round more of room and both fit: nothing is forced
+    roomy = instance([job("a", 0, work=30, deadline=60.0), job("b", 0, work=30, deadline=60.0)], gpus=1, cpus=3, mem=62.5)
+    assert miss_bound(roomy).misses == 0
+
+
+def test_a_job_that_misses_alone_is_trivial_and_loses_what_its_soft_deadline_does_not_keep():
+    inst = instance([job("late", 5, work=30, deadline=39.0, value=4.0, soft=((60.0, 1.0),)), job("ok", 0, work=10, deadline=20.0)])
+    b = miss_bound(inst)
+    assert (b.trivial, b.interval, b.trivial_loss) == (1, 0, 3.0)
+    assert simulate(inst, "edf").metrics.weighted_violations == 3.0
+
+
+def test_cores_force_misses_the_gpus_allow_and_the_regimes_differ():
+    # 8 GPUs, 24 cores; 9 one-GPU res18 jobs, 24 min of work due in one round of 10 min: speed 2.4 needs 9 cores.
+    # GPUs alone force 1 (9 GPU-rounds > 8); cores force 6: each needs >= 2.4 x min(cores/speed) = 2.4 x 1/0.37
+    # core-rounds (res18 is most core-efficient at its floor), 24 per round fit 3 of them. At the share (3 cores,
+    # speed 1.0) no job can make it alone: all 9 are trivial misses.
+    inst = instance([job(f"j{k}", 0, work=24, model="res18", deadline=10.0) for k in range(9)], R=10.0)
+    assert miss_bound(inst, "best", resources=(GPUS,)).misses == 1
+    assert miss_bound(inst, "best", resources=(Resource("cores", cpu=1.0),)).misses == 6
+    best = miss_bound(inst, "best")
+    assert (best.misses, best.resource) == (6, "cores")
+    unit = miss_bound(inst, "unit")
+    assert (unit.trivial, unit.misses) == (9, 9)
+    assert simulate(inst, "edf").metrics.slo_violations == 9  # EDF gives the share: it attains the unit bound
+    assert simulate(inst, "sensascale").metrics.slo_violations >= 6
+    assert min_ratio(inst.jobs[0].profile, 1, inst.cluster, (0.0, 1.0, 0.0)) == pytest.approx(1 / 0.37)
+
+
+def test_per_job_jct_bound_is_attained_by_a_job_alone():
+    inst = instance([job("a", 3, work=25, deadline=None)], R=10.0)  # released in round 1, 3 rounds: finish 40
+    b = jct_bound(inst)
+    assert b.per_job == pytest.approx(37.0) and b.avg_jct == pytest.approx(37.0)
+    assert simulate(inst, "edf").metrics.avg_jct == pytest.approx(37.0)
+
+
+def test_pooled_jct_bound_is_attained_on_one_gpu():
+    # two one-round jobs at minute 0 on one GPU: one finishes at 10, the other at 20 whatever the order
+    inst = instance([job("a", 0, work=10), job("b", 0, work=10)], gpus=1, cpus=3, mem=62.5)
+    b = jct_bound(inst)
+    assert (b.per_job, b.pooled, b.avg_jct) == pytest.approx((10.0, 15.0, 15.0))
+    assert simulate(inst, "fifo").metrics.avg_jct == pytest.approx(15.0)
+
+
+def test_moore_hodgson_and_srpt_by_hand():
+    # due 2, 3, 4 with sizes 2, 2, 1: keep the first, drop the second at due 3, keep the third -> 0, 1, 1
+    assert list(moore_hodgson(np.array([2.0, 2.0, 1.0]), np.array([2.0, 3.0, 4.0]))) == [0, 1, 1]
+    assert list(moore_hodgson(np.array([1.0, 1.0]), np.array([1.0, 2.0]))) == [0, 0]  # exactly full: fits
+    # SRPT: A (3) at 0, B (1) at 1 preempts A: B done at 2, A at 4
+    assert list(srpt_completions(np.array([0.0, 1.0]), np.array([3.0, 1.0]))) == [4.0, 2.0]
+    assert list(srpt_completions(np.array([5.0]), np.array([2.0]))) == [7.0]
+
+
+def test_areas_count_rounds_at_the_regime_speed():
+    inst = instance([job("r", 0, gpus=2, work=25, model="res18"), job("b", 0, gpus=1, work=25)], R=10.0)
+    # res18 on 2 GPUs of a 24-core node: 12 cores per GPU -> 2.4 -> 2 rounds x 2 GPUs; bert: 3 rounds
+    assert areas(inst, "best", GPUS) * inst.cluster.total_gpus == pytest.approx([4.0, 3.0])
+    assert areas(inst, "unit", GPUS) * inst.cluster.total_gpus == pytest.approx([6.0, 3.0])
+    with pytest.raises(ValueError, match="unknown speed regime"):
+        miss_bound(inst, "fast")  # type: ignore[arg-type]
+
+
+# ---- never beaten -------------------------------------------------------------------------------------------------
+
+
+def _share_only(inst, res) -> bool:
+    """No job of ``res``'s schedule ever ran faster than at the proportional share."""
+    cap = dict(zip((j.id for j in inst.jobs), share_speeds(inst)))
+    jobs = {j.id: j for j in inst.jobs}
+    return all(segment_speed(jobs[s.job], s) <= cap[s.job] + 1e-9 for s in res.schedule.segments)
+
+
+def _check_never_beaten(inst, policies=CHEAP_POLICIES) -> int:
+    """Assert every policy's validated schedule is no better than the bounds; returns how
+    many runs the unit regime applied to."""
+    b = compute_bounds(inst)
+    unit_runs = 0
+    for pol in policies:
+        res = simulate(inst, pol)
+        ev = check_schedule(inst, res.schedule)
+        assert ev.ok, (pol, ev.errors[:2])
+        m = compute_metrics(inst, ev)
+        regimes = ["best"] + (["unit"] if _share_only(inst, res) else [])
+        unit_runs += len(regimes) - 1
+        for r in regimes:
+            assert m.slo_violations >= b.misses[r].misses, (pol, r)
+            assert m.weighted_violations >= b.misses[r].lost_value - 1e-9, (pol, r)
+            assert m.avg_jct >= b.jct[r].avg_jct - 1e-9, (pol, r)
+    return unit_runs
+
+
+@st.composite
+def configs(draw) -> GeneratorConfig:
+    return GeneratorConfig(
+        jobs=draw(st.integers(2, 10)), nodes=draw(st.integers(1, 2)), node_gpus=draw(st.sampled_from([4, 8])),
+        node_cpus=draw(st.sampled_from([12, 24])), node_mem_gb=draw(st.sampled_from([250.0, 500.0])),
+        round_minutes=draw(st.sampled_from([10.0, 30.0])), load=draw(st.floats(0.5, 8.0)),
+        work_max=draw(st.sampled_from([120.0, 240.0])), deadline_hi=draw(st.sampled_from([1.2, 2.0])),
+        deadline_round=draw(st.sampled_from([10.0, 60.0])),
+        sensitive_fraction=draw(st.sampled_from([0.0, 0.5, 1.0])), best_effort_fraction=draw(st.sampled_from([0.0, 0.3])),
+        seed=draw(st.integers(0, 10_000)),
+    )
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(configs())
+def test_no_policy_beats_the_bounds(cfg):
+    _check_never_beaten(generate(cfg))
+
+
+def test_the_unit_regime_applies_to_edf():
+    # the premise the property test checks before using the unit bound holds for EDF (else that check is empty)
+    inst = generate(GeneratorConfig(jobs=10, nodes=2, load=3.0, seed=4))
+    assert _share_only(inst, simulate(inst, "edf")) and _share_only(inst, simulate(inst, "fifo"))
+
+
+@pytest.mark.parametrize("path", INSTANCE_FILES, ids=lambda p: p.stem)
+def test_bounds_below_every_cheap_policy_on_the_ladder(path):
+    _check_never_beaten(load_instance(path), ["edf", "edf-demote", "sensascale"])
+
+
+# optima proven by every exact backend (models/measurements.md, the ladder table): (misses, avg JCT, minutes)
+PROVEN = {"tiny-16gpu": (0, 78.0), "tiny-8gpu": (1, 115.4)}
+# zero-miss schedules (tests/data/exact, tests/test_exact_small_rung.py): the optimum misses none
+CERTIFIED = ("small-8gpu", "small-16gpu")
+
+
+@pytest.mark.parametrize("name", sorted(PROVEN))
+def test_bounds_below_the_proven_optima(name):
+    b = compute_bounds(load_instance(REPO / "instances" / f"{name}.json"))
+    misses, jct = PROVEN[name]
+    assert b.forced_misses("best") <= misses and b.jct_bound("best") <= jct
+
+
+@pytest.mark.parametrize("name", CERTIFIED)
+def test_bounds_below_the_certified_schedules(name):
+    inst = load_instance(REPO / "instances" / f"{name}.json")
+    m = compute_metrics(inst, check_schedule(inst, load_schedule(REPO / "tests" / "data" / "exact" / f"{name}.zero-miss.json", inst)))
+    b = compute_bounds(inst)
+    assert b.forced_misses("best") == 0 == m.slo_violations and b.jct_bound("best") <= m.avg_jct
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PROVEN))
+def test_bounds_below_the_exact_optimum(name):
+    from sensaopt.result import Status
+    from sensaopt.solve import solve
+
+    inst = load_instance(REPO / "instances" / f"{name}.json")
+    res = solve(inst, solver="cpsat", time_limit=600)
+    assert res.status is Status.OPTIMAL
+    b = compute_bounds(inst)
+    assert b.forced_misses("best") <= res.metrics.slo_violations and b.jct_bound("best") <= res.metrics.avg_jct + 1e-9
+
+
+# ---- trace scale -------------------------------------------------------------------------------------------------
+
+
+def test_philly_slo_bounds(shared_traces):
+    from sensaopt.config import WorkloadConfig
+    from sensaopt.traces.sources import workload_instance
+
+    inst, _ = workload_instance(WorkloadConfig(trace="chronus-slo", preset="philly-8"))
+    b = compute_bounds(inst)
+    d = b.to_dict()
+    assert d["jobs"] == len(inst.jobs) > 30_000
+    for r in ("best", "unit"):
+        assert 0 <= d["misses"][r]["misses"] <= d["slo_jobs"]
+        assert math.isfinite(d["jct"][r]["avg_jct"]) and d["jct"][r]["avg_jct"] > 0
+    assert b.misses["best"].trivial == 0  # every Philly job can meet its deadline alone (servable.py agrees)
