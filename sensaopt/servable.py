@@ -112,7 +112,7 @@ def release_rounds(instance: Instance) -> np.ndarray:
     (:meth:`sensaopt.instance.Instance.release_round`, vectorised)."""
     jobs = instance.jobs
     arrival = np.fromiter((j.arrival for j in jobs), dtype=float, count=len(jobs))
-    return np.ceil(arrival / instance.round_minutes - 1e-9)
+    return np.ceil(arrival / instance.round_minutes - 1e-9) + 0.0  # + 0.0: no -0.0 for arrival 0
 
 
 def earliest_finishes(instance: Instance, speeds: np.ndarray | None = None) -> np.ndarray:

@@ -213,3 +213,83 @@ def test_philly_slo_bounds(shared_traces):
         assert 0 <= d["misses"][r]["misses"] <= d["slo_jobs"]
         assert math.isfinite(d["jct"][r]["avg_jct"]) and d["jct"][r]["avg_jct"] > 0
     assert b.misses["best"].trivial == 0  # every Philly job can meet its deadline alone (servable.py agrees)
+
+
+# ---- command line and tables ---------------------------------------------------------------------------------------
+
+
+def _cli(args, capsys):
+    from sensaopt.cli import main
+
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_bound_command_text_json_and_output(capsys, tmp_path):
+    import json
+
+    inst = instance([job("a", 0, work=30, deadline=40.0), job("b", 0, work=30, deadline=40.0)], gpus=1, cpus=3, mem=62.5)
+    from sensaopt.io import save_instance
+
+    path = tmp_path / "two.json"
+    save_instance(inst, path)
+    code, out, _ = _cli(["bound", path], capsys)
+    assert code == 0
+    assert "deadline misses at best speed (any policy): >= 1 of 2 (50.00%)" in out
+    assert "[0, 40) min: 2 deadline job(s) must run inside, >= 1 miss" in out
+    assert "average JCT at best speed (any policy), every deadline relaxed: >= 45.0 min" in out  # one at 30, one at 60 min
+    code, out, _ = _cli(["bound", path, "--json", "-o", tmp_path / "b.json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d == json.loads((tmp_path / "b.json").read_text())
+    assert d["misses"]["best"]["misses"] == 1 and d["misses"]["unit"]["blocks"][0]["forced"] == 1
+    assert d["jct"]["best"]["avg_jct"] == pytest.approx(45.0) and d["jct"]["best"]["resource"] == "gpus"
+    code, out, _ = _cli(["bound", "--trace", "synthetic", "--jobs", "12", "--preset", "2x8", "--json"], capsys)
+    assert code == 0 and json.loads(out)["jobs"] == 12
+
+
+@pytest.mark.parametrize("args, says", [
+    ([], "give an instance file or --trace NAME"),
+    (["tiny-8gpu", "--trace", "synthetic"], "give an instance file or --trace NAME"),
+    (["nosuch.json"], "no such file"),
+    (["tiny-8gpu", "--step-minutes", "0"], "--step-minutes"),
+    (["tiny-8gpu", "--step-minutes", "nan"], "--step-minutes"),
+])
+def test_bound_command_bad_input_is_one_line_and_exit_2(capsys, tmp_path, args, says):
+    out_file = tmp_path / "b.json"
+    code, out, err = _cli(["bound", *args, "-o", out_file], capsys)
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1 and out == ""
+    assert not out_file.exists()
+
+
+def test_miss_bound_refuses_a_bad_block_family():
+    from sensaopt.errors import ArgumentError
+
+    inst = instance([job("a", 0, work=10, deadline=20.0)])
+    with pytest.raises(ArgumentError, match="step_minutes"):
+        miss_bound(inst, step_minutes=0.0)
+    with pytest.raises(ArgumentError, match="max_block_minutes"):
+        miss_bound(inst, max_block_minutes=float("nan"))
+
+
+def test_paper_table_bound_columns_from_the_records_or_the_instances():
+    from sensaopt.sweep import RunConfig, run_config
+    from sensaopt.sweep.paper import missing_bounds, table_rows
+    from sensaopt.traces.sources import workload_instance
+
+    cfg = RunConfig(trace="synthetic", jobs=30, preset="1x8", load=3.0, policy="edf")
+    rec = run_config(cfg)
+    b = compute_bounds(workload_instance(cfg)[0])
+    assert rec["bounds"] == b.record()
+    runs = [("synthetic", 8, cfg)]
+    (row,) = table_rows(runs, {cfg.key(): rec})
+    assert row["forced_misses"] == b.forced_misses("best") and row["jct_bound"] == pytest.approx(b.jct_bound("best"))
+    assert row["forced_misses_share"] == b.forced_misses("unit")
+    assert row["misses_above_forced"] == rec["metrics"]["slo_violations"] - b.forced_misses("best")
+    assert row["avg_jct"] >= row["jct_bound"]
+    old = {k: v for k, v in rec.items() if k != "bounds"}  # a record made before the bounds were stored
+    (none,) = table_rows(runs, {cfg.key(): old})
+    assert none["forced_misses"] is None and none["jct_bound"] is None
+    (filled,) = table_rows(runs, {cfg.key(): old}, missing_bounds(runs, {cfg.key(): old}))
+    assert filled == row
+    assert missing_bounds(runs, {cfg.key(): rec}) == {}  # nothing recomputed when the records have them

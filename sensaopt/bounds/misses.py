@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sensaopt.bounds.areas import RESOURCES, Regime, Resource, areas, regime_speeds
+from sensaopt.errors import ArgumentError
 from sensaopt.instance import Instance
 from sensaopt.metrics import DEADLINE_EPS
 from sensaopt.servable import earliest_finishes, min_rounds, release_rounds
@@ -175,6 +176,9 @@ def miss_bound(instance: Instance, regime: Regime = "best", step_minutes: float 
     """The miss bound of ``instance`` under ``regime`` (module doc); ``step_minutes`` and
     ``max_block_minutes`` choose the candidate blocks, ``resources`` the pooled resources
     (default :data:`sensaopt.bounds.areas.RESOURCES` of the regime)."""
+    if not (step_minutes > 0 and max_block_minutes > 0):  # NaN too
+        raise ArgumentError("miss_bound()", "step_minutes" if not step_minutes > 0 else "max_block_minutes",
+                            f"must be > 0 minutes, got {step_minutes if not step_minutes > 0 else max_block_minutes!r}")
     R = instance.round_minutes
     speeds = regime_speeds(instance, regime)
     rounds = min_rounds(instance, speeds)

@@ -12,6 +12,7 @@ from sensaopt.bounds.jct import JctBound, jct_bound
 from sensaopt.bounds.misses import MAX_BLOCK_MINUTES, STEP_MINUTES, MissBound, miss_bound
 from sensaopt.instance import Instance
 
+RECORD_FIELDS = ("forced_misses", "forced_misses_share", "jct_bound", "jct_bound_share")  # Bounds.record()
 REGIME_TEXT = {"best": "best speed (any policy)", "unit": "proportional-share speed (policies that never speed a job up)"}
 
 
@@ -33,6 +34,12 @@ class Bounds:
 
     def jct_bound(self, regime: Regime = "best") -> float:
         return self.jct[regime].avg_jct
+
+    def record(self) -> dict[str, float]:
+        """The four figures a sweep record keeps (:data:`RECORD_FIELDS`): forced misses and
+        the average-JCT bound (minutes) at best speed and at the proportional share."""
+        return {"forced_misses": self.forced_misses("best"), "forced_misses_share": self.forced_misses("unit"),
+                "jct_bound": self.jct_bound("best"), "jct_bound_share": self.jct_bound("unit")}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: every part, and the bounds themselves (``misses``/``lost_value``,
