@@ -78,7 +78,8 @@ def bounds_lines(b: Bounds, max_blocks: int = 5) -> list[str]:
         out.append(f"  interval: {m.interval} more, forced by pooled {m.resource} capacity over {len(m.blocks)} disjoint "
                    f"block(s) (lost value {m.interval_loss:g}, pooled {m.loss_resource})")
         for blk in sorted(m.blocks, key=lambda x: -x.forced)[:max_blocks]:
-            out.append(f"    [{blk.start:g}, {blk.end:g}) min: {blk.jobs} deadline job(s) must run inside, >= {blk.forced} miss")
+            out.append(f"    [{blk.start:g}, {blk.end:g}) min: {blk.jobs} deadline job(s) released inside need capacity inside, "
+                       f">= {blk.forced} miss")
     for r, j in b.jct.items():
         out.append(f"average JCT at {REGIME_TEXT[r]}, every deadline relaxed: >= {j.avg_jct:.1f} min")
         out.append(f"  per job: {j.per_job:.1f} min (each job alone from its release round, whole rounds)")

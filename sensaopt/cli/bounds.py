@@ -26,8 +26,8 @@ def bound(
     ctx: typer.Context,
     workload: WorkloadConfig,
     instance: Path | None = typer.Argument(None, help="Instance JSON file or packaged instance name; or --trace NAME instead."),
-    step_minutes: float = typer.Option(60.0, callback=in_range("step_minutes"),
-                                       help="Miss bound: at most one block start per this many minutes (> 0)."),
+    step_minutes: float = typer.Option(0.0, callback=in_range("step_minutes"),
+                                       help="Miss bound: at most one block start per this many minutes (0: every release round)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the bounds as JSON."),
 ) -> None:
