@@ -317,3 +317,19 @@ def test_bounds_below_the_proven_window_optima(shared_traces, tmp_path, capsys):
     for w, jct in PROVEN_WINDOWS.items():
         b = compute_bounds(load_instance(tmp_path / f"chronus-slo-w{w}.json"))
         assert b.forced_misses("best") == 0 and b.jct_bound("best") <= jct, w
+
+
+def test_a_gang_job_is_counted_at_its_most_frugal_node():
+    # 12 GPUs on 8-GPU nodes: one whole node (3 cores per GPU) and one partial node of 4 GPUs (6 cores per GPU);
+    # over mixed node types a partial node may hold any number of its GPUs (a single GPU: the whole node per GPU)
+    from sensaopt.instance import Cluster, NodeType
+    from sensaopt.profiles import get_profile
+
+    p = get_profile("res18")
+    w = (1.0, 0.1, 0.0)  # (1 + 0.1 c)/speed: least at 3, 6 and 9 cores per GPU in boxes of 3, 6 and 24
+    one = Cluster((NodeType("n", 8, 24, 500.0, 2),))
+    mixed = Cluster((NodeType("n", 8, 24, 500.0, 2), NodeType("m", 4, 24, 500.0, 1)))
+    per_box = {c: min((1 + 0.1 * x) / p.speed(x, 62.5) for x in p.cpu_levels if x <= c) for c in (3.0, 6.0, 24.0)}
+    assert per_box[24.0] < per_box[6.0] < per_box[3.0]
+    assert min_ratio(p, 12, one, w) == pytest.approx(min(per_box[3.0], per_box[6.0]))
+    assert min_ratio(p, 12, mixed, w) == pytest.approx(per_box[24.0])

@@ -96,7 +96,12 @@ def min_ratio(profile: SensitivityProfile, gpus: int, cluster: Cluster, w: tuple
     fc, fm = profile.floor
     best = np.inf
     for t in cluster.node_types:
-        shares = {gpus} if gpus <= t.gpus else {t.gpus} | ({gpus % t.gpus} if gpus % t.gpus else set())
+        if gpus <= t.gpus:
+            shares = {gpus}
+        elif len(cluster.node_types) == 1:  # whole nodes and at most one partial node of g mod G GPUs
+            shares = {t.gpus} | ({gpus % t.gpus} if gpus % t.gpus else set())
+        else:  # over mixed node types a partial node may hold any number of the job's GPUs
+            shares = set(range(1, t.gpus + 1))
         for share in shares:
             cmax, mmax = t.cpus / share, t.mem_gb / share
             if cmax < fc - 1e-9 or mmax < fm - 1e-9:
