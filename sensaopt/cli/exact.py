@@ -19,11 +19,11 @@ from sensaopt.outputs import Kept
 from sensaopt.result import Result
 
 # the instance's own lower bounds (sensaopt.bounds, best speed: valid for every schedule) and the policy's distance to them
-BOUND_COLUMNS = ["forced_misses", "misses_above_forced", "instance_jct_bound", "jct_above_instance_bound_pct"]
+BOUND_COLUMNS = ["forced", "above_forced", "instance_jct_bound", "jct_above_instance_bound_pct"]
 GAP_COLUMNS = list(COMPARISON_COLUMNS) + BOUND_COLUMNS  # `sensaopt gap` rows: CSV/JSON and --wide
 TABLE_WIDTH = 100  # characters: the default tables fit a terminal this wide (--wide: every column)
 # the default `sensaopt gap` table: lexicographic parts, the objective is in --wide / CSV / JSON
-GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_misses", "forced_misses", "avg_jct", "jct_gap_pct",
+GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_misses", "forced", "avg_jct", "jct_gap_pct",
                      "jct_bound"]
 # `sensaopt round-gap` rows: per_round_gaps' fields, then the comparison of each round
 ROUND_GAP_COLUMNS = ["round", "jobs", "optimum_proven", "window_bound", "window_optimum", "policy_value", "policy_proven", "abs_gap",
@@ -65,16 +65,18 @@ def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: floa
 
 
 def bound_values(inst: Instance, res: Result) -> dict[str, Any]:
-    """:data:`BOUND_COLUMNS` of ``res`` on ``inst``: the misses no schedule avoids and the
-    average-JCT lower bound at best speed (:func:`sensaopt.bounds.compute_bounds`), the
-    run's misses beyond them and its avg JCT above the bound in percent (None without metrics)."""
+    """:data:`BOUND_COLUMNS` of ``res`` on ``inst``: ``forced``, the misses no schedule
+    avoids, and ``instance_jct_bound``, the average-JCT lower bound (minutes), both at best
+    speed from the instance alone (:func:`sensaopt.bounds.compute_bounds`); the run's misses
+    beyond the first (``above_forced``) and its avg JCT above the second in percent (None
+    without metrics)."""
     from sensaopt.bounds import compute_bounds
 
     b = compute_bounds(inst, regimes=("best",))
     forced, jb = b.forced_misses("best"), b.jct_bound("best")
     m = res.metrics
     above = None if m is None or m.avg_jct is None or jb <= 0 else 100.0 * (m.avg_jct - jb) / jb
-    return {"forced_misses": forced, "misses_above_forced": None if m is None else m.slo_violations - forced,
+    return {"forced": forced, "above_forced": None if m is None else m.slo_violations - forced,
             "instance_jct_bound": jb, "jct_above_instance_bound_pct": above}
 
 
