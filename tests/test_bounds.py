@@ -201,18 +201,32 @@ def test_bounds_below_the_exact_optimum(name):
 # ---- trace scale -------------------------------------------------------------------------------------------------
 
 
-def test_philly_slo_bounds(shared_traces):
+def _philly_slo(days: float | None):
     from sensaopt.config import WorkloadConfig
     from sensaopt.traces.sources import workload_instance
 
-    inst, _ = workload_instance(WorkloadConfig(trace="chronus-slo", preset="philly-8"))
+    return workload_instance(WorkloadConfig(trace="chronus-slo", preset="philly-8", days=days))[0]
+
+
+def _check_trace_bounds(inst) -> None:
     b = compute_bounds(inst)
     d = b.to_dict()
-    assert d["jobs"] == len(inst.jobs) > 30_000
+    assert d["jobs"] == len(inst.jobs) and d["slo_jobs"] == len(inst.jobs)  # every Philly job has a deadline
     for r in ("best", "unit"):
         assert 0 <= d["misses"][r]["misses"] <= d["slo_jobs"]
         assert math.isfinite(d["jct"][r]["avg_jct"]) and d["jct"][r]["avg_jct"] > 0
     assert b.misses["best"].trivial == 0  # every Philly job can meet its deadline alone (servable.py agrees)
+
+
+def test_philly_slo_window_bounds(shared_traces):
+    _check_trace_bounds(_philly_slo(2.0))
+
+
+@pytest.mark.slow
+def test_philly_slo_full_trace_bounds(shared_traces):
+    inst = _philly_slo(None)
+    assert len(inst.jobs) > 30_000
+    _check_trace_bounds(inst)
 
 
 # ---- command line and tables ---------------------------------------------------------------------------------------
