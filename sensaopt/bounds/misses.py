@@ -46,7 +46,7 @@ from sensaopt.bounds.areas import RESOURCES, Regime, Resource, areas, regime_spe
 from sensaopt.errors import ArgumentError
 from sensaopt.instance import Instance
 from sensaopt.metrics import DEADLINE_EPS
-from sensaopt.servable import earliest_finishes, min_rounds, release_rounds
+from sensaopt.servable import earliest_finishes, min_rounds, release_rounds, unservable_jobs
 
 STEP_MINUTES = 0.0  # default spacing of block starts: 0, every distinct release round
 MAX_BLOCK_MINUTES = math.inf  # default longest block: the whole horizon
@@ -250,7 +250,8 @@ def miss_bound(instance: Instance, regime: Regime = "best", step_minutes: float 
     due = deadline_rounds(instance)
     rel = release_rounds(instance)
     loss = least_losses(instance, fin)
-    trivial = has_d & (fin / R > due)  # the end round of its earliest finish is after D_j
+    bad = unservable_jobs(instance, speeds)
+    trivial = np.fromiter((j.id in bad for j in instance.jobs), dtype=bool, count=len(instance.jobs))
     rest = np.flatnonzero(has_d & ~trivial)
     order = rest[np.argsort(due[rest], kind="stable")]
     starts = block_starts(rel[order], step_minutes / R)
