@@ -198,6 +198,23 @@ def test_bounds_below_the_exact_optimum(name):
     assert b.forced_misses("best") <= res.metrics.slo_violations and b.jct_bound("best") <= res.metrics.avg_jct + 1e-9
 
 
+@pytest.mark.slow
+@settings(max_examples=10, **SETTINGS)
+@given(st.integers(0, 10_000), st.sampled_from([1.5, 3.0, 6.0]))
+def test_the_exact_optimum_never_beats_the_bounds(seed, load):
+    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.result import Status
+
+    inst = generate(GeneratorConfig(jobs=4, nodes=1, load=load, deadline_hi=1.3, deadline_round=10.0, seed=seed))
+    res = solve_cpsat(inst, time_limit=120)
+    if res.status is not Status.OPTIMAL:
+        return
+    b = compute_bounds(inst)
+    assert b.forced_misses("best") <= res.metrics.slo_violations
+    assert b.misses["best"].lost_value <= res.metrics.weighted_violations + 1e-9
+    assert b.jct_bound("best") <= res.metrics.avg_jct + 1e-9  # at the optimum's loss level: the JCT bound relaxes deadlines
+
+
 # ---- trace scale -------------------------------------------------------------------------------------------------
 
 
