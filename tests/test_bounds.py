@@ -83,8 +83,27 @@ def test_pooled_jct_bound_is_attained_on_one_gpu():
     # two one-round jobs at minute 0 on one GPU: one finishes at 10, the other at 20 whatever the order
     inst = instance([job("a", 0, work=10), job("b", 0, work=10)], gpus=1, cpus=3, mem=62.5)
     b = jct_bound(inst)
-    assert (b.per_job, b.pooled, b.avg_jct) == pytest.approx((10.0, 15.0, 15.0))
+    assert (b.per_job, b.pooled, b.lp, b.avg_jct) == pytest.approx((10.0, 15.0, 15.0, 15.0))
+    assert jct_bound(inst, lp_max_vars=0).lp is None and jct_bound(inst, lp_max_vars=1).lp is None  # skipped
     assert simulate(inst, "fifo").metrics.avg_jct == pytest.approx(15.0)
+
+
+def test_time_indexed_lp_sees_queueing_the_other_parts_miss():
+    # 8 one-GPU jobs of 2 rounds each at minute 0 on 4 GPUs, R = 10: the best schedule runs 4, then 4 -> finishes 20 and 40;
+    # alone each finishes at 20; SRPT on the pooled machine (4 GPU-rounds per round) runs one job at a time at 4 GPUs:
+    # 5, 10, ..., 40 min, 22.5 on average; the LP keeps each job to one GPU a round and finds the 30
+    inst = instance([job(f"j{k}", 0, work=20) for k in range(8)], gpus=4, cpus=12, mem=250.0)
+    b = jct_bound(inst)
+    assert (b.per_job, b.lp, b.avg_jct) == pytest.approx((20.0, 30.0, 30.0))
+    assert b.pooled == pytest.approx(22.5)
+    assert simulate(inst, "fifo").metrics.avg_jct == pytest.approx(30.0)
+
+
+@pytest.mark.parametrize("path", INSTANCE_FILES, ids=lambda p: p.stem)
+def test_the_lp_contains_the_per_job_part(path):
+    for regime in ("best", "unit"):
+        b = jct_bound(load_instance(path), regime)
+        assert b.lp is not None and b.lp >= b.per_job - 1e-6
 
 
 def test_moore_hodgson_and_srpt_by_hand():

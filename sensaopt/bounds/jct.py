@@ -17,13 +17,27 @@ Two parts; the bound is the larger:
   (Schrage 1968). Averaged, less the mean arrival. Every pooled resource of the regime
   gives a valid bound; the largest is kept.
 
+* **time-indexed LP** (GPUs; only while it has at most ``lp_max_vars`` variables): take
+  each job's first ``k_j`` held rounds as ``y_jt = 1``; then ``Σ_t y_jt = k_j``,
+  ``0 <= y_jt <= 1`` for ``t >= r_j``, ``Σ_j g_j y_jt <= GPUs`` per round, and its finish
+  round is at least ``Σ_t y_jt (t + 1/2)/k_j + k_j/2`` (the last of k distinct rounds is
+  at least their mean + (k − 1)/2). So Σ finish ≥ LP optimum + Σ k_j/2. The LP is cut at
+  ``T = max r_j + max k_j + floor(Σ g_j k_j / GPUs) + 1``: an LP solution using a round
+  ``>= T`` can move part of it to an earlier round of the job's with spare capacity (one
+  exists: fewer than ``k_j`` of its rounds before T are full for it, and the capacity of
+  the others exceeds every job's total), lowering the cost, so the cut loses nothing. The
+  value is HiGHS's row duals put in the Lagrangian (any multipliers give a lower bound),
+  so solver tolerances cannot overstate it. It contains the per-job part (a job's k
+  rounds from ``r_j`` have mean ``>= r_j + (k − 1)/2``) and adds queueing where GPUs are short.
+
 Change costs only remove progress (a job then holds more rounds), so ignoring them keeps
-both parts valid. Minutes throughout (the machine runs in rounds, converted × R).
+every part valid. Minutes throughout (the machine and the LP run in rounds, converted × R).
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,10 +56,11 @@ class JctBound:
     per_job: float  # mean of (earliest finish alone − arrival)
     pooled: float  # mean JCT of SRPT on the pooled machine
     resource: str  # the pooled resource of ``pooled``
+    lp: float | None = None  # mean JCT of the time-indexed LP; None: too large or not solved
 
     @property
     def avg_jct(self) -> float:
-        return max(self.per_job, self.pooled)
+        return max(self.per_job, self.pooled, self.lp if self.lp is not None else -math.inf)
 
 
 def srpt_completions(release: np.ndarray, work: np.ndarray) -> np.ndarray:
@@ -75,8 +90,59 @@ def srpt_completions(release: np.ndarray, work: np.ndarray) -> np.ndarray:
     return done
 
 
-def jct_bound(instance: Instance, regime: Regime = "best", resources: tuple[Resource, ...] | None = None) -> JctBound:
-    """The average-JCT bound of ``instance`` under ``regime`` (module doc), minutes."""
+LP_MAX_VARS = 300_000  # default: larger time-indexed LPs are skipped (trace scale)
+
+
+def lp_total_finish(rel: np.ndarray, rounds: np.ndarray, gpus: np.ndarray, capacity: int,
+                    max_vars: int = LP_MAX_VARS) -> float | None:
+    """Lower bound on the sum of finish rounds (module doc, time-indexed LP): the LP
+    optimum + Σ k_j/2, certified by the Lagrangian of HiGHS's duals; None when the LP
+    has more than ``max_vars`` variables or HiGHS does not reach optimality."""
+    n = len(rel)
+    if n == 0:
+        return 0.0
+    T = int(rel.max() + rounds.max() + math.floor(float((gpus * rounds).sum()) / capacity) + 1)
+    lens = (T - rel).astype(np.int64)
+    nv = int(lens.sum())
+    if nv > max_vars:
+        return None
+    import highspy
+
+    from sensaopt.quiet import quiet_stdout
+
+    job = np.repeat(np.arange(n), lens)
+    t = (np.arange(nv) - np.repeat(np.cumsum(lens) - lens, lens)) + np.repeat(rel.astype(np.int64), lens)
+    cost = (t + 0.5) / rounds[job]
+    with quiet_stdout():
+        h = highspy.Highs()
+    highspy.Highs.resetGlobalScheduler(True)
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    inf = highspy.kHighsInf
+    h.addRows(n + T, np.r_[rounds, np.full(T, -inf)], np.r_[rounds, np.full(T, float(capacity))], 0,
+              np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+    index = np.empty(2 * nv, dtype=np.int32)
+    index[0::2], index[1::2] = job, n + t
+    value = np.empty(2 * nv)
+    value[0::2], value[1::2] = 1.0, gpus[job]
+    h.addCols(nv, cost, np.zeros(nv), np.ones(nv), 2 * nv, np.arange(0, 2 * nv, 2, dtype=np.int32), index, value)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    dual = np.asarray(h.getSolution().row_dual)
+    u = dual[:n]
+    best = -math.inf
+    for sign in (1.0, -1.0):  # the capacity rows' multipliers must be <= 0 here: try both sign conventions
+        v = np.minimum(sign * dual[n:], 0.0)
+        lag = float(rounds @ u + capacity * v.sum() + np.minimum(cost - u[job] - gpus[job] * v[t], 0.0).sum())
+        best = max(best, lag)
+    return best - 1e-9 * abs(best) + float(rounds.sum()) / 2
+
+
+def jct_bound(instance: Instance, regime: Regime = "best", resources: tuple[Resource, ...] | None = None,
+              lp_max_vars: int = LP_MAX_VARS) -> JctBound:
+    """The average-JCT bound of ``instance`` under ``regime`` (module doc), minutes;
+    ``lp_max_vars`` 0: no time-indexed LP."""
     R = instance.round_minutes
     n = len(instance.jobs)
     arrival = np.fromiter((j.arrival for j in instance.jobs), dtype=float, count=n)
@@ -91,4 +157,7 @@ def jct_bound(instance: Instance, regime: Regime = "best", resources: tuple[Reso
         v = float(np.mean(fin * R - arrival)) if n else 0.0
         if v > best or not name:
             best, name = v, res.name
-    return JctBound(regime=regime, jobs=n, per_job=per_job, pooled=best, resource=name)
+    g = np.fromiter((j.gpus for j in instance.jobs), dtype=float, count=n)
+    total = lp_total_finish(rel, rounds, g, instance.cluster.total_gpus, lp_max_vars) if lp_max_vars > 0 else None
+    lp = None if total is None or not n else (total * R - float(arrival.sum())) / n
+    return JctBound(regime=regime, jobs=n, per_job=per_job, pooled=best, resource=name, lp=lp)

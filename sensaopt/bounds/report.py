@@ -84,5 +84,7 @@ def bounds_lines(b: Bounds, max_blocks: int = 5) -> list[str]:
         out.append(f"average JCT at {REGIME_TEXT[r]}, every deadline relaxed: >= {j.avg_jct:.1f} min")
         out.append(f"  per job: {j.per_job:.1f} min (each job alone from its release round, whole rounds)")
         out.append(f"  pooled: {j.pooled:.1f} min (preemptive SRPT on one machine of the cluster's {j.resource} capacity)")
+        out.append("  time-indexed LP: " + ("skipped (too many job-rounds for it)" if j.lp is None else
+                                          f"{j.lp:.1f} min (each job's fewest rounds on the pooled GPUs, mean round + half its length)"))
     out.append(f"bounds computed in {b.runtime_s:.2f} s")
     return out
