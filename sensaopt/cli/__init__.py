@@ -12,7 +12,7 @@ import sys
 from sensaopt.cli import core  # noqa: F401  (registers commands)
 from sensaopt.cli.app import app
 
-_EXTRA = ("sensaopt.cli.exact", "sensaopt.cli.traces", "sensaopt.cli.plot", "sensaopt.cli.data")
+_EXTRA = ("sensaopt.cli.exact", "sensaopt.cli.bounds", "sensaopt.cli.traces", "sensaopt.cli.plot", "sensaopt.cli.data")
 
 
 def _load_extra() -> None:

@@ -284,7 +284,7 @@ def experiment_paper(
     store = ResultStore(output)  # runs in output/runs/<key>.json
     cfgs = [c for _, _, c in runs]
     rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers)
-    rows, cells, md = paper.build_report(s, runs, records)
+    rows, cells, md = paper.build_report(s, runs, records, bounds=paper.missing_bounds(runs, records))
     written = paper.write_report(output, cells, rows, md, runs, records)
     if results is not None:
         status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")
