@@ -210,7 +210,8 @@ def _policy_params(pol: Decider) -> dict[str, Any]:
     """A :class:`Policy`'s config and stats for ``Result.params`` (e.g. Chronus: lease
     solves, fallbacks, never silent); a bare :class:`Decider` has neither."""
     if isinstance(pol, Policy):
-        return {"policy_stats": _jsonable(pol.stats), "config": _as_dict(pol.config)}
+        stats = asdict(pol.stats) if is_dataclass(pol.stats) and not isinstance(pol.stats, type) else pol.stats
+        return {"policy_stats": _jsonable(stats), "config": _as_dict(pol.config)}
     return {}
 
 
