@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sensaopt.instance import Cluster
 from sensaopt.policies.base import Allocation, JobState, RoundState
-from sensaopt.policies.placement import NodePool, proportional_placement
+from sensaopt.policies.placement import NodePool
 from sensaopt.schedule import Placement
 
 from .order import Pair, fill_keys, order_keys
@@ -16,16 +16,14 @@ from .state import ChronusState
 
 class ChronusPool(NodePool):
     """:class:`NodePool` with a running count of free GPUs (``free``, kept by ``take`` and
-    ``give_back``; nothing here writes the per-node lists directly) and the proportional
-    placements cached per (node index, GPUs) in ``prop``, a dict the policy keeps for
-    its instance (placements are immutable)."""
+    ``give_back``; nothing here writes the per-node lists directly); the proportional
+    placements are cached in the dict the policy keeps for its instance."""
 
-    __slots__ = ("free", "prop")
+    __slots__ = ("free",)
 
-    def __init__(self, cluster: Cluster, prop: dict[tuple[int, int], Placement]):
-        super().__init__(cluster)
+    def __init__(self, cluster: Cluster, proportional: dict[tuple[int, int], Placement]):
+        super().__init__(cluster, proportional)
         self.free = sum(self.gpus)
-        self.prop = prop
 
     def take(self, placements: tuple[Placement, ...]) -> None:
         super().take(placements)
@@ -36,15 +34,6 @@ class ChronusPool(NodePool):
         super().give_back(placements)
         for p in placements:
             self.free += p.gpus
-
-    def _proportional(self, node, gpus: int) -> Placement:
-        q = self.prop.get((node.index, gpus))
-        if q is None:
-            q = self.prop[(node.index, gpus)] = proportional_placement(node, gpus)
-        return q
-
-    def place_proportional(self, gpus: int, prefer: tuple[Placement, ...] | None = None) -> tuple[Placement, ...] | None:
-        return self.place(gpus, self._proportional, prefer)
 
 
 def put(pool: ChronusPool, out: Allocation, round_state: RoundState, js: JobState) -> bool:
