@@ -98,7 +98,7 @@ class ArtifactRules(ChronusRules):
         job holding a lease only at a lease boundary."""
         round_minutes = state.clock.round_minutes
         for jid, job in state.jobs.items():
-            if job.queue_class is None or job.rounds_run * round_minutes < job.estimate or not round_state.was_running(active[jid]):
+            if job.queue_class is None or not job.overran(round_minutes) or not round_state.was_running(active[jid]):
                 continue
             if boundary or jid not in state.guaranteed:
                 state.overrun(job)
