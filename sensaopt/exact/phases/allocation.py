@@ -98,6 +98,8 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
         if b > bound:
             bound, how = b, h
         floor = max(floor, f)
+        if stage["within_horizon_bound"] == float("inf"):
+            break  # no schedule within the horizon: a finer relaxation cannot change that
     info.update(check="relaxation", relaxation_bound=bound, loss_floor=floor, stages=stages)
     res.params["allocations"] = info
     res.loss_proof = LossProof(bound=floor)
@@ -112,8 +114,8 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
                 f"the bound is {bound:.6g} ({how})")
         return replace(res, status=Status.FEASIBLE, bound=bound, message=res.message + note)
     if res.status == Status.INFEASIBLE:
-        if how.startswith("infeasible"):
-            return res
+        if any(st["within_horizon_bound"] == float("inf") for st in stages):
+            return res  # the relaxation has no schedule within the horizon either: neither has the problem
         note = "; infeasible over the model's allocation grid only: the allocation relaxation is not"
         return replace(res, status=Status.TIME_LIMIT, bound=bound, message=res.message + note)
     return replace(res, bound=bound if res.bound is None else min(res.bound, bound),
