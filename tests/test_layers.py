@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", (
         "sensaopt.errors", "sensaopt.limits", "sensaopt.registry", "sensaopt.quiet", "sensaopt.palette",
         "sensaopt.profile_data", "sensaopt.profiles", "sensaopt.options", "sensaopt.instance", "sensaopt.datasets",
+        "sensaopt.helios_data",  # files derived from HeliosData's data.zip (imports nothing of sensaopt)
         "sensaopt.outputs", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",
         "sensaopt.metrics", "sensaopt.result", "sensaopt.generate",
         "sensaopt.servable",  # unservable deadline jobs (imports only the core)

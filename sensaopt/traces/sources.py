@@ -5,6 +5,9 @@
 * ``chronus-slo``, ``chronus-mix1``, ``chronus-mix2``: the Chronus Philly traces in
   the shared traces folder;
 * ``helios-gen``, ``philly-gen``: the calibrated generators;
+* ``helios-venus``, ``helios-earth``, ``helios-saturn``, ``helios-uranus``: the real
+  Helios job logs (HeliosData ``cluster_log.csv``, GPU jobs; no deadlines in the log:
+  :class:`sensaopt.traces.trace.DeadlineRule` adds them, as for ``helios-gen``);
 * ``synthetic``: :func:`sensaopt.generate.generate`'s job mix (small, file-free; for
   tests and quick sweeps; ``jobs`` sets the job count);
 * a name added with ``SOURCES.register(name, fn)`` (``fn(SourceRequest) -> TraceData``);
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sensaopt.datasets import HELIOS_CLUSTERS
 from sensaopt.errors import InputError
 from sensaopt.registry import Registry
 from sensaopt.traces.paths import CHRONUS_TRACES, data_file
@@ -56,6 +60,17 @@ def _chronus_trace(name: str) -> SourceFn:
     return load
 
 
+def _helios_log(cluster: str) -> SourceFn:
+    def load(q: SourceRequest) -> TraceData:
+        from sensaopt.datasets import DATA_FILES
+        from sensaopt.traces.helios import read_helios
+
+        f = DATA_FILES[f"{cluster}-log"]
+        return window(read_helios(data_file(f.path), q.on_error, name=f"helios-{cluster}"), q.start, q.days, q.limit)
+
+    return load
+
+
 def _helios_gen(q: SourceRequest) -> TraceData:
     from sensaopt.traces.generators import HeliosConfig, generate_helios
 
@@ -77,6 +92,7 @@ def _synthetic_source(q: SourceRequest) -> TraceData:
 SOURCES: Registry[SourceFn] = Registry("trace source", {
     **{name: _chronus_trace(name) for name in CHRONUS_TRACES},
     "helios-gen": _helios_gen,
+    **{f"helios-{c.lower()}": _helios_log(c.lower()) for c in HELIOS_CLUSTERS},
     "philly-gen": _philly_gen,
     "synthetic": _synthetic_source,
 })
@@ -88,6 +104,7 @@ def source_names() -> list[str]:
 
 # the data files (names in sensaopt.datasets.DATA_FILES) each named source reads
 SOURCE_DATA: dict[str, tuple[str, ...]] = {**{name: (name,) for name in CHRONUS_TRACES},
+                                           **{f"helios-{c.lower()}": (f"{c.lower()}-log",) for c in HELIOS_CLUSTERS},
                                            "helios-gen": ("venus-throughput",), "philly-gen": ("philly-runtimes",)}
 
 
