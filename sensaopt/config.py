@@ -29,8 +29,8 @@ def _opt(default: Any, help: str) -> Any:
 class WorkloadConfig:
     """A workload: trace (or generator) jobs on a cluster preset. Times in minutes."""
 
-    trace: str = _opt("synthetic", "chronus-slo | chronus-mix1 | chronus-mix2 | helios-gen | philly-gen | synthetic | "
-                                   "FILE (Chronus/Helios CSV, Philly JSON)")
+    trace: str = _opt("synthetic", "chronus-slo | chronus-mix1 | chronus-mix2 | helios-gen | helios-venus (also -earth, -saturn, "
+                                   "-uranus: the real Helios logs) | philly-gen | synthetic | FILE (Chronus/Helios CSV, Philly JSON)")
     preset: str = _opt("philly-8", "Cluster preset: philly-8, philly-16, helios-8, helios-16 (suffix -chronus: Chronus nodes), or NxG.")
     seed: int = _opt(0, "Seed: generators, model-type and deadline draws, thinning, profile error.")
     load: float = _opt(1.0, "Arrival-rate multiplier.")

@@ -236,3 +236,25 @@ def test_missing_data_from_python_names_the_fetch_command(tmp_path: Path, monkey
     assert e.value.names == ["philly-runtimes"]
     with pytest.raises(MissingDataError, match=r"`sensaopt data fetch venus-throughput`$"):
         require(["venus-throughput"])
+
+
+def test_experiment_paper_runs_the_workloads_whose_data_is_present_and_names_the_rest(tmp_path: Path) -> None:
+    slo = shared_folder("chronus-slo") / DATA_FILES["chronus-slo"].path
+    data = tmp_path / "data"
+    (data / DATA_FILES["chronus-slo"].path).parent.mkdir(parents=True)
+    (data / DATA_FILES["chronus-slo"].path).symlink_to(slo)
+    out = tmp_path / "out"
+    r = cli("experiment", "paper", "-o", str(out), "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--shape", "none", "--serial",
+            "-q", "--workloads", "chronus-slo,helios-gen", "--workloads", "helios-venus", env={TRACES_ENV: str(data)}, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        "skipped (data not found): Helios (venus-throughput); Helios Venus log (venus-log); "
+        "fetch with `sensaopt data fetch venus-throughput venus-log`"]
+    assert "2 runs: 0 reused, 2 computed, 0 failed, 0 missing" in r.stdout
+    with open(out / "runs.csv", newline="") as f:
+        import csv
+
+        assert sorted((row["workload"], row["node_gpus"]) for row in csv.DictReader(f)) == [("Philly SLO", "16"), ("Philly SLO", "8")]
+    r = cli("experiment", "paper", "-o", str(tmp_path / "o2"), "--workloads", "philly-slo", env={TRACES_ENV: str(data)}, cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("error: --workloads: workload: unknown workload 'philly-slo' (known: chronus-slo,")
+    assert not (tmp_path / "o2").exists()

@@ -236,13 +236,16 @@ def experiment_paper(
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    workloads: list[str] = typer.Option(
+        [], "--workloads", metavar="NAME[,NAME...]",
+        help="Workloads (trace sources or labels, comma-separated or repeated; default chronus-slo,chronus-mix1,chronus-mix2,"
+             "helios-gen; also helios-venus, the real Venus job log). Cells whose data is absent are skipped and named."),
 ) -> None:
     """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies x seeds: mean and 95 % interval per cell
     (table.md/csv, runs.csv), change vs Chronus, figures."""
     import json
     import time
 
-    from sensaopt.datasets import require
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import policy_names
@@ -250,7 +253,6 @@ def experiment_paper(
     from sensaopt.sweep.paper import POLICIES, PaperSettings, paper_configs
     from sensaopt.sweep.provenance import git_state, machine
     from sensaopt.sweep.runner import check_configs
-    from sensaopt.traces.sources import data_needed
 
     t0, git, host = time.perf_counter(), git_state(), machine()  # the code and machine as the command starts
     known = set(policy_names())
@@ -268,10 +270,14 @@ def experiment_paper(
         for name in paper.RESULT_FILES:
             check_output(results / name, field="--results")
     shapes = tuple(x for x in shape if x.lower() != "none") if shape else paper.SHAPES
+    try:
+        chosen = paper.workload_choice(workloads) if workloads else paper.DEFAULT_WORKLOADS
+    except ValueError as e:
+        raise InputError("--workloads", "workload", str(e)) from None
     s = PaperSettings(scale=scale, policies=pols, seeds=tuple(range(seed, seed + seeds)), round_minutes=round_minutes,
                       sensitive_fraction=sensitive_fraction, node=node, helios_days=helios_days, shapes=shapes,
                       shape_gpus=tuple(shape_gpus) or PaperSettings.shape_gpus, decomposition=decomposition,
-                      duration_at=None if duration_at.lower() == "none" else duration_at)
+                      duration_at=None if duration_at.lower() == "none" else duration_at, workloads=chosen)
     if decomposition:
         try:
             paper.check_decomposition()
@@ -280,7 +286,7 @@ def experiment_paper(
     runs = paper_configs(s)
     check_configs([c for _, _, c in runs])  # e.g. --node bogus: one line before any run
     if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
-        require(name for _, _, c in runs for name in data_needed(c.trace, c.guided))
+        s, runs = _present_workloads(s, runs)
     store = ResultStore(output)  # runs in output/runs/<key>.json
     cfgs = [c for _, _, c in runs]
     rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers)
@@ -296,6 +302,31 @@ def experiment_paper(
         write_text(results / "provenance.json", json.dumps(prov, indent=1) + "\n", field="--results")
     typer.echo(md)
     _echo_runs(rep, records, written)
+
+
+def _present_workloads(s: Any, runs: list[Any]) -> tuple[Any, list[Any]]:
+    """The settings and runs of the workloads whose data files are all present; the others
+    named on stderr (with the fetch command); :class:`MissingDataError` when none is."""
+    from sensaopt.datasets import MissingDataError, require
+    from sensaopt.sweep.paper import paper_configs
+    from sensaopt.traces.sources import data_needed
+
+    missing: dict[str, list[str]] = {}  # workload label -> its missing files
+    for label, _, c in runs:
+        try:
+            require(data_needed(c.trace, c.guided))
+        except MissingDataError as e:
+            missing.setdefault(label, e.names)
+    if not missing:
+        return s, runs
+    present = tuple(w for w in s.workloads if w not in missing)
+    if not present:
+        require(n for names in missing.values() for n in names)  # raises: every missing file, one line
+    names = list(dict.fromkeys(n for ns in missing.values() for n in ns))
+    cells = "; ".join(f"{label} ({', '.join(ns)})" for label, ns in missing.items())
+    typer.echo(f"skipped (data not found): {cells}; fetch with `sensaopt data fetch {' '.join(names)}`", err=True)
+    s = replace(s, workloads=present)
+    return s, paper_configs(s)
 
 
 def _run_grid(cfgs: list[Any], store: Any, desc: str, quiet: bool, report_only: bool, serial: bool, scheduler: str | None,
