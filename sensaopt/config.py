@@ -51,6 +51,9 @@ class WorkloadConfig:
     duration_at: str | None = _opt(None, "What a trace duration is: node = run time at the proportional share of the node it "
                                          "runs on (work = duration x speed there), reference = at 3 cores, 62.5 GB per GPU "
                                          "(work = duration); none: node, or reference on nodes at that share (the same there).")
+    columns: str | None = _opt(None, "A CSV trace in another layout: FIELD=COLUMN[:UNIT],... with fields arrival (min|s|h|datetime), "
+                                     "gpus, work (min|s|h), deadline or deadline_after, id; e.g. arrival=submit_time:s,gpus=num_gpu,"
+                                     "work=duration:s.")
 
 
 def field_help(cls: type, name: str) -> str:
@@ -147,14 +150,15 @@ def policy_settings(policies: Sequence[str], items: Sequence[str]) -> dict[str, 
 
     scoped: dict[str, list[str]] = {p: [] for p in policies}
     for item in items:
-        head, dot, _ = item.partition("=")[0].partition(".")
-        if not dot:
+        key = item.partition("=")[0]
+        if "." not in key:
             for p in policies:
                 scoped[p].append(item)
-        elif head in scoped:
-            scoped[head].append(item[len(head) + 1:])
-        else:
-            raise InputError("--set", item.partition("=")[0], f"{head!r} is not a selected policy ({', '.join(policies)})")
+            continue
+        owner = max((p for p in policies if key.startswith(p + ".")), key=len, default=None)  # a policy name may hold dots
+        if owner is None:
+            raise InputError("--set", key, f"{key.rpartition('.')[0]!r} is not a selected policy ({', '.join(policies)})")
+        scoped[owner].append(item[len(owner) + 1:])
     return {p: parse_settings(its, policy_config_class(p), f"policy {p!r}") for p, its in scoped.items()}
 
 

@@ -34,8 +34,10 @@ def schedule_files(path: Path, policies: list[str]) -> dict[str, Path]:
     """Files of ``simulate --save-schedule PATH``: policy -> result JSON (PATH itself
     for one policy, else PATH's stem + ``.POLICY`` + its suffix), and ``""`` -> the
     instance file beside them (stem + ``.instance.json``)."""
+    from sensaopt.policies import file_stem
+
     suffix = path.suffix or ".json"
-    files = {pol: path if len(policies) == 1 else path.with_name(f"{path.stem}.{pol}{suffix}") for pol in policies}
+    files = {pol: path if len(policies) == 1 else path.with_name(f"{path.stem}.{file_stem(pol)}{suffix}") for pol in policies}
     files[""] = path.with_name(f"{path.stem}.instance.json")
     return files
 
@@ -248,7 +250,7 @@ def experiment_paper(
 
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
-    from sensaopt.policies import policy_names
+    from sensaopt.policies import check_policy, policy_names
     from sensaopt.sweep import ResultStore, paper
     from sensaopt.sweep.paper import POLICIES, PaperSettings, paper_configs
     from sensaopt.sweep.provenance import git_state, machine
@@ -258,8 +260,7 @@ def experiment_paper(
     known = set(policy_names())
     pols = tuple(policy) if policy else tuple(p for p in POLICIES if p in known)
     for p in pols:
-        if p not in known:
-            raise InputError("--policy", "policy", f"unknown policy {p!r} (known: {', '.join(sorted(known))})")
+        check_policy(p)
     if not (0 < scale <= 1):
         raise InputError("--scale", "scale", "must be within (0, 1]")
     check_output_dir(output, field="-o")

@@ -670,9 +670,10 @@ def policy_defaults(policy: str) -> dict[str, Any] | None:
     for a policy not registered here."""
     from dataclasses import asdict, is_dataclass
 
-    from sensaopt.policies import make_policy, policy_names
+    from sensaopt.policies import POLICIES as REGISTERED
+    from sensaopt.policies import make_policy
 
-    if policy not in policy_names():
+    if policy not in REGISTERED:
         return None
     cfg = make_policy(policy).config
     return _jsonable(asdict(cfg)) if is_dataclass(cfg) and not isinstance(cfg, type) else {}
