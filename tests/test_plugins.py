@@ -185,3 +185,13 @@ def test_cli_simulate_with_columns(trace: Path, tmp_path: Path) -> None:
     r = cli("simulate", "--trace", str(trace), "--preset", "2x8", "--policy", "edf", "-o", str(tmp_path / "o2"), site=None, cwd=tmp_path)
     assert r.returncode == 2 and "map its columns with --columns arrival=COL,gpus=COL,work=COL" in r.stderr
     assert not (tmp_path / "o2").exists()
+
+
+def test_cli_instances_from_trace_with_columns(tmp_path: Path) -> None:
+    p = tmp_path / "jobs.csv"
+    p.write_text("t,g,run\n" + "".join(f"{60 * k},{1 + k % 2},{30 + k}\n" for k in range(16)))
+    r = cli("instances", "from-trace", "--trace", str(p), "--columns", "arrival=t:s,gpus=g,work=run", "--jobs", "8", "--count", "2",
+            "-o", str(tmp_path / "w"), site=None, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    inst = json.loads((tmp_path / "w" / "jobs-w1.json").read_text())
+    assert [j["work"] for j in inst["jobs"]] == [float(30 + k) for k in range(8, 16)]

@@ -126,6 +126,7 @@ def instances_from_trace(
     sensitive_fraction: float = typer.Option(0.5, callback=in_range("sensitive_fraction"), help="Fraction of sensitive model types."),
     mix: str = typer.Option("fraction", help="fraction | synergy"),
     output: Path = typer.Option(..., "-o", "--output", help="Folder for the instance files."),
+    columns: str | None = typer.Option(None, "--columns", help=field_help(WorkloadConfig, "columns")),
 ) -> None:
     """Cut windows of N consecutive trace jobs into instance files (cluster scaled to their load)."""
     from sensaopt.datasets import require
@@ -138,7 +139,7 @@ def instances_from_trace(
 
     check_output_dir(output, field="-o")
     require(data_needed(trace))
-    data = make_trace(trace, start=start, days=days, seed=seed)
+    data = make_trace(trace, start=start, days=days, seed=seed, columns=columns)
     cfg = WindowConfig(n_jobs=jobs, count=count, stride=stride, first=first, node_gpus=node_gpus, cpu_per_gpu=cpu_per_gpu,
                        mem_per_gpu=mem_per_gpu, load=load, max_nodes=max_nodes, round_minutes=round_minutes, deadlines=deadlines, seed=seed)
     try:
@@ -148,6 +149,8 @@ def instances_from_trace(
     opts = {"trace": trace, "jobs": jobs, "count": count, "stride": stride, "first": first, "start": start, "days": days,
             "node_gpus": node_gpus, "cpu_per_gpu": cpu_per_gpu, "mem_per_gpu": mem_per_gpu, "load": load, "max_nodes": max_nodes,
             "round_minutes": round_minutes, "deadlines": deadlines, "seed": seed, "sensitive_fraction": sensitive_fraction, "mix": mix}
+    if columns is not None:
+        opts["columns"] = columns
     cmd = command_line("instances from-trace", opts)
     for inst, _ in wins:  # every window's file checked before the first is written
         check_output(Path(output) / f"{inst.name}.json", inputs=[trace], field="-o")
