@@ -151,13 +151,15 @@ def test_columns_with_relative_deadlines_and_seconds(tmp_path: Path) -> None:
     p = tmp_path / "s.csv"
     p.write_text("t,g,run,slack\n600,1,3600,7200\n0,8,60,\n")
     d = make_trace(str(p), columns="arrival=t:s,gpus=g,work=run:s,deadline_after=slack:s")
-    assert [(j.id, j.arrival, j.gpus, j.work, j.deadline) for j in d.jobs] == [("line3", 0.0, 8, 1.0, None), ("line2", 10.0, 1, 60.0, 130.0)]
+    got = [(j.id, j.arrival, j.gpus, j.work, j.deadline) for j in d.jobs]
+    assert got == [("line3", 0.0, 8, 1.0, None), ("line2", 10.0, 1, 60.0, 130.0)]
 
 
 @pytest.mark.parametrize("spec, msg", [
     ("arrival=t,gpus=g", "--columns: arrival=t,gpus=g: no column for work (required: arrival, gpus, work)"),
     ("arrival=t:days,gpus=g,work=w", "--columns: arrival=t:days: unit 'days' of arrival is not one of min, s, h, datetime"),
-    ("arrival=t,gpus=g,work=w,size=x", "--columns: size=x: unknown field 'size' (fields: arrival, gpus, work, deadline, deadline_after, id)"),
+    ("arrival=t,gpus=g,work=w,size=x",
+     "--columns: size=x: unknown field 'size' (fields: arrival, gpus, work, deadline, deadline_after, id)"),
     ("arrival=t,gpus=g,work=w,gpus=h", "--columns: gpus=h: gpus is mapped twice"),
     ("arrival t,gpus=g,work=w", "--columns: arrival t: expected FIELD=COLUMN[:UNIT]"),
     ("arrival=t:datetime,gpus=g,work=w,deadline=d:s", "deadline must be a datetime when arrival is (the same clock)"),
@@ -178,7 +180,8 @@ def test_a_bad_row_names_file_line_field_and_job(tmp_path: Path) -> None:
 
 def test_cli_simulate_with_columns(trace: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
-    r = cli("simulate", "--trace", str(trace), "--columns", "id=jid,arrival=submitted:datetime,gpus=ngpu,work=hours:h,deadline=due:datetime",
+    mapping = "id=jid,arrival=submitted:datetime,gpus=ngpu,work=hours:h,deadline=due:datetime"
+    r = cli("simulate", "--trace", str(trace), "--columns", mapping,
             "--preset", "2x8", "--policy", "edf", "-o", str(out), site=None, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "3 jobs on 2 nodes / 16 GPUs (skipped: no_gpu 1, zero_duration 1)" in r.stderr

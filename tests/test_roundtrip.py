@@ -115,7 +115,8 @@ def _rewrite(sol: Path, fmt: str, dest: Path) -> Path:
     s = read_solution(sol)
     nz = {k: v for k, v in s.values.items() if v != 0}
     if fmt == "cbc":
-        text = f"Optimal - objective value {s.objective}\n" + "".join(f"{i:7d} {k:<20} {v:>15g} 0\n" for i, (k, v) in enumerate(s.values.items()))
+        rows = "".join(f"{i:7d} {k:<20} {v:>15g} 0\n" for i, (k, v) in enumerate(s.values.items()))
+        text = f"Optimal - objective value {s.objective}\n" + rows
     elif fmt == "scip":
         text = (f"solution status: optimal solution found\nobjective value:                 {s.objective}\n"
                 + "".join(f"{k:<40} {v:>20g} \t(obj:0)\n" for k, v in nz.items()))
