@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app, command_line, progress_bar
+from sensaopt.cli.batch import dask_ready
 from sensaopt.cli.options import dataclass_options, in_range, set_option, with_workload
 from sensaopt.config import WorkloadConfig, field_help
 
@@ -19,8 +20,20 @@ app.add_typer(instances_app, name="instances")
 _TRACE_HELP = field_help(WorkloadConfig, "trace")
 
 
-def _run_bar(total: int, desc: str, quiet: bool) -> tuple[Any, Callable[[int, int], None]]:
-    """A progress bar over runs (sweep, experiment paper) and its callback(done, total)."""
+PROGRESS_EVERY_S = 60.0  # seconds between progress lines while runs go on (output not a terminal)
+
+
+def _run_bar(total: int, desc: str, quiet: bool, every_s: float = PROGRESS_EVERY_S) -> tuple[Any, Callable[[int, int], None]]:
+    """Progress over runs (sweep, experiment commands) and its callback(done, total): a
+    bar on a terminal, else lines (:class:`sensaopt.cli.batch.RunLines`: one per finished
+    run and one every ``every_s`` seconds), nothing with ``quiet``."""
+    import sys
+
+    if not quiet and not sys.stderr.isatty():
+        from sensaopt.cli.batch import RunLines
+
+        lines = RunLines(total, desc, every_s)
+        return lines, lines.update
     bar, _ = progress_bar(total, desc, quiet, unit="run")
 
     def cb(n: int, total: int) -> None:
@@ -28,6 +41,26 @@ def _run_bar(total: int, desc: str, quiet: bool) -> tuple[Any, Callable[[int, in
         bar.update(n - bar.n)
 
     return bar, cb
+
+
+def _progress_every_option() -> Any:
+    return typer.Option(PROGRESS_EVERY_S, "--progress-every", metavar="SECONDS", callback=in_range("progress_every"),
+                        help="Output not a terminal: a progress line per finished run and one every SECONDS (0: only per run).")
+
+
+def _store(root: Path) -> tuple[Any, Any]:
+    """The result store under ``root`` with its warnings collected (:class:`sensaopt.cli.batch.ResumeNotes`), and them."""
+    from sensaopt.cli.batch import ResumeNotes
+    from sensaopt.sweep import ResultStore
+
+    notes = ResumeNotes()
+    return ResultStore(root, warn=notes), notes
+
+
+def _resume_summary(notes: Any) -> None:
+    line = notes.summary()
+    if line:
+        typer.echo(line, err=True)
 
 
 def schedule_files(path: Path, policies: list[str]) -> dict[str, Path]:
@@ -174,12 +207,13 @@ def sweep(
     workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    progress_every: float = _progress_every_option(),
 ) -> None:
     """Run the cartesian product of the options (repeat any workload option) on Dask; finished runs are kept by config hash."""
     from sensaopt.config import as_pairs, policy_settings
     from sensaopt.datasets import require
     from sensaopt.outputs import check_output, check_output_dir, write_text
-    from sensaopt.sweep import ResultStore, RunConfig, run_serial, run_sweep
+    from sensaopt.sweep import RunConfig, run_serial, run_sweep
     from sensaopt.sweep.report import summary_csv
     from sensaopt.sweep.runner import check_configs
     from sensaopt.traces.sources import data_needed
@@ -191,12 +225,15 @@ def sweep(
     check_output(Path(store) / "summary.csv", inputs=traces, field="--store")
     cfgs = [RunConfig(**asdict(w), policy=p, policy_config=as_pairs(knobs[p])) for w in workload for p in policy]
     check_configs(cfgs, trace_files=scheduler is None)  # a bad trace or preset: one line before any run, not N failed runs
-    st = ResultStore(store)
-    bar, cb = _run_bar(len(cfgs), "sweep", quiet)
+    st, notes = _store(store)
+    bar, cb = _run_bar(len(cfgs), "sweep", quiet, progress_every)
+    if not serial:
+        dask_ready()
     try:
         rep = run_serial(cfgs, st, cb) if serial else run_sweep(cfgs, st, scheduler=scheduler, n_workers=workers, progress=cb)
     finally:
         bar.close()
+        _resume_summary(notes)
     records = [st.get(c.key()) for c in cfgs]
     write_text(Path(store) / "summary.csv", summary_csv([r for r in records if r is not None]), inputs=traces, field="--store")
     typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; "
@@ -241,6 +278,7 @@ def experiment_paper(
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    progress_every: float = _progress_every_option(),
     workloads: list[str] = typer.Option(
         [], "--workloads", metavar="NAME[,NAME...]",
         help="Workloads (trace sources or labels, comma-separated or repeated; default chronus-slo,chronus-mix1,chronus-mix2,"
@@ -254,7 +292,7 @@ def experiment_paper(
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import check_policy, policy_names
-    from sensaopt.sweep import ResultStore, paper
+    from sensaopt.sweep import paper
     from sensaopt.sweep.paper import POLICIES, PaperSettings, paper_configs
     from sensaopt.sweep.provenance import git_state, machine
     from sensaopt.sweep.runner import check_configs
@@ -291,9 +329,12 @@ def experiment_paper(
     check_configs([c for _, _, c in runs])  # e.g. --node bogus: one line before any run
     if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
         s, runs = _present_workloads(s, runs)
-    store = ResultStore(output)  # runs in output/runs/<key>.json
+    store, notes = _store(output)  # runs in output/runs/<key>.json
     cfgs = [c for _, _, c in runs]
-    rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers)
+    try:
+        rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers, progress_every)
+    finally:
+        _resume_summary(notes)
     rows, cells, md = paper.build_report(s, runs, records)
     written = paper.write_report(output, cells, rows, md, runs, records)
     if results is not None:
@@ -334,18 +375,20 @@ def _present_workloads(s: Any, runs: list[Any]) -> tuple[Any, list[Any]]:
 
 
 def _run_grid(cfgs: list[Any], store: Any, desc: str, quiet: bool, report_only: bool, serial: bool, scheduler: str | None,
-              workers: int) -> tuple[Any, dict[str, Any]]:
+              workers: int, every_s: float = PROGRESS_EVERY_S) -> tuple[Any, dict[str, Any]]:
     """Run the configurations ``cfgs`` not yet in ``store`` (serially or on Dask) with a
     progress bar, or only count them (``report_only``); return the sweep report and the
     stored record of every configuration that has one. Shared by the experiment commands."""
     from sensaopt.sweep import SweepReport, run_serial, run_sweep
 
     keys = {c.key() for c in cfgs}
-    bar, cb = _run_bar(len(keys), desc, quiet)
+    bar, cb = _run_bar(len(keys), desc, quiet if not report_only else True, every_s)
     try:
         if report_only:
             rep = SweepReport(len(keys), sum(store.has(k) for k in keys))
         else:
+            if not serial:
+                dask_ready()
             rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
     finally:
         bar.close()
@@ -384,7 +427,6 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
     from sensaopt.datasets import require
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
-    from sensaopt.sweep import ResultStore
     from sensaopt.sweep import experiment_plot as plot
     from sensaopt.sweep import experiments as ex
     from sensaopt.sweep.runner import check_configs
@@ -402,8 +444,11 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
     check_configs(cfgs)  # an unknown policy, preset or trace: one line before any run
     if not report_only:
         require(n for trace, guided in {(c.trace, c.guided) for c in cfgs} for n in data_needed(trace, guided))
-    store = ResultStore(output)  # runs in output/runs/<key>.json
-    rep, records = _run_grid(cfgs, store, name, quiet, report_only, serial, scheduler, workers)
+    store, notes = _store(output)  # runs in output/runs/<key>.json
+    try:
+        rep, records = _run_grid(cfgs, store, name, quiet, report_only, serial, scheduler, workers)
+    finally:
+        _resume_summary(notes)
     md, csv_text, rows = ex.report(name, runs, records)
     write_text(md_path, md, inputs=(workload.trace,), field="--out")
     write_text(csv_path, csv_text, inputs=(workload.trace,), field="--out")
