@@ -172,7 +172,7 @@ def _ladder_gap() -> dict[str, str]:
 
 FIGURES: list[Figure] = [
     Block("gap example", "README.md",
-          "sensaopt gap tiny-16gpu tiny-8gpu --exact cpsat --policy sensascale -o gap.csv   # --wide: every column",
+          "sensaopt gap tiny-16gpu tiny-8gpu --exact cpsat --policy sensascale -o /tmp/gap.csv   # --wide: every column",
           ("gap", "tiny-16gpu", "tiny-8gpu", "--exact", "cpsat", "--policy", "sensascale")),
     Block("solve line", "README.md",
           "sensaopt solve instances/tiny-16gpu.json                                     # one summary line:",
