@@ -258,3 +258,19 @@ def test_experiment_paper_runs_the_workloads_whose_data_is_present_and_names_the
     r = cli("experiment", "paper", "-o", str(tmp_path / "o2"), "--workloads", "philly-slo", env={TRACES_ENV: str(data)}, cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.startswith("error: --workloads: workload: unknown workload 'philly-slo' (known: chronus-slo,")
     assert not (tmp_path / "o2").exists()
+
+
+def test_data_dir_and_mirror_flags_stand_for_the_environment_variables(tmp_path: Path, mirror: LoopbackServer) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in (TRACES_ENV, MIRROR_ENV)}
+    d = tmp_path / "mine"
+    r = subprocess.run([sys.executable, "-m", "sensaopt", "--data-dir", str(d), "--mirror", mirror.url, "data", "fetch", "chronus-model-info"],
+                       env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    f = DATA_FILES["chronus-model-info"]
+    assert r.stdout.startswith(f"chronus-model-info: fetched {mirror.url}/{f.path} -> {d / f.path}") and sha256(d / f.path) == f.sha256
+    r = subprocess.run([sys.executable, "-m", "sensaopt", "--data-dir", str(d), "data", "list"], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300)
+    assert re.search(rf"^chronus-model-info\s+present \({TRACES_ENV}\)", r.stdout, re.M), r.stdout
+    r = subprocess.run([sys.executable, "-m", "sensaopt", "--mirror", "127.0.0.1:8000", "data", "list"], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and r.stderr.strip() == "error: (command line): --mirror: not a URL: '127.0.0.1:8000' (http://, https:// or file://)"

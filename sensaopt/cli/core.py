@@ -30,13 +30,27 @@ def _root(
     log_level: str = typer.Option("warning", "--log-level", metavar="LEVEL",
                                   help="debug | info | warning | error: sensaopt's and Dask's log on stderr (Dask below "
                                        "error only from info on; resume notes one by one from info on)."),
+    data_dir: Path | None = typer.Option(None, "--data-dir", metavar="DIR",
+                                         help="Read (and fetch) the trace data in DIR only: the same as SENSAOPT_TRACES=DIR."),
+    mirror: str | None = typer.Option(None, "--mirror", metavar="URL",
+                                      help="Download the data from a copy of the data folder at URL: the same as "
+                                           "SENSAOPT_DATA_MIRROR=URL."),
 ) -> None:
+    import os
+
     from sensaopt.cli.batch import LOG_LEVELS, configure_logging
+    from sensaopt.datasets import MIRROR_ENV, TRACES_ENV
     from sensaopt.errors import InputError
 
     if log_level.lower() not in LOG_LEVELS:
         raise InputError("(command line)", "--log-level", f"unknown level {log_level!r} (use {', '.join(LOG_LEVELS)})")
     configure_logging(log_level.lower())
+    if data_dir is not None:  # this process and the workers it starts read the environment
+        os.environ[TRACES_ENV] = str(data_dir.resolve())
+    if mirror is not None:
+        if not mirror.startswith(("http://", "https://", "file://")):
+            raise InputError("(command line)", "--mirror", f"not a URL: {mirror!r} (http://, https:// or file://)")
+        os.environ[MIRROR_ENV] = mirror
 
 
 def _exact_params(time_limit: float | None, workers: int | None, weighted: bool, cooperate: bool, branch_price: bool,
