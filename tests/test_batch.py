@@ -144,4 +144,5 @@ def test_solver_log_goes_to_stderr_and_json_stays_clean(tmp_path: Path) -> None:
     r = cli("solve", "tiny-16gpu", "--solver-log", cwd=tmp_path)
     assert r.returncode == 2 and "--solver-log" in r.stderr and "applies to the exact solvers" in r.stderr
     r = cli("--log-level", "loud", "solve", "tiny-16gpu", cwd=tmp_path)
-    assert r.returncode == 2 and r.stderr.strip() == "error: (command line): --log-level: unknown level 'loud' (use debug, info, warning, error)"
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: (command line): --log-level: unknown level 'loud' (use debug, info, warning, error)"

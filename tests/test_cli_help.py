@@ -33,4 +33,5 @@ def test_options_show_real_metavars(command: list[str], capsys: pytest.CaptureFi
 
 def test_numeric_repeatable_workload_options_say_their_type(capsys: pytest.CaptureFixture[str]) -> None:
     text = help_of(["sweep"], capsys)
-    assert re.search(r"--load FLOAT\b", text) and re.search(r"--seed INTEGER\b", text) and re.search(r"--time-limit", help_of(["solve"], capsys))
+    assert re.search(r"--load FLOAT\b", text) and re.search(r"--seed INTEGER\b", text)
+    assert re.search(r"--time-limit FLOAT\b", help_of(["solve"], capsys))

@@ -263,7 +263,8 @@ def test_experiment_paper_runs_the_workloads_whose_data_is_present_and_names_the
 def test_data_dir_and_mirror_flags_stand_for_the_environment_variables(tmp_path: Path, mirror: LoopbackServer) -> None:
     env = {k: v for k, v in os.environ.items() if k not in (TRACES_ENV, MIRROR_ENV)}
     d = tmp_path / "mine"
-    r = subprocess.run([sys.executable, "-m", "sensaopt", "--data-dir", str(d), "--mirror", mirror.url, "data", "fetch", "chronus-model-info"],
+    argv = ["--data-dir", str(d), "--mirror", mirror.url, "data", "fetch", "chronus-model-info"]
+    r = subprocess.run([sys.executable, "-m", "sensaopt", *argv],
                        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     f = DATA_FILES["chronus-model-info"]
@@ -273,4 +274,5 @@ def test_data_dir_and_mirror_flags_stand_for_the_environment_variables(tmp_path:
     assert re.search(rf"^chronus-model-info\s+present \({TRACES_ENV}\)", r.stdout, re.M), r.stdout
     r = subprocess.run([sys.executable, "-m", "sensaopt", "--mirror", "127.0.0.1:8000", "data", "list"], env=env, cwd=tmp_path,
                        capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2 and r.stderr.strip() == "error: (command line): --mirror: not a URL: '127.0.0.1:8000' (http://, https:// or file://)"
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: (command line): --mirror: not a URL: '127.0.0.1:8000' (http://, https:// or file://)"

@@ -200,3 +200,49 @@ def test_readme_and_tour_run_from_the_wheel_after_data_fetch(wheel_env: WheelEnv
             _run(wheel_env.py, script, cwd=work, env=env)
             ran += 1
     assert ran >= 15  # README: 4 Python blocks and its command lines; the tour: its Python block and commands
+
+
+def test_a_policy_package_and_an_exported_model_from_the_wheel(wheel_env: WheelEnv, tmp_path: Path) -> None:
+    """Outside the repository, with only the wheel: a policy from a separately installed
+    package runs through `simulate`, and a model exported, solved by HiGHS and imported
+    back is a valid schedule."""
+    pytest.importorskip("setuptools", reason="building the policy package needs setuptools (no build isolation: offline)")
+    from .test_plugins import POLICY_SOURCE, PYPROJECT
+
+    src = tmp_path / "policy-src"
+    (src / "sensaopt_demo_policy").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(PYPROJECT)
+    (src / "sensaopt_demo_policy" / "__init__.py").write_text(POLICY_SOURCE)
+    _run(wheel_env.py, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-build-isolation", src, cwd=tmp_path,
+         env=wheel_env.env)
+    work = tmp_path / "work"
+    work.mkdir()
+    r = _run(wheel_env.exe, "simulate", "--trace", "synthetic", "--jobs", "12", "--preset", "2x8", "--policy", "smallest-first",
+             "-o", "sim", cwd=work, env=wheel_env.env)
+    assert r.stdout.startswith("heuristic:smallest-first: FEASIBLE") and (work / "sim" / "smallest-first.summary.json").is_file()
+
+    _run(wheel_env.exe, "export", "tiny-16gpu", "-o", "tiny.mps", cwd=work, env=wheel_env.env)
+    solve = ("import highspy; h = highspy.Highs(); h.setOptionValue('output_flag', False); h.setOptionValue('mip_rel_gap', 0.0); "
+             "h.readModel('tiny.mps'); h.run(); h.writeSolution('tiny.sol', 0)")
+    _run(wheel_env.py, "-c", solve, cwd=work, env=wheel_env.env)
+    r = _run(wheel_env.exe, "import-solution", "tiny.mps", "tiny.sol", "-o", "schedule.json", cwd=work, env=wheel_env.env)
+    assert r.stdout.startswith("schedule.json: valid (highs solution, Optimal): 6 jobs finished, 0 SLO violations, avg JCT 78.0 min")
+    r = _run(wheel_env.exe, "validate", "tiny-16gpu", "schedule.json", cwd=work, env=wheel_env.env)
+    assert r.stdout.startswith("valid: 6 jobs finished")
+
+
+@pytest.mark.slow
+def test_experiment_paper_runs_every_cell_from_the_wheel(wheel_env: WheelEnv, tmp_path: Path) -> None:
+    """`experiment paper --scale 0.01` from the wheel after `data fetch` from the loopback mirror:
+    every cell runs (one policy, one seed; about 45 s here)."""
+    env = dict(wheel_env.env, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    held = [f.name for f in DATA_FILES.values() if f.sha256 is not None]
+    with LoopbackServer(shared_folder(*held)) as srv:
+        _run(wheel_env.exe, "data", "fetch", *held, cwd=tmp_path, env=dict(env, **{MIRROR_ENV: srv.url}))
+    r = _run(wheel_env.exe, "experiment", "paper", "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--serial", "-q", "-o", "out",
+             cwd=tmp_path, env=env, timeout=1200)
+    assert r.stderr == "" and "12 runs: 0 reused, 12 computed, 0 failed, 0 missing" in r.stdout
+    rows = (tmp_path / "out" / "runs.csv").read_text().splitlines()[1:]
+    assert {tuple(x.split(",")[:3]) for x in rows} == {
+        *((w, g, "synergy") for w in ("Philly SLO", "Philly MIX1", "Philly MIX2", "Helios") for g in ("8", "16")),
+        *(("Philly SLO", g, shape) for shape in ("chronus", "alibaba") for g in ("8", "16"))}
