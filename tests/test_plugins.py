@@ -41,6 +41,14 @@ class SmallestFirst(BasePolicy):
                 pool.take(pl)
                 out[js.id] = pl
         return out
+
+
+def demo_jobs(q):
+    """A named trace source: six jobs, 10 minutes apart (the window and limit of the request applied)."""
+    from sensaopt.traces.trace import TraceData, TraceJob, window
+
+    jobs = [TraceJob(f"d{k}", 10.0 * k, 1 + k % 2, 30.0) for k in range(6)]
+    return window(TraceData("demo-jobs", "sensaopt_demo_policy", jobs, has_deadlines=False), q.start, q.days, q.limit)
 '''
 PYPROJECT = '''[build-system]
 requires = ["setuptools>=61"]
@@ -53,6 +61,9 @@ version = "0.1"
 [project.entry-points."sensaopt.policies"]
 smallest-first = "sensaopt_demo_policy:SmallestFirst"
 fifo = "sensaopt_demo_policy:SmallestFirst"  # a built-in name: the built-in wins
+
+[project.entry-points."sensaopt.trace_sources"]
+demo-jobs = "sensaopt_demo_policy:demo_jobs"
 '''
 
 
@@ -86,8 +97,9 @@ def test_an_installed_policy_runs_through_simulate_by_entry_point_and_by_import_
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert [ln.split(":")[1] for ln in lines] == ["smallest-first", "smallest-first", "fifo"]  # the classes' names
-    assert lines[0].split(":", 2)[2] == lines[1].split(":", 2)[2]  # the same class both ways: the same run
-    assert lines[2].split(":", 2)[2] != lines[0].split(":", 2)[2]  # the entry point named fifo did not replace the built-in
+    outcome = [ln.split(":", 2)[2].rsplit(", ", 1)[0] for ln in lines]  # without the run time
+    assert outcome[0] == outcome[1]  # the same class both ways: the same run
+    assert outcome[2] != outcome[0]  # the entry point named fifo did not replace the built-in
     files = sorted(p.name for p in out.iterdir())
     assert files == ["fifo.jobs.csv", "fifo.summary.json", "sensaopt_demo_policy-SmallestFirst.jobs.csv",
                      "sensaopt_demo_policy-SmallestFirst.summary.json", "smallest-first.jobs.csv", "smallest-first.summary.json"]
@@ -198,3 +210,10 @@ def test_cli_instances_from_trace_with_columns(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     inst = json.loads((tmp_path / "w" / "jobs-w1.json").read_text())
     assert [j["work"] for j in inst["jobs"]] == [float(30 + k) for k in range(8, 16)]
+
+
+def test_an_installed_trace_source_is_a_trace_name(site: Path, tmp_path: Path) -> None:
+    r = cli("simulate", "--trace", "demo-jobs", "--limit", "4", "--preset", "1x8", "--policy", "smallest-first", "-o", str(tmp_path / "o"),
+            site=site, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "demo-jobs@1x8: 4 jobs on 1 nodes / 8 GPUs" in r.stderr

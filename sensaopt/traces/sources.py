@@ -10,7 +10,8 @@
   :class:`sensaopt.traces.trace.DeadlineRule` adds them, as for ``helios-gen``);
 * ``synthetic``: :func:`sensaopt.generate.generate`'s job mix (small, file-free; for
   tests and quick sweeps; ``jobs`` sets the job count);
-* a name added with ``SOURCES.register(name, fn)`` (``fn(SourceRequest) -> TraceData``);
+* a name added with ``SOURCES.register(name, fn)`` (``fn(SourceRequest) -> TraceData``) or
+  by an installed package's entry point in the group ``sensaopt.trace_sources``;
 * a file path: ``*.json`` is a Philly ``cluster_job_log``; a ``*.csv`` whose header has
   ``expect_time_list`` is a Chronus trace, one with ``gpu_num`` a Helios job log; any
   other CSV through a column mapping (``columns``, :mod:`sensaopt.traces.mapped`).
@@ -96,7 +97,10 @@ SOURCES: Registry[SourceFn] = Registry("trace source", {
     **{f"helios-{c.lower()}": _helios_log(c.lower()) for c in HELIOS_CLUSTERS},
     "philly-gen": _philly_gen,
     "synthetic": _synthetic_source,
-})
+}, entry_points="sensaopt.trace_sources")
+"""Named sources; installed packages add theirs through the entry-point group
+``sensaopt.trace_sources`` (``name = "module:function"``, the function taking a
+:class:`SourceRequest` and returning a :class:`TraceData`; a built-in name wins)."""
 
 
 def source_names() -> list[str]:
