@@ -200,7 +200,7 @@ def instances_from_trace(
 @with_workload(grid=True)
 def sweep(
     workload: list[WorkloadConfig],
-    policy: list[str] = typer.Option(["edf"], "--policy", help="Policy (repeat)."),
+    policy: list[str] = typer.Option(["sensascale"], "--policy", help="Policy (repeat; the default is sensascale, as in every command)."),
     settings: list[str] = set_option(),
     store: Path = typer.Option(..., "--store", help="Result folder (runs/<hash>.json); rerun to resume."),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
