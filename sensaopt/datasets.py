@@ -13,9 +13,10 @@ SHA-256 when one is known).
 Where files are read (:func:`search_dirs`), first match wins:
 
 * ``SENSAOPT_TRACES`` when set: that folder only (and ``data fetch`` writes there);
-* otherwise the local mirror ``shared/traces`` beside the repository when it exists,
-  then the user cache ``platformdirs.user_cache_dir("sensaopt")`` (``data fetch`` writes
-  to the cache).
+* otherwise, in a source checkout (``pyproject.toml`` and ``instances/`` beside the
+  package), the local mirror ``shared/traces`` beside the clone when it exists, then the
+  user cache ``platformdirs.user_cache_dir("sensaopt")`` (``data fetch`` writes to the
+  cache); an installed package reads the cache only.
 
 ``SENSAOPT_DATA_MIRROR`` (a base URL) replaces every upstream URL by
 ``<base>/<relative path>``: a copy of the data folder served over HTTP (the tests use a
@@ -161,9 +162,13 @@ _BY_PATH = {f.path: f for f in DATA_FILES.values()}
 
 
 # ---- where files are ---------------------------------------------------------------------------
-def mirror_dir() -> Path:
-    """The local mirror: ``shared/traces`` beside the repository (it may not exist)."""
-    return Path(__file__).resolve().parents[2] / "shared" / "traces"
+def mirror_dir() -> Path | None:
+    """The local mirror of a source checkout: ``shared/traces`` beside the clone (it may not
+    exist); None for an installed package (a wheel never looks outside its own folder)."""
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "pyproject.toml").is_file() or not (root / "instances").is_dir():
+        return None
+    return root.parent / "shared" / "traces"
 
 
 def cache_dir() -> Path:
@@ -179,7 +184,7 @@ def search_dirs() -> list[tuple[str, Path]]:
     if env:
         return [(TRACES_ENV, Path(env))]
     mirror = mirror_dir()
-    return ([("mirror", mirror)] if mirror.is_dir() else []) + [("cache", cache_dir())]
+    return ([("mirror", mirror)] if mirror is not None and mirror.is_dir() else []) + [("cache", cache_dir())]
 
 
 def fetch_dir() -> Path:
