@@ -64,12 +64,10 @@ class Registry(Generic[T]):
         KeyError, one line, listing the known names if there is none or naming what
         cannot be imported."""
         self._read_plugins()
-        if name not in self._entries:
-            if not (self.import_paths and is_import_path(name)):
-                hint = "; or package.module:Class" if self.import_paths else ""
-                raise KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}{hint}")
-            self._entries[name] = name
-        target = self._entries[name]
+        if name not in self._entries and not (self.import_paths and is_import_path(name)):
+            hint = "; or package.module:Class" if self.import_paths else ""
+            raise KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}{hint}")
+        target = self._entries.get(name, name)  # an import path is kept only once it imports
         if isinstance(target, str):
             obj: T = _import(target, f"{self.kind} {name!r}")  # type: ignore[assignment]  # what the entry names
             self._entries[name] = obj

@@ -217,3 +217,13 @@ def test_an_installed_trace_source_is_a_trace_name(site: Path, tmp_path: Path) -
             site=site, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "demo-jobs@1x8: 4 jobs on 1 nodes / 8 GPUs" in r.stderr
+
+
+def test_an_import_path_that_fails_is_not_remembered() -> None:
+    from sensaopt.policies import POLICIES, policy_class, policy_names
+
+    with pytest.raises(KeyError):
+        policy_class("no_such_pkg.mod:Cls")
+    assert "no_such_pkg.mod:Cls" not in policy_names()
+    assert policy_class("sensaopt.policies.simple:EDFPolicy").name == "edf"
+    assert "sensaopt.policies.simple:EDFPolicy" in POLICIES
