@@ -116,6 +116,7 @@ TRACE: dict[str, Range] = {
 FRACTION = Range(0, 1)
 OPTIONS: dict[str, Range] = {
     "time_limit": Range(0, 604800, "seconds", lo_open=True),
+    "step_minutes": Range(0, TRACE_MAX_MINUTES, "minutes"),
     "workers": Range(1, 256, integer=True),
     "seed": Range(0, MAX_SEED, integer=True),
     "profile_error": Range(0, 1),

@@ -27,7 +27,7 @@ from sensaopt import profile_data
 class Option:
     """A per-GPU allocation and the profile speed it gives."""
 
-    cpu: int  # cores per GPU
+    cpu: float  # cores per GPU (whole cores in the policies' options; finer in the exact models' grids)
     mem: float  # GB per GPU
     speed: float
 
@@ -84,6 +84,15 @@ class SensitivityProfile:
         s01 = sp[i][k + 1] if b > 0 else s00
         s11 = sp[i + 1][k + 1] if a > 0 and b > 0 else (s10 if a > 0 else s01)
         return (1 - a) * (1 - b) * s00 + a * (1 - b) * s10 + (1 - a) * b * s01 + a * b * s11
+
+    def box_max(self, c0: float, c1: float, m0: float, m1: float) -> float:
+        """Highest speed over the per-GPU box [c0, c1] × [m0, m1] (``c1``/``m1`` may be
+        ``math.inf``: flat above the top level). The surface is bilinear on every grid
+        cell, so its maximum over each cell's part of the box lies at a corner of that
+        part: the box's corners and the grid levels inside it are the only candidates."""
+        cs = _box_axis(self.cpu_levels, c0, c1)
+        ms = _box_axis(self.mem_levels, m0, m1)
+        return max(self.speed(c, m) for c in cs for m in ms)
 
     # ---- options, demand, classification -------------------------------------------
     def options(self, extra: tuple[tuple[float, float], ...] = ()) -> tuple[Option, ...]:
@@ -144,6 +153,13 @@ class SensitivityProfile:
         their CPU and memory away at (almost) no cost."""
         gain, loss = self.sensitivity(share)
         return gain > threshold or loss > threshold
+
+
+def _box_axis(levels: tuple[float, ...], lo: float, hi: float) -> list[float]:
+    """The candidate points of one axis of a box [lo, hi]: its ends (``hi`` capped at the
+    top level, where the surface turns flat) and every level strictly inside."""
+    hi = min(hi, max(levels[-1], lo))
+    return [lo, hi] + [x for x in levels if lo < x < hi]
 
 
 def _locate(levels: tuple[float, ...], x: float) -> tuple[int, float]:

@@ -28,7 +28,7 @@ FORMAT_VERSION = 1
 class Placement:
     node: int  # index into Instance.cluster.nodes
     gpus: int
-    cpus: int  # cores, total on this node for this job
+    cpus: int  # whole cores, total on this node for this job (validator rule whole_cores)
     mem_gb: float  # GB, total on this node for this job
 
 

@@ -74,25 +74,59 @@ def best_speeds(instance: Instance) -> np.ndarray:
     return out
 
 
-def earliest_finishes(instance: Instance) -> np.ndarray:
-    """Per job (instance order), the earliest finish any schedule can give it, minutes
-    (module doc); ``inf`` when it cannot run at all (below its floor on every node)."""
+def share_speeds(instance: Instance) -> np.ndarray:
+    """Per job (instance order), its speed at the GPU-proportional share
+    (:func:`sensaopt.options.proportional_share`; the best over node types) × its
+    ``speed_factor``: the fastest a job runs under a policy that gives every job the
+    share (EDF, FIFO, Chronus). 1.0 × ``speed_factor`` on the reference server."""
+    from sensaopt.options import proportional_share
+
+    shares = [proportional_share(t) for t in instance.cluster.node_types]
+    cache: dict[int, float] = {}
+    keep: list[SensitivityProfile] = []
+    out = np.empty(len(instance.jobs), dtype=float)
+    for i, j in enumerate(instance.jobs):
+        s = cache.get(id(j.profile))
+        if s is None:
+            keep.append(j.profile)
+            s = cache[id(j.profile)] = max(j.profile.speed(c, m) for c, m in shares)
+        out[i] = s * j.speed_factor
+    return out
+
+
+def min_rounds(instance: Instance, speeds: np.ndarray) -> np.ndarray:
+    """Per job (instance order), the fewest rounds in which it can do its work at most
+    ``speeds`` (per job, × ``speed_factor`` included): the validator's replay of one
+    uninterrupted segment from the module doc; ``inf`` where the speed is 0. A job held
+    for fewer rounds, at any allocation and with any change costs, is unfinished."""
     jobs = instance.jobs
-    R = instance.round_minutes
-    arrival = np.fromiter((j.arrival for j in jobs), dtype=float, count=len(jobs))
     work = np.fromiter((j.work for j in jobs), dtype=float, count=len(jobs))
-    per_round = best_speeds(instance) * R
-    release = np.ceil(arrival / R - 1e-9)
+    per_round = speeds * instance.round_minutes
     with np.errstate(divide="ignore", invalid="ignore"):
         k = np.where(per_round >= work - WORK_EPS, 1.0, 1.0 + np.ceil((work - per_round - WORK_EPS) / per_round))
-    k = np.where(per_round > 0, k, np.inf)
-    return (release + k) * R
+    return np.where(per_round > 0, k, np.inf)
 
 
-def unservable_jobs(instance: Instance) -> frozenset[str]:
+def release_rounds(instance: Instance) -> np.ndarray:
+    """Per job (instance order), the first round it may run in
+    (:meth:`sensaopt.instance.Instance.release_round`, vectorised)."""
+    jobs = instance.jobs
+    arrival = np.fromiter((j.arrival for j in jobs), dtype=float, count=len(jobs))
+    return np.ceil(arrival / instance.round_minutes - 1e-9) + 0.0  # + 0.0: no -0.0 for arrival 0
+
+
+def earliest_finishes(instance: Instance, speeds: np.ndarray | None = None) -> np.ndarray:
+    """Per job (instance order), the earliest finish any schedule can give it, minutes
+    (module doc); ``inf`` when it cannot run at all (below its floor on every node).
+    ``speeds``: per-job speed caps instead of :func:`best_speeds` (e.g. :func:`share_speeds`)."""
+    sp = best_speeds(instance) if speeds is None else speeds
+    return (release_rounds(instance) + min_rounds(instance, sp)) * instance.round_minutes
+
+
+def unservable_jobs(instance: Instance, speeds: np.ndarray | None = None) -> frozenset[str]:
     """Ids of the deadline jobs that no schedule can finish by their (first) deadline
-    (module doc). Best-effort jobs are never in it."""
-    fin = earliest_finishes(instance)
+    (module doc; ``speeds`` as in :func:`earliest_finishes`). Best-effort jobs are never in it."""
+    fin = earliest_finishes(instance, speeds)
     return frozenset(j.id for j, f in zip(instance.jobs, fin) if j.deadline is not None and f > j.deadline + DEADLINE_EPS)
 
 

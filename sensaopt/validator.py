@@ -18,6 +18,8 @@ breaks one of them is left out of every later check):
 ``floor``            CPU or memory per GPU below the profile's floor, or a placement
                      with no GPU
 ``before_arrival``   a job runs in a round that starts before its arrival
+``whole_cores``      a placement's cores are not a whole number (cores are given per job
+                     and node in whole cores; memory in any amount of GB)
 
 a node in a round (over every well-formed segment, see :class:`Usage`):
 
@@ -208,6 +210,16 @@ def rule_floor(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
     return found
 
 
+def rule_whole_cores(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
+    """whole_cores: every placement gives the job a whole number of cores on its node
+    (the feasible set, ``models/formulation.md``: whole cores per job and node, any GB)."""
+    for p in seg.placements:
+        if abs(p.cpus - round(p.cpus)) > 1e-9:
+            msg = f"{p.cpus:g} cores on node {ctx.nodes[p.node].name} is not a whole number of cores"
+            return (ScheduleError("whole_cores", msg, seg.job, seg.start),)
+    return NONE
+
+
 def rule_before_arrival(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
     """before_arrival: the segment starts at or after the job's release round."""
     if seg.start < ctx.instance.release_round(job):
@@ -220,7 +232,7 @@ GateRule = Callable[[RuleContext, Segment], Findings]
 SegmentRule = Callable[[RuleContext, Job, Segment], Findings]
 GATE_RULES: tuple[GateRule, ...] = (rule_unknown_job, rule_bad_segment, rule_unknown_node)
 SEGMENT_RULES: tuple[SegmentRule, ...] = (
-    rule_duplicate_node, rule_gang, rule_single_node, rule_whole_nodes, rule_floor, rule_before_arrival,
+    rule_duplicate_node, rule_gang, rule_single_node, rule_whole_nodes, rule_floor, rule_whole_cores, rule_before_arrival,
 )
 
 
@@ -491,6 +503,7 @@ RULES: dict[str, Callable[..., Findings]] = {
     "whole_nodes": rule_whole_nodes,
     "floor": rule_floor,
     "before_arrival": rule_before_arrival,
+    "whole_cores": rule_whole_cores,
     "capacity_gpu": rule_capacity_gpu,
     "capacity_cpu": rule_capacity_cpu,
     "capacity_mem": rule_capacity_mem,

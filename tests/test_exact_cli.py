@@ -9,6 +9,7 @@ import pulp
 import pytest
 
 from sensaopt.cli import main
+from sensaopt.cli.exact import BOUND_COLUMNS
 from sensaopt.compare import COMPARISON_COLUMNS
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import save_instance
@@ -34,7 +35,10 @@ def test_gap_csv_and_json(inst_file, tmp_path, capsys):
     assert r["exact_status"] == "OPTIMAL"
     assert float(r["exact_objective"]) <= float(r["objective"]) + 1e-6
     assert float(r["abs_gap"]) == pytest.approx(float(r["objective"]) - float(r["exact_objective"]))
-    assert list(r) == list(COMPARISON_COLUMNS)  # CSV keeps every column
+    assert list(r) == list(COMPARISON_COLUMNS) + BOUND_COLUMNS  # CSV keeps every column
+    # the instance's own bounds (sensaopt.bounds): below the exact optimum, the policy's distance to them
+    assert int(r["forced"]) <= int(r["exact_misses"]) and float(r["instance_jct_bound"]) <= float(r["exact_avg_jct"]) + 1e-9
+    assert int(r["above_forced"]) == int(r["misses"]) - int(r["forced"])
     outj = tmp_path / "g.json"
     assert main(["gap", str(inst_file), "--exact", "milp", "--time-limit", PROOF, "-o", str(outj)]) == 0
     rj = json.loads(outj.read_text())[0]

@@ -29,6 +29,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "sensaopt.servable",  # unservable deadline jobs (imports only the core)
         "sensaopt.arguments",  # argument checks of the public API (imports only the core)
     )),
+    # lower bounds from the instance alone (servable speeds, metrics' tolerances): no solver, no policy
+    ("bounds", ("sensaopt.bounds",)),
     # reading and presenting results (no solver, no policy): a Result never imports them
     ("reports", ("sensaopt.compare", "sensaopt.frames", "sensaopt.plot")),
     ("solvers", ("sensaopt.solvers",)),

@@ -98,6 +98,7 @@ COMMANDS = {
     "plot": lambda inst, sched, out: ["plot", sched, "--instance", inst, "-o", out],
     "export": lambda inst, sched, out: ["export", inst, "-o", out],
     "round-gap": lambda inst, sched, out: ["round-gap", inst, "-o", out],
+    "bound": lambda inst, sched, out: ["bound", inst, "-o", out],
 }
 
 

@@ -250,6 +250,7 @@ COMMANDS = {  # name -> argv for output `out` (a file path)
     "round-gap": lambda tmp, inst, out: ["round-gap", inst, "-o", out],
     "export": lambda tmp, inst, out: ["export", inst, "-o", out],
     "plot": lambda tmp, inst, out: ["plot", _schedule(tmp, inst), "-o", out],
+    "bound": lambda tmp, inst, out: ["bound", inst, "-o", out],
 }
 FOLDER_COMMANDS = {  # name -> (argv for output folder `d`, a file it writes in `d`)
     "simulate": (lambda d: ["simulate", *TRACE_OPTS, "--policy", "edf", "-o", d], "edf.summary.json"),
@@ -272,7 +273,7 @@ def test_every_file_command_refuses_special_outputs(command, kind, inst, tmp_pat
     assert snapshot(target) == before and not through
 
 
-@pytest.mark.parametrize("command", ["solve", "gap", "round-gap", "export"])
+@pytest.mark.parametrize("command", ["solve", "gap", "round-gap", "export", "bound"])
 def test_every_instance_command_refuses_its_instance_as_output(command, inst, tmp_path, capsys):
     before = inst.read_bytes()
     code, _, err = run(COMMANDS[command](tmp_path, inst, inst), capsys)

@@ -16,7 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from sensaopt.sweep.paper import LEGACY_RUN_COLUMNS, LEGACY_SETTINGS, METRIC_NAMES, RESULT_FILES, RUN_COLUMNS, legacy_args
+from sensaopt.sweep.paper import (
+    LEGACY_RUN_COLUMNS,
+    LEGACY_SETTINGS,
+    METRIC_NAMES,
+    PRE_BOUNDS_RUN_COLUMNS,
+    RESULT_FILES,
+    RUN_COLUMNS,
+    legacy_args,
+)
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -44,7 +52,8 @@ def test_rows_parse_and_agree_with_provenance(result_dir: Path) -> None:
     assert len(plan) == len(prov["runs"]) == prov["runs_total"]
     with open(result_dir / "runs.csv", newline="") as f:
         reader = csv.DictReader(f)
-        assert tuple(reader.fieldnames or ()) in (RUN_COLUMNS, LEGACY_RUN_COLUMNS)  # legacy: before node shapes, servable jobs
+        # legacy: before node shapes and servable jobs, or before the bound columns
+        assert tuple(reader.fieldnames or ()) in (RUN_COLUMNS, PRE_BOUNDS_RUN_COLUMNS, LEGACY_RUN_COLUMNS)
         rows = list(reader)
     assert rows, f"{result_dir.name}: runs.csv has no run"
     for r in rows:

@@ -79,6 +79,7 @@ CASES = {
     "single_node": replace_seg("b", placements=(P(0, 1, 3, 62.5), P(1, 1, 3, 62.5))),
     "whole_nodes": replace_seg("c", placements=(P(0, 6, 18, 375.0), P(1, 6, 18, 375.0))),
     "before_arrival": replace_seg("b", start=1),
+    "whole_cores": replace_seg("a", placements=(P(0, 1, 3.5, 62.5),)),
     "capacity_gpu": replace_seg("e", start=2, placements=(P(0, 7, 7, 145.81),)),  # meets b: 9 GPUs
     "capacity_cpu": replace_seg("a", placements=(P(0, 1, 25, 62.5),)),
     "capacity_mem": replace_seg("a", placements=(P(0, 1, 3, 501.0),)),
@@ -114,7 +115,7 @@ def alone(name, segs):
 
 
 def test_every_rule_has_a_function_and_a_case():
-    assert len(RULES) == 15 and set(RULES) == set(CASES) | {"floor", "duplicate_node"}
+    assert len(RULES) == 16 and set(RULES) == set(CASES) | {"floor", "duplicate_node"}
     assert set(SCHEDULE_CASES) | {"overlap", "after_completion", "incomplete"} == set(RULES)
 
 

@@ -19,10 +19,13 @@ from sensaopt.instance import Instance
 from sensaopt.outputs import Kept
 from sensaopt.result import Result
 
-GAP_COLUMNS = list(COMPARISON_COLUMNS)  # `sensaopt gap` rows: CSV/JSON and --wide
+# the instance's own lower bounds (sensaopt.bounds, best speed: valid for every schedule) and the policy's distance to them
+BOUND_COLUMNS = ["forced", "above_forced", "instance_jct_bound", "jct_above_instance_bound_pct"]
+GAP_COLUMNS = list(COMPARISON_COLUMNS) + BOUND_COLUMNS  # `sensaopt gap` rows: CSV/JSON and --wide
 TABLE_WIDTH = 100  # characters: the default tables fit a terminal this wide (--wide: every column)
 # the default `sensaopt gap` table: lexicographic parts, the objective is in --wide / CSV / JSON
-GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_misses", "avg_jct", "jct_gap_pct", "jct_bound"]
+GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_misses", "forced", "avg_jct", "jct_gap_pct",
+                     "jct_bound"]
 # `sensaopt round-gap` rows: per_round_gaps' fields, then the comparison of each round
 ROUND_GAP_COLUMNS = ["round", "jobs", "optimum_proven", "window_bound", "window_optimum", "policy_value", "policy_proven", "abs_gap",
                      "window_misses", "window_lost_value", "window_jct", "policy_misses", "policy_lost_value", "policy_jct",
@@ -51,13 +54,31 @@ def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: floa
     by :func:`sensaopt.compare.compare` (its fields, :data:`~sensaopt.compare.COMPARISON_COLUMNS`;
     ``name`` fills the instance column): extra misses and lost value, the avg JCT gap in
     percent only among equal misses and lost value, the bound of each part, and the
-    scalar objective (``gap`` a fraction). Minutes, deadline value, seconds."""
+    scalar objective (``gap`` a fraction); then :data:`BOUND_COLUMNS` (:func:`bound_values`).
+    Minutes, deadline value, seconds."""
     from sensaopt.compare import compare
     from sensaopt.simulator import simulate
 
     e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic, cooperate)  # first: a model it refuses is refused at once
     h = simulate(inst, policy, policy_config=policy_config)
-    return compare(h, e, inst, label=policy, instance_label=name).to_dict()
+    row = compare(h, e, inst, label=policy, instance_label=name).to_dict()
+    return {**row, **bound_values(inst, h)}
+
+
+def bound_values(inst: Instance, res: Result) -> dict[str, Any]:
+    """:data:`BOUND_COLUMNS` of ``res`` on ``inst``: ``forced``, the misses no schedule
+    avoids, and ``instance_jct_bound``, the average-JCT lower bound (minutes), both at best
+    speed from the instance alone (:func:`sensaopt.bounds.compute_bounds`); the run's misses
+    beyond the first (``above_forced``) and its avg JCT above the second in percent (None
+    without metrics)."""
+    from sensaopt.bounds import compute_bounds
+
+    b = compute_bounds(inst, regimes=("best",))
+    forced, jb = b.forced_misses("best"), b.jct_bound("best")
+    m = res.metrics
+    above = None if m is None or m.avg_jct is None or jb <= 0 else 100.0 * (m.avg_jct - jb) / jb
+    return {"forced": forced, "above_forced": None if m is None else m.slo_violations - forced,
+            "instance_jct_bound": jb, "jct_above_instance_bound_pct": above}
 
 
 def _fmt(v: object) -> str:

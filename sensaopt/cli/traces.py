@@ -335,7 +335,7 @@ def experiment_paper(
         rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers, progress_every)
     finally:
         _resume_summary(notes)
-    rows, cells, md = paper.build_report(s, runs, records)
+    rows, cells, md = paper.build_report(s, runs, records, bounds=paper.missing_bounds(runs, records))
     written = paper.write_report(output, cells, rows, md, runs, records)
     if results is not None:
         status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")

@@ -28,6 +28,7 @@ from sensaopt.exact.model.data import (
     build_data,
     extra_options_from,
 )
+from sensaopt.exact.model.grid import DEFAULT_REFINE
 from sensaopt.exact.model.values import extract_schedule, finish_minutes, hint_values, relabel_identical_nodes
 from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
@@ -64,6 +65,8 @@ class SolveSettings:
     partner: Engine | None = None  # cooperating backend of the deadline-hard phase (None: the primary alone)
     branch_price: bool = False  # deadline-hard phase: branch and price after the solver(s) (exact.decompositions.branch_price)
     families: tuple[Family, ...] | None = None  # the model's constraint families (None: the formulation's)
+    refine: int = DEFAULT_REFINE  # allocation relaxation: refined steps per profile cell and axis (exact.model.grid)
+    inner_refine: int = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares)
 
     @property
     def model_strength(self) -> Strength:
@@ -95,7 +98,7 @@ def heuristic_start(instance: Instance, policy: str = "sensascale") -> Result:
 
 
 def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_start: bool, work_scale: int,
-            max_vars: int, start: Result | None = None) -> Prepared:
+            max_vars: int, start: Result | None = None, inner_refine: int = 1) -> Prepared:
     """Pick the horizon from the warm start ``start`` (a heuristic's validated Result;
     None: :func:`heuristic_start`, for callers outside the pipeline), extract the model
     data (refusing models of more than about ``max_vars`` variables) and the hint."""
@@ -104,7 +107,8 @@ def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_st
     mk = int(round(heur.metrics.makespan / R)) if heur.metrics else 0
     H = horizon if horizon is not None else mk + horizon_slack
     hint = relabel_identical_nodes(instance, heur.schedule) if warm_start and mk <= H and heur.schedule else None
-    data = build_data(instance, H, work_scale=work_scale, extra_options=extra_options_from(heur.schedule), max_vars=max_vars)
+    data = build_data(instance, H, work_scale=work_scale, extra_options=extra_options_from(heur.schedule), max_vars=max_vars,
+                      inner_refine=inner_refine)
     return Prepared(data=data, heuristic=heur, hint=hint)
 
 
@@ -182,6 +186,8 @@ def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: di
         "mem_scale": data.mem_scale,
         "obj_scale": data.obj_scale,
         "strength": asdict(settings.model_strength),
+        "refine": settings.refine,
+        "inner_refine": settings.inner_refine,
         "model_size": model_size(mb).to_dict(),
     }
     if extra:

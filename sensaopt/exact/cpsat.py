@@ -10,6 +10,7 @@ from __future__ import annotations
 from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings
 from sensaopt.exact.model.builder import Family, ModelSpec, Strength
 from sensaopt.exact.model.data import ModelData
+from sensaopt.exact.model.grid import DEFAULT_REFINE
 from sensaopt.exact.outcome import Engine, ModelBuild, build_model, exact_params, highs_partner
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.pipeline import solve_exact
@@ -41,6 +42,7 @@ def solve_cpsat(
     solver_options: dict | None = None,
     start: Result | None = None,
     families: tuple[Family, ...] | None = None,
+    refine: int = DEFAULT_REFINE,
 ) -> Result:
     """Exact offline optimum with CP-SAT (within ``horizon`` rounds; default: the
     SensaScale makespan + ``horizon_slack``). ``time_limit`` seconds, ``workers``
@@ -52,11 +54,13 @@ def solve_cpsat(
     ``solver_options``: raw CP-SAT parameters (``SatParameters`` fields), passed through.
     ``start``: the warm start, a heuristic's Result (None: SensaScale's, run within the
     time limit). ``families``: the model's constraint families (None: the formulation's,
-    :data:`~sensaopt.exact.model.builder.BUILTIN_FAMILIES`)."""
+    :data:`~sensaopt.exact.model.builder.BUILTIN_FAMILIES`). ``refine``: the finest
+    allocation relaxation (steps per profile cell and axis) that may certify OPTIMAL over
+    every valid allocation (:mod:`sensaopt.exact.phases.allocation`)."""
     engine = Engine("cpsat", exact_params("cpsat", workers, seed, log, solver_options))
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
                              lexicographic=lexicographic, phase1_share=phase1_share,
                              partner=highs_partner(workers, seed) if cooperate else None, branch_price=branch_price,
-                             families=families)
+                             families=families, refine=refine)
     return solve_exact("cpsat", instance, engine, settings, start)

@@ -19,6 +19,7 @@ from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, SolveSettings, heuristic_start, prepare
 from sensaopt.exact.model.builder import Family, ModelSpec, Strength, objective_offset
 from sensaopt.exact.model.data import ModelData, precheck_size
+from sensaopt.exact.model.grid import DEFAULT_REFINE
 from sensaopt.exact.outcome import Engine, ModelBuild, build_model, cpsat_partner, exact_params
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.exact.pipeline import solve_exact
@@ -59,20 +60,21 @@ def solve_milp(
     solver_options: dict | None = None,
     start: Result | None = None,
     families: tuple[Family, ...] | None = None,
+    refine: int = DEFAULT_REFINE,
 ) -> Result:
     """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc").
     ``cooperate``: in the deadline-hard phase, CP-SAT continues from the MILP
     solver's incumbent after its first 10 % of the time left (both bounds count).
     ``branch_price``: as in :func:`sensaopt.exact.cpsat.solve_cpsat`. ``solver_options``:
     raw options of the solver (HiGHS option names; CBC command-line options), passed through.
-    ``start``, ``families``: as in :func:`~sensaopt.exact.cpsat.solve_cpsat`."""
+    ``start``, ``families``, ``refine``: as in :func:`~sensaopt.exact.cpsat.solve_cpsat`."""
     if backend not in BACKENDS:
         raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
     partner = cpsat_partner(workers, seed) if cooperate else None
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
                              lexicographic=lexicographic, phase1_share=phase1_share, partner=partner,
-                             branch_price=branch_price, families=families)
+                             branch_price=branch_price, families=families, refine=refine)
     engine = Engine(backend, exact_params(backend, workers, seed, log, solver_options))
     return solve_exact(f"milp:{backend}", instance, engine, settings, start)
 

@@ -9,7 +9,10 @@
 5. yes: the deadline-hard phase (:mod:`sensaopt.exact.phases.deadline_hard`); no or unknown:
    the loss phases (:mod:`sensaopt.exact.phases.loss`), each ending in the validated Result
    and its horizon proof (:mod:`sensaopt.exact.phases.horizon`);
-6. an optimum the horizon proof does not cover: once more with the horizon it needs.
+6. an optimum the horizon proof does not cover: once more with the horizon it needs;
+7. the allocation check (:mod:`sensaopt.exact.phases.allocation`, at most ``RELAX_SHARE``
+   of the time limit): OPTIMAL only if no allocation between the model's grid points
+   does better.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, heuristic_start, 
 from sensaopt.exact.model.data import precheck_size
 from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
+from sensaopt.exact.phases.allocation import RELAX_SHARE, certify, grid_dominates
 from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_start
 from sensaopt.exact.phases.lexicographic import check_phase1_share
 from sensaopt.exact.phases.loss import solve_loss_phases
@@ -41,10 +45,12 @@ def solve_exact(solver: str, instance: Instance, engine: Engine, settings: Solve
     refuse_early(instance, engine, settings)
     start = heuristic_start(instance) if start is None else start
     with terminate_interrupts():
-        res = solve_within_horizon(solver, instance, engine, settings, start, budget)
+        inner = budget if grid_dominates(instance, settings.refine, settings.inner_refine) else budget.split(1 - RELAX_SHARE)
+        res = solve_within_horizon(solver, instance, engine, settings, start, inner)
         if settings.horizon is None and res.optimal_within_horizon_only:
-            res = extend_horizon(res, solver, instance, engine, settings, start, budget)
-        return res
+            res = extend_horizon(res, solver, instance, engine, settings, start, inner)
+        res = certify(res, instance, engine, settings, budget.at_most(RELAX_SHARE * settings.time_limit))
+        return replace(res, runtime_s=budget.elapsed())
 
 
 def refuse_early(instance: Instance, engine: Engine, settings: SolveSettings) -> None:
@@ -61,7 +67,7 @@ def solve_within_horizon(solver: str, instance: Instance, engine: Engine, settin
                          budget: TimeBudget) -> Result:
     """Phases 3-5 within ``settings.horizon`` (None: the warm start's makespan + slack)."""
     prep = prepare(instance, settings.horizon, settings.horizon_slack, settings.warm_start, settings.work_scale,
-                   settings.max_vars, start)
+                   settings.max_vars, start, settings.inner_refine)
     check_numbers(prep.data, engine.limits)
     short = None
     if settings.lexicographic and settings.model_spec.warm_start_feasible:

@@ -162,13 +162,13 @@ class RoundGapRecorder(BasePolicy):
         alloc = self.inner.decide(state)
         if not state.jobs:
             return alloc
-        extra = {}
+        extra: dict[str, set[tuple[float, float]]] = {}
         for jid, pls in alloc.items():
             pts = {(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in pls}
             if len(pts) == 1:
                 c, m = next(iter(pts))
                 if abs(c - round(c)) < 1e-9:
-                    extra[jid] = {(int(round(c)), m)}
+                    extra[jid] = {(float(round(c)), m)}
         data = build_data(self.instance, self.config.window, states=_window_states(state), start_round=state.round, window=True,
                           extra_options=extra)
         vals: list[tuple[float | None, bool, float | None] | None] = []

@@ -22,7 +22,7 @@ def proportional_placement(node: Node, gpus: int) -> Placement:
 
 
 def option_placement(node: Node, gpus: int, opt: Option) -> Placement:
-    return Placement(node.index, gpus, gpus * opt.cpu, gpus * opt.mem)
+    return Placement(node.index, gpus, round(gpus * opt.cpu), gpus * opt.mem)  # policies give whole cores per GPU
 
 
 class NodePool:

@@ -48,6 +48,10 @@ class TimeBudget:
         """Seconds left (at least ``floor``)."""
         return max(self.deadline - time.perf_counter(), floor)
 
+    def at_most(self, seconds: float) -> TimeBudget:
+        """A budget starting now of ``seconds``, or the seconds left if fewer."""
+        return TimeBudget(min(self.left(), seconds), time.perf_counter(), self.outer_deadline)
+
     def split(self, share: float, floor: float = MIN_SOLVE_S) -> TimeBudget:
         """A budget starting now of ``share`` × the seconds left (at least ``floor``)."""
         return TimeBudget(max(self.left() * share, floor), time.perf_counter(), self.outer_deadline)

@@ -126,8 +126,10 @@ def lease_counters(stats: object) -> dict[str, int]:
 def run_config(cfg: RunConfig) -> dict:
     """Run one configuration; returns the JSON-ready record that the store keeps
     (``servable``: :func:`sensaopt.servable.servable_summary` of its deadline misses, on
-    the speeds the run was scored on).
+    the speeds the run was scored on; ``bounds``: :meth:`sensaopt.bounds.Bounds.record` of
+    that instance, the misses no schedule avoids and the average-JCT bound).
     Raises on failure (the sweep records the failure and retries it next time)."""
+    from sensaopt.bounds import compute_bounds
     from sensaopt.result import package_versions
     from sensaopt.servable import missed_jobs, servable_summary
     from sensaopt.traces.run import run_policy
@@ -154,6 +156,7 @@ def run_config(cfg: RunConfig) -> dict:
         "simulate_s": res.runtime_s,
         "lease": lease_counters(res.params.get("policy_stats")),
         "servable": servable,
+        "bounds": compute_bounds(truth).record(),
         "params": {"config": res.params.get("config")},  # the policy's whole configuration (every knob)
         "wall_s": time.perf_counter() - t0,
         "versions": package_versions(),

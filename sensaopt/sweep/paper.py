@@ -96,9 +96,17 @@ SERVABLE_METRICS = ("servable_violation_rate", "unservable")
 """Per run, from the record's ``servable`` counts (:mod:`sensaopt.servable`): the SLO
 violation rate over the servable deadline jobs (fraction) and the number of deadline
 jobs no schedule can serve."""
+BOUND_METRICS = ("forced_misses", "forced_misses_share", "misses_above_forced", "jct_bound")
+"""Per run, from its workload's instance alone (:mod:`sensaopt.bounds`): the deadline misses
+no schedule avoids (at best speed, and at the proportional share: for policies that never
+speed a job up), the run's misses beyond the first (count), and the average-JCT lower
+bound at best speed (minutes, every deadline relaxed)."""
 LEGACY_RUN_COLUMNS = ("workload", "node_gpus", "policy", "seed", "preset", "key", "jobs") + METRIC_NAMES + ("simulate_s",)
 """runs.csv columns of tables made before node shapes and servable jobs (results/paper-full, paper-scale-0.05)."""
 METRIC_NAMES = METRIC_NAMES + SERVABLE_METRICS
+PRE_BOUNDS_RUN_COLUMNS = ("workload", "node_gpus", "node", "policy", "seed", "preset", "key", "jobs") + METRIC_NAMES + ("simulate_s",)
+"""runs.csv columns of tables made before the bound columns."""
+METRIC_NAMES = METRIC_NAMES + BOUND_METRICS
 RUN_COLUMNS = ("workload", "node_gpus", "node", "policy", "seed", "preset", "key", "jobs") + METRIC_NAMES + ("simulate_s",)
 FIGURE_FILES = ("fig_bars.png", "fig_jct_cdf.png")  # what figures() writes into its folder
 CONFIDENCE = 0.95
@@ -268,17 +276,53 @@ def servable_values(record: dict[str, Any], unservable: int | None = None) -> di
     return {"servable_violation_rate": viol / n if n else None, "unservable": float(bad)}
 
 
-def table_rows(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def bound_values(record: dict[str, Any], bounds: dict[str, float] | None) -> dict[str, float | None]:
+    """:data:`BOUND_METRICS` of one record from its workload's bounds
+    (:meth:`sensaopt.bounds.Bounds.record`: the record's own, or the one of another record
+    of its workload, or computed from the instance by :func:`missing_bounds`); None when unknown."""
+    if bounds is None:
+        return dict.fromkeys(BOUND_METRICS, None)
+    viol = record["metrics"].get("slo_violations")
+    return {"forced_misses": float(bounds["forced_misses"]), "forced_misses_share": float(bounds["forced_misses_share"]),
+            "misses_above_forced": None if viol is None else float(viol - bounds["forced_misses"]),
+            "jct_bound": float(bounds["jct_bound"])}
+
+
+def missing_bounds(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per workload key (a run's config less its policy) whose stored records predate the
+    ``bounds`` field, :meth:`sensaopt.bounds.Bounds.record` computed from its instance now
+    (the bounds depend on the instance alone); runs with profile error are left out (their
+    bounds are on the true speeds the record does not keep)."""
+    from sensaopt.bounds import compute_bounds
+    from sensaopt.traces.sources import workload_instance
+
+    have = {_workload_key(cfg) for _, _, cfg in runs if records.get(cfg.key(), {}).get("bounds") is not None}
+    out: dict[str, dict[str, float]] = {}
+    for _, _, cfg in runs:
+        w = _workload_key(cfg)
+        if w in have or w in out or cfg.key() not in records or cfg.profile_error != 0:
+            continue
+        out[w] = compute_bounds(workload_instance(cfg)[0]).record()
+    return out
+
+
+def table_rows(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]],
+               bounds: dict[str, dict[str, float]] | None = None) -> list[dict[str, Any]]:
     """One row per stored run (:data:`RUN_COLUMNS`): workload, node size, node shape
     (:func:`node_of`), policy (:func:`policy_label`), seed, preset, config key, job count,
-    :func:`run_values`, :func:`servable_values` and the simulation's wall time (s)."""
+    :func:`run_values`, :func:`servable_values`, :func:`bound_values` (the records' own
+    bounds, else ``bounds`` by workload key: :func:`missing_bounds`) and the simulation's
+    wall time (s)."""
     keyed = [(label, g, cfg, cfg.key()) for label, g, cfg in runs]
     wkey = {key: _workload_key(cfg) for _, _, cfg, key in keyed if key in records}
     bad: dict[str, int] = {}
+    lbs: dict[str, dict[str, float]] = dict(bounds or {})
     for key, w in wkey.items():
         sv = records[key].get("servable")
         if sv is not None:
             bad[w] = sv["unservable"]
+        if records[key].get("bounds") is not None:
+            lbs[w] = records[key]["bounds"]
     rows = []
     for label, g, cfg, key in keyed:
         r = records.get(key)
@@ -288,7 +332,7 @@ def table_rows(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[s
         rows.append({"workload": label, "node_gpus": g, "node": node_of(cfg), "policy": policy_label(cfg), "seed": cfg.seed,
                      "preset": cfg.preset, "key": key, "jobs": m["jobs"], **run_values(m),
                      **servable_values(r, bad.get(wkey[key]) if cfg.profile_error == 0 else None),
-                     "simulate_s": r.get("simulate_s")})
+                     **bound_values(r, r.get("bounds", lbs.get(wkey[key]))), "simulate_s": r.get("simulate_s")})
     return rows
 
 
@@ -470,8 +514,13 @@ CELL_TABLES = (
      [("SLO violation rate (%)", "slo_violation_rate", 2, 100.0), ("over servable jobs (%)", "servable_violation_rate", 2, 100.0),
       ("unservable jobs", "unservable", 1, 1.0), ("weighted violation rate (%)", "weighted_violation_rate", 2, 100.0),
       ("GPU util.", "gpu_utilization", 2, 1.0)]),
+    ("**Forced misses** (no schedule avoids them, from the instance alone: `sensaopt bound`, models/bounds.md; at best "
+     "speed, and at the proportional share for policies that never speed a job up; the run's misses beyond the first)",
+     [("forced misses", "forced_misses", 1, 1.0), ("forced at share", "forced_misses_share", 1, 1.0),
+      ("misses above forced", "misses_above_forced", 1, 1.0)]),
     ("**Times** (minutes; queueing = first start − arrival; pending = all minutes released but not running, the Chronus "
-     "artifact's queueing)", [("avg JCT", "avg_jct", 1, 1.0), ("avg queueing", "avg_queueing_time", 1, 1.0),
+     "artifact's queueing; JCT bound: no schedule's avg JCT is lower, `sensaopt bound`)",
+     [("avg JCT", "avg_jct", 1, 1.0), ("JCT bound", "jct_bound", 1, 1.0), ("avg queueing", "avg_queueing_time", 1, 1.0),
                               ("avg pending", "avg_pending_time", 1, 1.0)]),
     ("**Allocation changes per job**", [("restarts", "restarts_per_job", 3, 1.0), ("migrations", "migrations_per_job", 3, 1.0),
                                         ("resizes", "resizes_per_job", 3, 1.0)]),
@@ -726,13 +775,14 @@ def configuration_lines(runs: list[tuple[str, int, RunConfig]], records: dict[st
 
 
 def build_report(s: PaperSettings, runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]],
-                 confidence: float = CONFIDENCE) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
+                 confidence: float = CONFIDENCE, bounds: dict[str, dict[str, float]] | None = None,
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     """(runs.csv rows, table.csv cells, table.md) of the stored ``records`` of ``runs``:
     the configurations that ran (:func:`configuration_lines`), the cells, SensaScale vs
     Chronus, vs EDF (when run) and vs the best baseline per cell (:func:`best_baselines`),
     each per cell and with the :data:`READINGS` averages; and the same for
-    ``sensascale-paper`` vs the best baseline when it ran."""
-    rows = table_rows(runs, records)
+    ``sensascale-paper`` vs the best baseline when it ran. ``bounds``: :func:`table_rows`'s."""
+    rows = table_rows(runs, records, bounds)
     cells = cell_rows(rows, confidence)
     per, avgs = averages(rows, base="chronus", confidence=confidence)
     others: list[tuple[str, list[dict[str, Any]], Any]] = []

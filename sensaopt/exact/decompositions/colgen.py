@@ -77,7 +77,7 @@ class _Rows:
         self.index: dict[tuple[int, int, int], int] = {}
         self.cap: list[float] = []
         nodes = data.instance.cluster.nodes
-        caps = [(n.gpus, n.cpus, data.mem_units(n.mem_gb, up=False)) for n in nodes]
+        caps = [(n.gpus, data.cpu_units(n.cpus, up=False), data.mem_units(n.mem_gb, up=False)) for n in nodes]
         self.use: dict[int, list[list[tuple[tuple[int, float], ...]]]] = {}  # k -> [slot i][pair b] -> ((row, coef), ...)
         for jd in data.jobs:
             per_slot = []
@@ -102,7 +102,7 @@ class _Rows:
         mu = data.mem_units(opt.mem, up=True)
         out = []
         for nd, g in pat.parts:  # the builder's _node_usage: g GPUs, g·cores, g·(per-GPU memory units)
-            out += [((nd, 0), float(g)), ((nd, 1), float(g * opt.cpu)), ((nd, 2), float(g * mu))]
+            out += [((nd, 0), float(g)), ((nd, 1), float(data.cpu_units(g * opt.cpu, up=True))), ((nd, 2), float(g * mu))]
         return out
 
 

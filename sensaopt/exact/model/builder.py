@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.model.data import CHANGES, JobData, ModelData
+from sensaopt.exact.model.data import CHANGES, JobData, ModelData, uncharged
 from sensaopt.instance import Change
 from sensaopt.solvers import Backend, TimeBudget, gc_paused
 
@@ -198,14 +198,19 @@ def c_release(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
 
 
 def _node_usage(data: ModelData, v: Vars) -> dict[tuple[int, int], list[tuple[int, int, int, Any]]]:
-    """(node, t) -> list of (gpus, cores, mem units, x)."""
+    """(node, t) -> list of (gpus, cpu units, mem units, x); in the relaxation a gang
+    job's whole nodes are charged GPUs only (:func:`~sensaopt.exact.model.data.uncharged`)."""
     use: dict = {}
+    nodes = data.instance.cluster.nodes
     for (k, t, pair), x in v.x.items():
         jd = data.jobs[k]
         pat, opt = jd.patterns[pair[0]], jd.options[pair[1]]
         mu = data.mem_units(opt.mem, up=True)
         for nd, g in pat.parts:
-            use.setdefault((nd, t), []).append((g, g * opt.cpu, g * mu, x))
+            if data.relaxed and uncharged(nodes, pat, nd, g):
+                use.setdefault((nd, t), []).append((g, 0, 0, x))
+            else:
+                use.setdefault((nd, t), []).append((g, data.cpu_units(g * opt.cpu, up=True), g * mu, x))
     return use
 
 
@@ -215,10 +220,11 @@ def c_capacity(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     for (nd, _t), items in _node_usage(data, v).items():
         node = nodes[nd]
         cap_m = data.mem_units(node.mem_gb, up=False)
+        cap_c = data.cpu_units(node.cpus, up=False)
         if sum(g for g, _, _, _ in items) > node.gpus:
             add_constraint(be, v, be.sum([g * x for g, _, _, x in items]) <= node.gpus, "capacity_gpu")
-        if sum(c for _, c, _, _ in items) > node.cpus:
-            add_constraint(be, v, be.sum([c * x for _, c, _, x in items]) <= node.cpus, "capacity_cpu")
+        if sum(c for _, c, _, _ in items) > cap_c:
+            add_constraint(be, v, be.sum([c * x for _, c, _, x in items]) <= cap_c, "capacity_cpu")
         if sum(m for _, _, m, _ in items) > cap_m:
             add_constraint(be, v, be.sum([m * x for _, _, m, x in items]) <= cap_m, "capacity_mem")
 
@@ -232,6 +238,7 @@ def c_aggregate(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     for (_nd, t), items in _node_usage(data, v).items():
         per_t.setdefault(t, []).extend(items)
     cap_m = sum(data.mem_units(n.mem_gb, up=False) for n in cl.nodes)
+    cap_c = sum(data.cpu_units(n.cpus, up=False) for n in cl.nodes)
     for items in per_t.values():
         # one term per x: a multi-node x appears once per node, so sum its parts
         agg: dict = {}
@@ -243,8 +250,8 @@ def c_aggregate(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
         vals = list(agg.values())
         if sum(a[0] for a in vals) > cl.total_gpus:
             add_constraint(be, v, be.sum([a[0] * a[3] for a in vals]) <= cl.total_gpus, "aggregate_gpu")
-        if sum(a[1] for a in vals) > cl.total_cpus:
-            add_constraint(be, v, be.sum([a[1] * a[3] for a in vals]) <= cl.total_cpus, "aggregate_cpu")
+        if sum(a[1] for a in vals) > cap_c:
+            add_constraint(be, v, be.sum([a[1] * a[3] for a in vals]) <= cap_c, "aggregate_cpu")
         if sum(a[2] for a in vals) > cap_m:
             add_constraint(be, v, be.sum([a[2] * a[3] for a in vals]) <= cap_m, "aggregate_mem")
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 
 from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
+from sensaopt.exact.model.grid import DEFAULT_REFINE, inner_options, outer_options
 from sensaopt.instance import Change, Instance, Job
 from sensaopt.options import job_options
 from sensaopt.profiles import Option
@@ -113,6 +114,9 @@ class ModelData:
     ends: dict[int, int] = field(default_factory=dict)  # job index -> first slot without variables (default H)
     shortfall: bool = False  # the phase-1 shortfall model (:func:`shortfall_data`): no job has to finish
     tiers: tuple[tuple[int, int], ...] = ()  # shortfall model: the (job index, deadline index) pairs priced
+    cpu_scale: int = 1  # cores counted in 1/cpu_scale cores
+    relaxed: bool = False  # the allocation relaxation (outer grid): its bound only, its schedules run too fast
+    refine: int = DEFAULT_REFINE  # refined grid steps per profile cell and axis
 
     @property
     def n(self) -> int:
@@ -141,8 +145,15 @@ class ModelData:
         return classify(prev, 1, placements_of(self, jd, pair), 1)
 
     def mem_units(self, gb: float, up: bool) -> int:
+        """GB in model units, demands rounded ``up`` and capacities down — the other way
+        round in the relaxation, which must never charge more or offer less than the truth."""
         x = gb * self.mem_scale
-        return math.ceil(x - 1e-6) if up else math.floor(x + 1e-6)
+        return math.ceil(x - 1e-6) if up != self.relaxed else math.floor(x + 1e-6)
+
+    def cpu_units(self, cores: float, up: bool) -> int:
+        """Cores in model units (1/cpu_scale), rounded like :meth:`mem_units`."""
+        x = cores * self.cpu_scale
+        return math.ceil(x - 1e-6) if up != self.relaxed else math.floor(x + 1e-6)
 
 
 def patterns_for(instance: Instance, gpus: int) -> list[Pattern]:
@@ -181,33 +192,58 @@ def _ceil_units(x: float) -> int:
     return math.ceil(x - 1e-7)
 
 
-def extra_options_from(schedule: Schedule | None) -> dict[str, set[tuple[int, float]]]:
+def extra_options_from(schedule: Schedule | None) -> dict[str, set[tuple[float, float]]]:
     """Per-GPU (cores, GB) points a schedule uses uniformly on all its nodes (added to
     the model's options so that this schedule stays representable)."""
-    out: dict[str, set[tuple[int, float]]] = {}
+    out: dict[str, set[tuple[float, float]]] = {}
     if schedule is None:
         return out
     for s in schedule.segments:
         pts = {(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in s.placements}
         if len(pts) == 1:
             c, m = next(iter(pts))
-            if abs(c - round(c)) < 1e-9:
-                out.setdefault(s.job, set()).add((int(round(c)), m))
+            out.setdefault(s.job, set()).add((float(c), float(m)))
     return out
 
 
-def _options(instance: Instance, job: Job, extra: set[tuple[int, float]]) -> list[Option]:
-    """The job's per-GPU allocation options plus the ``extra`` (cores, GB) points."""
-    opts: list[Option] = []
-    for o in job_options(job.profile, instance.cluster):  # distinct (cores, GB): another option = a resize
-        if not any(p.cpu == o.cpu and p.mem == o.mem for p in opts):
-            opts.append(o)
+def _options(instance: Instance, job: Job, extra: set[tuple[float, float]], relaxed: bool, refine: int,
+             inner_refine: int) -> list[Option]:
+    """The job's per-GPU allocation options (:mod:`sensaopt.exact.model.grid`): the
+    inner grid plus the ``extra`` (cores, GB) points, or the outer (relaxation) grid."""
+    if relaxed:
+        return list(outer_options(job.profile, refine))
+    if inner_refine == 0:  # the policies' options alone (the rolling-horizon policies' windows)
+        opts: list[Option] = []
+        for o in job_options(job.profile, instance.cluster):
+            if not any(p.cpu == o.cpu and p.mem == o.mem for p in opts):
+                opts.append(o)
+    else:
+        opts = list(inner_options(job.profile, instance.cluster, job.gpus, inner_refine))  # distinct (cores, GB): another option = a resize
     for c, m in sorted(extra):
-        if not any(o.cpu == c and abs(o.mem - m) < 1e-9 for o in opts):
+        if not any(abs(o.cpu - c) < 1e-9 and abs(o.mem - m) < 1e-9 for o in opts):
             sp = round(job.profile.speed(c, m), 12)
             if sp > 0:
                 opts.append(Option(c, m, sp))
     return opts
+
+
+def _holds(data_nodes: tuple, pattern: Pattern, o: Option, relaxed: bool) -> bool:
+    """Whether every node of ``pattern`` can hold option ``o`` on its GPUs there, in whole
+    cores per job and node (the validator's ``whole_cores``). The relaxation drops the
+    whole-core rule (a superset stays a relaxation) and does not charge a gang job's
+    whole nodes (:func:`uncharged`)."""
+    if relaxed:
+        return all(g * o.cpu <= data_nodes[n].cpus + 1e-9 and g * o.mem <= data_nodes[n].mem_gb + 1e-6
+                   for n, g in pattern.parts if not uncharged(data_nodes, pattern, n, g))
+    return all(g * o.cpu <= data_nodes[n].cpus + 1e-9 and g * o.mem <= data_nodes[n].mem_gb + 1e-6
+               and abs(g * o.cpu - round(g * o.cpu)) < 1e-6 for n, g in pattern.parts)
+
+
+def uncharged(nodes: tuple, pattern: Pattern, node: int, gpus: int) -> bool:
+    """Relaxation only: a node a gang job (several nodes) holds whole is not charged CPU
+    and memory. No other job can run there, and the job's speed is its slowest node's,
+    so the relaxation may credit it the speed its partial node (or any node) allows."""
+    return len(pattern.parts) > 1 and gpus >= nodes[node].gpus
 
 
 def build_data(
@@ -215,11 +251,14 @@ def build_data(
     horizon: int,
     *,
     work_scale: int = DEFAULT_WORK_SCALE,
-    extra_options: dict[str, set[tuple[int, float]]] | None = None,
+    extra_options: dict[str, set[tuple[float, float]]] | None = None,
     states: dict[str, tuple[float, bool, tuple[Placement, ...] | None]] | None = None,
     start_round: int = 0,
     window: bool = False,
     max_vars: int | None = None,
+    relaxed: bool = False,
+    refine: int = DEFAULT_REFINE,
+    inner_refine: int = 0,
 ) -> ModelData:
     """Extract the model data for ``horizon`` slots (refused with a one-line error
     naming the rolling-horizon policy when ``max_vars`` is given and the model would
@@ -228,19 +267,24 @@ def build_data(
     ``states`` (rolling window only): job id -> (remaining work minutes, ran before,
     placements of the previous round or None if it did not run then); jobs absent
     from ``states`` are left out.
+
+    ``relaxed``: the allocation relaxation's data (outer grid of ``refine`` steps per
+    cell, :mod:`sensaopt.exact.model.grid`), whose bound is a bound of the problem;
+    otherwise the inner grid's (``inner_refine`` steps; 0: the policies' options alone,
+    :func:`sensaopt.options.job_options`), whose schedules are valid.
     """
     R = instance.round_minutes
     nodes = instance.cluster.nodes
     jobs: list[JobData] = []
     mems: list[float] = [n.mem_gb for n in nodes]
+    cpus: list[float] = [float(n.cpus) for n in nodes]
     hopeless: dict[str, list[float]] = {}
     for job in instance.jobs:
         if states is not None and job.id not in states:
             continue
-        opts = _options(instance, job, (extra_options or {}).get(job.id, set()))
+        opts = _options(instance, job, (extra_options or {}).get(job.id, set()), relaxed, refine, inner_refine)
         pats = patterns_for(instance, job.gpus)
-        pairs = [(pi, oi) for pi, p in enumerate(pats) for oi, o in enumerate(opts)
-                 if all(g * o.cpu <= nodes[n].cpus and g * o.mem <= nodes[n].mem_gb + 1e-6 for n, g in p.parts)]
+        pairs = [(pi, oi) for pi, p in enumerate(pats) for oi, o in enumerate(opts) if _holds(nodes, p, o, relaxed)]
         sf = job.speed_factor
         full = tuple(_ceil_units(o.speed * sf * R * work_scale) for o in opts)
         minutes = {c: instance.overheads.minutes(c, job.gpus) for c in CHANGES}
@@ -265,17 +309,20 @@ def build_data(
             if last < earliest:
                 hopeless.setdefault(job.id, []).append(at)
         mems.extend(o.mem for o in opts)
+        cpus.extend(o.cpu for o in opts)
         jobs.append(
             JobData(k=len(jobs), id=job.id, job=job, gpus=job.gpus, release=max(release, 0), work_units=W, options=tuple(opts),
                     patterns=tuple(pats), pairs=tuple(pairs), full=full, kept=kept,
                     deadlines=tuple(dl), earliest_done=earliest, init_ran=ran, init_placements=prev_pls)
         )
     mem_scale = _pow10_scale(mems, 10_000) or 10_000
+    cpu_scale = _pow10_scale(cpus, 10_000) or 10_000
     n = max(len(jobs), 1)
     coefs = [R] + [instance.objective.violation_weight * n * v for jd in jobs for _, v in jd.deadlines]
     obj_scale = _pow10_scale(coefs, 1_000_000) or 1_000_000
     data = ModelData(instance=instance, R=R, H=horizon, jobs=jobs, work_scale=work_scale, mem_scale=mem_scale,
-                     obj_scale=obj_scale, start_round=start_round, window=window, hopeless=hopeless)
+                     obj_scale=obj_scale, start_round=start_round, window=window, hopeless=hopeless,
+                     cpu_scale=cpu_scale, relaxed=relaxed, refine=refine)
     if max_vars is not None:
         check_size(data, max_vars)
     return data
@@ -347,7 +394,12 @@ def precheck_size(instance: Instance, horizon: int | None, horizon_slack: int, m
 def placements_of(data: ModelData, jd: JobData, pair: tuple[int, int]) -> tuple[Placement, ...]:
     """The schedule placements for a (pattern, option) pair: totals = gpus × per-GPU option."""
     pat, opt = jd.patterns[pair[0]], jd.options[pair[1]]
-    return tuple(Placement(nd, g, g * opt.cpu, g * opt.mem) for nd, g in pat.parts)
+    return tuple(Placement(nd, g, _cores(g * opt.cpu), g * opt.mem) for nd, g in pat.parts)
+
+
+def _cores(x: float) -> int:
+    """A placement's cores: whole in the inner grid (a relaxation option may be fractional)."""
+    return round(x) if abs(x - round(x)) < 1e-6 else x  # type: ignore[return-value]
 
 
 def pair_of(jd: JobData, placements: tuple[Placement, ...]) -> tuple[int, int] | None:
@@ -357,7 +409,7 @@ def pair_of(jd: JobData, placements: tuple[Placement, ...]) -> tuple[int, int] |
         if jd.patterns[pi].parts != parts:
             continue
         o = jd.options[oi]
-        if all(p.cpus == p.gpus * o.cpu and abs(p.mem_gb - p.gpus * o.mem) < 1e-6 for p in placements):
+        if all(abs(p.cpus - p.gpus * o.cpu) < 1e-6 and abs(p.mem_gb - p.gpus * o.mem) < 1e-6 for p in placements):
             return pi, oi
     return None
 

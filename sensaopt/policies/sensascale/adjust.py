@@ -104,7 +104,7 @@ def adjust(planner: Planner, cfg: SensaScaleConfig) -> int:
         goal = next((o for o in p.info.facts.options if o.speed >= need and o.speed <= opt.speed + 1e-12), opt)
         n = p.placements[0].node
         g = p.info.gpus
-        short_c = max(0, goal.cpu * g - p.option.cpu * g - pool.cpus[n])
+        short_c = max(0, round(goal.cpu * g - p.option.cpu * g - pool.cpus[n]))  # whole cores
         short_m = max(0.0, goal.mem * g - p.option.mem * g - pool.mem[n])
         if short_c > 0 or short_m > 1e-9:
             donors = [d for d in planner.by_node.get(n, ()) if d is not p and len(d.placements) == 1
@@ -116,7 +116,7 @@ def adjust(planner: Planner, cfg: SensaScaleConfig) -> int:
                 fl = _donor_target(d, now, cfg, max(short_c, 0), max(short_m, 0.0))
                 if fl == d.option:
                     continue
-                gc = (d.option.cpu - fl.cpu) * d.info.gpus
+                gc = round((d.option.cpu - fl.cpu) * d.info.gpus)  # whole cores
                 gm = (d.option.mem - fl.mem) * d.info.gpus
                 if (short_c > 0 and gc > 0) or (short_m > 1e-9 and gm > 1e-9):
                     _resize(planner, d, fl)

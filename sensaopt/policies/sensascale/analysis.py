@@ -38,7 +38,7 @@ class ProfileFacts:
         o = self._alloc.get(key)
         if o is None:
             c, m = p.cpus / p.gpus, p.mem_gb / p.gpus
-            o = self._alloc[key] = Option(int(c) if c == int(c) else c, m, round(self.profile.speed(c, m), 12))  # type: ignore[arg-type]
+            o = self._alloc[key] = Option(int(c) if c == int(c) else c, m, round(self.profile.speed(c, m), 12))
         return o
 
     @cached_property

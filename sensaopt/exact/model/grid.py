@@ -1,0 +1,121 @@
+"""The allocation grids of the exact models: which per-GPU allocations a model offers.
+
+The problem (``models/formulation.md``, "The feasible set") lets a job take any real
+number of cores and GB on each node of its placement, within capacity and at least its
+profile's floor per GPU; its speed is the bilinear surface of
+:class:`~sensaopt.profiles.SensitivityProfile` at the per-GPU allocation (slowest node),
+flat above the top levels. A time-indexed model must choose among finitely many
+options, so it is built twice over one refined grid of ``refine`` steps per grid cell
+and axis, on a lattice of 1/:data:`LATTICE` cores and GB:
+
+* **inner** options (:func:`inner_options`): real allocations at their true speed — the
+  policies' whole-core options (:func:`sensaopt.options.job_options`: whole cores at the
+  measured memory levels, each node type's proportional share), each node type's
+  whole-node share per GPU rounded *down* (a job alone on a node, or on its GPUs of a
+  node) combined with the levels, and (``inner_refine`` > 1) the refined grid points
+  rounded *up* to the lattice. Every schedule of
+  the inner model is a valid schedule: its optimum is an upper bound, attained.
+* **outer** options (:func:`outer_options`): the refined grid rounded *down* to the
+  lattice; the option at a point gets the highest speed of its whole grid box (the
+  point up to the next point on both axes; to infinity past the last, where the surface
+  is flat). Every real allocation lies in some box, uses at least that box's point's
+  resources and runs at most that box's speed: any valid schedule maps to an outer
+  model schedule with no more resources and at least its progress, slot by slot, so
+  the outer model's bound is a bound of the problem (the theorem in
+  ``models/formulation.md``). Its schedules are not valid schedules (they run faster
+  than the profile allows); only its bound is used.
+
+Both sets keep only Pareto-efficient options (no other option as fast with no more CPU
+and memory).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from sensaopt.instance import Cluster
+from sensaopt.options import job_options
+from sensaopt.profiles import Option, SensitivityProfile
+
+DEFAULT_REFINE = 4  # refined steps per grid cell and axis of the outer grid (the relaxation)
+LATTICE = 100  # grid points on a 1/100 core, 1/100 GB lattice (the models' resource units stay integral)
+EPS = 1e-9
+
+
+def _lattice(x: float, up: bool) -> float:
+    y = x * LATTICE
+    return (math.ceil(y - 1e-6) if up else math.floor(y + 1e-6)) / LATTICE
+
+
+def refined_axis(levels: tuple[float, ...], refine: int) -> list[float]:
+    """The grid levels with ``refine - 1`` equally spaced points inside each interval."""
+    out: list[float] = []
+    for a, b in zip(levels, levels[1:]):
+        out += [a + (b - a) * i / refine for i in range(refine)]
+    return out + [levels[-1]]
+
+
+def pareto(options: Iterable[Option]) -> tuple[Option, ...]:
+    """The options no other option dominates (as fast with no more CPU and memory),
+    slowest first; ties in (cores, GB) keep the fastest."""
+    opts = sorted(options, key=lambda o: (o.cpu, o.mem, -o.speed))
+    kept: list[Option] = []
+    for o in opts:
+        if not any(p.cpu <= o.cpu + EPS and p.mem <= o.mem + EPS and p.speed >= o.speed for p in kept):
+            kept = [p for p in kept if not (o.cpu <= p.cpu + EPS and o.mem <= p.mem + EPS and o.speed >= p.speed)]
+            kept.append(o)
+    kept.sort(key=lambda o: (o.speed, o.cpu, o.mem))
+    return tuple(kept)
+
+
+def whole_node_shares(cluster: Cluster, gpus: int) -> set[tuple[float, float]]:
+    """Per-GPU (cores, GB) of a whole node of each type shared by a job's GPUs on it:
+    ``gpus`` (one node) or the node's GPUs (a gang job): all its cores (a whole number per
+    job), its GB rounded down to the lattice."""
+    out = set()
+    for t in cluster.node_types:
+        per = gpus if gpus <= t.gpus else t.gpus
+        out.add((t.cpus / per, _lattice(t.mem_gb / per, up=False)))
+    return out
+
+
+def inner_options(profile: SensitivityProfile, cluster: Cluster, gpus: int, refine: int = 1,
+                  extra: Iterable[tuple[float, float]] = ()) -> tuple[Option, ...]:
+    """Real allocations a ``gpus``-GPU job may take, at their true profile speed (module
+    doc; ``refine`` 1: the grid levels only, no refined points), plus the ``extra``
+    per-GPU points (a warm start's)."""
+    fc, fm = profile.floor
+    pts = {(o.cpu, o.mem) for o in job_options(profile, cluster)}
+    cs = [_lattice(c, up=True) for c in refined_axis(profile.cpu_levels, refine)]
+    ms = [_lattice(m, up=True) for m in refined_axis(profile.mem_levels, refine)]
+    if refine > 1:
+        pts |= {(c, m) for c in cs for m in ms}
+    for sc, sm in whole_node_shares(cluster, gpus):
+        pts |= {(sc, m) for m in ms if m <= sm + EPS} | {(c, sm) for c in cs if c <= sc + EPS} | {(sc, sm)}
+    pts |= set(extra)
+    opts = (Option(c, m, round(profile.speed(c, m), 12)) for c, m in pts if c >= fc - EPS and m >= fm - EPS)
+    return pareto(o for o in opts if o.speed > 0)
+
+
+def outer_options(profile: SensitivityProfile, refine: int = DEFAULT_REFINE) -> tuple[Option, ...]:
+    """Relaxation options: the refined grid rounded down to the lattice, each point with
+    the highest speed of its box (module doc)."""
+    cs = sorted({_lattice(c, up=False) for c in refined_axis(profile.cpu_levels, refine)})
+    ms = sorted({_lattice(m, up=False) for m in refined_axis(profile.mem_levels, refine)})
+    opts = []
+    for i, c in enumerate(cs):
+        c1 = cs[i + 1] if i + 1 < len(cs) else math.inf
+        for k, m in enumerate(ms):
+            m1 = ms[k + 1] if k + 1 < len(ms) else math.inf
+            s = profile.box_max(c, c1, m, m1)
+            if s > 0:
+                # rounded up: the relaxation never credits less than the box's speed
+                opts.append(Option(c, m, math.ceil(s * 1e12 - 1e-3) / 1e12))
+    return pareto(opts)
+
+
+def dominated(outer: tuple[Option, ...], inner: tuple[Option, ...]) -> bool:
+    """Every outer option has an inner one with no more CPU and memory and at least its
+    speed: the inner model is then a relaxation too, and its bound is valid."""
+    return all(any(i.cpu <= o.cpu + EPS and i.mem <= o.mem + EPS and i.speed >= o.speed for i in inner) for o in outer)

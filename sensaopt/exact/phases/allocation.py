@@ -1,0 +1,192 @@
+"""The allocation check (``models/formulation.md``, "Exact over every valid allocation").
+
+The model offers finitely many per-GPU allocations (the inner grid,
+:mod:`sensaopt.exact.model.grid`); a valid schedule may take any amount in between. Its
+optimum is therefore an optimum of the problem only when a relaxation that covers every
+allocation cannot do better:
+
+* **dominated**: for every job, each outer option has an inner one with no more CPU and
+  memory and at least its speed (and the job fits one node): the inner model is itself a
+  relaxation and its own proof stands;
+* otherwise the **allocation relaxation** (the outer grid) is solved for a bound, over
+  the horizon the JCT argument of :mod:`~sensaopt.exact.phases.horizon` needs at the
+  relaxation's solo speeds and loss floor (:func:`loss_floor`): no schedule better
+  than the incumbent ends later, so the bound (capped at the incumbent) covers every
+  schedule. OPTIMAL
+  stays only when the incumbent meets that bound (to the objective's granularity);
+  otherwise OPTIMAL becomes FEASIBLE ("optimal over the grid only"), INFEASIBLE is no
+  longer claimed, and the bound is the relaxation's.
+
+``Result.params["allocations"]`` records which case applied, the grid's refinement, the
+model's own (restricted) bound and the relaxation's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sensaopt.errors import SensaoptError
+from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, trivial_bound
+from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, objective_step, round_bound, to_objective
+from sensaopt.exact.model.data import ModelData, build_data
+from sensaopt.exact.model.grid import dominated, inner_options, outer_options
+from sensaopt.exact.outcome import Engine
+from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
+from sensaopt.exact.phases.shortfall import solve_shortfall
+from sensaopt.instance import Instance
+from sensaopt.result import LossProof, Result, Status
+from sensaopt.solvers import TimeBudget
+
+RELAX_SHARE = 0.25  # share of the time limit the relaxation gets at most (kept for it when the grid is not dominated)
+
+
+def grid_dominates(instance: Instance, refine: int, inner_refine: int = 1) -> bool:
+    """Whether the inner grid dominates the outer one for every job (module doc)."""
+    max_g = instance.cluster.max_node_gpus
+    seen: dict[tuple[int, int], bool] = {}
+    for job in instance.jobs:
+        key = (id(job.profile), job.gpus)
+        if key not in seen:
+            seen[key] = job.gpus <= max_g and dominated(outer_options(job.profile, refine),
+                                                        inner_options(job.profile, instance.cluster, job.gpus, inner_refine))
+        if not seen[key]:
+            return False
+    return True
+
+
+def hopeless_loss(data: ModelData) -> float:
+    """violation_weight × the deadline value every schedule loses at the data's best
+    speeds (metrics units): the deadlines missed even alone."""
+    wv = data.instance.objective.violation_weight
+    loss = 0.0
+    for jd in data.jobs:
+        vals = [val for _, val in jd.deadlines] + [0.0]
+        loss += sum(vals[d] - vals[d + 1] for d, (last, _) in enumerate(jd.deadlines) if last < jd.earliest_done)
+    return wv * loss
+
+
+def ladder(refine: int) -> list[int]:
+    """The relaxations tried, coarse (cheap) first: 1, 2, 4, ... up to ``refine``."""
+    out, r = [], 1
+    while r < refine:
+        out.append(r)
+        r *= 2
+    return out + [refine]
+
+
+def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> Result:
+    """``res`` (the inner model's Result) with a status and bound valid over every
+    allocation the validator accepts (module doc): the relaxations of :func:`ladder`
+    in turn, each bound valid, the best one kept, until one meets the incumbent."""
+    info: dict = {"refine": settings.refine, "grid_bound": res.bound}
+    if grid_dominates(instance, settings.refine, settings.inner_refine):
+        res.params["allocations"] = {**info, "check": "dominated"}
+        return res
+    H = res.params.get("horizon")
+    if H is None:
+        res.params["allocations"] = {**info, "check": "skipped: no horizon"}
+        return res
+    bound, floor, how, stages = -float("inf"), 0.0, "", []
+    step = grain(instance)
+    for refine in ladder(settings.refine):
+        b, f, h, stage = relaxation(res, instance, int(H), refine, engine, settings, budget)
+        stages.append(stage)
+        if b > bound:
+            bound, how = b, h
+        floor = max(floor, f)
+        if res.objective is not None and res.objective - bound < step / 2:
+            break
+        if budget.left() < MIN_EXTEND_S:
+            break
+    info.update(check="relaxation", relaxation_bound=bound, loss_floor=floor, stages=stages)
+    res.params["allocations"] = info
+    res.loss_proof = LossProof(bound=floor)
+    refine = stages[-1]["refine"]
+    if res.objective is not None:
+        bound = min(bound, res.objective)
+        if res.objective - bound < step / 2 and res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE):
+            note = f"; optimal over every valid allocation: the allocation relaxation (refine {refine}) proves {bound:.6g}"
+            return replace(res, status=Status.OPTIMAL, bound=bound, message=res.message + note)
+    if res.status == Status.OPTIMAL:
+        note = (f"; optimal over the model's allocation grid only; over every valid allocation "
+                f"the bound is {bound:.6g} ({how})")
+        return replace(res, status=Status.FEASIBLE, bound=bound, message=res.message + note)
+    if res.status == Status.INFEASIBLE:
+        if how.startswith("infeasible"):
+            return res
+        note = "; infeasible over the model's allocation grid only: the allocation relaxation is not"
+        return replace(res, status=Status.TIME_LIMIT, bound=bound, message=res.message + note)
+    return replace(res, bound=bound if res.bound is None else min(res.bound, bound),
+                   message=res.message + f"; bound over every valid allocation from the allocation relaxation ({how})")
+
+
+def grain(instance: Instance) -> float:
+    """The objective's granularity in metrics units: every schedule's objective is a
+    multiple of it up to one constant (:func:`~sensaopt.exact.model.builder.objective_step`)."""
+    data = build_data(instance, 1, relaxed=True, refine=1)
+    return objective_step(data) / (max(data.n, 1) * data.obj_scale)
+
+
+def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engine: Engine, settings: SolveSettings,
+               budget: TimeBudget) -> tuple[float, float, str, dict]:
+    """One allocation relaxation (outer grid of ``refine`` steps): its bound over every
+    schedule (metrics units), its loss floor, how the bound was found, and the record."""
+    outer = build_data(instance, horizon, work_scale=settings.work_scale, relaxed=True, refine=refine)
+    floor, floor_how = loss_floor(outer, engine, settings, budget)
+    covered = False  # every schedule better than the incumbent ends within the relaxation's horizon
+    if res.objective is not None:
+        needed = horizon_needed(outer, res.objective, floor)
+        covered = needed <= outer.H
+        if not covered:  # a schedule better than the incumbent may end past H: the relaxation needs that horizon
+            try:
+                outer = build_data(instance, needed, work_scale=settings.work_scale, relaxed=True, refine=refine,
+                                   max_vars=settings.max_vars)
+                covered = True
+            except SensaoptError:
+                pass  # too large: keep H and bound the schedules ending later
+    bound, how = relaxation_bound(outer, engine, settings, budget)
+    how = f"refine {refine}: {how} over {outer.H} rounds; loss floor {floor:.6g} ({floor_how})"
+    stage = {"refine": refine, "horizon": outer.H, "within_horizon_bound": bound, "loss_floor": floor}
+    if not covered:
+        past = outside_bound(outer, floor)
+        if past is not None and past < bound:
+            bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
+    stage["bound"] = bound
+    return bound, floor, how, stage
+
+
+def loss_floor(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> tuple[float, str]:
+    """A lower bound of every valid schedule's loss part (metrics units, violation
+    weight × value), whatever its length: the deadlines missed even alone, plus the
+    cheapest open one when the relaxation's shortfall model (horizon-free,
+    :mod:`sensaopt.exact.phases.shortfall`) proves that some open deadline is missed."""
+    base = hopeless_loss(outer)
+    if budget.left() < MIN_EXTEND_S:
+        return base, "hopeless deadlines only: no time left"
+    short = solve_shortfall(outer, settings.model_spec, engine.build, engine.run, budget.split(0.5), None, settings.max_vars)
+    if short is None:
+        return base, "hopeless deadlines only: no open deadline, or the shortfall model is too large"
+    if short.report.proves_miss:
+        return base + short.report.miss_cost / (max(outer.n, 1) * outer.obj_scale), "hopeless deadlines and one proven miss"
+    return base, f"hopeless deadlines; shortfall {short.report.status.value}, no miss proven"
+
+
+def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> tuple[float, str]:
+    """The allocation relaxation's proven bound (metrics units) and how it was found:
+    its model solved once (weighted objective) in the time left, or — with no time left
+    or no bound from the solver — what is known without solving."""
+    if budget.left() < MIN_EXTEND_S:
+        return trivial_bound(outer), "no time left: the relaxation's solo bound"
+    try:
+        mb = engine.build(outer, settings.model_spec, budget)
+    except HorizonTooShort:
+        return float("inf"), "infeasible: some job cannot finish within the horizon even in the relaxation"
+    except BuildTimeout:
+        return trivial_bound(outer), "time ran out while building it: the relaxation's solo bound"
+    out = engine.run(mb, budget)
+    if out.status == Status.INFEASIBLE:
+        return float("inf"), "infeasible: the relaxation has no schedule within the horizon"
+    if out.bound is None:
+        return trivial_bound(outer), f"{out.status.value} without a bound: the relaxation's solo bound"
+    b = max(to_objective(outer, round_bound(outer, out.bound)), trivial_bound(outer))
+    return b, f"relaxation solved: {out.status.value}, {len(mb.vars.x)} placement variables"
