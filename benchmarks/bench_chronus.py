@@ -44,7 +44,7 @@ def run_policy(inst: Instance, name: str) -> dict:
     m = res.metrics
     fig = {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "peak_rss_mib_after": peak_rss_mib(),
            "slo_violations": m.slo_violations, "avg_jct_min": None if m.avg_jct is None else round(m.avg_jct, 2)}
-    st = getattr(pol, "stats", None)
+    st = res.params.get("policy_stats")
     if name == "chronus" and st:
         n = st["lease_solves"]
         fig.update({"lease_solves": n, "solve_s_total": round(st["solve_s_total"], 2),

@@ -36,13 +36,12 @@ from typing import Any
 
 from chronus_fidelity import read_trace
 
-from sensaopt.solvers import TimeBudget
 from sensaopt.instance import Cluster, Instance, NodeType
-from sensaopt.policies.chronus import ChronusConfig, ChronusPolicy
+from sensaopt.policies.chronus import ChronusConfig, ChronusPolicy, lease_step
 from sensaopt.policies.chronus import lease_model as lm
-from sensaopt.policies.chronus import policy as policy_mod
 from sensaopt.policies.chronus.selection import check_plans, objective_value
 from sensaopt.simulator import simulate
+from sensaopt.solvers import TimeBudget
 
 REPO = Path(__file__).resolve().parents[1]
 BASELINE = "e64bef0"  # the last commit with the lease model written per variable through the backend interface
@@ -55,7 +54,7 @@ def record(trace: str, days: float, start_day: float = 0.0) -> tuple[list[Proble
     inst = Instance(f"chronus-philly-{trace}-{days:g}d", Cluster((NodeType("philly", 8, 128, 256.0, 120),)), 5.0, tuple(jobs))
     pol = ChronusPolicy(ChronusConfig())
     problems: list[Problem] = []
-    inner = policy_mod.solve_selection
+    inner = lease_step.solve_selection
 
     def recording(ljobs, capacity, sign=1.0, **kw):
         sel = inner(ljobs, capacity, sign, **kw)
@@ -63,15 +62,15 @@ def record(trace: str, days: float, start_day: float = 0.0) -> tuple[list[Proble
                          "plans": dict(sel.plans), "objective": sel.objective, "fallback": sel.fallback})
         return sel
 
-    policy_mod.solve_selection = recording  # type: ignore[assignment]
+    lease_step.solve_selection = recording  # type: ignore[assignment]
     try:
         t0 = time.perf_counter()
         res = simulate(inst, pol)
         wall = time.perf_counter() - t0
     finally:
-        policy_mod.solve_selection = inner  # type: ignore[assignment]
+        lease_step.solve_selection = inner  # type: ignore[assignment]
     return problems, {"jobs": len(jobs), "wall_s": round(wall, 1), "slo_violations": res.metrics.slo_violations,
-                      "lease_solves": pol.stats["lease_solves"]}
+                      "lease_solves": pol.stats.lease_solves}
 
 
 def baseline_module(commit: str) -> ModuleType:

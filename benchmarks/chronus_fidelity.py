@@ -149,7 +149,7 @@ def main(argv=None) -> int:
         if time.perf_counter() - last[0] > 60:
             last[0] = time.perf_counter()
             print(f"  round {r} (t={r * a.round:.0f} min): {done}/{total} done, {time.perf_counter() - t0:.0f} s, "
-                  f"solves {pol.stats['lease_solves']} fallbacks {pol.stats['fallbacks']}", file=sys.stderr, flush=True)
+                  f"solves {pol.stats.lease_solves} fallbacks {pol.stats.fallbacks}", file=sys.stderr, flush=True)
 
     res = simulate(inst, pol, progress=progress)
     wall = time.perf_counter() - t0
@@ -182,7 +182,7 @@ def main(argv=None) -> int:
         "avg_queueing_first_start": m.avg_queueing_time, "avg_pending_time": m.avg_pending_time,
         "preemptions_per_job": m.preemptions / len(jobs), "migrations": m.migrations, "gpu_util": m.gpu_utilization,
         "makespan": m.makespan, "classes": counts, "miss_by_final_class": miss_by_class,
-        "chronus_stats": pol.stats, "wall_s": wall, "anchor_whole_trace": anchor,
+        "chronus_stats": res.params["policy_stats"], "wall_s": wall, "anchor_whole_trace": anchor,
         "vs_artifact": {  # relative difference to the artifact's whole-trace figure (meaningful for --days 0)
             "miss": _rel(miss, anchor_miss),
             "avg_jct": _rel(m.avg_jct, anchor["avg_jct"]),

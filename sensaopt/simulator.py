@@ -105,6 +105,7 @@ def simulate(
     active: dict[str, JobState] = {}
     truth_of: dict[str, Job] = {}
     costs: dict[str, ChangeCosts] = {}  # per job: minutes lost to a restart, a migration, a resize
+    speeds: dict[str, float] = {}  # per job: profile speed on its last placements
     builder = ScheduleBuilder(R)
     n_total, n_done = len(truth.jobs), 0
     r = release[0] if release else 0
@@ -134,7 +135,7 @@ def simulate(
             r = max(r + 1, release[nxt])
             continue
         builder.add_round(r, alloc)
-        n_done += _run_round(alloc, active, truth_of, costs, r, R)
+        n_done += _run_round(alloc, active, truth_of, costs, speeds, r, R)
         if progress is not None:
             progress(r, n_done, n_total)
         r += 1
@@ -161,19 +162,28 @@ def simulate(
 
 
 def _run_round(alloc: Allocation, active: dict[str, JobState], truth_of: dict[str, Job], costs: dict[str, ChangeCosts],
-               r: int, R: float) -> int:
+               speeds: dict[str, float], r: int, R: float) -> int:
     """Advance every job of ``alloc`` over round ``r`` (the validator's arithmetic,
     :func:`~sensaopt.progress.first_round`: the change from its last round,
     :func:`classify`, costs minutes of this one); finished jobs leave ``active``.
-    Returns how many finished."""
+    ``speeds``: job id -> profile speed on its last placements (kept here: a job on one
+    node that keeps its GPUs, cores and GB keeps its speed). Returns how many finished."""
     finished = 0
     for jid, pls in alloc.items():
         js = active[jid]
         job = truth_of[jid]
         last = js.last_round
-        kind = NONE if last is None else classify(js.placements, last + 1, pls, r)
+        if last is None:
+            kind = NONE
+            prof = speeds[jid] = _profile_speed(job.profile, pls)
+        else:
+            prev = js.placements
+            kind = classify(prev, last + 1, pls, r)
+            if kind is NONE and len(pls) == 1 and prev is not None and len(prev) == 1:  # same node, GPUs, cores, GB: same speed
+                prof = speeds[jid]
+            else:
+                prof = speeds[jid] = _profile_speed(job.profile, pls)
         cost = 0.0 if kind is NONE else costs[jid].minutes(kind)  # the common case: no lookup
-        prof = _profile_speed(job.profile, pls)
         minutes, done, complete = first_round(js.remaining, prof * job.speed_factor, R, cost)
         js.predicted_work += prof * minutes
         js.observed_work += done
@@ -210,7 +220,8 @@ def _policy_params(pol: Decider) -> dict[str, Any]:
     """A :class:`Policy`'s config and stats for ``Result.params`` (e.g. Chronus: lease
     solves, fallbacks, never silent); a bare :class:`Decider` has neither."""
     if isinstance(pol, Policy):
-        return {"policy_stats": _jsonable(pol.stats), "config": _as_dict(pol.config)}
+        stats = asdict(pol.stats) if is_dataclass(pol.stats) and not isinstance(pol.stats, type) else pol.stats
+        return {"policy_stats": _jsonable(stats), "config": _as_dict(pol.config)}
     return {}
 
 

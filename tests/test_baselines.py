@@ -9,7 +9,7 @@ import pytest
 from sensaopt.instance import Cluster, Instance, Job, NodeType
 from sensaopt.policies import make_policy, policy_config_class
 from sensaopt.policies.base import JobState, RoundState
-from sensaopt.policies.queue import queue_order, run_minutes, sticky_order, target_deadline
+from sensaopt.policies.queue import edf_key, order_key, queue_order, run_minutes, sticky_order, target_deadline
 from sensaopt.profiles import SensitivityProfile
 from sensaopt.schedule import Placement
 from sensaopt.simulator import simulate
@@ -59,6 +59,17 @@ def test_late_jobs_go_behind_every_job_that_can_still_make_it():
     demoted = [js.id for js in queue_order(st.jobs, st, "edf", True, lambda js: 1.0)]
     assert plain == ["late", "ok", "be"]
     assert demoted == ["ok", "be", "late"]
+
+
+def test_plain_edf_key_is_the_general_key():
+    from sensaopt.instance import SoftDeadline
+
+    jobs = [Job("late", 0.0, 1, 50.0, FLAT, deadline=20.0), Job("ok", 1.0, 2, 10.0, FLAT, deadline=200.0),
+            Job("be", 0.5, 1, 5.0, FLAT), Job("be2", 0.5, 4, 5.0, HUNGRY),
+            Job("soft", 2.0, 1, 30.0, FLAT, deadline=40.0, value=10.0, soft_deadlines=(SoftDeadline(90.0, 5.0),))]
+    st = _state(jobs, now=10.0, ran={"ok": ((Placement(0, 2, 6, 125.0),), 0, 0)})
+    general = order_key(st, "edf", False, lambda js: 1.0)
+    assert [edf_key(js) for js in st.jobs] == [general(js) for js in st.jobs]
 
 
 def test_least_laxity_order():

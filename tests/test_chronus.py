@@ -18,7 +18,8 @@ from sensaopt.policies.chronus import ChronusConfig, ChronusPolicy
 from sensaopt.policies.chronus import selection as sel_mod
 from sensaopt.policies.chronus.admission import admit, earliest_feasible_m, greedy_pack
 from sensaopt.policies.chronus.lease import estimate_duration, leases_needed, maximum_lease, rounded_gpus
-from sensaopt.policies.chronus.policy import filled_by_filling
+from sensaopt.policies.chronus.lease_step import lease_requests
+from sensaopt.policies.chronus.rules import filled_by_filling
 from sensaopt.policies.chronus.selection import LeaseJob, check_plans, greedy_selection, objective_value, solve_selection
 from sensaopt.profiles import get_profile
 from sensaopt.result import Status
@@ -89,9 +90,9 @@ def test_admission_by_hand(name):
     art = name == "chronus"
     assert pol.classes == {"A": "admitted", "B": "unadmitted", "C": "admitted", "D": "best_effort",
                            "E": "admitted" if art else "unadmitted"}
-    assert pol.stats["admitted"] == 2 and pol.stats["forced"] == 1 and pol.stats["relabelled_admitted"] == int(art)
-    assert pol.jobs["A"].deadline_check == 100.0 and pol.jobs["C"].deadline_check == 200.0
-    assert pol.jobs["E"].forced and pol.jobs["E"].mip is not art  # relabelled: never planned by the lease MILP
+    assert pol.stats.admitted == 2 and pol.stats.forced == 1 and pol.stats.relabelled_admitted == int(art)
+    assert pol.state.jobs["A"].deadline_check == 100.0 and pol.state.jobs["C"].deadline_check == 200.0
+    assert pol.state.jobs["E"].forced and pol.state.jobs["E"].lease_planned is not art  # relabelled: never planned by the lease MILP
     # nothing is guaranteed in lease 0: E (forced) first, then unadmitted/best-effort by
     # remaining x GPUs: D (best effort: est int(30*1.05*1.1)=34, x2 = 68), then B (24*8)
     # does not fit, then admitted C
@@ -112,7 +113,7 @@ def test_admitted_job_meets_deadline_end_to_end():
     assert ev.errors == []
     fin = {k: o.finish for k, o in ev.outcomes.items()}
     assert fin["A"] <= 100.0 and fin["C"] <= 200.0
-    assert pol.stats["fallbacks"] == 0 and pol.stats["lease_solves"] >= 1
+    assert pol.stats.fallbacks == 0 and pol.stats.lease_solves >= 1
 
 
 # ---------------------------------------------------------------- MILP vs brute force
@@ -217,18 +218,18 @@ def test_fallback_is_counted_and_logged(monkeypatch, caplog):
     with caplog.at_level(logging.WARNING):
         res = simulate(inst, pol)
     assert check_schedule(inst, res.schedule).errors == []
-    assert pol.stats["fallbacks"] >= 1
-    assert pol.stats["milp_optimal"] + pol.stats["milp_time_limit"] + pol.stats["fallbacks"] == pol.stats["lease_solves"]
-    assert any("error: RuntimeError" in r for r in pol.stats["fallback_reasons"])
+    assert pol.stats.fallbacks >= 1
+    assert pol.stats.milp_optimal + pol.stats.milp_time_limit + pol.stats.fallbacks == pol.stats.lease_solves
+    assert any("error: RuntimeError" in r for r in pol.stats.fallback_reasons)
     assert any("greedy fallback" in r.message for r in caplog.records)
-    assert res.params["policy_stats"]["fallbacks"] == pol.stats["fallbacks"]  # in the Result too
+    assert res.params["policy_stats"]["fallbacks"] == pol.stats.fallbacks  # in the Result too
 
 
 def test_greedy_solver_counts_every_lease_as_fallback():
     inst = generate(GeneratorConfig(jobs=10, seed=1))
     pol = ChronusPolicy(solver="greedy")
     simulate(inst, pol)
-    assert pol.stats["fallbacks"] == pol.stats["lease_solves"] > 0
+    assert pol.stats.fallbacks == pol.stats.lease_solves > 0
 
 
 # ---------------------------------------------------------------- whole runs
@@ -256,9 +257,9 @@ def test_generated_instances_validate(R, seed):
     assert ev.errors == []
     assert res.metrics.finished == len(inst.jobs)
     st = pol.stats
-    assert st["lease_rounds"] == {10.0: 2, 5.0: 4, 3.0: 7, 7.0: 3}[R]
-    assert st["admitted"] + st["unadmitted"] + st["best_effort"] == len(inst.jobs)
-    assert st["fallbacks"] == 0
+    assert st.lease_rounds == {10.0: 2, 5.0: 4, 3.0: 7, 7.0: 3}[R]
+    assert st.admitted + st.unadmitted + st.best_effort == len(inst.jobs)
+    assert st.fallbacks == 0
 
 
 @pytest.mark.parametrize("R", [5.0, 7.0])
@@ -269,7 +270,7 @@ def test_clean_reading_validates(R):
     pol = make_policy("chronus-clean")
     res = simulate(inst, pol)
     assert check_schedule(inst, res.schedule).errors == [] and res.metrics.finished == len(inst.jobs)
-    assert pol.stats["filled"] == 0 and pol.stats["relabelled_admitted"] == 0
+    assert pol.stats.filled == 0 and pol.stats.relabelled_admitted == 0
 
 
 def test_admission_every_5_minutes_when_rounds_are_short():
@@ -279,7 +280,7 @@ def test_admission_every_5_minutes_when_rounds_are_short():
     inst = _tiny_instance(jobs, R=2.0)
     pol = ChronusPolicy()
     pol.reset(inst)
-    assert pol.adm_every == 3 and pol.k == 10
+    assert pol.state.clock.admission_every_rounds == 3 and pol.state.clock.lease_rounds == 10
     assert set(pol.decide(_state(inst, 0))) == {"a"}
     assert set(pol.decide(_state(inst, 1))) == {"a"}
     assert "b" not in pol.classes
@@ -292,7 +293,7 @@ def test_cpsat_option_runs():
     pol = ChronusPolicy(ChronusConfig(solver="cpsat"))
     res = simulate(inst, pol)
     assert check_schedule(inst, res.schedule).errors == []
-    assert pol.stats["fallbacks"] == 0
+    assert pol.stats.fallbacks == 0
 
 
 # ---------------------------------------------------------------- the artifact's behaviour vs the clean reading
@@ -324,7 +325,7 @@ def test_filling_serves_hopeless_first(x_work, hopeless_first):
         assert pol.classes["H"] == "hopeless"
         art_fill = name == "chronus" and hopeless_first
         assert _runs_in_round(res, 2) == ({"H"} if art_fill else {"B"}), name
-        assert pol.stats["filled"] == int(art_fill)
+        assert pol.stats.filled == int(art_fill)
 
 
 def test_overrun_demotes_any_running_job_in_the_artifact():
@@ -336,7 +337,7 @@ def test_overrun_demotes_any_running_job_in_the_artifact():
     for name, cls, overruns in (("chronus", "unadmitted", 1), ("chronus-clean", "best_effort", 0)):
         pol = make_policy(name)
         simulate(inst, pol)
-        assert pol.classes["Q"] == cls and pol.stats["overruns"] == overruns, name
+        assert pol.classes["Q"] == cls and pol.stats.overruns == overruns, name
 
 
 @pytest.mark.parametrize("name", ["chronus", "chronus-clean"])
@@ -347,7 +348,7 @@ def test_admitted_job_overrunning_is_demoted(name):
     inst = _tiny_instance([Job("Q", 0.0, 1, 30.0, FLAT, deadline=500.0, speed_factor=0.5)])
     pol = make_policy(name)
     res = simulate(inst, pol)
-    assert pol.classes["Q"] == "unadmitted" and pol.stats["overruns"] == 1 and pol.stats["admitted"] == 1
+    assert pol.classes["Q"] == "unadmitted" and pol.stats.overruns == 1 and pol.stats.admitted == 1
     assert res.metrics.finished == 1
 
 
@@ -368,7 +369,7 @@ def test_soft_job_admission_picks_the_artifacts_deadline():
             pol.decide(_state(inst))
             assert pol.classes["S"] == cls[name], (name, deadlines)
             if cls[name] == "admitted":
-                assert pol.jobs["S"].deadline_check == 300.0
+                assert pol.state.jobs["S"].deadline_check == 300.0
 
 
 def test_artifact_reoffers_every_deadline_option_at_each_lease():
@@ -380,9 +381,9 @@ def test_artifact_reoffers_every_deadline_option_at_each_lease():
         pol = make_policy(name)
         pol.reset(inst)
         pol.decide(_state(inst))
-        cj = pol.jobs["S"]
+        cj = pol.state.jobs["S"]
         cj.option, cj.plan = 1, (5, 6)
-        lease_jobs, opt_idx = pol._lease_requests({"S": _state(inst).jobs[0]}, 20.0)
+        lease_jobs, opt_idx = lease_requests(pol.state, pol.rules, {"S": _state(inst).jobs[0]}, 20.0)
         assert len(lease_jobs[0].options) == n_opts and opt_idx["S"] == ([0, 1] if n_opts == 2 else [1]), name
 
 
@@ -395,7 +396,7 @@ def test_artifact_checks_preempted_jobs_for_hope_at_a_lease_boundary():
     for name, hopeless in (("chronus", 1), ("chronus-clean", 0)):
         pol = make_policy(name)
         simulate(inst, pol)
-        assert pol.stats["unadmitted"] == 1 and pol.stats["hopeless"] == hopeless, name
+        assert pol.stats.unadmitted == 1 and pol.stats.hopeless == hopeless, name
 
 
 @pytest.mark.parametrize("soft", [True, False])
@@ -413,4 +414,4 @@ def test_artifact_rejection_cascades_within_an_admission_step(soft):
         pol = make_policy(name)
         pol.reset(inst)
         pol.decide(_state(inst))
-        assert pol.classes["J"] != "admitted" and pol.classes["K"] == k_cls and pol.stats["forced"] == 0, name
+        assert pol.classes["J"] != "admitted" and pol.classes["K"] == k_cls and pol.stats.forced == 0, name

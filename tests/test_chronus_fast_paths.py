@@ -1,54 +1,54 @@
 """Chronus placement fast paths agree with their plain definitions: the inlined sort
-keys with :meth:`ChronusPolicy._key` and ``_fill_key``, the pool's running free-GPU count with the sum
-over nodes, and the cached proportional placements with ``proportional_placement``."""
+keys (:func:`~sensaopt.policies.chronus.order.order_keys`, ``fill_keys``) with
+``order_key`` and ``fill_key``, the pool's running free-GPU count with the sum over
+nodes, and the cached proportional placements with ``proportional_placement``."""
 
 from __future__ import annotations
 
 import pytest
 
 from sensaopt.generate import GeneratorConfig, generate
-from sensaopt.policies.chronus.policy import ChronusCleanPolicy, ChronusPolicy, _ChronusPool
+from sensaopt.policies.chronus import order
+from sensaopt.policies.chronus import placement as chronus_placement
+from sensaopt.policies.chronus.placement import ChronusPool
+from sensaopt.policies.chronus.policy import ChronusCleanPolicy, ChronusPolicy
 from sensaopt.policies.placement import proportional_placement
 from sensaopt.simulator import simulate
 from sensaopt.validator import check_schedule
 
 
-def _checked(base: type[ChronusPolicy]) -> type[ChronusPolicy]:
-    class Checked(base):  # type: ignore[valid-type, misc]
-        calls = 0
-        fill_calls = 0
+@pytest.mark.parametrize("policy", [ChronusPolicy, ChronusCleanPolicy])
+def test_inlined_keys_equal_key(policy, monkeypatch):
+    calls = {"order": 0, "fill": 0}
+    last: dict[str, float] = {}
 
-        def _keys(self, pairs, now):
-            keys = super()._keys(pairs, now)
-            assert keys == [self._key(cj, js, now) for cj, js in pairs]
-            type(self).calls += 1
-            self.now = now
-            return keys
+    def checked_order_keys(pairs, now, overruns_first):
+        keys = order.order_keys(pairs, now, overruns_first)
+        assert keys == [order.order_key(job, js, now, overruns_first) for job, js in pairs]
+        calls["order"] += 1
+        last["now"] = now
+        return keys
 
-        def _fill_keys(self, pairs, urgency):
-            keys = super()._fill_keys(pairs, urgency)
-            assert keys == [self._fill_key(cj, js, self.now) for cj, js in pairs]
-            type(self).fill_calls += 1
-            return keys
+    def checked_fill_keys(pairs, urgency):
+        keys = order.fill_keys(pairs, urgency)
+        assert keys == [order.fill_key(job, js, last["now"]) for job, js in pairs]
+        calls["fill"] += 1
+        return keys
 
-    return Checked
-
-
-@pytest.mark.parametrize("base", [ChronusPolicy, ChronusCleanPolicy])
-def test_inlined_keys_equal_key(base):
+    monkeypatch.setattr(chronus_placement, "order_keys", checked_order_keys)
+    monkeypatch.setattr(chronus_placement, "fill_keys", checked_fill_keys)
     inst = generate(GeneratorConfig(jobs=25, nodes=2, seed=3, round_minutes=5.0, best_effort_fraction=0.2))
-    pol = _checked(base)()
-    res = simulate(inst, pol)
-    assert type(pol).calls > 0
-    if base is ChronusPolicy:  # only the artifact reading runs the odd-minute filling pass
-        assert type(pol).fill_calls > 0
+    res = simulate(inst, policy())
+    assert calls["order"] > 0
+    if policy is ChronusPolicy:  # only the artifact reading runs the odd-minute filling pass
+        assert calls["fill"] > 0
     assert check_schedule(inst, res.schedule).errors == []
 
 
 def test_pool_free_count_and_cached_placements():
     inst = generate(GeneratorConfig(jobs=1, nodes=3, seed=0))
     cache: dict = {}
-    pool = _ChronusPool(inst.cluster, cache)
+    pool = ChronusPool(inst.cluster, cache)
     assert pool.free == sum(pool.gpus)
     taken = []
     for g in (1, 3, 2):

@@ -21,10 +21,11 @@ from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.instance import Cluster, NodeType
 from sensaopt.policies.base import JobState, RoundState
 from sensaopt.policies.placement import NodePool, proportional_placement
-from sensaopt.policies.sensascale import SensaScalePolicy
+from sensaopt.policies.sensascale import SensaScalePolicy, backfill
 from sensaopt.policies.sensascale.analysis import analyse
 from sensaopt.policies.sensascale.pairing import weight_matrix
-from sensaopt.policies.sensascale.placement import FreeIndex, Planner
+from sensaopt.policies.sensascale.placement import Planner
+from sensaopt.policies.sensascale.round_plan import FreeIndex
 from sensaopt.schedule import Placement
 from sensaopt.simulator import _check_decision
 
@@ -175,9 +176,9 @@ def test_validator_usage_equals_plain_accumulation(seed):
 
 
 def _busy_plain(planner, n):
-    """Planner._busy as it was: every held job scanned for node ``n``."""
+    """backfill.busy as it was: every held job scanned for node ``n``."""
     out = [(p.end, sum(q.gpus for q in p.placements if q.node == n), "") for p in planner.by_node.get(n, ())]
-    if planner.hg[n]:
+    if planner.held_gpus[n]:
         for jid, pls in planner.held.items():
             g = sum(q.gpus for q in pls if q.node == n)
             if g:
@@ -188,21 +189,21 @@ def _busy_plain(planner, n):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_busy_from_holders_equals_scan_of_held(seed, monkeypatch):
-    """``_busy`` reads the jobs holding GPUs on the node from ``holders``: the same
+    """``backfill.busy`` reads the jobs holding GPUs on the node from ``holders``: the same
     (end, GPUs, job) entries as scanning every held job, at every call of a run."""
     from sensaopt.simulator import simulate
 
-    fast = Planner._busy
+    fast = backfill.busy
     seen = {"calls": 0, "held": 0}
 
-    def checked(self, n):
-        out = fast(self, n)
-        assert sorted(out) == sorted(_busy_plain(self, n))
+    def checked(plan, n):
+        out = fast(plan, n)
+        assert sorted(out) == sorted(_busy_plain(plan, n))
         seen["calls"] += 1
         seen["held"] += any(jid for _, _, jid in out)
         return out
 
-    monkeypatch.setattr(Planner, "_busy", checked)
+    monkeypatch.setattr(backfill, "busy", checked)
     simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())
     assert seen["held"] > 0  # the held-jobs part was exercised
 
@@ -215,7 +216,7 @@ def _plan_singles(st, pol, shortcut):
         planner._keep_wins = lambda info, keep: None  # type: ignore[method-assign]
     for info in infos:
         if not planner.place_single(info):
-            planner.reserve(info.gpus)
+            backfill.reserve(planner, info.gpus)
     return {j: (p.placements, p.option, p.end) for j, p in planner.planned.items()}, planner
 
 
@@ -259,7 +260,7 @@ def test_stay_put_shortcut_decides_as_the_search(seed, monkeypatch):
     def search_anyway(self, info, keep):
         end = wins(self, info, keep)
         if end is not None:
-            assert end == self._end(info, keep[1], keep[0])
+            assert end == self.end(info, keep[1], keep[0])
             fired.append((info.id, keep))
         return None
 
@@ -288,7 +289,7 @@ def test_open_index_stays_exact_when_jobs_stay(seed, monkeypatch):
     seen = {"stay": 0}
 
     def exact(self):
-        fresh = FreeIndex([max(0, f - h) for f, h in zip(self.pool.gpus, self.hg)], self.max_gpus)
+        fresh = FreeIndex([max(0, f - h) for f, h in zip(self.pool.gpus, self.held_gpus)], self.max_gpus)
         assert self.open.buckets == fresh.buckets and self.open.total == fresh.total
 
     def stay(self, *a):

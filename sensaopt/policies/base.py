@@ -1,7 +1,7 @@
 """The policy interface: one call per round, state in, allocation out.
 
 A policy (:class:`Policy`) is a small class with a ``name``, its knobs in ``config``
-(a frozen dataclass), its counters in ``stats`` (a dict, reset by ``reset``) and
+(a frozen dataclass), its counters in ``stats`` (a dict or a dataclass of counters, reset by ``reset``) and
 ``decide(state) -> Allocation``; it may keep its own memory between rounds
 (``reset`` is called once per run). The simulator copies ``config`` and ``stats``
 into ``Result.params`` (keys ``"config"`` and ``"policy_stats"``).
@@ -89,7 +89,7 @@ class Policy(Decider, Protocol):
     """A full policy: its knobs and counters reach ``Result.params``."""
 
     config: Any  # a (frozen) dataclass instance: the policy's knobs
-    stats: dict[str, Any]  # counters since the last reset (JSON-ready values)
+    stats: Any  # counters since the last reset: a dict or a dataclass (JSON-ready values)
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class BasePolicy:
 
     def __init__(self, config: Any = None, **overrides: Any) -> None:
         self.config = make_config(self.config_class, config, overrides)
-        self.stats: dict[str, Any] = {}
+        self.stats: Any = {}
 
     def reset(self, instance: Instance) -> None:
         self.instance = instance

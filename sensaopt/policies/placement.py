@@ -26,11 +26,16 @@ def option_placement(node: Node, gpus: int, opt: Option) -> Placement:
 
 
 class NodePool:
-    """Free GPUs, cores and GB per node during one round's decision."""
+    """Free GPUs, cores and GB per node during one round's decision. ``proportional``:
+    the (node index, GPUs) -> proportional placement cache :meth:`place_proportional`
+    reads, a dict a policy may keep for its instance (placements are immutable, and a
+    job that keeps its nodes then gets the very same placement objects: later equality
+    checks stop at identity); default a fresh one."""
 
-    __slots__ = ("nodes", "gpus", "cpus", "mem", "max_gpus")
+    __slots__ = ("nodes", "gpus", "cpus", "mem", "max_gpus", "proportional")
 
-    def __init__(self, cluster: Cluster):
+    def __init__(self, cluster: Cluster, proportional: dict[tuple[int, int], Placement] | None = None):
+        self.proportional = proportional if proportional is not None else {}
         self.nodes = cluster.nodes
         self.max_gpus = max(n.gpus for n in self.nodes)  # GPUs of the largest node
         self.gpus = [n.gpus for n in self.nodes]
@@ -63,7 +68,14 @@ class NodePool:
         Keeps the job where it ran (``prefer``) when that still fits; otherwise best
         fit (the feasible node with the fewest free GPUs; ties: lowest index).
         """
-        return self.place(gpus, lambda node, g: proportional_placement(node, g), prefer)
+        return self.place(gpus, self._proportional, prefer)
+
+    def _proportional(self, node: Node, gpus: int) -> Placement:
+        """:func:`proportional_placement`, through the pool's cache."""
+        q = self.proportional.get((node.index, gpus))
+        if q is None:
+            q = self.proportional[(node.index, gpus)] = proportional_placement(node, gpus)
+        return q
 
     def place_again(self, prefer: tuple[Placement, ...], make) -> tuple[Placement, ...] | None:
         """The job's previous nodes with the same GPUs each, if ``make`` fits on all."""

@@ -81,6 +81,16 @@ def queue_order(jobs: list[JobState], state: RoundState, order: str, demote_late
     if order == "srtf":
         return sorted(jobs, key=lambda js: (remaining_minutes(js, best_speed(js)), js.spec.arrival, js.id))
 
+    if order == "edf" and not demote_late:  # plain EDF, every round: the same keys without the general closure's steps
+        return sorted(jobs, key=edf_key)
+    return sorted(jobs, key=order_key(state, order, demote_late, best_speed))
+
+
+def order_key(state: RoundState, order: str, demote_late: bool,
+              best_speed: Callable[[JobState], float]) -> Callable[[JobState], tuple[Any, ...]]:
+    """The sort key of the deadline orders ("edf", "lst"): (tier, deadline or latest
+    start in minutes, arrival, id); tier 1 (best effort or demoted) by arrival, or with
+    ``demote_late`` by remaining minutes."""
     needs_speed = demote_late or order == "lst"
 
     def key(js: JobState) -> tuple[Any, ...]:
@@ -93,7 +103,18 @@ def queue_order(jobs: list[JobState], state: RoundState, order: str, demote_late
             return (0, target - remaining_minutes(js, speed) - restart_minutes(js, state), js.spec.arrival, js.id)
         return (0, target, js.spec.arrival, js.id)
 
-    return sorted(jobs, key=key)
+    return key
+
+
+def edf_key(js: JobState) -> tuple[Any, ...]:
+    """:func:`order_key` of plain EDF (``order="edf"``, no demotion), written out:
+    the first deadline (:func:`target_deadline` without demotion), best effort after
+    every deadline job by arrival."""
+    spec = js.spec
+    deadline = spec.deadline
+    if deadline is None:
+        return (1, spec.arrival, spec.arrival, spec.id)
+    return (0, deadline, spec.arrival, spec.id)
 
 
 def sticky_order(ordered: list[JobState], state: RoundState) -> list[JobState]:
@@ -113,4 +134,5 @@ def sticky_order(ordered: list[JobState], state: RoundState) -> list[JobState]:
     return running + waiting + rest
 
 
-__all__ = ["ORDERS", "check_order", "queue_order", "remaining_minutes", "restart_minutes", "run_minutes", "sticky_order", "target_deadline"]
+__all__ = ["ORDERS", "check_order", "edf_key", "order_key", "queue_order", "remaining_minutes", "restart_minutes", "run_minutes",
+           "sticky_order", "target_deadline"]

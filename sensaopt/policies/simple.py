@@ -11,12 +11,14 @@ proportional-share speed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sensaopt.instance import Instance
 from sensaopt.options import proportional_share
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
 from sensaopt.policies.placement import NodePool
 from sensaopt.policies.queue import check_order, queue_order, sticky_order
+from sensaopt.schedule import Placement
 
 
 @dataclass(frozen=True)
@@ -52,18 +54,29 @@ class LSTConfig(EDFConfig):
 class _GreedyProportional(BasePolicy):
     """Greedy placement at the GPU-proportional share in the order of :meth:`ordered`."""
 
+    def __init__(self, config: Any = None, **overrides: Any) -> None:
+        super().__init__(config, **overrides)
+        self._placements: dict[tuple[int, int], Placement] = {}  # NodePool's proportional cache, kept for the run
+
+    def reset(self, instance: Instance) -> None:
+        super().reset(instance)
+        self._placements = {}
+
     def ordered(self, state: RoundState) -> list[JobState]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def decide(self, state: RoundState) -> Allocation:
-        pool = NodePool(state.cluster)
+        pool = NodePool(state.cluster, self._placements)
+        free = pool.free_gpus  # kept here as jobs are placed (a placement holds exactly the job's GPUs)
         out: Allocation = {}
         for js in self.ordered(state):
-            if pool.free_gpus < js.gpus:
+            gpus = js.gpus
+            if free < gpus:
                 continue
-            pl = pool.place_proportional(js.gpus, js.placements if state.was_running(js) else None)
+            pl = pool.place_proportional(gpus, js.placements if state.was_running(js) else None)
             if pl is not None:
                 pool.take(pl)
+                free -= gpus
                 out[js.id] = pl
         return out
 

@@ -14,7 +14,7 @@ from sensaopt.policies.placement import NodePool, option_placement
 from sensaopt.profiles import Option
 
 from .config import SensaScaleConfig
-from .placement import Planned, Planner
+from .round_plan import Planned, RoundPlan
 
 
 def _resized_minutes(p: Planned) -> float:
@@ -56,7 +56,7 @@ def _donor_target(p: Planned, now: float, cfg: SensaScaleConfig, short_c: int, s
     return min(cand, key=lambda o: (o.cpu, o.mem))
 
 
-def _resize(planner: Planner, p: Planned, o: Option) -> None:
+def _resize(planner: RoundPlan, p: Planned, o: Option) -> None:
     pool: NodePool = planner.pool
     pool.give_back(p.placements)
     node = pool.nodes[p.placements[0].node]
@@ -66,7 +66,7 @@ def _resize(planner: Planner, p: Planned, o: Option) -> None:
     p.end = planner.now + p.info.change_minutes(p.placements) + p.info.time_at(o)
 
 
-def _pays(planner: Planner, p: Planned, o: Option) -> bool:
+def _pays(planner: RoundPlan, p: Planned, o: Option) -> bool:
     """Moving ``p`` to option ``o`` on its node ends it sooner, the change's cost
     counted (a kept running job pays a resize; one already changing pays nothing more)."""
     node = planner.pool.nodes[p.placements[0].node]
@@ -88,7 +88,7 @@ def _best_fitting(p: Planned, free_c: int, free_m: float, cap: float) -> Option 
     return best
 
 
-def adjust(planner: Planner, cfg: SensaScaleConfig) -> int:
+def adjust(planner: RoundPlan, cfg: SensaScaleConfig) -> int:
     """Upgrade at-risk jobs; returns how many were upgraded. With ``cfg.resize_pays``
     an upgrade happens only if it ends the job sooner, its resize cost counted."""
     pool, now = planner.pool, planner.now
@@ -129,7 +129,7 @@ def adjust(planner: Planner, cfg: SensaScaleConfig) -> int:
     return upgraded
 
 
-def fill_spare(planner: Planner, cfg: SensaScaleConfig) -> None:
+def fill_spare(planner: RoundPlan, cfg: SensaScaleConfig) -> None:
     """Hand out CPU/memory still free on each node, most urgent job first (with
     ``cfg.resize_pays``: only where it ends the job sooner, the resize cost counted)."""
     pool = planner.pool

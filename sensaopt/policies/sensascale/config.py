@@ -103,7 +103,7 @@ class SensaScaleConfig:
     """Defragmentation: a single-node unit that fits on no node although enough GPUs
     are free in total may have single jobs planned this round moved off one node to
     make room, if the moves cost less than one round of its GPUs
-    (``Planner.repack``); at most this many tries per round (0: never). Without it a
+    (``Repacker.repack`` in ``repack.py``); at most this many tries per round (0: never). Without it a
     stayed-put cluster stays fragmented and 8-GPU jobs wait for a node to drain."""
     move_cost_weight: float = 1.0
     """Multiplier on the change costs (restart, migration, resize) that SensaScale's own

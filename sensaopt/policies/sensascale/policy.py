@@ -10,9 +10,11 @@ from sensaopt.policies.placement import NodePool
 
 from .adjust import adjust, fill_spare
 from .analysis import ProfileFacts, analyse, profile_facts, protect_running
+from .backfill import reserve
 from .config import SensaScaleConfig, SensaScalePaperConfig
 from .pairing import make_pairs, pair_options
 from .placement import Planner
+from .repack import Repacker
 
 
 class SensaScalePolicy(BasePolicy):
@@ -63,6 +65,7 @@ class SensaScalePolicy(BasePolicy):
         pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes, self._gains, self._partners)  # step 3
         partners: dict[str, str] = {}
         planner = Planner(NodePool(state.cluster), state.now, cfg, infos, round_minutes=state.round_minutes)
+        repacker = Repacker(planner)
         done: set[str] = set()
         for info in infos:  # step 4, units in LST order
             if planner.exhausted:  # nothing below can be placed or reserve anything
@@ -82,8 +85,8 @@ class SensaScalePolicy(BasePolicy):
                 done.add(info.id)
                 members = [info]
             for m in members:
-                if not planner.place_single(m) and not planner.repack(m):
-                    planner.reserve(m.gpus)
+                if not planner.place_single(m) and not repacker.repack(m):
+                    reserve(planner, m.gpus)
         self._partners = partners
         n_adj = adjust(planner, cfg) if cfg.adjust else 0  # step 5
         if cfg.fill_spare:

@@ -1,0 +1,102 @@
+"""Safe (EASY) backfilling for SensaScale's placement.
+
+A unit (a pair or a single job) that does not fit gets a GPU reservation on the node
+(or nodes) where enough GPUs free up earliest, judged from the estimated end times of
+the units already placed this round. Later units may start now only if they end
+before that time or leave the reserved GPUs free ("easy": only the first blocked unit
+reserves; "conservative": every blocked unit does). Reservations count GPUs only.
+Times in minutes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .round_plan import RoundPlan
+
+
+@dataclass
+class Reservation:
+    time: float  # minutes
+    spare: dict[int, int] = field(default_factory=dict)  # node -> GPUs others may still use past `time`
+    exempt: frozenset[str] = frozenset()  # running jobs already counted as busy past `time` (if they stay)
+
+
+def allowed(plan: RoundPlan, node: int, gpus: int, end: float, job: str = "") -> bool:
+    """``job`` (``gpus`` GPUs on ``node`` until ``end``) does not delay a reservation."""
+    for res in plan.reservations:
+        spare = res.spare.get(node)
+        if spare is not None and end > res.time + 1e-9 and gpus > spare and job not in res.exempt:
+            return False
+    return True
+
+
+def reserve(plan: RoundPlan, gpus: int) -> None:
+    """Reserve GPUs for a blocked unit at the earliest time they free up."""
+    cfg = plan.cfg
+    if cfg.backfill == "none" or (cfg.backfill == "easy" and plan.reservations):
+        return
+    if gpus <= max(n.gpus for n in plan.pool.nodes):
+        _reserve_on_one_node(plan, gpus)
+    else:
+        _reserve_whole_nodes(plan, gpus)
+
+
+def busy(plan: RoundPlan, n: int) -> list[tuple[float, int, str]]:
+    """(end, GPUs, job) on node ``n``: planned units, and running jobs not planned
+    yet that still hold GPUs there (ending as they run now)."""
+    out = [(p.end, p.placements[0].gpus if len(p.placements) == 1 else sum(q.gpus for q in p.placements if q.node == n), "")
+           for p in plan.by_node.get(n, ())]
+    if plan.held_gpus[n]:  # the holders there (not every held job: O(jobs) per node made reserve() slow)
+        for k, jid in dict.fromkeys(plan.holders[n]):  # once each, should it hold two placements there
+            g = sum(q.gpus for q in plan.held[jid] if q.node == n)
+            if g:
+                out.append((held_end(plan, k), g, jid))
+    return out
+
+
+def held_end(plan: RoundPlan, k: int) -> float:
+    """End (minutes) of the held job at queue position ``k`` if it stays as it was
+    (computed when a reservation needs it, not for every running job every round)."""
+    info = plan.ranked[k]
+    return plan.now + info.time_at(info.current)  # type: ignore[arg-type]  # running
+
+
+def _reserve_on_one_node(plan: RoundPlan, gpus: int) -> None:
+    """The node where ``gpus`` GPUs free up first, as planned jobs and the running
+    jobs still holding GPUs end (those that end later are exempt: counted busy)."""
+    pool = plan.pool
+    best = None
+    for n, node in enumerate(pool.nodes):
+        if node.gpus < gpus:
+            continue
+        free, t = pool.gpus[n] - plan.held_gpus[n], plan.now
+        ends = sorted(busy(plan, n)) if free < gpus else []
+        k = 0
+        while free < gpus and k < len(ends):
+            free += ends[k][1]
+            t = ends[k][0]
+            k += 1
+        if free >= gpus and (best is None or t < best[0]):
+            best = (t, n, free - gpus, frozenset(jid for _, _, jid in ends[k:] if jid))
+    if best is not None:
+        plan.reservations.append(Reservation(best[0], {best[1]: best[2]}, best[3]))
+
+
+def _reserve_whole_nodes(plan: RoundPlan, gpus: int) -> None:
+    """A multi-node unit: the earliest-freed whole nodes."""
+    pool = plan.pool
+    free_at = []
+    for n in range(len(pool.nodes)):
+        ends = [e for e, _, _ in busy(plan, n)]
+        free_at.append((max(ends, default=plan.now), n))
+    free_at.sort()
+    chosen, left = [], gpus
+    for t, n in free_at:
+        if left <= 0:
+            break
+        chosen.append((t, n))
+        left -= pool.nodes[n].gpus
+    if left <= 0:
+        plan.reservations.append(Reservation(max(t for t, _ in chosen), {n: 0 for _, n in chosen}))

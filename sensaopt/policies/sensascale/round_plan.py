@@ -1,0 +1,186 @@
+"""One round's placement bookkeeping for SensaScale: the free pool and its free-GPU
+index, the units planned so far (by job and by node), and (``cfg.stay_put``) what
+the running jobs not yet planned held the round before, with the *open* index (free
+and not held). Committing a plan keeps all of them and the reservations' spare GPUs
+consistent. The search is :class:`~.placement.Planner`, the reservations
+:mod:`.backfill`, the fragmentation repair :mod:`.repack`. Times in minutes, GPUs,
+cores and GB per node."""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sensaopt.policies.placement import NodePool
+from sensaopt.profiles import Option
+from sensaopt.schedule import Placement
+
+from .analysis import JobInfo
+from .backfill import Reservation
+from .config import SensaScaleConfig
+
+
+@dataclass(eq=False, slots=True)
+class Planned:
+    info: JobInfo
+    placements: tuple[Placement, ...]
+    option: Option  # per-GPU allocation
+    end: float  # estimated end, minutes
+
+
+class FreeIndex:
+    """Nodes bucketed by free GPUs (each bucket sorted by node index), so that a
+    best-fit search visits nodes in (free GPUs, index) order without scanning the
+    full nodes. ``total`` is the pool's free GPUs."""
+
+    __slots__ = ("buckets", "total")
+
+    def __init__(self, free: list[int], max_gpus: int):
+        self.buckets: list[list[int]] = [[] for _ in range(max_gpus + 1)]
+        for n, f in enumerate(free):
+            self.buckets[f].append(n)
+        self.total = sum(free)
+
+    def move(self, node: int, old: int, new: int) -> None:
+        """Node ``node`` now has ``new`` free GPUs instead of ``old``."""
+        if old == new:
+            return
+        b = self.buckets[old]
+        del b[bisect_left(b, node)]
+        insort(self.buckets[new], node)
+        self.total += new - old
+
+    def best_fit(self, gpus: int) -> Iterator[int]:
+        """Nodes with at least ``gpus`` free GPUs, fewest free first, then by index.
+        The index must not change while the iterator is in use."""
+        for f in range(gpus, len(self.buckets)):
+            yield from self.buckets[f]
+
+
+class RoundPlan:
+    """The state of one round's placement (module docstring); ``infos`` in queue
+    order, most urgent first (a job's position ranks it as a holder)."""
+
+    def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = (),  # type: ignore[assignment]
+                 *, round_minutes: float):
+        """``now`` and ``round_minutes`` in minutes (the round length prices repack's budget)."""
+        self.pool, self.now, self.cfg, self.round_minutes = pool, now, cfg, round_minutes
+        self.paired: set[str] = set()  # jobs placed as a pair this round (repack leaves them together)
+        self.planned: dict[str, Planned] = {}
+        self.by_node: dict[int, list[Planned]] = {}
+        self.reservations: list[Reservation] = []
+        self.node_gpus = [nd.gpus for nd in pool.nodes]  # GPUs per node (a property on Node)
+        self.max_gpus = max(self.node_gpus)
+        self.free = FreeIndex(pool.gpus, self.max_gpus)
+        k = len(pool.nodes)
+        self.held_gpus, self.held_cpus, self.held_mem = [0] * k, [0] * k, [0.0] * k  # per node
+        self.held: dict[str, tuple[Placement, ...]] = {}  # running job id -> what it held
+        self.ranked = tuple(infos) if cfg.stay_put else ()  # queue position -> job (ends of held jobs: backfill.held_end)
+        self.holders: dict[int, list[tuple[int, str]]] = {}  # node -> (queue position, id) of the jobs holding GPUs there
+        self.rank: dict[str, int] = {}  # running job id -> queue position
+        if cfg.stay_put:
+            hg, hc, hm, holders = self.held_gpus, self.held_cpus, self.held_mem, self.holders
+            for k, info in enumerate(infos):  # most urgent first
+                if info.running:
+                    self.held[info.id] = info.last_placements
+                    self.rank[info.id] = k
+                    for q in info.last_placements:
+                        n = q.node
+                        hg[n] += q.gpus
+                        hc[n] += q.cpus
+                        hm[n] += q.mem_gb
+                        h = holders.get(n)
+                        if h is None:
+                            holders[n] = [(k, info.id)]
+                        else:
+                            h.append((k, info.id))
+        self.open = FreeIndex([max(0, f - h) for f, h in zip(pool.gpus, self.held_gpus)], self.max_gpus)
+
+    @property
+    def exhausted(self) -> bool:
+        """No GPU is free and no later unit can change the plan (no further
+        reservation will be made), so placing more units is pointless."""
+        if self.free.total > 0:
+            return False
+        return self.cfg.backfill == "none" or (self.cfg.backfill == "easy" and bool(self.reservations))
+
+    # ---- held resources ----------------------------------------------------------------
+    def release(self, info: JobInfo, move_open: bool = True) -> None:
+        """``info`` is being planned now: what it held is no longer reserved for it.
+        (``move_open`` False: the open index is left behind, for ``Planner._stay`` only.)"""
+        pls = self.held.pop(info.id, None)
+        if pls is None:
+            return
+        gpus, hg = self.pool.gpus, self.held_gpus
+        for q in pls:
+            n = q.node
+            old = max(0, gpus[n] - hg[n])
+            hg[n] -= q.gpus
+            self.held_cpus[n] -= q.cpus
+            self.held_mem[n] -= q.mem_gb
+            if move_open:
+                self.open.move(n, old, max(0, gpus[n] - hg[n]))
+            self.holders[n].remove((self.rank[info.id], info.id))
+
+    def victim_rank(self, n: int) -> int:
+        """Queue position of the most urgent job still holding GPUs on node ``n``
+        (a large number if none): taking the node displaces at least that job."""
+        h = self.holders.get(n)
+        return min(h)[0] if h else 1 << 30
+
+    def fits_open(self, q: Placement) -> bool:
+        """``q`` fits in the free resources not held by running jobs."""
+        n, pool = q.node, self.pool
+        return (q.gpus <= pool.gpus[n] - self.held_gpus[n] and q.cpus <= pool.cpus[n] - self.held_cpus[n]
+                and q.mem_gb <= pool.mem[n] - self.held_mem[n] + 1e-9)
+
+    # ---- plans ----------------------------------------------------------------------------
+    def end(self, info: JobInfo, opt: Option, pls: tuple[Placement, ...]) -> float:
+        """Estimated end (minutes): now + the change's cost + the time at ``opt``."""
+        return self.now + info.change_minutes(pls) + info.time_at(opt)
+
+    def commit(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float, move_open: bool = True) -> None:
+        """Plan ``info`` on ``pls`` at ``opt`` until ``end``: its resources leave the pool
+        (and, past a reservation's time, that reservation's spare GPUs)."""
+        pool = self.pool
+        gpus = pool.gpus
+        p = Planned(info, pls, opt, end)
+        self.planned[info.id] = p
+        hg = self.held_gpus
+        for q in pls:
+            n = q.node
+            old = gpus[n]
+            old_open = max(0, old - hg[n])
+            gpus[n] = new = old - q.gpus
+            pool.cpus[n] -= q.cpus
+            pool.mem[n] -= q.mem_gb
+            self.free.move(n, old, new)
+            if move_open:
+                self.open.move(n, old_open, max(0, new - hg[n]))
+            on = self.by_node.get(n)
+            if on is None:
+                self.by_node[n] = [p]
+            else:
+                on.append(p)
+            for res in self.reservations:
+                if n in res.spare and end > res.time + 1e-9 and info.id not in res.exempt:
+                    res.spare[n] -= q.gpus
+
+    def uncommit(self, p: Planned) -> None:
+        """Undo :meth:`commit` of ``p``: its resources free again, the reservations'
+        spare GPUs given back."""
+        pool, gpus, hg = self.pool, self.pool.gpus, self.held_gpus
+        del self.planned[p.info.id]
+        for q in p.placements:
+            n = q.node
+            old = gpus[n]
+            gpus[n] = new = old + q.gpus
+            pool.cpus[n] += q.cpus
+            pool.mem[n] += q.mem_gb
+            self.free.move(n, old, new)
+            self.open.move(n, max(0, old - hg[n]), max(0, new - hg[n]))
+            self.by_node[n].remove(p)
+            for res in self.reservations:
+                if n in res.spare and p.end > res.time + 1e-9 and p.info.id not in res.exempt:
+                    res.spare[n] += q.gpus
