@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import os
 import re
 import socket
 import subprocess
@@ -19,13 +18,7 @@ import pytest
 
 from sensaopt.cli.batch import ResumeNotes, RunLines, configure_logging, dask_warnings, duration
 
-REPO = Path(__file__).resolve().parents[1]
 SWEEP = ["sweep", "--trace", "synthetic", "--jobs", "6", "--seed", "0", "--seed", "1", "--policy", "edf", "--policy", "fifo", "--serial"]
-
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "sensaopt", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 class Clock:
@@ -66,13 +59,15 @@ def test_run_lines_beat_while_runs_go_on() -> None:
     assert re.match(r"sweep: 0/3 runs done \(0 %\), \d+s elapsed, running$", out.getvalue().splitlines()[0])
 
 
-def test_a_sweep_without_a_terminal_prints_one_line_per_run(tmp_path: Path) -> None:
-    r = cli(*SWEEP, "--store", str(tmp_path / "st"), cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    lines = r.stderr.splitlines()
-    assert [ln.split(" runs done")[0] for ln in lines] == [f"sweep: {k}/4" for k in range(1, 5)], r.stderr
-    r = cli(*SWEEP, "--store", str(tmp_path / "st"), "-q", cwd=tmp_path)
-    assert r.returncode == 0 and r.stderr == "" and "4 reused" in r.stdout
+def test_a_sweep_without_a_terminal_prints_one_line_per_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sensaopt.cli import main
+
+    assert main([*SWEEP, "--store", str(tmp_path / "st")]) == 0  # capsys: stderr is not a terminal
+    lines = capsys.readouterr().err.splitlines()
+    assert [ln.split(" runs done")[0] for ln in lines] == [f"sweep: {k}/4" for k in range(1, 5)], lines
+    assert main([*SWEEP, "--store", str(tmp_path / "st"), "-q"]) == 0
+    out = capsys.readouterr()
+    assert out.err == "" and "4 reused" in out.out
 
 
 def _dead_pid() -> int:
@@ -81,24 +76,27 @@ def _dead_pid() -> int:
     return p.pid
 
 
-def test_stale_claims_on_resume_are_one_summary_line(tmp_path: Path) -> None:
+def test_stale_claims_on_resume_are_one_summary_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], restore_logging: None) -> None:
+    from sensaopt.cli import main
     from sensaopt.sweep import RunConfig
 
     keys = [RunConfig(trace="synthetic", jobs=6, seed=s, policy=p).key() for s in (0, 1) for p in ("edf", "fifo")]
     claims = tmp_path / "st" / "claims"
     claims.mkdir(parents=True)
     pid = _dead_pid()
-    for k in keys:  # as a sweep killed mid-run leaves them
-        (claims / f"{k}.claim").write_text(json.dumps({"pid": pid, "host": socket.gethostname(), "time": time.time(), "token": k}))
-    r = cli(*SWEEP, "--store", str(tmp_path / "st"), "-q", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert r.stderr.splitlines() == ["resume: 4 stale claims taken over (their sweeps had ended) (--log-level info lists them)"]
-    for k in keys:
-        (claims / f"{k}.claim").write_text(json.dumps({"pid": pid, "host": socket.gethostname(), "time": time.time(), "token": k}))
+
+    def leave_claims() -> None:  # as a sweep killed mid-run leaves them
+        for k in keys:
+            (claims / f"{k}.claim").write_text(json.dumps({"pid": pid, "host": socket.gethostname(), "time": time.time(), "token": k}))
+
+    leave_claims()
+    assert main([*SWEEP, "--store", str(tmp_path / "st"), "-q"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "resume: 4 stale claims taken over (their sweeps had ended) (--log-level info lists them)"]
+    leave_claims()
     (tmp_path / "st" / "runs").rename(tmp_path / "st" / "old-runs")  # computed again: the claims are met again
-    r = cli("--log-level", "info", *SWEEP, "--store", str(tmp_path / "st"), "-q", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    infos = [ln for ln in r.stderr.splitlines() if ln.startswith("INFO sensaopt.sweep: ")]
+    assert main(["--log-level", "info", *SWEEP, "--store", str(tmp_path / "st"), "-q"]) == 0
+    infos = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("INFO sensaopt.sweep: ")]
     assert len(infos) == 4 and all(f"process {pid} has ended" in ln for ln in infos)
 
 
@@ -118,7 +116,6 @@ def restore_logging():
     yield
     root.handlers[:] = handlers
     root.setLevel(level)
-    logging.captureWarnings(False)
 
 
 def test_dask_messages_go_through_the_log_and_are_counted(restore_logging: None) -> None:
@@ -136,13 +133,15 @@ def test_dask_messages_go_through_the_log_and_are_counted(restore_logging: None)
     assert err2.getvalue() == "WARNING distributed.nanny: shown now\n" and err.getvalue().count("\n") == 2
 
 
-def test_solver_log_goes_to_stderr_and_json_stays_clean(tmp_path: Path) -> None:
-    r = cli("solve", "tiny-16gpu", "--solver", "cpsat", "--time-limit", "30", "--workers", "1", "--solver-log", "--json", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["status"] == "OPTIMAL"  # one JSON object, nothing else
-    assert "Starting CP-SAT solver" in r.stderr
-    r = cli("solve", "tiny-16gpu", "--solver-log", cwd=tmp_path)
-    assert r.returncode == 2 and "--solver-log" in r.stderr and "applies to the exact solvers" in r.stderr
-    r = cli("--log-level", "loud", "solve", "tiny-16gpu", cwd=tmp_path)
-    assert r.returncode == 2
-    assert r.stderr.strip() == "error: (command line): --log-level: unknown level 'loud' (use debug, info, warning, error)"
+def test_solver_log_goes_to_stderr_and_json_stays_clean(capfd: pytest.CaptureFixture[str], restore_logging: None) -> None:
+    from sensaopt.cli import main
+
+    assert main(["solve", "tiny-16gpu", "--solver", "cpsat", "--time-limit", "30", "--workers", "1", "--solver-log", "--json"]) == 0
+    out = capfd.readouterr()  # file descriptors: the solver prints its log from C++
+    assert json.loads(out.out)["status"] == "OPTIMAL"  # one JSON object, nothing else
+    assert "Starting CP-SAT solver" in out.err
+    assert main(["solve", "tiny-16gpu", "--solver-log"]) == 2
+    err = capfd.readouterr().err
+    assert "--solver-log" in err and "applies to the exact solvers" in err
+    assert main(["--log-level", "loud", "solve", "tiny-16gpu"]) == 2
+    assert capfd.readouterr().err.strip() == "error: (command line): --log-level: unknown level 'loud' (use debug, info, warning, error)"

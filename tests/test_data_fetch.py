@@ -238,41 +238,67 @@ def test_missing_data_from_python_names_the_fetch_command(tmp_path: Path, monkey
         require(["venus-throughput"])
 
 
-def test_experiment_paper_runs_the_workloads_whose_data_is_present_and_names_the_rest(tmp_path: Path) -> None:
+def test_the_paper_plan_keeps_the_workloads_whose_data_is_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from sensaopt.cli.traces import _present_workloads
+    from sensaopt.sweep.paper import PaperSettings, paper_configs
+
+    data = tmp_path / "data"
+    (data / DATA_FILES["chronus-slo"].path).parent.mkdir(parents=True)
+    (data / DATA_FILES["chronus-slo"].path).write_text("not read here\n")
+    monkeypatch.setenv(TRACES_ENV, str(data))
+    s = PaperSettings(scale=0.01, policies=("edf",), seeds=(0,), shapes=(), workloads=("Philly SLO", "Philly MIX1", "Helios"))
+    kept, runs = _present_workloads(s, paper_configs(s))
+    assert kept.workloads == ("Philly SLO",) and {label for label, _, _ in runs} == {"Philly SLO"} and len(runs) == 2
+    assert capsys.readouterr().err == ("skipped (data not found): Philly MIX1 (chronus-mix1); Helios (venus-throughput); "
+                                       "fetch with `sensaopt data fetch chronus-mix1 venus-throughput`\n")
+    (data / DATA_FILES["chronus-slo"].path).unlink()
+    with pytest.raises(MissingDataError) as e:  # nothing left: the one-line error naming every file
+        _present_workloads(s, paper_configs(s))
+    assert e.value.names == ["chronus-slo", "chronus-mix1", "venus-throughput"]
+
+
+@pytest.mark.slow
+def test_experiment_paper_runs_the_workloads_whose_data_is_present_and_names_the_rest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import csv
+
+    from sensaopt.cli import main
+
     slo = shared_folder("chronus-slo") / DATA_FILES["chronus-slo"].path
     data = tmp_path / "data"
     (data / DATA_FILES["chronus-slo"].path).parent.mkdir(parents=True)
     (data / DATA_FILES["chronus-slo"].path).symlink_to(slo)
+    monkeypatch.setenv(TRACES_ENV, str(data))
     out = tmp_path / "out"
-    r = cli("experiment", "paper", "-o", str(out), "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--shape", "none", "--serial",
-            "-q", "--workloads", "chronus-slo,helios-gen", "--workloads", "helios-venus", env={TRACES_ENV: str(data)}, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert r.stderr.strip().splitlines() == [
+    assert main(["experiment", "paper", "-o", str(out), "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--shape", "none",
+                 "--serial", "-q", "--workloads", "chronus-slo,helios-gen", "--workloads", "helios-venus"]) == 0
+    r = capsys.readouterr()
+    assert r.err.strip().splitlines() == [
         "skipped (data not found): Helios (venus-throughput); Helios Venus log (venus-log); "
         "fetch with `sensaopt data fetch venus-throughput venus-log`"]
-    assert "2 runs: 0 reused, 2 computed, 0 failed, 0 missing" in r.stdout
+    assert "2 runs: 0 reused, 2 computed, 0 failed, 0 missing" in r.out
     with open(out / "runs.csv", newline="") as f:
-        import csv
-
         assert sorted((row["workload"], row["node_gpus"]) for row in csv.DictReader(f)) == [("Philly SLO", "16"), ("Philly SLO", "8")]
-    r = cli("experiment", "paper", "-o", str(tmp_path / "o2"), "--workloads", "philly-slo", env={TRACES_ENV: str(data)}, cwd=tmp_path)
-    assert r.returncode == 2 and r.stderr.startswith("error: --workloads: workload: unknown workload 'philly-slo' (known: chronus-slo,")
+    assert main(["experiment", "paper", "-o", str(tmp_path / "o2"), "--workloads", "philly-slo"]) == 2
+    assert capsys.readouterr().err.startswith("error: --workloads: workload: unknown workload 'philly-slo' (known: chronus-slo,")
     assert not (tmp_path / "o2").exists()
 
 
-def test_data_dir_and_mirror_flags_stand_for_the_environment_variables(tmp_path: Path, mirror: LoopbackServer) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in (TRACES_ENV, MIRROR_ENV)}
+def test_data_dir_and_mirror_flags_stand_for_the_environment_variables(tmp_path: Path, mirror: LoopbackServer,
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from sensaopt.cli import main
+
+    for name in (TRACES_ENV, MIRROR_ENV):  # recorded unset: what the flags set is undone after the test
+        monkeypatch.delenv(name, raising=False)
     d = tmp_path / "mine"
-    argv = ["--data-dir", str(d), "--mirror", mirror.url, "data", "fetch", "chronus-model-info"]
-    r = subprocess.run([sys.executable, "-m", "sensaopt", *argv],
-                       env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
+    assert main(["--data-dir", str(d), "--mirror", mirror.url, "data", "fetch", "chronus-model-info"]) == 0
     f = DATA_FILES["chronus-model-info"]
-    assert r.stdout.startswith(f"chronus-model-info: fetched {mirror.url}/{f.path} -> {d / f.path}") and sha256(d / f.path) == f.sha256
-    r = subprocess.run([sys.executable, "-m", "sensaopt", "--data-dir", str(d), "data", "list"], env=env, cwd=tmp_path,
-                       capture_output=True, text=True, timeout=300)
-    assert re.search(rf"^chronus-model-info\s+present \({TRACES_ENV}\)", r.stdout, re.M), r.stdout
-    r = subprocess.run([sys.executable, "-m", "sensaopt", "--mirror", "127.0.0.1:8000", "data", "list"], env=env, cwd=tmp_path,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2
-    assert r.stderr.strip() == "error: (command line): --mirror: not a URL: '127.0.0.1:8000' (http://, https:// or file://)"
+    assert capsys.readouterr().out.startswith(f"chronus-model-info: fetched {mirror.url}/{f.path} -> {d / f.path}")
+    assert sha256(d / f.path) == f.sha256
+    monkeypatch.delenv(TRACES_ENV)
+    assert main(["--data-dir", str(d), "data", "list"]) == 0
+    assert re.search(rf"^chronus-model-info\s+present \({TRACES_ENV}\)", capsys.readouterr().out, re.M)
+    assert main(["--mirror", "127.0.0.1:8000", "data", "list"]) == 2
+    assert capsys.readouterr().err.strip() == "error: (command line): --mirror: not a URL: '127.0.0.1:8000' (http://, https:// or file://)"

@@ -9,6 +9,7 @@ derived files' SHA-256 are replaced by those of the synthetic zip here."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import zipfile
 from datetime import datetime, timedelta
@@ -46,6 +47,7 @@ def gpu_number_csv() -> str:
     return "\n".join(lines) + "\n"
 
 
+@functools.cache
 def upstream_throughput() -> str:
     """HeliosArtifact ``parse_throughput``, loop for loop (10-minute bins, [t, t + 10 min))."""
     def parse(s: str) -> datetime | None:

@@ -85,7 +85,19 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def cli(*args: str, site: Path | None, cwd: Path) -> subprocess.CompletedProcess[str]:
-    path = os.pathsep.join([*([str(site)] if site else []), str(REPO), os.environ.get("PYTHONPATH", "")])
+    """The command with the demo package's folder ``site`` on its path (a fresh interpreter,
+    as a user runs it), or, without one, in this process (every path given absolute)."""
+    if site is None:
+        import contextlib
+        import io
+
+        from sensaopt.cli import main
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+        return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+    path = os.pathsep.join([str(site), str(REPO), os.environ.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, "-m", "sensaopt", *args], env={**os.environ, "PYTHONPATH": path}, cwd=cwd,
                           capture_output=True, text=True, timeout=300)
 

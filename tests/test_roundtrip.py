@@ -6,10 +6,10 @@ formats."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,8 +26,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "sensaopt", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    """The command run in this process (every path given absolute), its exit code and output."""
+    from sensaopt.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def highs_solve(model: Path, solution: Path) -> float:

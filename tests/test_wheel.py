@@ -202,10 +202,12 @@ def test_readme_and_tour_run_from_the_wheel_after_data_fetch(wheel_env: WheelEnv
     assert ran >= 15  # README: 4 Python blocks and its command lines; the tour: its Python block and commands
 
 
+@pytest.mark.slow
 def test_a_policy_package_and_an_exported_model_from_the_wheel(wheel_env: WheelEnv, tmp_path: Path) -> None:
     """Outside the repository, with only the wheel: a policy from a separately installed
     package runs through `simulate`, and a model exported, solved by HiGHS and imported
-    back is a valid schedule."""
+    back is a valid schedule (about 30 s here; the same routes in this process:
+    tests/test_plugins.py, tests/test_roundtrip.py)."""
     pytest.importorskip("setuptools", reason="building the policy package needs setuptools (no build isolation: offline)")
     from .test_plugins import POLICY_SOURCE, PYPROJECT
 

@@ -110,25 +110,39 @@ class _Below(logging.Filter):
         return True
 
 
+class _Stderr(logging.StreamHandler):
+    """A stream handler writing to whatever ``sys.stderr`` is when a record comes (not the
+    stream of the moment it was made: a command run in-process, under a test's capture)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: TextIO) -> None:
+        pass
+
+
 def configure_logging(level: str = "warning", stream: TextIO | None = None) -> None:
     """One stderr handler on the root logger at ``level`` (:data:`LOG_LEVELS`); Dask's own
     handlers removed so its messages go through it (below ERROR only at ``info`` or
-    ``debug``); Python warnings captured into the log."""
+    ``debug``)."""
     lvl = getattr(logging, level.upper())
     root = logging.getLogger()
     for h in [h for h in root.handlers if getattr(h, "sensaopt", False)]:
         root.removeHandler(h)
-    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler: logging.Handler = logging.StreamHandler(stream) if stream is not None else _Stderr()
     handler.sensaopt = True  # type: ignore[attr-defined]
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     handler.addFilter(_Below(logging.ERROR if lvl > logging.INFO else 0))
     root.addHandler(handler)
     root.setLevel(lvl)
-    logging.getLogger("sensaopt").setLevel(lvl)
     if lvl > logging.INFO:  # Dask's worker processes (children: they read this at start) log errors only
         os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
     route_dask_logs()
-    logging.captureWarnings(True)
 
 
 def route_dask_logs() -> None:
