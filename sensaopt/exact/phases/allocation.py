@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sensaopt.bounds import jct_bound, miss_bound
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, trivial_bound
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, objective_step, round_bound, to_objective
@@ -86,22 +87,21 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
     if H is None:
         res.params["allocations"] = {**info, "check": "skipped: no horizon"}
         return res
-    bound, floor, how, stages = -float("inf"), 0.0, "", []
+    bound, floor = instance_bound(instance)
+    how, stages = "the instance's bounds (sensaopt.bounds: forced lost value, pooled SRPT)", []
     step = grain(instance)
     for refine in ladder(settings.refine):
-        b, f, h, stage = relaxation(res, instance, int(H), refine, engine, settings, budget)
+        if budget.left() < MIN_EXTEND_S or (res.objective is not None and res.objective - bound < step / 2):
+            break
+        b, f, h, stage = relaxation(res, instance, int(H), refine, engine, settings, budget, floor)
         stages.append(stage)
         if b > bound:
             bound, how = b, h
         floor = max(floor, f)
-        if res.objective is not None and res.objective - bound < step / 2:
-            break
-        if budget.left() < MIN_EXTEND_S:
-            break
     info.update(check="relaxation", relaxation_bound=bound, loss_floor=floor, stages=stages)
     res.params["allocations"] = info
     res.loss_proof = LossProof(bound=floor)
-    refine = stages[-1]["refine"]
+    refine = stages[-1]["refine"] if stages else 0
     if res.objective is not None:
         bound = min(bound, res.objective)
         if res.objective - bound < step / 2 and res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE):
@@ -127,12 +127,24 @@ def grain(instance: Instance) -> float:
     return objective_step(data) / (max(data.n, 1) * data.obj_scale)
 
 
+def instance_bound(instance: Instance) -> tuple[float, float]:
+    """What every valid schedule costs at least, from the instance alone (metrics units):
+    the objective (violation weight × the forced lost value + the average-JCT bound with
+    deadlines relaxed, at the best speeds; :mod:`sensaopt.bounds`) and its loss part."""
+    wv = instance.objective.violation_weight
+    loss = wv * miss_bound(instance, "best").lost_value
+    return loss + jct_bound(instance, "best", lp_max_vars=0).avg_jct, loss
+
+
 def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engine: Engine, settings: SolveSettings,
-               budget: TimeBudget) -> tuple[float, float, str, dict]:
+               budget: TimeBudget, known_floor: float = 0.0) -> tuple[float, float, str, dict]:
     """One allocation relaxation (outer grid of ``refine`` steps): its bound over every
-    schedule (metrics units), its loss floor, how the bound was found, and the record."""
+    schedule (metrics units), its loss floor (at least ``known_floor``), how the bound
+    was found, and the record."""
     outer = build_data(instance, horizon, work_scale=settings.work_scale, relaxed=True, refine=refine)
     floor, floor_how = loss_floor(outer, engine, settings, budget)
+    if known_floor > floor:
+        floor, floor_how = known_floor, "the instance's forced lost value (sensaopt.bounds)"
     covered = False  # every schedule better than the incumbent ends within the relaxation's horizon
     if res.objective is not None:
         needed = horizon_needed(outer, res.objective, floor)
