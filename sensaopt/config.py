@@ -29,8 +29,8 @@ def _opt(default: Any, help: str) -> Any:
 class WorkloadConfig:
     """A workload: trace (or generator) jobs on a cluster preset. Times in minutes."""
 
-    trace: str = _opt("synthetic", "chronus-slo | chronus-mix1 | chronus-mix2 | helios-gen | philly-gen | synthetic | "
-                                   "FILE (Chronus/Helios CSV, Philly JSON)")
+    trace: str = _opt("synthetic", "chronus-slo | chronus-mix1 | chronus-mix2 | helios-gen | helios-venus (also -earth, -saturn, "
+                                   "-uranus: the real Helios logs) | philly-gen | synthetic | FILE (Chronus/Helios CSV, Philly JSON)")
     preset: str = _opt("philly-8", "Cluster preset: philly-8, philly-16, helios-8, helios-16 (suffix -chronus: Chronus nodes), or NxG.")
     seed: int = _opt(0, "Seed: generators, model-type and deadline draws, thinning, profile error.")
     load: float = _opt(1.0, "Arrival-rate multiplier.")
@@ -51,6 +51,9 @@ class WorkloadConfig:
     duration_at: str | None = _opt(None, "What a trace duration is: node = run time at the proportional share of the node it "
                                          "runs on (work = duration x speed there), reference = at 3 cores, 62.5 GB per GPU "
                                          "(work = duration); none: node, or reference on nodes at that share (the same there).")
+    columns: str | None = _opt(None, "A CSV trace in another layout: FIELD=COLUMN[:UNIT],... with fields arrival (min|s|h|datetime), "
+                                     "gpus, work (min|s|h), deadline or deadline_after, id; e.g. arrival=submit_time:s,gpus=num_gpu,"
+                                     "work=duration:s.")
 
 
 def field_help(cls: type, name: str) -> str:
@@ -147,14 +150,15 @@ def policy_settings(policies: Sequence[str], items: Sequence[str]) -> dict[str, 
 
     scoped: dict[str, list[str]] = {p: [] for p in policies}
     for item in items:
-        head, dot, _ = item.partition("=")[0].partition(".")
-        if not dot:
+        key = item.partition("=")[0]
+        if "." not in key:
             for p in policies:
                 scoped[p].append(item)
-        elif head in scoped:
-            scoped[head].append(item[len(head) + 1:])
-        else:
-            raise InputError("--set", item.partition("=")[0], f"{head!r} is not a selected policy ({', '.join(policies)})")
+            continue
+        owner = max((p for p in policies if key.startswith(p + ".")), key=len, default=None)  # a policy name may hold dots
+        if owner is None:
+            raise InputError("--set", key, f"{key.rpartition('.')[0]!r} is not a selected policy ({', '.join(policies)})")
+        scoped[owner].append(item[len(owner) + 1:])
     return {p: parse_settings(its, policy_config_class(p), f"policy {p!r}") for p, its in scoped.items()}
 
 

@@ -2,20 +2,27 @@
 
 :data:`DATA_FILES` is the one table: each file's name (what ``sensaopt data fetch NAME``
 takes), its path relative to the data folder, its SHA-256, licence and upstream source
-(a raw-file URL of a public GitHub repository pinned to a commit; ``None`` where no
-stored copy of the repository confirms the file, see :attr:`DataFile.note`).
+(a raw-file URL of a public GitHub repository pinned to a commit). A file is checked
+against its SHA-256 or, where only the repository's record of it is known, its git blob
+id (HeliosData's ``data.zip``: ``sha1(b"blob <size>\\0" + bytes)``, what the pinned commit
+names). A *derived* file (:attr:`DataFile.derived`) is made from another one by
+:mod:`sensaopt.helios_data`: the Helios job logs extracted from ``data.zip``, the Venus
+throughput and VC files computed from it as HeliosArtifact does (checked against their
+SHA-256 when one is known).
 
 Where files are read (:func:`search_dirs`), first match wins:
 
 * ``SENSAOPT_TRACES`` when set: that folder only (and ``data fetch`` writes there);
-* otherwise the local mirror ``shared/traces`` beside the repository when it exists,
-  then the user cache ``platformdirs.user_cache_dir("sensaopt")`` (``data fetch`` writes
-  to the cache).
+* otherwise, in a source checkout (``pyproject.toml`` and ``instances/`` beside the
+  package), the local mirror ``shared/traces`` beside the clone when it exists, then the
+  user cache ``platformdirs.user_cache_dir("sensaopt")`` (``data fetch`` writes to the
+  cache); an installed package reads the cache only.
 
 ``SENSAOPT_DATA_MIRROR`` (a base URL) replaces every upstream URL by
 ``<base>/<relative path>``: a copy of the data folder served over HTTP (the tests use a
-loopback server). Downloads go through pooch and are checked against the SHA-256; a file
-that fails the check is never kept.
+loopback server); a derived file with a SHA-256 is taken from the mirror when it has it,
+else derived from its source (itself from the mirror). Downloads go through pooch and
+are checked; a file that fails its check is never kept.
 
 The committed instances (the repository's ``instances/`` folder) ship as the package
 ``sensaopt.instances``; :func:`instance_names` lists them and :func:`packaged_instance`
@@ -47,33 +54,39 @@ _CHRONUS = ("S-Lab-System-Group/ChronusArtifact", "bc7e15fefd53b80d1897170ab3c1a
 _HELIOS_ARTIFACT = ("S-Lab-System-Group/HeliosArtifact", "bdaae109c21f8038a2331e6a23a582d5ae78ab5b")
 _HELIOS_DATA = ("S-Lab-System-Group/HeliosData", "159f0caeec16600b9b6017862952a36aae01c43f")
 _ALIBABA = ("alibaba/clusterdata", "7a6c496e4f4b6ce6150be8f881cb051bf2abff42")
-_THROUGHPUT_NOTE = ("derived: HeliosArtifact's analysis/trace_parser.py (parse_throughput) on the Venus cluster_log.csv "
-                    "of HeliosData's data.zip; no stored repository holds the file")
-_VC_NOTE = ("derived from HeliosData's data/Venus/cluster_gpu_number.csv (HeliosArtifact's framework/QSSF Service/data/"
-            "vc_dict_generator.py); no stored repository holds the file")
+_HELIOS_ZIP_BLOB = "1a48d5e0fb816fe9bbf1ad7086e7dec90923e5c6"  # git blob id of data.zip at _HELIOS_DATA's commit
+_THROUGHPUT_NOTE = "HeliosArtifact analysis/trace_parser.py parse_throughput on data/Venus/cluster_log.csv"
+_VC_NOTE = "HeliosArtifact framework/QSSF Service/data/vc_dict_generator.py (Venus, Sept) on data/Venus/cluster_gpu_number.csv"
+HELIOS_CLUSTERS = ("Venus", "Earth", "Saturn", "Uranus")
 
 
 @dataclass(frozen=True)
 class DataFile:
     """One public data file: ``name`` (the fetch name), ``path`` (relative to the data
     folder), ``sha256`` (hex), ``licence``, ``repo`` (``owner/name`` on GitHub), ``commit``
-    and ``upstream`` (the path in that repository at that commit; ``None``: unconfirmed)."""
+    and ``upstream`` (the path in that repository at that commit; ``None``: not downloaded
+    itself). ``git_blob``: the git blob id it is checked against when no ``sha256`` is known.
+    ``derived``: (name of the file it is made from, recipe of :mod:`sensaopt.helios_data`);
+    ``note`` says how."""
 
     name: str
     path: str
-    sha256: str
+    sha256: str | None
     licence: str
     repo: str
     commit: str
     upstream: str | None
     note: str = ""
+    git_blob: str | None = None
+    derived: tuple[str, str] | None = None
 
     @property
     def url(self) -> str | None:
         """Where ``data fetch`` downloads it from: the mirror's copy when ``SENSAOPT_DATA_MIRROR``
-        is set, else the raw-file URL pinned to :attr:`commit`; ``None`` when unconfirmed."""
+        is set (a derived file: only when it has a SHA-256 to check the copy), else the
+        raw-file URL pinned to :attr:`commit`; ``None``: it is only derived."""
         mirror = os.environ.get(MIRROR_ENV)
-        if mirror:
+        if mirror and (self.derived is None or self.sha256 is not None):
             return f"{mirror.rstrip('/')}/{quote(self.path)}"
         return self.upstream_url
 
@@ -85,14 +98,27 @@ class DataFile:
 
     @property
     def source(self) -> str:
-        """``owner/name@commit:path``, or ``unconfirmed`` with the reason."""
-        if self.upstream is None:
-            return f"unconfirmed ({self.repo}): {self.note}"
+        """``owner/name@commit:path``, or ``derived from NAME: how``."""
+        if self.derived is not None:
+            return f"derived from {self.derived[0]} ({self.note})"
         return f"{self.repo}@{self.commit[:10]}:{self.upstream}"
 
+    @property
+    def check_kind(self) -> str | None:
+        """What a copy is checked against: ``sha256``, ``git blob`` or None (a derived file
+        without a checksum: its source was checked)."""
+        return "sha256" if self.sha256 is not None else "git blob" if self.git_blob is not None else None
 
-def _f(name: str, path: str, sha256: str, licence: str, where: tuple[str, str], upstream: str | None, note: str = "") -> DataFile:
-    return DataFile(name, path, sha256, licence, where[0], where[1], upstream, note)
+
+def _f(name: str, path: str, sha256: str | None, licence: str, where: tuple[str, str], upstream: str | None, note: str = "",
+       git_blob: str | None = None, derived: tuple[str, str] | None = None) -> DataFile:
+    return DataFile(name, path, sha256, licence, where[0], where[1], upstream, note, git_blob, derived)
+
+
+def _helios_log(cluster: str) -> DataFile:
+    """The job log of one Helios cluster, extracted from HeliosData's data.zip."""
+    return _f(f"{cluster.lower()}-log", f"helios/HeliosData/{cluster}/cluster_log.csv", None, "CC BY 4.0", _HELIOS_DATA, None,
+              f"data/{cluster}/cluster_log.csv of the zip", derived=("helios-data", f"member:data/{cluster}/cluster_log.csv"))
 
 
 DATA_FILES: dict[str, DataFile] = {f.name: f for f in (
@@ -110,10 +136,15 @@ DATA_FILES: dict[str, DataFile] = {f.name: f for f in (
     _f("earth-gpu-number", "helios/Earth_cluster_gpu_number.csv",
        "cd85b21f9b2651a64ed7ecb86f2c5dea771a3bd55d41537eea976b61aa00642f", "MIT", _HELIOS_ARTIFACT,
        "analysis/2_cluster characterization/Earth_vcs/Earth_gpu_number.csv"),
+    _f("helios-data", "helios/HeliosData/data.zip", None, "CC BY 4.0", _HELIOS_DATA, "data.zip",
+       "the Helios job logs and VC sizes of 4 clusters, 36.4 MB", git_blob=_HELIOS_ZIP_BLOB),
     _f("venus-throughput", "helios/Venus_cluster_throughput.csv",
-       "69642494d5f3cb9dff382de90ce1b2fac6c53f63c765e0c3eed9741cb20d4674", "CC BY 4.0", _HELIOS_DATA, None, _THROUGHPUT_NOTE),
+       "69642494d5f3cb9dff382de90ce1b2fac6c53f63c765e0c3eed9741cb20d4674", "CC BY 4.0", _HELIOS_DATA, None, _THROUGHPUT_NOTE,
+       derived=("helios-data", "throughput:Venus")),
     _f("venus-vc-config", "helios/Venus_vc_config.csv",
-       "e25f63eecc9d19e905f55c37dceddffcd3a797bf83895fc7efe63c8cde6ca524", "CC BY 4.0", _HELIOS_DATA, None, _VC_NOTE),
+       "e25f63eecc9d19e905f55c37dceddffcd3a797bf83895fc7efe63c8cde6ca524", "CC BY 4.0", _HELIOS_DATA, None, _VC_NOTE,
+       derived=("helios-data", "vc-config:Venus")),
+    *(_helios_log(c) for c in HELIOS_CLUSTERS),
     _f("philly-runtimes", "philly/philly_runtime_from_alibaba_v2020_analysis.csv",
        "e99015baaea66833ebeac68d27c994aa13d83847f73b4a7c7dc71fe94b395247", "CC BY 4.0", _ALIBABA,
        "cluster-trace-gpu-v2020/analysis/philly_runtime.csv"),
@@ -131,9 +162,13 @@ _BY_PATH = {f.path: f for f in DATA_FILES.values()}
 
 
 # ---- where files are ---------------------------------------------------------------------------
-def mirror_dir() -> Path:
-    """The local mirror: ``shared/traces`` beside the repository (it may not exist)."""
-    return Path(__file__).resolve().parents[2] / "shared" / "traces"
+def mirror_dir() -> Path | None:
+    """The local mirror of a source checkout: ``shared/traces`` beside the clone (it may not
+    exist); None for an installed package (a wheel never looks outside its own folder)."""
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "pyproject.toml").is_file() or not (root / "instances").is_dir():
+        return None
+    return root.parent / "shared" / "traces"
 
 
 def cache_dir() -> Path:
@@ -149,7 +184,7 @@ def search_dirs() -> list[tuple[str, Path]]:
     if env:
         return [(TRACES_ENV, Path(env))]
     mirror = mirror_dir()
-    return ([("mirror", mirror)] if mirror.is_dir() else []) + [("cache", cache_dir())]
+    return ([("mirror", mirror)] if mirror is not None and mirror.is_dir() else []) + [("cache", cache_dir())]
 
 
 def fetch_dir() -> Path:
@@ -183,10 +218,6 @@ def _missing_message(names: list[str]) -> str:
     looked = ", ".join(str(d) for _, d in search_dirs())
     what = ", ".join(f"{n} ({DATA_FILES[n].path})" if len(names) == 1 else n for n in names)
     hint = f"fetch {'it' if len(names) == 1 else 'them'} with `sensaopt data fetch {' '.join(names)}`"
-    unconfirmed = [n for n in names if DATA_FILES[n].upstream is None]
-    if unconfirmed:
-        hint += (f" ({', '.join(unconfirmed)}: no confirmed upstream URL, only from a copy of the data folder: "
-                 f"set {MIRROR_ENV} to its URL, or {TRACES_ENV} to the folder)")
     return f"data not found: {what} (looked in {looked}); {hint}"
 
 
@@ -221,10 +252,11 @@ class FetchError(SensaoptError):
 @dataclass(frozen=True)
 class Fetched:
     """What :func:`fetch` did with one file: ``action`` is ``present`` (already there,
-    found in ``where``) or ``fetched`` (downloaded from ``url`` into ``path``)."""
+    found in ``where``), ``fetched`` (downloaded from ``url`` into ``path``) or
+    ``derived`` (made from the file ``url`` names)."""
 
     name: str
-    action: Literal["present", "fetched"]
+    action: Literal["present", "fetched", "derived"]
     path: Path
     where: str
     url: str | None = None
@@ -236,6 +268,27 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def git_blob_of(path: Path) -> str:
+    """The git blob id of a file: ``sha1(b"blob <size>\\0" + bytes)`` (hex)."""
+    h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def mismatch(f: DataFile, path: Path) -> str | None:
+    """Why the copy at ``path`` fails ``f``'s check (``expected ..., got ...``), or None when it
+    passes (a derived file without a checksum passes when it exists: its source was checked)."""
+    if f.sha256 is not None:
+        got = sha256_of(path)
+        return None if got == f.sha256 else f"expected sha256 {f.sha256[:12]}..., got {got[:12]}..."
+    if f.git_blob is not None:
+        got = git_blob_of(path)
+        return None if got == f.git_blob else f"expected git blob {f.git_blob[:12]}..., got {got[:12]}..."
+    return None
 
 
 @contextlib.contextmanager
@@ -252,31 +305,66 @@ def _quiet_pooch() -> Iterator[None]:
         log.setLevel(level)
 
 
-def _download(f: DataFile, dest: Path, timeout_s: float) -> Fetched:
+class _NotOnServer(FetchError):
+    """The server answered 404: a derived file's mirror copy is absent (then it is derived)."""
+
+
+def _download(f: DataFile, url: str, dest: Path, timeout_s: float) -> Fetched:
     import pooch
     import requests
 
-    url = f.url
-    if url is None:
-        raise FetchError(f"{f.name}: no confirmed upstream URL ({f.note}); set {MIRROR_ENV} to the URL of a copy of the data folder, "
-                         f"or {TRACES_ENV} to a folder that holds {f.path}")
     target = dest / f.path
     created = _first_missing(target.parent)
-    if target.is_file():  # a copy that fails its checksum is replaced; one that passes is kept as it is
+    if target.is_file():  # a copy that fails its check is replaced; one that passes is kept as it is
         target.unlink()
+    known = f"sha256:{f.sha256}" if f.sha256 is not None else None
     try:
         with _quiet_pooch():
-            pooch.retrieve(url, known_hash=f"sha256:{f.sha256}", fname=f.path, path=dest,
+            pooch.retrieve(url, known_hash=known, fname=f.path, path=dest,
                            downloader=pooch.HTTPDownloader(progressbar=False, timeout=timeout_s))
     except ValueError as e:
         _drop_empty(target.parent, created)
         got = str(e).split(" but got ", 1)[-1].split(".", 1)[0] if " but got " in str(e) else "?"
-        raise FetchError(f"{f.name}: checksum mismatch for {url} (expected sha256 {f.sha256[:12]}..., got {got[:12]}...); "
+        raise FetchError(f"{f.name}: checksum mismatch for {url} (expected sha256 {(f.sha256 or '?')[:12]}..., got {got[:12]}...); "
                          "nothing was kept") from None
+    except requests.exceptions.HTTPError as e:
+        _drop_empty(target.parent, created)
+        cls = _NotOnServer if e.response is not None and e.response.status_code == 404 else FetchError
+        raise cls(f"{f.name}: download from {url} failed: {' '.join(str(e).split())}") from None
     except (requests.exceptions.RequestException, OSError) as e:
         _drop_empty(target.parent, created)
         raise FetchError(f"{f.name}: download from {url} failed: {' '.join(str(e).split())}") from None
+    bad = mismatch(f, target) if f.sha256 is None else None
+    if bad is not None:
+        target.unlink()
+        _drop_empty(target.parent, created)
+        raise FetchError(f"{f.name}: checksum mismatch for {url} ({bad}); nothing was kept")
     return Fetched(f.name, "fetched", target, str(dest), url)
+
+
+def _derive(f: DataFile, source: Path, dest: Path) -> Fetched:
+    """Make ``f`` from its source file at ``source`` (:mod:`sensaopt.helios_data`), written
+    whole or not at all, and check it; :class:`FetchError` when the result fails its check."""
+    from sensaopt.helios_data import derive
+
+    assert f.derived is not None
+    target = dest / f.path
+    created = _first_missing(target.parent)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(target.name + ".part")
+    try:
+        try:
+            derive(f.derived[1], source, part)
+        except (ValueError, KeyError, OSError) as e:
+            raise FetchError(f"{f.name}: cannot derive it from {source}: {' '.join(str(e).split())}; nothing was kept") from None
+        bad = mismatch(f, part)
+        if bad is not None:
+            raise FetchError(f"{f.name}: derived from {source} but the result fails its check ({bad}); nothing was kept")
+        part.replace(target)
+    finally:
+        part.unlink(missing_ok=True)
+        _drop_empty(target.parent, created)
+    return Fetched(f.name, "derived", target, str(dest), str(source))
 
 
 def _first_missing(folder: Path) -> Path | None:
@@ -300,12 +388,13 @@ def _drop_empty(folder: Path, created: Path | None) -> None:
 
 
 def fetch(names: Iterable[str] | None = None, dest: Path | None = None, timeout_s: float = 120.0) -> Iterator[Fetched]:
-    """Download the named files (all when ``names`` is empty or None) into ``dest``, one
-    :class:`Fetched` per file as it is done. A file whose copy in ``dest`` passes its
-    checksum is not downloaded again; one that fails it is replaced. With the default
-    ``dest`` (:func:`fetch_dir`) a file found in another searched folder (the local mirror)
-    is not downloaded either. :class:`FetchError` on the first failure (that file leaves
-    nothing behind); unknown names are refused before anything is downloaded."""
+    """Download or derive the named files (all when ``names`` is empty or None) into
+    ``dest``, one :class:`Fetched` per file as it is done (a derived file's source first,
+    when it is not there yet). A file whose copy in ``dest`` passes its check is not
+    fetched again; one that fails it is replaced. With the default ``dest``
+    (:func:`fetch_dir`) a file found in another searched folder (the local mirror) is not
+    fetched either. :class:`FetchError` on the first failure (that file leaves nothing
+    behind); unknown names are refused before anything is downloaded."""
     chosen = list(dict.fromkeys(names or DATA_FILES))
     unknown = [n for n in chosen if n not in DATA_FILES]
     if unknown:
@@ -318,16 +407,43 @@ def fetch(names: Iterable[str] | None = None, dest: Path | None = None, timeout_
 
 
 def _fetch_each(files: list[DataFile], dest: Path, label: str, elsewhere: list[tuple[str, Path]], timeout_s: float) -> Iterator[Fetched]:
+    done: dict[str, Path] = {}
     for f in files:
-        own = dest / f.path
-        if own.is_file() and sha256_of(own) == f.sha256:
-            yield Fetched(f.name, "present", own, label)
-            continue
-        other = next(((lb, d / f.path) for lb, d in elsewhere if (d / f.path).is_file()), None)
-        if other is not None:
-            yield Fetched(f.name, "present", other[1], other[0])
-            continue
-        yield _download(f, dest, timeout_s)
+        yield from _fetch_one(f, dest, label, elsewhere, timeout_s, done)
+
+
+def _fetch_one(f: DataFile, dest: Path, label: str, elsewhere: list[tuple[str, Path]], timeout_s: float,
+               done: dict[str, Path]) -> Iterator[Fetched]:
+    """Fetch ``f`` (after its source, for a derived file); ``done`` maps the names handled so far to their paths."""
+    if f.name in done:
+        return
+    own = dest / f.path
+    if own.is_file() and mismatch(f, own) is None:
+        done[f.name] = own
+        yield Fetched(f.name, "present", own, label)
+        return
+    other = next(((lb, d / f.path) for lb, d in elsewhere if (d / f.path).is_file()), None)
+    if other is not None:
+        done[f.name] = other[1]
+        yield Fetched(f.name, "present", other[1], other[0])
+        return
+    url = f.url
+    if url is not None:
+        try:
+            got = _download(f, url, dest, timeout_s)
+        except _NotOnServer:
+            if f.derived is None:
+                raise
+        else:
+            done[f.name] = got.path
+            yield got
+            return
+    assert f.derived is not None, f.name  # every file has a URL or a source
+    source = DATA_FILES[f.derived[0]]
+    yield from _fetch_one(source, dest, label, elsewhere, timeout_s, done)
+    got = _derive(f, done[source.name], dest)
+    done[f.name] = got.path
+    yield got
 
 
 # ---- packaged instances ---------------------------------------------------------------------------

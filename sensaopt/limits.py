@@ -151,6 +151,7 @@ OPTIONS: dict[str, Range] = {
     "bin_minutes": Range(0, TRACE_MAX_MINUTES, "minutes", lo_open=True),
     "dpi": Range(10, 2400, "dots per inch", integer=True),
     "timeout": Range(0, 86400, "seconds", lo_open=True),
+    "progress_every": Range(0, 86400, "seconds"),
     "move_cost_scale": Range(0, 1000),
 }
 

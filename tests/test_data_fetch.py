@@ -94,19 +94,22 @@ def test_table_checksums_match_the_shared_sha256sums() -> None:
     if not sums.is_file():
         pytest.skip(f"{sums} not found")
     listed = {line.split()[1].removeprefix("./"): line.split()[0] for line in sums.read_text().splitlines() if line.strip()}
-    assert {f.path: f.sha256 for f in DATA_FILES.values()} == listed
+    assert {f.path: f.sha256 for f in DATA_FILES.values() if f.sha256 is not None} == listed
 
 
-def test_upstream_urls_are_pinned_raw_files_or_marked_unconfirmed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_upstream_urls_are_pinned_raw_files_or_derived(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(MIRROR_ENV, raising=False)
     pinned = re.compile(r"^https://raw\.githubusercontent\.com/[\w.-]+/[\w.-]+/[0-9a-f]{40}/\S+$")
     for f in DATA_FILES.values():
-        if f.upstream is None:
-            assert f.url is None and f.source.startswith("unconfirmed") and f.note, f.name
+        if f.derived is not None:  # made from a file that is downloaded and checked
+            assert f.url is None and f.upstream is None and f.source.startswith(f"derived from {f.derived[0]} (") and f.note, f.name
+            assert DATA_FILES[f.derived[0]].derived is None and DATA_FILES[f.derived[0]].check_kind is not None
         else:
             assert f.url is not None and pinned.match(f.url), f.url
             assert f.url.startswith(f"https://raw.githubusercontent.com/{f.repo}/{f.commit}/")
-    assert {f.name for f in DATA_FILES.values() if f.upstream is None} == {"venus-throughput", "venus-vc-config"}
+            assert f.check_kind is not None, f.name  # a downloaded file is always checked
+    assert {f.name for f in DATA_FILES.values() if f.derived} == {"venus-throughput", "venus-vc-config", "venus-log", "earth-log",
+                                                                  "saturn-log", "uranus-log"}
 
 
 # ---- fetching over loopback --------------------------------------------------------------------
@@ -176,38 +179,29 @@ def test_cli_fetch_then_list(tmp_path: Path, mirror: LoopbackServer) -> None:
     assert status["chronus-slo"] == f"present ({TRACES_ENV})" and status["chronus-mix1"] == "missing"
     for f in DATA_FILES.values():
         assert f"source: {f.source}" in r.stdout and f.licence in r.stdout and f.path in r.stdout
-    assert "source: unconfirmed (S-Lab-System-Group/HeliosData)" in r.stdout
+    assert "source: derived from helios-data (HeliosArtifact analysis/trace_parser.py parse_throughput" in r.stdout
     assert re.search(r"^packaged instances \(sensaopt solve NAME\): .*tiny-8gpu", r.stdout, re.M)
 
 
 def test_cli_fetch_all_from_a_mirror_then_without_one(tmp_path: Path) -> None:
-    shared = shared_folder(*DATA_FILES)
+    """Every file the shared folder holds (all but HeliosData's zip and the logs extracted from it: tests/test_helios_data.py)."""
+    names = [f.name for f in DATA_FILES.values() if f.sha256 is not None]
+    shared = shared_folder(*names)
     data = tmp_path / "data"
     with LoopbackServer(shared) as srv:
-        r = cli("data", "fetch", env={MIRROR_ENV: srv.url, TRACES_ENV: str(data)}, cwd=tmp_path)
+        r = cli("data", "fetch", *names, env={MIRROR_ENV: srv.url, TRACES_ENV: str(data)}, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert [line.split(":")[0] for line in r.stdout.splitlines()] == list(DATA_FILES)
-    assert all(sha256(data / f.path) == f.sha256 for f in DATA_FILES.values())
-    r = cli("data", "fetch", env={TRACES_ENV: str(data)}, cwd=tmp_path)  # upstream URLs, but nothing is missing: no download
+    assert [line.split(":")[0] for line in r.stdout.splitlines()] == names
+    assert all(line.endswith("(sha256 ok)") for line in r.stdout.splitlines())  # the derived ones too: the mirror's copies
+    assert all(sha256(data / DATA_FILES[n].path) == DATA_FILES[n].sha256 for n in names)
+    r = cli("data", "fetch", *names, env={TRACES_ENV: str(data)}, cwd=tmp_path)  # upstream URLs, but nothing is missing: no download
     assert r.returncode == 0 and r.stderr == "", r.stderr
-    assert r.stdout.splitlines() == [f"{f.name}: present ({TRACES_ENV}) {data / f.path}" for f in DATA_FILES.values()]
-    (data / DATA_FILES["venus-throughput"].path).unlink()
-    r = cli("data", "fetch", "venus-vc-config", env={TRACES_ENV: str(data)}, cwd=tmp_path)
-    assert r.returncode == 0 and r.stdout.startswith("venus-vc-config: present")
-    r = cli("data", "fetch", "venus-throughput", env={TRACES_ENV: str(data)}, cwd=tmp_path)
-    assert r.returncode == 2 and r.stderr.startswith("error: venus-throughput: no confirmed upstream URL")
+    assert r.stdout.splitlines() == [f"{n}: present ({TRACES_ENV}) {data / DATA_FILES[n].path}" for n in names]
 
 
 def test_cli_fetch_unknown_name(tmp_path: Path) -> None:
     r = cli("data", "fetch", "chronus-slow", env={TRACES_ENV: str(tmp_path)}, cwd=tmp_path)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "unknown data file" in r.stderr and "chronus-slo" in r.stderr
-
-
-def test_unconfirmed_files_are_only_fetched_from_a_mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(MIRROR_ENV, raising=False)
-    with pytest.raises(FetchError, match="venus-throughput: no confirmed upstream URL"):
-        list(fetch(["venus-throughput"], dest=tmp_path))
-    assert files_under(tmp_path) == []
 
 
 # ---- missing data: one line, exit 2, before any work ---------------------------------------------
@@ -240,5 +234,71 @@ def test_missing_data_from_python_names_the_fetch_command(tmp_path: Path, monkey
     with pytest.raises(MissingDataError, match=r"`sensaopt data fetch philly-runtimes`") as e:
         make_trace("philly-gen", jobs=5)
     assert e.value.names == ["philly-runtimes"]
-    with pytest.raises(MissingDataError, match="venus-throughput: no confirmed upstream URL"):
+    with pytest.raises(MissingDataError, match=r"`sensaopt data fetch venus-throughput`$"):
         require(["venus-throughput"])
+
+
+def test_the_paper_plan_keeps_the_workloads_whose_data_is_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from sensaopt.cli.traces import _present_workloads
+    from sensaopt.sweep.paper import PaperSettings, paper_configs
+
+    data = tmp_path / "data"
+    (data / DATA_FILES["chronus-slo"].path).parent.mkdir(parents=True)
+    (data / DATA_FILES["chronus-slo"].path).write_text("not read here\n")
+    monkeypatch.setenv(TRACES_ENV, str(data))
+    s = PaperSettings(scale=0.01, policies=("edf",), seeds=(0,), shapes=(), workloads=("Philly SLO", "Philly MIX1", "Helios"))
+    kept, runs = _present_workloads(s, paper_configs(s))
+    assert kept.workloads == ("Philly SLO",) and {label for label, _, _ in runs} == {"Philly SLO"} and len(runs) == 2
+    assert capsys.readouterr().err == ("skipped (data not found): Philly MIX1 (chronus-mix1); Helios (venus-throughput); "
+                                       "fetch with `sensaopt data fetch chronus-mix1 venus-throughput`\n")
+    (data / DATA_FILES["chronus-slo"].path).unlink()
+    with pytest.raises(MissingDataError) as e:  # nothing left: the one-line error naming every file
+        _present_workloads(s, paper_configs(s))
+    assert e.value.names == ["chronus-slo", "chronus-mix1", "venus-throughput"]
+
+
+@pytest.mark.slow
+def test_experiment_paper_runs_the_workloads_whose_data_is_present_and_names_the_rest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import csv
+
+    from sensaopt.cli import main
+
+    slo = shared_folder("chronus-slo") / DATA_FILES["chronus-slo"].path
+    data = tmp_path / "data"
+    (data / DATA_FILES["chronus-slo"].path).parent.mkdir(parents=True)
+    (data / DATA_FILES["chronus-slo"].path).symlink_to(slo)
+    monkeypatch.setenv(TRACES_ENV, str(data))
+    out = tmp_path / "out"
+    assert main(["experiment", "paper", "-o", str(out), "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--shape", "none",
+                 "--serial", "-q", "--workloads", "chronus-slo,helios-gen", "--workloads", "helios-venus"]) == 0
+    r = capsys.readouterr()
+    assert r.err.strip().splitlines() == [
+        "skipped (data not found): Helios (venus-throughput); Helios Venus log (venus-log); "
+        "fetch with `sensaopt data fetch venus-throughput venus-log`"]
+    assert "2 runs: 0 reused, 2 computed, 0 failed, 0 missing" in r.out
+    with open(out / "runs.csv", newline="") as f:
+        assert sorted((row["workload"], row["node_gpus"]) for row in csv.DictReader(f)) == [("Philly SLO", "16"), ("Philly SLO", "8")]
+    assert main(["experiment", "paper", "-o", str(tmp_path / "o2"), "--workloads", "philly-slo"]) == 2
+    assert capsys.readouterr().err.startswith("error: --workloads: workload: unknown workload 'philly-slo' (known: chronus-slo,")
+    assert not (tmp_path / "o2").exists()
+
+
+def test_data_dir_and_mirror_flags_stand_for_the_environment_variables(tmp_path: Path, mirror: LoopbackServer,
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from sensaopt.cli import main
+
+    for name in (TRACES_ENV, MIRROR_ENV):  # recorded unset: what the flags set is undone after the test
+        monkeypatch.delenv(name, raising=False)
+    d = tmp_path / "mine"
+    assert main(["--data-dir", str(d), "--mirror", mirror.url, "data", "fetch", "chronus-model-info"]) == 0
+    f = DATA_FILES["chronus-model-info"]
+    assert capsys.readouterr().out.startswith(f"chronus-model-info: fetched {mirror.url}/{f.path} -> {d / f.path}")
+    assert sha256(d / f.path) == f.sha256
+    monkeypatch.delenv(TRACES_ENV)
+    assert main(["--data-dir", str(d), "data", "list"]) == 0
+    assert re.search(rf"^chronus-model-info\s+present \({TRACES_ENV}\)", capsys.readouterr().out, re.M)
+    assert main(["--mirror", "127.0.0.1:8000", "data", "list"]) == 2
+    assert capsys.readouterr().err.strip() == "error: (command line): --mirror: not a URL: '127.0.0.1:8000' (http://, https:// or file://)"

@@ -22,6 +22,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", (
         "sensaopt.errors", "sensaopt.limits", "sensaopt.registry", "sensaopt.quiet", "sensaopt.palette",
         "sensaopt.profile_data", "sensaopt.profiles", "sensaopt.options", "sensaopt.instance", "sensaopt.datasets",
+        "sensaopt.helios_data",  # files derived from HeliosData's data.zip (imports nothing of sensaopt)
+        "sensaopt.solution_files",  # external solvers' solution files (imports only the core)
         "sensaopt.outputs", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",
         "sensaopt.metrics", "sensaopt.result", "sensaopt.generate",
         "sensaopt.servable",  # unservable deadline jobs (imports only the core)
@@ -33,7 +35,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("reports", ("sensaopt.compare", "sensaopt.frames", "sensaopt.plot")),
     ("solvers", ("sensaopt.solvers",)),
     ("policies / simulator", ("sensaopt.policies", "sensaopt.simulator", "sensaopt.config")),
-    ("exact", ("sensaopt.exact", "sensaopt.solve")),
+    ("exact", ("sensaopt.exact", "sensaopt.solve", "sensaopt.roundtrip")),
     ("traces / sweep", ("sensaopt.traces", "sensaopt.sweep")),
     ("cli", ("sensaopt.cli", "sensaopt.__main__", "sensaopt")),
 ]

@@ -48,7 +48,9 @@ def test_notebook_runs_with_small_parameters(path, monkeypatch, tmp_path):
     if os.environ.get("SENSAOPT_NB_FIGDIR") is None:
         monkeypatch.setenv("SENSAOPT_NB_FIGDIR", str(tmp_path / "figs"))
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    work = tmp_path / "work"  # outside the clone: the notebooks load the packaged instances by name
+    work.mkdir()
+    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}})
     client.execute()  # raises CellExecutionError on the first failing cell
     text = _texts(nb)
     assert "small parameters: True" in text

@@ -27,12 +27,14 @@ def test_tour_python_block_runs(tmp_path, monkeypatch, capsys):
     (tmp_path / "instances").symlink_to(REPO / "instances")
     monkeypatch.chdir(tmp_path)
     ns: dict = {"__name__": "tour"}
-    exec(compile(blocks[0], str(TOUR), "exec"), ns)
+    assert "/tmp/sensaopt-tour/" in blocks[0]  # the tour writes under a temporary folder, never into the clone
+    exec(compile(blocks[0].replace("/tmp/sensaopt-tour", str(tmp_path / "tour")), str(TOUR), "exec"), ns)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["instances", "tour"]
     out = capsys.readouterr().out
     m = re.match(r"OPTIMAL (\S+) (\S+)\n", out)  # tiny-16gpu is proven optimal well within 30 s
     assert m and float(m.group(1)) == pytest.approx(float(m.group(2)))
     assert "sensascale" in out and "met_deadline" in out and "extra_misses" in out
-    assert (tmp_path / "cpsat-gantt.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "tour" / "cpsat-gantt.png").read_bytes()[:4] == b"\x89PNG"
     # the tour's Gantt chart: bars in their model class's palette colour, ids on them, the legend beside the axes
     ax, inst = ns["ax"], ns["inst"]
     task = {j.id: j.profile.task for j in inst.jobs}

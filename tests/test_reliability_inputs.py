@@ -224,11 +224,13 @@ TRACES = {
                         "error: {f}: line 3: num_gpu (job 1): not an integer: 'one'"),
 }
 TRACE_HEADER = {  # whole-file problems: no --skip-malformed can help
-    "semicolon-separated": ("job_id;user;num_gpu\n1;2;3\n", "error: {f}: header: not a Chronus trace (expect_time_list) nor a Helios job log (gpu_num)"),
+    "semicolon-separated": ("job_id;user;num_gpu\n1;2;3\n", "error: {f}: header: not a Chronus trace (expect_time_list) nor a Helios job log (gpu_num); "
+                               "map its columns with --columns arrival=COL,gpus=COL,work=COL[:s|min|h]"),
     "missing column": (CHRONUS_HEADER.replace(",interval", "") .replace(",best_effort", "") + "\n" + "0,a,1,5,5,m,96,159,10,strict\n",
                        "error: {f}: header: missing column(s) best_effort (have: job_id, user, num_gpu, submit_time, iterations, "
                        "model_name, duration, expect_time_list, expect_value_list, job_type)"),
-    "empty": ("", "error: {f}: header: not a Chronus trace (expect_time_list) nor a Helios job log (gpu_num)"),
+    "empty": ("", "error: {f}: header: not a Chronus trace (expect_time_list) nor a Helios job log (gpu_num); "
+                               "map its columns with --columns arrival=COL,gpus=COL,work=COL[:s|min|h]"),
     "only bad rows": ("\n".join([CHRONUS_HEADER, "1,vc_b,one,75,760,alexnet,106,6,235,10,0,strict"]) + "\n", None),
 }
 

@@ -86,6 +86,22 @@ def _build_wheel(tmp: Path) -> Path:
     return wheel
 
 
+def outer_site_dirs() -> list[str]:
+    """The site-packages folders the tests run with (a venv's and, under ``--system-site-packages``,
+    the base interpreter's): where the wheel's dependencies are."""
+    return [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+
+
+def _reuse_dependencies(py: Path) -> None:
+    """Make the test environment's dependencies importable in the new venv without its
+    sensaopt: a ``.pth`` file lists its site-packages folders (appended after the venv's own;
+    the ``.pth`` files inside them, such as an editable install's, are not run). A venv made
+    with ``--system-site-packages`` from a venv's python sees the base interpreter's folder
+    only, which lacks what the outer venv installed (typer, pandas, ...)."""
+    r = _run(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=py.parent)
+    (Path(r.stdout.strip()) / "_sensaopt_test_deps.pth").write_text("".join(f"{d}\n" for d in outer_site_dirs()))
+
+
 @dataclass(frozen=True)
 class WheelEnv:
     """The wheel installed in a fresh venv: its python and sensaopt, a work folder outside
@@ -107,8 +123,9 @@ def wheel_env(tmp_path_factory: pytest.TempPathFactory) -> WheelEnv:
     tmp = tmp_path_factory.mktemp("wheel")
     wheel = _build_wheel(tmp)
     venv = tmp / "venv"
-    _run(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=tmp)  # reuses the test environment's dependencies
+    _run(sys.executable, "-m", "venv", venv, cwd=tmp)
     py, exe = venv / "bin" / "python", venv / "bin" / "sensaopt"
+    _reuse_dependencies(py)
     _run(py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--force-reinstall", wheel, cwd=tmp)
     work, cache = tmp / "work", tmp / "xdg-cache"
     work.mkdir()
@@ -164,8 +181,11 @@ def test_readme_and_tour_run_from_the_wheel_after_data_fetch(wheel_env: WheelEnv
     work = tmp_path / "docs-work"
     work.mkdir()
     env = dict(wheel_env.env, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    # every file the shared folder holds: all but HeliosData's zip and the logs extracted from it, whose real bytes
+    # are not on this machine (the zip's route: tests/test_helios_data.py, on a synthetic zip)
+    held = [f.name for f in DATA_FILES.values() if f.sha256 is not None]
     with LoopbackServer(wheel_env.shared) as srv:
-        _run(wheel_env.exe, "data", "fetch", cwd=work, env=dict(env, **{MIRROR_ENV: srv.url}))
+        _run(wheel_env.exe, "data", "fetch", *held, cwd=work, env=dict(env, **{MIRROR_ENV: srv.url}))
     docs = [REPO / "README.md", REPO / "docs" / "tour.md"]
     ran = 0
     for doc in docs:
@@ -176,7 +196,55 @@ def test_readme_and_tour_run_from_the_wheel_after_data_fetch(wheel_env: WheelEnv
                 ran += 1
         for k, block in enumerate(_code_blocks(doc, "python")):
             script = work / f"{doc.stem}-{k}.py"
-            script.write_text(block)
+            script.write_text(block.replace("/tmp/", f"{work}/"))
             _run(wheel_env.py, script, cwd=work, env=env)
             ran += 1
     assert ran >= 15  # README: 4 Python blocks and its command lines; the tour: its Python block and commands
+
+
+@pytest.mark.slow
+def test_a_policy_package_and_an_exported_model_from_the_wheel(wheel_env: WheelEnv, tmp_path: Path) -> None:
+    """Outside the repository, with only the wheel: a policy from a separately installed
+    package runs through `simulate`, and a model exported, solved by HiGHS and imported
+    back is a valid schedule (about 30 s here; the same routes in this process:
+    tests/test_plugins.py, tests/test_roundtrip.py)."""
+    pytest.importorskip("setuptools", reason="building the policy package needs setuptools (no build isolation: offline)")
+    from .test_plugins import POLICY_SOURCE, PYPROJECT
+
+    src = tmp_path / "policy-src"
+    (src / "sensaopt_demo_policy").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(PYPROJECT)
+    (src / "sensaopt_demo_policy" / "__init__.py").write_text(POLICY_SOURCE)
+    _run(wheel_env.py, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-build-isolation", src, cwd=tmp_path,
+         env=wheel_env.env)
+    work = tmp_path / "work"
+    work.mkdir()
+    r = _run(wheel_env.exe, "simulate", "--trace", "synthetic", "--jobs", "12", "--preset", "2x8", "--policy", "smallest-first",
+             "-o", "sim", cwd=work, env=wheel_env.env)
+    assert r.stdout.startswith("heuristic:smallest-first: FEASIBLE") and (work / "sim" / "smallest-first.summary.json").is_file()
+
+    _run(wheel_env.exe, "export", "tiny-16gpu", "-o", "tiny.mps", cwd=work, env=wheel_env.env)
+    solve = ("import highspy; h = highspy.Highs(); h.setOptionValue('output_flag', False); h.setOptionValue('mip_rel_gap', 0.0); "
+             "h.readModel('tiny.mps'); h.run(); h.writeSolution('tiny.sol', 0)")
+    _run(wheel_env.py, "-c", solve, cwd=work, env=wheel_env.env)
+    r = _run(wheel_env.exe, "import-solution", "tiny.mps", "tiny.sol", "-o", "schedule.json", cwd=work, env=wheel_env.env)
+    assert r.stdout.startswith("schedule.json: valid (highs solution, Optimal): 6 jobs finished, 0 SLO violations, avg JCT 78.0 min")
+    r = _run(wheel_env.exe, "validate", "tiny-16gpu", "schedule.json", cwd=work, env=wheel_env.env)
+    assert r.stdout.startswith("valid: 6 jobs finished")
+
+
+@pytest.mark.slow
+def test_experiment_paper_runs_every_cell_from_the_wheel(wheel_env: WheelEnv, tmp_path: Path) -> None:
+    """`experiment paper --scale 0.01` from the wheel after `data fetch` from the loopback mirror:
+    every cell runs (one policy, one seed; about 45 s here)."""
+    env = dict(wheel_env.env, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    held = [f.name for f in DATA_FILES.values() if f.sha256 is not None]
+    with LoopbackServer(shared_folder(*held)) as srv:
+        _run(wheel_env.exe, "data", "fetch", *held, cwd=tmp_path, env=dict(env, **{MIRROR_ENV: srv.url}))
+    r = _run(wheel_env.exe, "experiment", "paper", "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--serial", "-q", "-o", "out",
+             cwd=tmp_path, env=env, timeout=1200)
+    assert r.stderr == "" and "12 runs: 0 reused, 12 computed, 0 failed, 0 missing" in r.stdout
+    rows = (tmp_path / "out" / "runs.csv").read_text().splitlines()[1:]
+    assert {tuple(x.split(",")[:3]) for x in rows} == {
+        *((w, g, "synergy") for w in ("Philly SLO", "Philly MIX1", "Philly MIX2", "Helios") for g in ("8", "16")),
+        *(("Philly SLO", g, shape) for shape in ("chronus", "alibaba") for g in ("8", "16"))}

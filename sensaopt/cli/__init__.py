@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from typing import Any
 
 from sensaopt.cli import core  # noqa: F401  (registers commands)
 from sensaopt.cli.app import app
@@ -39,6 +40,45 @@ def _usage_classes() -> tuple[type[BaseException], type[BaseException], type[Bas
     return click_exc, typer.Exit, typer.Abort
 
 
+def _command() -> Any:
+    """The click command of :data:`app`, its help polished: every command's summary is its
+    docstring's whole first paragraph (click would cut it at 45 characters), arguments show
+    as ``INSTANCE`` and options as ``FLOAT``, ``INTEGER``, ``TEXT``, ``PATH`` (not typer's
+    ``{instance}``, ``<float>``) unless they name their own metavar."""
+    import typer
+
+    cmd = typer.main.get_command(app)
+    _polish(cmd)
+    return cmd
+
+
+def _polish(cmd: Any) -> None:
+    for sub in getattr(cmd, "commands", {}).values():
+        text = (sub.help or "").strip()
+        if sub.short_help is None and text:
+            sub.short_help = " ".join(text.split("\n\n")[0].split())
+        for p in sub.params:
+            mv = p.metavar
+            if p.param_type_name == "argument":
+                if mv is None or mv.startswith("{"):
+                    p.metavar = (p.name or "").upper()
+                p.display_type_rich = lambda ctx=None: ""  # "INSTANCE", not typer's "INSTANCE <path>" (the help says what it is)
+            elif p.param_type_name == "option" and not getattr(p, "is_flag", False) and (mv is None or mv.startswith("<")):
+                p.metavar = _metavar(getattr(getattr(p, "type_descriptor", None), "annotation", str))
+        _polish(sub)
+
+
+def _metavar(annotation: object) -> str:
+    """FLOAT, INTEGER, PATH or TEXT for an option's annotation (``float | None``, ``list[int]``: their element)."""
+    import typing
+    from pathlib import Path
+
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if args:
+        return _metavar(args[0])
+    return {float: "FLOAT", int: "INTEGER", Path: "PATH"}.get(annotation, "TEXT")  # type: ignore[call-overload]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; every way it ends is an exit code and at most one line on
     stderr: 0 done, 1 a schedule that ``validate`` rejects or failed runs, 2 a user error
@@ -51,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     outputs.last_kept = None
     try:
         try:
-            rv = app(args=argv, standalone_mode=False, prog_name="sensaopt")
+            rv = _command().main(args=argv, standalone_mode=False, prog_name="sensaopt")
         finally:
             _flush_stdout()  # a full or closed stdout fails here, inside the boundary, not at interpreter exit
     except (Exception, KeyboardInterrupt, SystemExit) as e:

@@ -27,8 +27,38 @@ def _version_cb(value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version_cb, is_eager=True, help="Print the version and exit."),
+    log_level: str = typer.Option("warning", "--log-level", metavar="LEVEL",
+                                  help="debug | info | warning | error: sensaopt's and Dask's log on stderr (Dask below "
+                                       "error only from info on; resume notes one by one from info on)."),
+    data_dir: Path | None = typer.Option(None, "--data-dir", metavar="DIR",
+                                         help="Read (and fetch) the trace data in DIR only: the same as SENSAOPT_TRACES=DIR."),
+    mirror: str | None = typer.Option(None, "--mirror", metavar="URL",
+                                      help="Download the data from a copy of the data folder at URL: the same as "
+                                           "SENSAOPT_DATA_MIRROR=URL."),
 ) -> None:
-    pass
+    import os
+
+    from sensaopt.cli.batch import LOG_LEVELS, configure_logging
+    from sensaopt.datasets import MIRROR_ENV, TRACES_ENV
+    from sensaopt.errors import InputError
+
+    if log_level.lower() not in LOG_LEVELS:
+        raise InputError("(command line)", "--log-level", f"unknown level {log_level!r} (use {', '.join(LOG_LEVELS)})")
+    configure_logging(log_level.lower())
+    if data_dir is not None:  # this process and the workers it starts read the environment
+        os.environ[TRACES_ENV] = str(data_dir.resolve())
+    if mirror is not None:
+        if not mirror.startswith(("http://", "https://", "file://")):
+            raise InputError("(command line)", "--mirror", f"not a URL: {mirror!r} (http://, https:// or file://)")
+        os.environ[MIRROR_ENV] = mirror
+
+
+def _exact_params(time_limit: float | None, workers: int | None, weighted: bool, cooperate: bool, branch_price: bool,
+                  solver_log: bool) -> dict[str, Any]:
+    """The exact solvers' keyword arguments of ``solve``'s options (only those given)."""
+    given = {"time_limit": time_limit, "workers": workers, "lexicographic": False if weighted else None,
+             "cooperate": cooperate or None, "branch_price": branch_price or None, "log": solver_log or None}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def summary_line(res: Result) -> str:
@@ -79,6 +109,7 @@ def solve(
     move_cost_scale: float = move_cost_option(),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the result (with schedule) as JSON."),
+    solver_log: bool = typer.Option(False, "--solver-log", help="Exact solvers: show the solver's own log (on stderr)."),
 ) -> None:
     """Solve an instance and report the common metrics."""
     from sensaopt.config import policy_settings
@@ -93,7 +124,7 @@ def solve(
     if solver == HEURISTIC:
         exact_only = [name for name, given in (("--time-limit", time_limit is not None), ("--workers", workers is not None),
                                                ("--weighted", weighted), ("--cooperate", cooperate),
-                                               ("--branch-price", branch_price)) if given]
+                                               ("--branch-price", branch_price), ("--solver-log", solver_log)) if given]
         if exact_only:  # silently ignoring them would report a run that did not use them
             raise InputError("(command line)", exact_only[0],
                              "applies to the exact solvers (--solver cpsat|highs|cbc|milp), not to a policy (its knobs: --set key=value)")
@@ -101,20 +132,14 @@ def solve(
     else:
         if settings:
             raise InputError("--set", settings[0].partition("=")[0], "policy knobs apply to --solver heuristic only")
-        if time_limit is not None:
-            params["time_limit"] = time_limit
-        if workers is not None:
-            params["workers"] = workers
-        if weighted:
-            params["lexicographic"] = False
-        if cooperate:
-            params["cooperate"] = True
-        if branch_price:
-            params["branch_price"] = True
+        params.update(_exact_params(time_limit, workers, weighted, cooperate, branch_price, solver_log))
     if output is not None:  # never the instance itself, a symlink, FIFO or device; checked before the solve
         check_output(output, inputs=[instance], field="-o")
     inst = load_instance(instance).with_move_cost_scale(move_cost_scale)
-    res = do_solve(inst, solver=solver, **params)
+    from sensaopt.quiet import stdout_to_stderr
+
+    with stdout_to_stderr(solver_log):  # a solver's log is printed from C++ on fd 1: keep stdout for the result
+        res = do_solve(inst, solver=solver, **params)
     d = res.to_dict(inst)
     d["instance"] = str(instance)
     if output is not None:

@@ -46,17 +46,15 @@ def data_fetch(
     names: list[str] = typer.Argument(None, metavar="NAME", help="Files to fetch (names from `sensaopt data list`; default: all)."),
     timeout: float = typer.Option(120.0, "--timeout", callback=in_range("timeout"), help="Seconds to wait for a server to answer."),
 ) -> None:
-    """Download the files not yet present into the user cache (or SENSAOPT_TRACES), each checked against its SHA-256."""
-    from sensaopt.datasets import DATA_FILES, MIRROR_ENV, fetch, where
+    """Download or derive the files not yet present into the user cache (or SENSAOPT_TRACES), each checked (SHA-256, git blob)."""
+    from sensaopt.datasets import DATA_FILES, fetch
 
-    chosen = list(names or [])
-    if not chosen and not os.environ.get(MIRROR_ENV):  # all: an absent unconfirmed file can only come from a mirror
-        skipped = [f.name for f in DATA_FILES.values() if f.upstream is None and where(f.path) is None]
-        chosen = [n for n in DATA_FILES if n not in skipped]
-        for n in skipped:
-            typer.echo(f"{n}: not fetched: {DATA_FILES[n].source}; set {MIRROR_ENV} to a copy of the data folder", err=True)
-    for got in fetch(chosen or None, timeout_s=timeout):  # a FetchError is one line, exit 2 (nothing of that file kept)
+    for got in fetch(names or None, timeout_s=timeout):  # a FetchError is one line, exit 2 (nothing of that file kept)
+        f = DATA_FILES[got.name]
+        ok = f" ({f.check_kind} ok)" if f.check_kind else ""
         if got.action == "present":
             typer.echo(f"{got.name}: present ({got.where}) {got.path}")
+        elif got.action == "derived":
+            typer.echo(f"{got.name}: derived from {got.url} -> {got.path}{ok}")
         else:
-            typer.echo(f"{got.name}: fetched {got.url} -> {got.path} (sha256 ok)")
+            typer.echo(f"{got.name}: fetched {got.url} -> {got.path}{ok}")

@@ -1,5 +1,6 @@
 """Exact-model commands: ``sensaopt gap`` (heuristic vs exact optimum, one row per
-instance) and ``sensaopt export`` (the MILP as MPS or LP)."""
+instance), ``sensaopt export`` (the MILP as MPS or LP, with its sidecar) and
+``sensaopt import-solution`` (an external solver's solution back as a validated schedule)."""
 
 from __future__ import annotations
 
@@ -184,24 +185,61 @@ def gap(
 def export(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
     format: str = typer.Option("mps", "--format", help="mps | lp"),
-    output: Path = typer.Option(..., "-o", "--output", help="Model file to write."),
+    output: Path = typer.Option(..., "-o", "--output", help="Model file to write (and OUTPUT.json, its sidecar for import-solution)."),
     horizon: int | None = typer.Option(None, callback=in_range("horizon"), help="Rounds (default: SensaScale makespan + 2)."),
     move_cost_scale: float = move_cost_option(),
 ) -> None:
-    """Write the offline MILP (scaled integer objective) for other solvers (SCIP, Gurobi, ...)."""
+    """Write the offline MILP (scaled integer objective; scale and offset as comments and in the sidecar) for other solvers."""
     from sensaopt.errors import InputError
-    from sensaopt.exact.milp import export_model
-    from sensaopt.io import load_instance
+    from sensaopt.io import json_text, load_instance
     from sensaopt.outputs import check_output, staged
+    from sensaopt.roundtrip import export_files, sidecar_path
 
     if format not in ("mps", "lp"):
         raise InputError("(command line)", "--format", f"unknown export format {format!r}; use mps or lp")
+    side = sidecar_path(output)
     check_output(output, inputs=[instance], field="-o")
+    check_output(side, inputs=[instance], field="-o")
     inst = load_instance(instance).with_move_cost_scale(move_cost_scale)
-    with staged(output, inputs=[instance], field="-o") as tmp:  # written whole or not at all
-        info = export_model(inst, str(tmp), format, horizon=horizon)
-    typer.echo(f"wrote {output}: {info['variables']} variables, {info['constraints']} constraints, horizon {info['horizon']} rounds; "
-               f"objective = file objective / {info['objective_scale']} + {info['objective_offset_minutes']!r}")
+    with staged(side, inputs=[instance], field="-o") as side_tmp, staged(output, inputs=[instance], field="-o") as tmp:
+        info, record = export_files(inst, tmp, format, horizon, str(output))  # both whole or neither
+        side_tmp.write_text(json_text(record, where=str(side)) + "\n")
+    typer.echo(f"wrote {output} (sidecar {side}): {info['variables']} variables, {info['constraints']} constraints, "
+               f"horizon {info['horizon']} rounds; objective = file objective / {info['objective_scale']} + "
+               f"{info['objective_offset_minutes']!r}")
+
+
+@app.command("import-solution")
+def import_solution(
+    model: Path = typer.Argument(..., help="Model file written by `sensaopt export` (its sidecar MODEL.json beside it)."),
+    solution: Path = typer.Argument(..., help="The solver's solution file (HiGHS .sol, CBC, SCIP or Gurobi .sol)."),
+    output: Path = typer.Option(..., "-o", "--output", help="Schedule JSON to write (for `sensaopt validate`, `plot`)."),
+    sidecar: Path | None = typer.Option(None, "--sidecar", help="The export's sidecar JSON (default: MODEL.json)."),
+    solution_format: str | None = typer.Option(None, "--solution-format", help="highs | cbc | scip | gurobi (default: detected)."),
+) -> None:
+    """Rebuild the schedule an external solver's solution of an exported model stands for, validate it and write it."""
+    from sensaopt.io import save_schedule
+    from sensaopt.metrics import compute_metrics
+    from sensaopt.outputs import check_output, staged
+    from sensaopt.roundtrip import import_solution as read_back
+    from sensaopt.roundtrip import sidecar_path
+
+    inputs = [model, solution, sidecar if sidecar is not None else sidecar_path(model)]
+    check_output(output, inputs=inputs, field="-o")
+    got = read_back(model, solution, sidecar, solution_format)
+    ev = got.evaluation
+    for e in ev.errors:
+        typer.echo(str(e), err=True)
+    if not ev.ok:
+        typer.echo(f"{solution}: the schedule is not valid ({len(ev.errors)} errors); nothing written", err=True)
+        raise typer.Exit(1)
+    m = compute_metrics(got.instance, ev)
+    with staged(output, inputs=inputs, field="-o") as tmp:
+        save_schedule(got.schedule, got.instance, tmp)
+    reported = "" if got.file_objective_minutes is None else f" (the solution file reports {got.file_objective_minutes:.4f})"
+    typer.echo(f"{output}: valid ({got.solution.format} solution{', ' + got.solution.status if got.solution.status else ''}): "
+               f"{m.finished} jobs finished, {m.slo_violations} SLO violations, avg JCT {m.avg_jct:.1f} min, "
+               f"objective {m.objective:.4f}{reported}")
 
 
 @app.command("round-gap")

@@ -85,6 +85,15 @@ class TextCodec:
         self.to_text, self.from_text = to_text, from_text
 
 
+def grid_metavar(tp: Any) -> str:
+    """The metavar of a repeatable workload option, read as text (``none``/``preset`` allowed): its field's type."""
+    import typing
+
+    args = [a for a in typing.get_args(tp) if a is not type(None)]
+    base = args[0] if args else tp
+    return {float: "FLOAT", int: "INTEGER", bool: "BOOLEAN"}.get(base, "TEXT")
+
+
 def dataclass_options(
     cls: type,
     param: str,
@@ -114,7 +123,8 @@ def dataclass_options(
             codec = codecs.get(f.name)
             if grid:
                 ann: Any = list[str]
-                default: Any = typer.Option([], _flag(f.name), help=f"{help_} Repeat for a grid (default {default_value}).")
+                default: Any = typer.Option([], _flag(f.name), help=f"{help_} Repeat for a grid (default {default_value}).",
+                                            metavar=grid_metavar(types[f.name]))
             else:
                 ann = str if codec else _typer_type(types[f.name])
                 value = ... if f.name in required else (codec.to_text(default_value) if codec else default_value)

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app, command_line, progress_bar
+from sensaopt.cli.batch import dask_ready
 from sensaopt.cli.options import dataclass_options, in_range, set_option, with_workload
 from sensaopt.config import WorkloadConfig, field_help
 
@@ -19,8 +20,20 @@ app.add_typer(instances_app, name="instances")
 _TRACE_HELP = field_help(WorkloadConfig, "trace")
 
 
-def _run_bar(total: int, desc: str, quiet: bool) -> tuple[Any, Callable[[int, int], None]]:
-    """A progress bar over runs (sweep, experiment paper) and its callback(done, total)."""
+PROGRESS_EVERY_S = 60.0  # seconds between progress lines while runs go on (output not a terminal)
+
+
+def _run_bar(total: int, desc: str, quiet: bool, every_s: float = PROGRESS_EVERY_S) -> tuple[Any, Callable[[int, int], None]]:
+    """Progress over runs (sweep, experiment commands) and its callback(done, total): a
+    bar on a terminal, else lines (:class:`sensaopt.cli.batch.RunLines`: one per finished
+    run and one every ``every_s`` seconds), nothing with ``quiet``."""
+    import sys
+
+    if not quiet and not sys.stderr.isatty():
+        from sensaopt.cli.batch import RunLines
+
+        lines = RunLines(total, desc, every_s)
+        return lines, lines.update
     bar, _ = progress_bar(total, desc, quiet, unit="run")
 
     def cb(n: int, total: int) -> None:
@@ -30,12 +43,34 @@ def _run_bar(total: int, desc: str, quiet: bool) -> tuple[Any, Callable[[int, in
     return bar, cb
 
 
+def _progress_every_option() -> Any:
+    return typer.Option(PROGRESS_EVERY_S, "--progress-every", metavar="SECONDS", callback=in_range("progress_every"),
+                        help="Output not a terminal: a progress line per finished run and one every SECONDS (0: only per run).")
+
+
+def _store(root: Path) -> tuple[Any, Any]:
+    """The result store under ``root`` with its warnings collected (:class:`sensaopt.cli.batch.ResumeNotes`), and them."""
+    from sensaopt.cli.batch import ResumeNotes
+    from sensaopt.sweep import ResultStore
+
+    notes = ResumeNotes()
+    return ResultStore(root, warn=notes), notes
+
+
+def _resume_summary(notes: Any) -> None:
+    line = notes.summary()
+    if line:
+        typer.echo(line, err=True)
+
+
 def schedule_files(path: Path, policies: list[str]) -> dict[str, Path]:
     """Files of ``simulate --save-schedule PATH``: policy -> result JSON (PATH itself
     for one policy, else PATH's stem + ``.POLICY`` + its suffix), and ``""`` -> the
     instance file beside them (stem + ``.instance.json``)."""
+    from sensaopt.policies import file_stem
+
     suffix = path.suffix or ".json"
-    files = {pol: path if len(policies) == 1 else path.with_name(f"{path.stem}.{pol}{suffix}") for pol in policies}
+    files = {pol: path if len(policies) == 1 else path.with_name(f"{path.stem}.{file_stem(pol)}{suffix}") for pol in policies}
     files[""] = path.with_name(f"{path.stem}.instance.json")
     return files
 
@@ -124,6 +159,7 @@ def instances_from_trace(
     sensitive_fraction: float = typer.Option(0.5, callback=in_range("sensitive_fraction"), help="Fraction of sensitive model types."),
     mix: str = typer.Option("fraction", help="fraction | synergy"),
     output: Path = typer.Option(..., "-o", "--output", help="Folder for the instance files."),
+    columns: str | None = typer.Option(None, "--columns", help=field_help(WorkloadConfig, "columns")),
 ) -> None:
     """Cut windows of N consecutive trace jobs into instance files (cluster scaled to their load)."""
     from sensaopt.datasets import require
@@ -136,7 +172,7 @@ def instances_from_trace(
 
     check_output_dir(output, field="-o")
     require(data_needed(trace))
-    data = make_trace(trace, start=start, days=days, seed=seed)
+    data = make_trace(trace, start=start, days=days, seed=seed, columns=columns)
     cfg = WindowConfig(n_jobs=jobs, count=count, stride=stride, first=first, node_gpus=node_gpus, cpu_per_gpu=cpu_per_gpu,
                        mem_per_gpu=mem_per_gpu, load=load, max_nodes=max_nodes, round_minutes=round_minutes, deadlines=deadlines, seed=seed)
     try:
@@ -146,6 +182,8 @@ def instances_from_trace(
     opts = {"trace": trace, "jobs": jobs, "count": count, "stride": stride, "first": first, "start": start, "days": days,
             "node_gpus": node_gpus, "cpu_per_gpu": cpu_per_gpu, "mem_per_gpu": mem_per_gpu, "load": load, "max_nodes": max_nodes,
             "round_minutes": round_minutes, "deadlines": deadlines, "seed": seed, "sensitive_fraction": sensitive_fraction, "mix": mix}
+    if columns is not None:
+        opts["columns"] = columns
     cmd = command_line("instances from-trace", opts)
     for inst, _ in wins:  # every window's file checked before the first is written
         check_output(Path(output) / f"{inst.name}.json", inputs=[trace], field="-o")
@@ -162,19 +200,20 @@ def instances_from_trace(
 @with_workload(grid=True)
 def sweep(
     workload: list[WorkloadConfig],
-    policy: list[str] = typer.Option(["edf"], "--policy", help="Policy (repeat)."),
+    policy: list[str] = typer.Option(["sensascale"], "--policy", help="Policy (repeat; the default is sensascale, as in every command)."),
     settings: list[str] = set_option(),
     store: Path = typer.Option(..., "--store", help="Result folder (runs/<hash>.json); rerun to resume."),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    progress_every: float = _progress_every_option(),
 ) -> None:
     """Run the cartesian product of the options (repeat any workload option) on Dask; finished runs are kept by config hash."""
     from sensaopt.config import as_pairs, policy_settings
     from sensaopt.datasets import require
     from sensaopt.outputs import check_output, check_output_dir, write_text
-    from sensaopt.sweep import ResultStore, RunConfig, run_serial, run_sweep
+    from sensaopt.sweep import RunConfig, run_serial, run_sweep
     from sensaopt.sweep.report import summary_csv
     from sensaopt.sweep.runner import check_configs
     from sensaopt.traces.sources import data_needed
@@ -186,12 +225,15 @@ def sweep(
     check_output(Path(store) / "summary.csv", inputs=traces, field="--store")
     cfgs = [RunConfig(**asdict(w), policy=p, policy_config=as_pairs(knobs[p])) for w in workload for p in policy]
     check_configs(cfgs, trace_files=scheduler is None)  # a bad trace or preset: one line before any run, not N failed runs
-    st = ResultStore(store)
-    bar, cb = _run_bar(len(cfgs), "sweep", quiet)
+    st, notes = _store(store)
+    bar, cb = _run_bar(len(cfgs), "sweep", quiet, progress_every)
+    if not serial:
+        dask_ready()
     try:
         rep = run_serial(cfgs, st, cb) if serial else run_sweep(cfgs, st, scheduler=scheduler, n_workers=workers, progress=cb)
     finally:
         bar.close()
+        _resume_summary(notes)
     records = [st.get(c.key()) for c in cfgs]
     write_text(Path(store) / "summary.csv", summary_csv([r for r in records if r is not None]), inputs=traces, field="--store")
     typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; "
@@ -236,28 +278,30 @@ def experiment_paper(
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    progress_every: float = _progress_every_option(),
+    workloads: list[str] = typer.Option(
+        [], "--workloads", metavar="NAME[,NAME...]",
+        help="Workloads (trace sources or labels, comma-separated or repeated; default chronus-slo,chronus-mix1,chronus-mix2,"
+             "helios-gen; also helios-venus, the real Venus job log). Cells whose data is absent are skipped and named."),
 ) -> None:
     """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies x seeds: mean and 95 % interval per cell
     (table.md/csv, runs.csv), change vs Chronus, figures."""
     import json
     import time
 
-    from sensaopt.datasets import require
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
-    from sensaopt.policies import policy_names
-    from sensaopt.sweep import ResultStore, paper
+    from sensaopt.policies import check_policy, policy_names
+    from sensaopt.sweep import paper
     from sensaopt.sweep.paper import POLICIES, PaperSettings, paper_configs
     from sensaopt.sweep.provenance import git_state, machine
     from sensaopt.sweep.runner import check_configs
-    from sensaopt.traces.sources import data_needed
 
     t0, git, host = time.perf_counter(), git_state(), machine()  # the code and machine as the command starts
     known = set(policy_names())
     pols = tuple(policy) if policy else tuple(p for p in POLICIES if p in known)
     for p in pols:
-        if p not in known:
-            raise InputError("--policy", "policy", f"unknown policy {p!r} (known: {', '.join(sorted(known))})")
+        check_policy(p)
     if not (0 < scale <= 1):
         raise InputError("--scale", "scale", "must be within (0, 1]")
     check_output_dir(output, field="-o")
@@ -268,10 +312,14 @@ def experiment_paper(
         for name in paper.RESULT_FILES:
             check_output(results / name, field="--results")
     shapes = tuple(x for x in shape if x.lower() != "none") if shape else paper.SHAPES
+    try:
+        chosen = paper.workload_choice(workloads) if workloads else paper.DEFAULT_WORKLOADS
+    except ValueError as e:
+        raise InputError("--workloads", "workload", str(e)) from None
     s = PaperSettings(scale=scale, policies=pols, seeds=tuple(range(seed, seed + seeds)), round_minutes=round_minutes,
                       sensitive_fraction=sensitive_fraction, node=node, helios_days=helios_days, shapes=shapes,
                       shape_gpus=tuple(shape_gpus) or PaperSettings.shape_gpus, decomposition=decomposition,
-                      duration_at=None if duration_at.lower() == "none" else duration_at)
+                      duration_at=None if duration_at.lower() == "none" else duration_at, workloads=chosen)
     if decomposition:
         try:
             paper.check_decomposition()
@@ -280,10 +328,13 @@ def experiment_paper(
     runs = paper_configs(s)
     check_configs([c for _, _, c in runs])  # e.g. --node bogus: one line before any run
     if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
-        require(name for _, _, c in runs for name in data_needed(c.trace, c.guided))
-    store = ResultStore(output)  # runs in output/runs/<key>.json
+        s, runs = _present_workloads(s, runs)
+    store, notes = _store(output)  # runs in output/runs/<key>.json
     cfgs = [c for _, _, c in runs]
-    rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers)
+    try:
+        rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers, progress_every)
+    finally:
+        _resume_summary(notes)
     rows, cells, md = paper.build_report(s, runs, records, bounds=paper.missing_bounds(runs, records))
     written = paper.write_report(output, cells, rows, md, runs, records)
     if results is not None:
@@ -298,19 +349,46 @@ def experiment_paper(
     _echo_runs(rep, records, written)
 
 
+def _present_workloads(s: Any, runs: list[Any]) -> tuple[Any, list[Any]]:
+    """The settings and runs of the workloads whose data files are all present; the others
+    named on stderr (with the fetch command); :class:`MissingDataError` when none is."""
+    from sensaopt.datasets import MissingDataError, require
+    from sensaopt.sweep.paper import paper_configs
+    from sensaopt.traces.sources import data_needed
+
+    missing: dict[str, list[str]] = {}  # workload label -> its missing files
+    for label, _, c in runs:
+        try:
+            require(data_needed(c.trace, c.guided))
+        except MissingDataError as e:
+            missing.setdefault(label, e.names)
+    if not missing:
+        return s, runs
+    present = tuple(w for w in s.workloads if w not in missing)
+    if not present:
+        require(n for names in missing.values() for n in names)  # raises: every missing file, one line
+    names = list(dict.fromkeys(n for ns in missing.values() for n in ns))
+    cells = "; ".join(f"{label} ({', '.join(ns)})" for label, ns in missing.items())
+    typer.echo(f"skipped (data not found): {cells}; fetch with `sensaopt data fetch {' '.join(names)}`", err=True)
+    s = replace(s, workloads=present)
+    return s, paper_configs(s)
+
+
 def _run_grid(cfgs: list[Any], store: Any, desc: str, quiet: bool, report_only: bool, serial: bool, scheduler: str | None,
-              workers: int) -> tuple[Any, dict[str, Any]]:
+              workers: int, every_s: float = PROGRESS_EVERY_S) -> tuple[Any, dict[str, Any]]:
     """Run the configurations ``cfgs`` not yet in ``store`` (serially or on Dask) with a
     progress bar, or only count them (``report_only``); return the sweep report and the
     stored record of every configuration that has one. Shared by the experiment commands."""
     from sensaopt.sweep import SweepReport, run_serial, run_sweep
 
     keys = {c.key() for c in cfgs}
-    bar, cb = _run_bar(len(keys), desc, quiet)
+    bar, cb = _run_bar(len(keys), desc, quiet if not report_only else True, every_s)
     try:
         if report_only:
             rep = SweepReport(len(keys), sum(store.has(k) for k in keys))
         else:
+            if not serial:
+                dask_ready()
             rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb)
     finally:
         bar.close()
@@ -349,7 +427,6 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
     from sensaopt.datasets import require
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
-    from sensaopt.sweep import ResultStore
     from sensaopt.sweep import experiment_plot as plot
     from sensaopt.sweep import experiments as ex
     from sensaopt.sweep.runner import check_configs
@@ -367,8 +444,11 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
     check_configs(cfgs)  # an unknown policy, preset or trace: one line before any run
     if not report_only:
         require(n for trace, guided in {(c.trace, c.guided) for c in cfgs} for n in data_needed(trace, guided))
-    store = ResultStore(output)  # runs in output/runs/<key>.json
-    rep, records = _run_grid(cfgs, store, name, quiet, report_only, serial, scheduler, workers)
+    store, notes = _store(output)  # runs in output/runs/<key>.json
+    try:
+        rep, records = _run_grid(cfgs, store, name, quiet, report_only, serial, scheduler, workers)
+    finally:
+        _resume_summary(notes)
     md, csv_text, rows = ex.report(name, runs, records)
     write_text(md_path, md, inputs=(workload.trace,), field="--out")
     write_text(csv_path, csv_text, inputs=(workload.trace,), field="--out")

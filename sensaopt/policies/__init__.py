@@ -6,6 +6,11 @@ Add your own with :func:`register_policy`::
     class Mine(BasePolicy):
         name = "mine"
         def decide(self, state): ...
+
+or, without touching sensaopt, from an installed package: an entry point in the group
+:data:`ENTRY_POINT_GROUP` (``[project.entry-points."sensaopt.policies"] mine =
+"my_pkg.policy:Mine"``; a built-in name wins), or the import path itself as the name
+(``--policy my_pkg.policy:Mine``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ from typing import Any
 
 from sensaopt.policies.base import Allocation, BasePolicy, Decider, JobState, NoConfig, Policy, RoundState
 from sensaopt.registry import Registry
+
+ENTRY_POINT_GROUP = "sensaopt.policies"
+"""The entry-point group of policies from other packages (``name = "module:Class"``)."""
 
 # name -> policy class, or "module:Class" imported on first use (so that `import sensaopt` stays light)
 POLICIES: Registry[type] = Registry("policy", {
@@ -32,7 +40,7 @@ POLICIES: Registry[type] = Registry("policy", {
     "edf-tune-demote": "sensaopt.policies.synergy:EDFTuneDemotePolicy",
     "rolling-cpsat": "sensaopt.exact.rolling:RollingCPSATPolicy",
     "rolling-milp": "sensaopt.exact.rolling:RollingMILPPolicy",
-})
+}, entry_points=ENTRY_POINT_GROUP, import_paths=True)
 
 
 def register_policy(name: str) -> Callable[[type], type]:
@@ -50,7 +58,27 @@ def policy_names() -> list[str]:
 
 
 def policy_class(name: str) -> type:
-    return POLICIES.get(name)
+    """The policy class named ``name`` (a registered name, an installed plug-in's, or
+    ``package.module:Class``); KeyError, one line, when there is none or it is not a class."""
+    cls = POLICIES.get(name)
+    if not isinstance(cls, type):
+        raise KeyError(f"policy {name!r}: {type(cls).__name__} object is not a class")
+    return cls
+
+
+def file_stem(name: str) -> str:
+    """The policy's part of an output file name: ``name`` with ``:`` (an import path's) as ``-``."""
+    return name.replace(":", "-")
+
+
+def check_policy(name: str, field: str = "--policy") -> None:
+    """:class:`InputError` (one line) unless ``name`` names a policy class (imported to check)."""
+    from sensaopt.errors import InputError
+
+    try:
+        policy_class(name)
+    except KeyError as e:
+        raise InputError(field, "policy", str(e.args[0])) from None
 
 
 def make_policy(name: str, config: Any = None, **overrides: Any) -> Policy:
@@ -68,5 +96,6 @@ def policy_config_class(name: str) -> type:
     return type(cfg) if is_dataclass(cfg) else NoConfig
 
 
-__all__ = ["Allocation", "BasePolicy", "Decider", "JobState", "NoConfig", "POLICIES", "Policy", "RoundState", "make_policy", "policy_class",
-           "policy_config_class", "policy_names", "register_builtin", "register_policy"]
+__all__ = ["ENTRY_POINT_GROUP", "Allocation", "BasePolicy", "Decider", "JobState", "NoConfig", "POLICIES", "Policy", "RoundState",
+           "check_policy", "file_stem", "make_policy", "policy_class", "policy_config_class", "policy_names", "register_builtin",
+           "register_policy"]

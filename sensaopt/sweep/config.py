@@ -20,7 +20,7 @@ SCHEMA = 1  # bump when a run's meaning changes: old stored results stop matchin
 
 # fields added after SCHEMA 1 -> the value at which they are left out of key() and
 # to_dict(), so that runs stored before they existed keep their keys
-_NEUTRAL: dict[str, Any] = {"guided": False, "policy_config": (), "move_cost_scale": 1.0, "duration_at": "reference"}
+_NEUTRAL: dict[str, Any] = {"guided": False, "policy_config": (), "move_cost_scale": 1.0, "duration_at": "reference", "columns": None}
 # duration_at is stored *resolved* (sensaopt.traces.trace.resolve_duration_at: None means the
 # default for the preset's node shape): every run stored before the option existed made work =
 # duration ("reference", Chronus nodes included), so "reference" is left out of the key and a

@@ -45,7 +45,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 WORKLOADS = (("Philly SLO", "chronus-slo", "philly"), ("Philly MIX1", "chronus-mix1", "philly"),
-             ("Philly MIX2", "chronus-mix2", "philly"), ("Helios", "helios-gen", "helios"))
+             ("Philly MIX2", "chronus-mix2", "philly"), ("Helios", "helios-gen", "helios"),
+             ("Helios Venus log", "helios-venus", "helios"))
+"""(label, trace source, cluster family) of each workload the experiment can run."""
+DEFAULT_WORKLOADS = ("Philly SLO", "Philly MIX1", "Philly MIX2", "Helios")
+"""The paper's four workloads (labels); ``--workloads`` picks others (the real Venus log: ``helios-venus``)."""
 POLICIES = ("sensascale", "sensascale-paper", "chronus", "synergy-tune", "edf", "edf-demote", "edf-tune", "edf-tune-demote",
             "lst", "fifo")
 """The second edition's policies (the command runs those registered unless ``--policy`` is given)."""
@@ -114,7 +118,7 @@ class PaperSettings:
     further node shapes, each running :data:`SHAPE_WORKLOAD` on ``shape_gpus``-GPU nodes;
     ``decomposition``: the :data:`DECOMPOSITION` rows; ``duration_at``: what a trace
     duration means (:data:`sensaopt.traces.trace.DURATION_AT`; None: the default of each
-    node shape)."""
+    node shape); ``workloads``: the labels of the :data:`WORKLOADS` run."""
 
     scale: float = 1.0
     policies: tuple[str, ...] = POLICIES
@@ -127,9 +131,11 @@ class PaperSettings:
     shape_gpus: tuple[int, ...] = (8, 16)
     decomposition: bool = False
     duration_at: str | None = None
+    workloads: tuple[str, ...] = DEFAULT_WORKLOADS  # labels of WORKLOADS
 
 
-LEGACY_SETTINGS: dict[str, Any] = {"shapes": [], "shape_gpus": [8, 16], "decomposition": False, "duration_at": "reference"}
+LEGACY_SETTINGS: dict[str, Any] = {"shapes": [], "shape_gpus": [8, 16], "decomposition": False, "duration_at": "reference",
+                                   "workloads": list(DEFAULT_WORKLOADS)}
 """What a provenance record whose settings lack a field did (made before the field existed)."""
 
 
@@ -173,6 +179,21 @@ def policy_label(cfg: RunConfig) -> str:
     return f"{cfg.policy} [{', '.join(f'{k}={v}' for k, v in cfg.policy_config)}]"
 
 
+def workload_choice(names: Iterable[str]) -> tuple[str, ...]:
+    """The labels of the workloads named (each a :data:`WORKLOADS` trace source or label,
+    comma-separated or repeated) in :data:`WORKLOADS` order; ValueError naming an unknown one."""
+    by_name = {w[1]: w[0] for w in WORKLOADS} | {w[0].lower(): w[0] for w in WORKLOADS}
+    chosen: set[str] = set()
+    for n in (x.strip() for name in names for x in name.split(",")):
+        if n and n.lower() not in by_name:
+            raise ValueError(f"unknown workload {n!r} (known: {', '.join(w[1] for w in WORKLOADS)})")
+        if n:
+            chosen.add(by_name[n.lower()])
+    if not chosen:
+        raise ValueError("no workload named")
+    return tuple(w[0] for w in WORKLOADS if w[0] in chosen)
+
+
 def check_decomposition() -> None:
     """Every :data:`DECOMPOSITION` knob is a SensaScale knob (ValueError naming it, before any run)."""
     from dataclasses import fields
@@ -202,9 +223,10 @@ def paper_configs(s: PaperSettings) -> list[tuple[str, int, RunConfig]]:
     from sensaopt.config import as_pairs
 
     out = []
-    cells = [(label, trace, family, g, s.node) for label, trace, family in WORKLOADS for g in (8, 16)]
+    chosen = [w for w in WORKLOADS if w[0] in s.workloads]
+    cells = [(label, trace, family, g, s.node) for label, trace, family in chosen for g in (8, 16)]
     cells += [(label, trace, family, g, shape) for shape in s.shapes if shape != s.node
-              for label, trace, family in WORKLOADS if label == SHAPE_WORKLOAD for g in s.shape_gpus]
+              for label, trace, family in chosen if label == SHAPE_WORKLOAD for g in s.shape_gpus]
     for seed in s.seeds:
         for label, trace, family, g, node in cells:
             preset, frac = cluster_for(family, g, s, node)
@@ -697,9 +719,10 @@ def policy_defaults(policy: str) -> dict[str, Any] | None:
     for a policy not registered here."""
     from dataclasses import asdict, is_dataclass
 
-    from sensaopt.policies import make_policy, policy_names
+    from sensaopt.policies import POLICIES as REGISTERED
+    from sensaopt.policies import make_policy
 
-    if policy not in policy_names():
+    if policy not in REGISTERED:
         return None
     cfg = make_policy(policy).config
     return _jsonable(asdict(cfg)) if is_dataclass(cfg) and not isinstance(cfg, type) else {}
@@ -800,6 +823,7 @@ def paper_args(s: PaperSettings, output: str | Path, results: str | Path | None 
     for g in s.shape_gpus:
         args += ["--shape-gpus", str(g)]
     args += ["--duration-at", s.duration_at or "none"] + (["--decomposition"] if s.decomposition else [])
+    args += ["--workloads", ",".join(s.workloads)]
     if results is not None:
         args += ["--results", str(results)]
     return args

@@ -56,18 +56,16 @@ def check_configs(configs: Iterable[RunConfig], *, trace_files: bool = True) -> 
     neither a known source nor a file here. Raises :class:`InputError` (the runs' own message)."""
     from pathlib import Path
 
-    from sensaopt.policies import policy_names
+    from sensaopt.policies import check_policy
     from sensaopt.traces.presets import preset_spec
     from sensaopt.traces.sources import source_names
     from sensaopt.traces.trace import DURATION_AT, resolve_duration_at
 
-    known = set(policy_names())
     sources = set(source_names())
     clusters: set[tuple[str, float | None, float | None]] = set()
     traces: set[str] = set()
     for c in configs:
-        if c.policy not in known:
-            raise InputError("--policy", "policy", f"unknown policy {c.policy!r} (known: {', '.join(sorted(known))})")
+        check_policy(c.policy)
         if (c.preset, c.cpu_per_gpu, c.mem_per_gpu) not in clusters:
             preset_spec(c.preset, c.cpu_per_gpu, c.mem_per_gpu)
             clusters.add((c.preset, c.cpu_per_gpu, c.mem_per_gpu))

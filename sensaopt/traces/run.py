@@ -83,8 +83,10 @@ def summary(instance: Instance, res: Result, workload: dict | None = None) -> di
 
 def output_paths(outdir: str | Path, policy: str) -> tuple[Path, Path]:
     """The files :func:`write_outputs` writes for ``policy``: (jobs CSV, summary JSON)."""
-    out = Path(outdir)
-    return out / f"{policy}.jobs.csv", out / f"{policy}.summary.json"
+    from sensaopt.policies import file_stem
+
+    out, stem = Path(outdir), file_stem(policy)
+    return out / f"{stem}.jobs.csv", out / f"{stem}.summary.json"
 
 
 def write_outputs(outdir: str | Path, policy: str, instance: Instance, res: Result, ev: Evaluation | None = None,

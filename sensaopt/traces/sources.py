@@ -5,11 +5,16 @@
 * ``chronus-slo``, ``chronus-mix1``, ``chronus-mix2``: the Chronus Philly traces in
   the shared traces folder;
 * ``helios-gen``, ``philly-gen``: the calibrated generators;
+* ``helios-venus``, ``helios-earth``, ``helios-saturn``, ``helios-uranus``: the real
+  Helios job logs (HeliosData ``cluster_log.csv``, GPU jobs; no deadlines in the log:
+  :class:`sensaopt.traces.trace.DeadlineRule` adds them, as for ``helios-gen``);
 * ``synthetic``: :func:`sensaopt.generate.generate`'s job mix (small, file-free; for
   tests and quick sweeps; ``jobs`` sets the job count);
-* a name added with ``SOURCES.register(name, fn)`` (``fn(SourceRequest) -> TraceData``);
+* a name added with ``SOURCES.register(name, fn)`` (``fn(SourceRequest) -> TraceData``) or
+  by an installed package's entry point in the group ``sensaopt.trace_sources``;
 * a file path: ``*.json`` is a Philly ``cluster_job_log``; a ``*.csv`` whose header has
-  ``expect_time_list`` is a Chronus trace, one with ``gpu_num`` a Helios job log.
+  ``expect_time_list`` is a Chronus trace, one with ``gpu_num`` a Helios job log; any
+  other CSV through a column mapping (``columns``, :mod:`sensaopt.traces.mapped`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sensaopt.datasets import HELIOS_CLUSTERS
 from sensaopt.errors import InputError
 from sensaopt.registry import Registry
 from sensaopt.traces.paths import CHRONUS_TRACES, data_file
@@ -56,6 +62,17 @@ def _chronus_trace(name: str) -> SourceFn:
     return load
 
 
+def _helios_log(cluster: str) -> SourceFn:
+    def load(q: SourceRequest) -> TraceData:
+        from sensaopt.datasets import DATA_FILES
+        from sensaopt.traces.helios import read_helios
+
+        f = DATA_FILES[f"{cluster}-log"]
+        return window(read_helios(data_file(f.path), q.on_error, name=f"helios-{cluster}"), q.start, q.days, q.limit)
+
+    return load
+
+
 def _helios_gen(q: SourceRequest) -> TraceData:
     from sensaopt.traces.generators import HeliosConfig, generate_helios
 
@@ -77,9 +94,13 @@ def _synthetic_source(q: SourceRequest) -> TraceData:
 SOURCES: Registry[SourceFn] = Registry("trace source", {
     **{name: _chronus_trace(name) for name in CHRONUS_TRACES},
     "helios-gen": _helios_gen,
+    **{f"helios-{c.lower()}": _helios_log(c.lower()) for c in HELIOS_CLUSTERS},
     "philly-gen": _philly_gen,
     "synthetic": _synthetic_source,
-})
+}, entry_points="sensaopt.trace_sources")
+"""Named sources; installed packages add theirs through the entry-point group
+``sensaopt.trace_sources`` (``name = "module:function"``, the function taking a
+:class:`SourceRequest` and returning a :class:`TraceData`; a built-in name wins)."""
 
 
 def source_names() -> list[str]:
@@ -88,6 +109,7 @@ def source_names() -> list[str]:
 
 # the data files (names in sensaopt.datasets.DATA_FILES) each named source reads
 SOURCE_DATA: dict[str, tuple[str, ...]] = {**{name: (name,) for name in CHRONUS_TRACES},
+                                           **{f"helios-{c.lower()}": (f"{c.lower()}-log",) for c in HELIOS_CLUSTERS},
                                            "helios-gen": ("venus-throughput",), "philly-gen": ("philly-runtimes",)}
 
 
@@ -107,12 +129,22 @@ def make_trace(
     jobs: int | None = None,
     cluster_gpus: int = 960,
     on_error: str = "raise",
+    columns: str | None = None,
 ) -> TraceData:
     """The jobs of ``spec`` (a name in :data:`SOURCES` or a file; window ``start``
     minutes + ``days``, first ``limit``). ``seed`` drives generators; ``jobs`` sets the
     generators' job count (Philly, synthetic); ``cluster_gpus`` sizes the Philly
-    generator's arrival rate."""
+    generator's arrival rate; ``columns``: a CSV file in another layout, read through
+    that mapping (:mod:`sensaopt.traces.mapped`)."""
     q = SourceRequest(start, days, limit, seed, jobs, cluster_gpus, on_error)
+    if columns is not None:
+        from sensaopt.traces.mapped import parse_columns, read_mapped
+
+        mapping = parse_columns(columns)  # a bad mapping: one line before the file is read
+        if spec in SOURCES or not Path(spec).is_file():
+            raise InputError(spec, "--columns", "a column mapping reads a CSV file, not a named source" if spec in SOURCES
+                             else "no such file")
+        return window(read_mapped(spec, mapping, on_error), start, days, limit)
     if spec in SOURCES:
         return SOURCES.get(spec)(q)
     p = Path(spec)
@@ -131,7 +163,8 @@ def make_trace(
         from sensaopt.traces.helios import read_helios
 
         return window(read_helios(p, on_error), start, days, limit)
-    raise InputError(str(p), "header", "not a Chronus trace (expect_time_list) nor a Helios job log (gpu_num)")
+    raise InputError(str(p), "header", "not a Chronus trace (expect_time_list) nor a Helios job log (gpu_num); "
+                     "map its columns with --columns arrival=COL,gpus=COL,work=COL[:s|min|h]")
 
 
 def _header(p: Path) -> list[str]:
@@ -173,6 +206,7 @@ def make_instance(
     sample: float = 1.0,
     on_error: str = "raise",
     duration_at: str | None = None,
+    columns: str | None = None,
 ) -> tuple[Instance, TraceData]:
     """(instance, trace data) of a source on a cluster preset. ``sample`` keeps that
     fraction of the jobs (seeded, :func:`thin`). ``load`` multiplies the
@@ -186,7 +220,8 @@ def make_instance(
 
     cluster = preset_cluster(preset, cpu_per_gpu, mem_per_gpu)
     convention = resolve_duration_at(duration_at, cluster)  # a bad value: one line before the trace is read
-    data = make_trace(spec, start=start, days=days, limit=limit, seed=seed, jobs=jobs, cluster_gpus=cluster.total_gpus, on_error=on_error)
+    data = make_trace(spec, start=start, days=days, limit=limit, seed=seed, jobs=jobs, cluster_gpus=cluster.total_gpus, on_error=on_error,
+                      columns=columns)
     data = scale_load(thin(data, sample, seed), load)
     mix = SensitivityMix(mode=mix_mode, sensitive_fraction=sensitive_fraction, guided=guided)
     try:
@@ -207,6 +242,6 @@ def workload_instance(w: WorkloadConfig, on_error: str = "raise") -> tuple[Insta
         w.trace, w.preset, start=w.start, days=w.days, limit=w.limit, jobs=w.jobs, seed=w.seed, round_minutes=w.round_minutes,
         load=w.load, sensitive_fraction=w.sensitive_fraction, mix_mode=w.mix, guided=w.guided, cpu_per_gpu=w.cpu_per_gpu,
         mem_per_gpu=w.mem_per_gpu, best_effort_fraction=w.best_effort_fraction, sample=w.sample, on_error=on_error,
-        duration_at=w.duration_at,
+        duration_at=w.duration_at, columns=w.columns,
     )
     return inst.with_move_cost_scale(w.move_cost_scale), data
