@@ -38,7 +38,7 @@ from sensaopt.instance import Cluster
 from sensaopt.options import job_options
 from sensaopt.profiles import Option, SensitivityProfile
 
-DEFAULT_REFINE = 4  # refined steps per grid cell and axis of the outer grid (the relaxation)
+DEFAULT_REFINE = 2  # refined steps per grid cell and axis of the finest outer grid (the relaxation); finer: refine=
 LATTICE = 100  # grid points on a 1/100 core, 1/100 GB lattice (the models' resource units stay integral)
 EPS = 1e-9
 
