@@ -29,7 +29,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from sensaopt.errors import InputError
@@ -216,15 +216,18 @@ class Kept:
     "one line, nothing written" holds."""
 
     def __init__(self) -> None:
-        self.parts: dict[str, str] = {}  # file -> what of it is finished
+        self.parts: dict[str, str | Callable[[], str | None]] = {}  # file -> what of it is finished
 
-    def note(self, path: PathLike, what: str) -> None:
+    def note(self, path: PathLike, what: str | Callable[[], str | None]) -> None:
+        """``what``: a text, or a function giving it when the command ends (None: nothing kept there)."""
         self.parts[os.fspath(path)] = what
 
     def text(self) -> str | None:
-        if not self.parts:
+        done = [(path, what() if callable(what) else what) for path, what in self.parts.items()]
+        done = [(path, what) for path, what in done if what is not None]
+        if not done:
             return None
-        return "kept: " + ", ".join(f"{what} in {path}" if what else path for path, what in self.parts.items())
+        return "kept: " + ", ".join(f"{what} in {path}" if what else path for path, what in done)
 
     @contextlib.contextmanager
     def guard(self) -> Iterator[Kept]:

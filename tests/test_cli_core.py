@@ -199,7 +199,9 @@ def test_set_changes_the_policy_config_and_reaches_params(capsys):
 def test_solve_picks_cbc_by_name(capsys):
     code, out, _ = run(["solve", TINY, "--solver", "cbc", "--time-limit", PROOF, "--json"], capsys)
     d = json.loads(out)
-    assert code == 0 and d["solver"].endswith("cbc") and d["status"] == "OPTIMAL"
+    assert code == 0 and d["solver"].endswith("cbc")
+    # optimal over the model's grid; OPTIMAL over every allocation only if the relaxation certifies it (issue 24)
+    assert d["status"] == "OPTIMAL" or (d["status"] == "FEASIBLE" and d["params"]["allocations"]["grid_bound"] >= d["objective"] - 1e-6)
 
 
 def test_registry_lists_known_names_on_a_miss():

@@ -98,7 +98,10 @@ def test_serial_sweep_interrupted_then_resumed(sig, tmp_path, capsys):
     store = tmp_path / "store"
     code, err = interrupt_after(store, 3, sig, ("--serial",))
     if sig == signal.SIGINT:
-        assert code == 130 and err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err
+        last = err.strip().splitlines()[-1]
+        n = len(stored(store))  # the interrupt line counts the runs the store keeps (issue 26)
+        assert code == 130 and last == f"interrupted (kept: {n} of {N_SEEDS} runs in {store / 'runs'})", err
+        assert "Traceback" not in err
     else:
         assert code == -signal.SIGKILL
     resume_and_check(store, stored(store), capsys)
