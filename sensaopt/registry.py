@@ -26,6 +26,7 @@ class Registry(Generic[T]):
         self.entry_points = entry_points
         self.import_paths = import_paths
         self._plugins_read = entry_points is None
+        self._remembered: set[str] = set()  # import paths get() imported: kept, not listed
 
     def _read_plugins(self) -> None:
         """Add the entry points of the group ``entry_points`` (``name = "module:attr"``), once."""
@@ -40,6 +41,7 @@ class Registry(Generic[T]):
     def register(self, name: str, target: T | str) -> None:
         """Add (or replace) ``name``; ``target`` is the object or ``"module:attr"``."""
         self._entries[name] = target
+        self._remembered.discard(name)
 
     def decorator(self, name: str) -> Callable[[T], T]:
         """``@registry.decorator("name")`` registers the decorated object."""
@@ -53,7 +55,7 @@ class Registry(Generic[T]):
     def names(self) -> list[str]:
         """The registered names (installed plug-ins included; import paths are not listed)."""
         self._read_plugins()
-        return sorted(self._entries)
+        return sorted(n for n in self._entries if n not in self._remembered)
 
     def __contains__(self, name: object) -> bool:
         self._read_plugins()
@@ -67,12 +69,21 @@ class Registry(Generic[T]):
         if name not in self._entries and not (self.import_paths and is_import_path(name)):
             hint = "; or package.module:Class" if self.import_paths else ""
             raise KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}{hint}")
+        if name not in self._entries:
+            self._remembered.add(name)
         target = self._entries.get(name, name)  # an import path is kept only once it imports
         if isinstance(target, str):
             obj: T = _import(target, f"{self.kind} {name!r}")  # type: ignore[assignment]  # what the entry names
             self._entries[name] = obj
             return obj
         return target
+
+
+    def forget(self, name: str) -> None:
+        """Drop an import path :meth:`get` remembered (a registered name stays)."""
+        if name in self._remembered:
+            self._remembered.discard(name)
+            self._entries.pop(name, None)
 
 
 def is_import_path(name: str) -> bool:

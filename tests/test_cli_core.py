@@ -15,6 +15,7 @@ PROOF = str(PROOF_S)  # the --time-limit of a command expected to prove (tests/c
 
 
 TINY = REPO / "instances" / "tiny-8gpu.json"
+TINY16 = REPO / "instances" / "tiny-16gpu.json"  # proven over every allocation in seconds (the allocation check, issue 24)
 
 
 def run(args, capsys):
@@ -139,7 +140,7 @@ def test_version(capsys):
 @pytest.mark.parametrize("args", [["--policy", "chronus"], ["--solver", "milp", "--time-limit", PROOF]], ids=["chronus", "milp"])
 def test_json_stdout_is_clean_of_solver_banners(args):
     # highspy prints a banner from C++ when a solver object is built
-    p = subprocess.run([sys.executable, "-m", "sensaopt", "solve", str(TINY), "--json", *args], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "sensaopt", "solve", str(TINY16), "--json", *args], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["status"] in ("FEASIBLE", "OPTIMAL")
 
@@ -197,11 +198,9 @@ def test_set_changes_the_policy_config_and_reaches_params(capsys):
 
 
 def test_solve_picks_cbc_by_name(capsys):
-    code, out, _ = run(["solve", TINY, "--solver", "cbc", "--time-limit", PROOF, "--json"], capsys)
+    code, out, _ = run(["solve", TINY16, "--solver", "cbc", "--time-limit", PROOF, "--json"], capsys)
     d = json.loads(out)
-    assert code == 0 and d["solver"].endswith("cbc")
-    # optimal over the model's grid; OPTIMAL over every allocation only if the relaxation certifies it (issue 24)
-    assert d["status"] == "OPTIMAL" or (d["status"] == "FEASIBLE" and d["params"]["allocations"]["grid_bound"] >= d["objective"] - 1e-6)
+    assert code == 0 and d["solver"].endswith("cbc") and d["status"] == "OPTIMAL"
 
 
 def test_registry_lists_known_names_on_a_miss():

@@ -148,21 +148,28 @@ def test_gap_table_fits_100_columns_and_separates_the_parts(tmp_path, capsys):
     assert main(["gap", *files, "--policy", "fifo", "--time-limit", PROOF, "-q", "-o", str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3 and all(len(x) <= 100 for x in lines), [len(x) for x in lines]
-    assert lines[0].split() == ["instance", "policy", "exact_status", "misses", "extra_misses", "avg_jct", "jct_gap_pct", "jct_bound"]
+    from sensaopt.cli.exact import GAP_COLUMNS, GAP_TABLE_COLUMNS
+
+    assert lines[0].split() == GAP_TABLE_COLUMNS
     rows = json.loads(out.read_text())
-    assert [list(r) for r in rows] == [list(COMPARISON_COLUMNS)] * 2  # -o keeps every column
+    assert [list(r) for r in rows] == [GAP_COLUMNS] * 2  # -o keeps every column (the instance bounds' too)
     r8, r16 = rows
-    assert r8["instance"] == files[0] and r8["exact_status"] == "OPTIMAL"
+    # tiny-8gpu: optimal over the model's grid, not certified over every allocation (issue 24)
+    assert r8["instance"] == files[0] and r8["exact_status"] in ("OPTIMAL", "FEASIBLE")
     assert r16["extra_misses"] == 1 and r16["jct_gap_pct"] is None and lines[2].split()[-2] == "-"
     assert r8["extra_misses"] == 0 and r8["jct_gap_pct"] == pytest.approx(6.93, abs=0.01)
     assert r8["jct_gap_pct"] == pytest.approx(float(lines[1].split()[-2]), abs=0.01)
-    assert r8["jct_bound"] == pytest.approx(r8["exact_avg_jct"])  # proven optimal: the bound is the optimum's JCT
+    assert r8["jct_bound"] <= r8["exact_avg_jct"] + 1e-6  # the bound at the exact schedule's loss level
+    if r8["exact_status"] == "OPTIMAL":
+        assert r8["jct_bound"] == pytest.approx(r8["exact_avg_jct"])  # proven optimal: the bound is the optimum's JCT
 
 
 def test_gap_wide_shows_every_column(capsys):
-    assert main(["gap", str(TINY8), "--time-limit", PROOF, "-q", "--wide"]) == 0
+    assert main(["gap", str(TINY16), "--time-limit", PROOF, "-q", "--wide"]) == 0
+    from sensaopt.cli.exact import GAP_COLUMNS
+
     header = capsys.readouterr().out.splitlines()[0].split()
-    assert header == list(COMPARISON_COLUMNS)
+    assert header == GAP_COLUMNS
 
 
 def test_round_gap_prints_the_lexicographic_summary(tmp_path, capsys):

@@ -62,6 +62,7 @@ def policy_class(name: str) -> type:
     ``package.module:Class``); KeyError, one line, when there is none or it is not a class."""
     cls = POLICIES.get(name)
     if not isinstance(cls, type):
+        POLICIES.forget(name)  # an import path to something else is not remembered
         raise KeyError(f"policy {name!r}: {type(cls).__name__} object is not a class")
     return cls
 
