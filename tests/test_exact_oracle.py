@@ -184,7 +184,7 @@ def test_random_tiny_instances_never_beat_the_oracle(backend, inst):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(inst=tiny_instances())
 def test_random_tiny_instances_never_beat_the_oracle_many(backend, inst):
     _random_case(inst, backend)

@@ -81,7 +81,7 @@ class BuildTimeout(SensaoptError):
     """The time limit ran out while the model was being built."""
 
 
-BUILD_CHECK_EVERY = 512  # constraints (or jobs' variables) between two looks at the clock while building
+BUILD_CHECK_EVERY = 512  # constraints between two looks at the clock while building (variables: after every job)
 
 
 def check_deadline(v: Vars) -> None:
@@ -100,6 +100,7 @@ def build(data: ModelData, be: Backend, spec: ModelSpec | Strength | None = None
     spec = spec_of(spec)
     strength = spec.strength
     v = Vars(deadline=budget.deadline if budget is not None else None)
+    check_deadline(v)  # a budget already spent: no build at all
     with gc_paused():
         add_variables(data, be, v, strength)
         check_deadline(v)
@@ -119,8 +120,7 @@ def add_variables(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     the symmetry-breaking ``ever`` indicators."""
     for jd in data.jobs:
         _add_job_variables(data, be, v, s, jd)
-        if jd.k % BUILD_CHECK_EVERY == BUILD_CHECK_EVERY - 1:
-            check_deadline(v)
+        check_deadline(v)  # after every job: one job's variables can take milliseconds (thousands of pairs x slots)
     if s.symmetry and not data.window:
         for n, t in _sym_pairs(data):
             v.ever[n, t] = be.bool_var(f"ever_{n}_{t}")
