@@ -108,7 +108,7 @@ def test_exact_optimum_is_the_brute_force_optimum_with_change_costs(exact_backen
     free, best = best_of(name, ZERO), best_of(name, costs)
     assert free is not None and best is not None
     assert best > free + 1e-6  # the costs matter: the zero-cost optimum is out of reach
-    res = exact_backend(inst, horizon=H, time_limit=PROOF_S, workers=1)
+    res = exact_backend(inst, horizon=H, time_limit=PROOF_S, workers=1, relax_time_limit=0)  # the grid is the point
     assert grid_optimal(res), res.message  # the brute force enumerates the model's grid (tests/test_exact_oracle.py: all allocations)
     ev = check_schedule(inst, res.schedule)
     assert ev.ok and compute_metrics(inst, ev).objective == pytest.approx(res.objective, abs=1e-9)

@@ -30,11 +30,18 @@ def _valid(inst, res):
     assert res.objective == pytest.approx(compute_metrics(inst, ev).objective, abs=1e-9)
 
 
-def test_same_optimum_as_weighted_solve(exact_backend):
-    """tiny-8gpu needs one deadline miss: both ways prove 100115.4."""
+@pytest.mark.parametrize("backend", ["cpsat", "highs", pytest.param("cbc", marks=pytest.mark.slow)])  # CBC: 70 s
+def test_same_optimum_as_weighted_solve(backend):
+    """tiny-8gpu needs one deadline miss: both ways prove 100115.4 over the model's grid."""
+    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.exact.milp import solve_milp
+
+    def exact_backend(inst, **kw):
+        return solve_cpsat(inst, **kw) if backend == "cpsat" else solve_milp(inst, backend=backend, **kw)
+
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
-    lex = exact_backend(inst, time_limit=PROOF_S, workers=2)
-    one = exact_backend(inst, time_limit=PROOF_S, workers=2, lexicographic=False)
+    lex = exact_backend(inst, time_limit=PROOF_S, workers=2, relax_time_limit=0)  # the grid model is the point
+    one = exact_backend(inst, time_limit=PROOF_S, workers=2, lexicographic=False, relax_time_limit=0)
     assert grid_optimal(lex) and grid_optimal(one), (lex.message, one.message)  # optimal over the grid; issue 24 for the rest
     _valid(inst, lex)
     assert lex.objective == pytest.approx(one.objective, abs=1e-6)
@@ -49,7 +56,7 @@ def test_bound_valid_when_phase1_is_cut_short(seed):
     from sensaopt.exact.cpsat import solve_cpsat
 
     inst = generate(GeneratorConfig(jobs=6, nodes=1, seed=seed, load=2.5))
-    ref = solve_cpsat(inst, time_limit=PROOF_S, lexicographic=False)
+    ref = solve_cpsat(inst, time_limit=PROOF_S, lexicographic=False, relax_time_limit=0)
     assert grid_optimal(ref)
     cut = solve_cpsat(inst, time_limit=60, phase1_share=1e-4)
     _valid(inst, cut)

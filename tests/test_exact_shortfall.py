@@ -86,7 +86,7 @@ def test_optimal_within_horizon_flagged():
     from sensaopt.exact.cpsat import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
-    short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24)
+    short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24, relax_time_limit=0)
     assert grid_optimal(short) and short.objective == pytest.approx(100115.4, abs=1e-6)
     assert short.params["optimal_within_horizon"] == 24 and "optimal within a horizon of 24 rounds" in short.message
     assert not short.params["horizon_proof"]["contains_optimum"]

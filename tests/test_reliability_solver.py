@@ -339,7 +339,7 @@ def test_large_values_inside_the_range_still_solve():
 
     i = inst("tiny-8gpu")
     heavy = i.with_jobs(Job(**{**j.__dict__, "value": 1e4}) if j.id == "j0" else j for j in i.jobs)
-    r = solve_cpsat(heavy, time_limit=20, workers=1)
+    r = solve_cpsat(heavy, time_limit=20, workers=1, relax_time_limit=0)
     assert r.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT) and r.bound is not None
     assert r.bound <= r.objective + 1e-6 and check_schedule(heavy, r.schedule).ok
 
@@ -388,7 +388,7 @@ def test_bound_known_without_solving_is_a_bound():
 
     i = inst("tiny-8gpu")
     data = prepare(i, None, 2, False, 10_000, 10**9).data
-    r = solve_cpsat(i, time_limit=PROOF_S, workers=1)
+    r = solve_cpsat(i, time_limit=PROOF_S, workers=1, relax_time_limit=0)
     assert grid_optimal(r)
     assert 0 < trivial_bound(data) <= r.objective + 1e-9
 

@@ -67,6 +67,7 @@ class SolveSettings:
     families: tuple[Family, ...] | None = None  # the model's constraint families (None: the formulation's)
     refine: int = DEFAULT_REFINE  # allocation relaxation: refined steps per profile cell and axis (exact.model.grid)
     inner_refine: int = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares)
+    relax_time_limit: float | None = None  # seconds for the allocation relaxations (None: RELAX_SHARE of time_limit; 0: none)
 
     @property
     def model_strength(self) -> Strength:
@@ -188,6 +189,7 @@ def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: di
         "strength": asdict(settings.model_strength),
         "refine": settings.refine,
         "inner_refine": settings.inner_refine,
+        "relax_time_limit": settings.relax_time_limit,
         "model_size": model_size(mb).to_dict(),
     }
     if extra:

@@ -43,6 +43,7 @@ def solve_cpsat(
     start: Result | None = None,
     families: tuple[Family, ...] | None = None,
     refine: int = DEFAULT_REFINE,
+    relax_time_limit: float | None = None,
 ) -> Result:
     """Exact offline optimum with CP-SAT (within ``horizon`` rounds; default: the
     SensaScale makespan + ``horizon_slack``). ``time_limit`` seconds, ``workers``
@@ -56,11 +57,14 @@ def solve_cpsat(
     time limit). ``families``: the model's constraint families (None: the formulation's,
     :data:`~sensaopt.exact.model.builder.BUILTIN_FAMILIES`). ``refine``: the finest
     allocation relaxation (steps per profile cell and axis) that may certify OPTIMAL over
-    every valid allocation (:mod:`sensaopt.exact.phases.allocation`)."""
+    every valid allocation (:mod:`sensaopt.exact.phases.allocation`); ``relax_time_limit``:
+    seconds for those relaxations (None: a quarter of ``time_limit``; 0: none, only the
+    instance's own bounds — an optimum over the grid is then FEASIBLE unless they meet it)."""
     engine = Engine("cpsat", exact_params("cpsat", workers, seed, log, solver_options))
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
                              lexicographic=lexicographic, phase1_share=phase1_share,
                              partner=highs_partner(workers, seed) if cooperate else None, branch_price=branch_price,
-                             families=families, refine=refine)
+                             families=families, refine=refine,
+                             relax_time_limit=relax_time_limit)
     return solve_exact("cpsat", instance, engine, settings, start)

@@ -61,20 +61,22 @@ def solve_milp(
     start: Result | None = None,
     families: tuple[Family, ...] | None = None,
     refine: int = DEFAULT_REFINE,
+    relax_time_limit: float | None = None,
 ) -> Result:
     """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc").
     ``cooperate``: in the deadline-hard phase, CP-SAT continues from the MILP
     solver's incumbent after its first 10 % of the time left (both bounds count).
     ``branch_price``: as in :func:`sensaopt.exact.cpsat.solve_cpsat`. ``solver_options``:
     raw options of the solver (HiGHS option names; CBC command-line options), passed through.
-    ``start``, ``families``, ``refine``: as in :func:`~sensaopt.exact.cpsat.solve_cpsat`."""
+    ``start``, ``families``, ``refine``, ``relax_time_limit``: as in :func:`~sensaopt.exact.cpsat.solve_cpsat`."""
     if backend not in BACKENDS:
         raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
     partner = cpsat_partner(workers, seed) if cooperate else None
     settings = SolveSettings(time_limit=time_limit, workers=workers, seed=seed, warm_start=warm_start, horizon=horizon,
                              horizon_slack=horizon_slack, strength=strength, work_scale=work_scale, max_vars=max_vars,
                              lexicographic=lexicographic, phase1_share=phase1_share, partner=partner,
-                             branch_price=branch_price, families=families, refine=refine)
+                             branch_price=branch_price, families=families, refine=refine,
+                             relax_time_limit=relax_time_limit)
     engine = Engine(backend, exact_params(backend, workers, seed, log, solver_options))
     return solve_exact(f"milp:{backend}", instance, engine, settings, start)
 

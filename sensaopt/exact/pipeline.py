@@ -10,9 +10,9 @@
    the loss phases (:mod:`sensaopt.exact.phases.loss`), each ending in the validated Result
    and its horizon proof (:mod:`sensaopt.exact.phases.horizon`);
 6. an optimum the horizon proof does not cover: once more with the horizon it needs;
-7. the allocation check (:mod:`sensaopt.exact.phases.allocation`, at most ``RELAX_SHARE``
-   of the time limit): OPTIMAL only if no allocation between the model's grid points
-   does better.
+7. the allocation check (:mod:`sensaopt.exact.phases.allocation`, at most
+   ``settings.relax_time_limit`` seconds, default ``RELAX_SHARE`` of the time limit):
+   OPTIMAL only if no allocation between the model's grid points does better.
 """
 
 from __future__ import annotations
@@ -46,11 +46,13 @@ def solve_exact(solver: str, instance: Instance, engine: Engine, settings: Solve
     refuse_early(instance, engine, settings)
     start = heuristic_start(instance) if start is None else start
     with terminate_interrupts():
-        inner = budget if grid_dominates(instance, settings.refine, settings.inner_refine) else budget.split(1 - RELAX_SHARE)
+        relax_s = RELAX_SHARE * settings.time_limit if settings.relax_time_limit is None else settings.relax_time_limit
+        dominated = grid_dominates(instance, settings.refine, settings.inner_refine)
+        inner = budget if dominated or relax_s <= 0 else budget.split(max(1 - relax_s / settings.time_limit, 0.05))
         res = solve_within_horizon(solver, instance, engine, settings, start, inner)
         if settings.horizon is None and res.optimal_within_horizon_only:
             res = extend_horizon(res, solver, instance, engine, settings, start, inner)
-        res = certify(res, instance, engine, settings, budget.at_most(RELAX_SHARE * settings.time_limit))
+        res = certify(res, instance, engine, settings, budget.at_most(relax_s))
         return replace(res, runtime_s=budget.elapsed())
 
 
