@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from sensaopt.bounds import jct_bound, miss_bound
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, trivial_bound
+from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, trivial_bound
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, objective_step, round_bound, to_objective
 from sensaopt.exact.model.data import ModelData, build_data
 from sensaopt.exact.model.grid import dominated, inner_options, outer_options
@@ -53,17 +53,6 @@ def grid_dominates(instance: Instance, refine: int, inner_refine: int = 1) -> bo
         if not seen[key]:
             return False
     return True
-
-
-def hopeless_loss(data: ModelData) -> float:
-    """violation_weight × the deadline value every schedule loses at the data's best
-    speeds (metrics units): the deadlines missed even alone."""
-    wv = data.instance.objective.violation_weight
-    loss = 0.0
-    for jd in data.jobs:
-        vals = [val for _, val in jd.deadlines] + [0.0]
-        loss += sum(vals[d] - vals[d + 1] for d, (last, _) in enumerate(jd.deadlines) if last < jd.earliest_done)
-    return wv * loss
 
 
 def ladder(refine: int) -> list[int]:
