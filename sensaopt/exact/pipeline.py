@@ -52,7 +52,7 @@ def solve_exact(solver: str, instance: Instance, engine: Engine, settings: Solve
         res = solve_within_horizon(solver, instance, engine, settings, start, inner)
         if settings.horizon is None and res.optimal_within_horizon_only:
             res = extend_horizon(res, solver, instance, engine, settings, start, inner)
-        res = certify(res, instance, engine, settings, budget.at_most(relax_s))
+        res = certify(res, instance, engine, settings, budget.at_most(relax_s), dominated)
         return replace(res, runtime_s=budget.elapsed())
 
 

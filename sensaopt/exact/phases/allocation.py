@@ -64,12 +64,15 @@ def ladder(refine: int) -> list[int]:
     return out + [refine]
 
 
-def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> Result:
+def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, budget: TimeBudget,
+            dominated: bool) -> Result:
     """``res`` (the inner model's Result) with a status and bound valid over every
-    allocation the validator accepts (module doc): the relaxations of :func:`ladder`
-    in turn, each bound valid, the best one kept, until one meets the incumbent."""
+    allocation the validator accepts (module doc): ``dominated`` (:func:`grid_dominates`,
+    which the pipeline computes once) keeps it as it is; otherwise the relaxations of
+    :func:`ladder` in turn, each bound valid, the best one kept, until one meets the
+    incumbent."""
     info: dict = {"refine": settings.refine, "grid_bound": res.bound}
-    if grid_dominates(instance, settings.refine, settings.inner_refine):
+    if dominated:
         res.params["allocations"] = {**info, "check": "dominated"}
         return res
     H = res.params.get("horizon")
