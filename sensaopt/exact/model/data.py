@@ -130,6 +130,14 @@ class ModelData:
         """Slots with variables for the job: [release, end) (from 0 when not trimmed)."""
         return range(jd.release if trim else 0, self.end(jd))
 
+    def unfinishable(self) -> "JobData | None":
+        """A job that cannot be complete by the end of the last slot (``H - 1``) even
+        alone at its best speed (``earliest_done``), or None; a rolling window or a
+        shortfall model needs no job to finish, so there it is always None."""
+        if self.window or self.shortfall:
+            return None
+        return next((jd for jd in self.jobs if jd.earliest_done > self.H - 1), None)
+
     def estimate_vars(self) -> int:
         """Binary placement variables plus per-slot auxiliaries (an estimate before building)."""
         return sum((len(jd.pairs) + 5 + len(jd.node_sets)) * max(self.end(jd) - jd.release, 0) for jd in self.jobs)

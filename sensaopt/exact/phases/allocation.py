@@ -79,6 +79,12 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
     if H is None:
         res.params["allocations"] = {**info, "check": "skipped: no horizon"}
         return res
+    if res.status == Status.INFEASIBLE:
+        late = build_data(instance, int(H), work_scale=settings.work_scale, relaxed=True, refine=1).unfinishable()
+        if late is not None:  # no allocation at all lets the job finish in time: the problem is infeasible too
+            res.params["allocations"] = {**info, "check": f"static: job {late.id} cannot finish within the horizon "
+                                                           "even at its best speed over every allocation"}
+            return res
     bound, floor = instance_bound(instance)
     how, stages = "the instance's bounds (sensaopt.bounds: forced lost value, pooled SRPT)", []
     step = grain(instance)
@@ -180,7 +186,12 @@ def loss_floor(outer: ModelData, engine: Engine, settings: SolveSettings, budget
 def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> tuple[float, str]:
     """The allocation relaxation's proven bound (metrics units) and how it was found:
     its model solved once (weighted objective) in the time left, or — with no time left
-    or no bound from the solver — what is known without solving."""
+    or no bound from the solver — what is known without solving. A job that cannot
+    finish within the horizon even at its best speed over every allocation makes it
+    infinite before any build, whatever the time left."""
+    late = outer.unfinishable()
+    if late is not None:
+        return float("inf"), f"infeasible: job {late.id} cannot finish within the horizon even at its best speed"
     if budget.left() < MIN_EXTEND_S:
         return trivial_bound(outer), "no time left: the relaxation's solo bound"
     try:
