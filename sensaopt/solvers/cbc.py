@@ -25,7 +25,9 @@ import contextlib
 import os
 import re
 import subprocess
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -92,19 +94,21 @@ class PulpBackend:
 class CbcOptions:
     """``threads``; ``seed`` (CBC gets ``seed + 1``: 0 means "from the clock" to it);
     ``grace_s`` seconds past the budget before the process group is killed; ``path``
-    of the binary (None: the one PuLP ships)."""
+    of the binary (None: the one PuLP ships); ``log``: CBC's own log echoed on stderr
+    as it is written (``--solver-log``)."""
 
     threads: int = 1
     seed: int = 0
     grace_s: float = CBC_GRACE_S
     path: str | None = None
     extra: tuple[tuple[str, Any], ...] = ()  # raw CBC options (name, value): ``-name value`` on the command line
+    log: bool = False
 
     @classmethod
     def of(cls, params: SolverParams) -> CbcOptions:
         """``params`` (``extra``: raw CBC options), the binary and grace time of this module."""
         return cls(threads=params.workers, seed=params.seed, grace_s=CBC_GRACE_S, path=CBC_PATH,
-                   extra=tuple(params.extra.items()))
+                   extra=tuple(params.extra.items()), log=params.log)
 
 
 @dataclass(frozen=True)
@@ -127,18 +131,57 @@ class _CbcRun:
         return lp_status, values, sol_status
 
 
-def _run_cbc_process(args: list[str], log_path: str, budget: TimeBudget, grace_s: float, folder: str) -> int | None:
+def _run_cbc_process(args: list[str], log_path: str, budget: TimeBudget, grace_s: float, folder: str,
+                     echo: bool = False) -> int | None:
     """Run CBC as a :class:`~sensaopt.solvers.child.GuardedChild` (own process group,
     killed with sensaopt, ``folder`` removed if sensaopt dies); kill the group
     ``grace_s`` after the budget's deadline (at the latest at :meth:`TimeBudget.stop_at`)
-    or on Ctrl-C/SIGTERM. Returns the exit code, None when killed."""
-    with open(log_path, "w") as log_file, GuardedChild(args, log_file, folder) as child:
+    or on Ctrl-C/SIGTERM. ``echo``: its log file copied to stderr while it runs
+    (:class:`_LogEcho`). Returns the exit code, None when killed."""
+    with open(log_path, "w") as log_file, _LogEcho(log_path, echo), GuardedChild(args, log_file, folder) as child:
         try:
             kill_at = min(budget.deadline + grace_s, budget.stop_at())
             return child.wait(timeout=max(kill_at - time.perf_counter(), 0.0))
         except subprocess.TimeoutExpired:
             child.kill()
             return None
+
+
+class _LogEcho:
+    """While active, a thread copies what CBC appends to its log file onto ``sys.stderr``
+    (every ``every_s`` seconds, and the rest when the block ends); the file itself stays
+    whole for the status and bound parsing. Inactive: nothing."""
+
+    def __init__(self, path: str, active: bool, every_s: float = 0.2) -> None:
+        self.path, self.active, self.every_s = path, active, every_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pos = 0
+
+    def _copy(self) -> None:
+        with contextlib.suppress(OSError), open(self.path, errors="replace") as f:
+            f.seek(self._pos)
+            text = f.read()
+            self._pos = f.tell()
+            if text:
+                sys.stderr.write(text)
+                sys.stderr.flush()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self._copy()
+
+    def __enter__(self) -> _LogEcho:
+        if self.active:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._copy()
 
 
 def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool, tmp: str) -> _CbcRun:
@@ -164,7 +207,7 @@ def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool,
     if time.perf_counter() >= budget.stop_at():  # writing the files used up the time: no run
         return _CbcRun(returncode=None, log="", solution=sol, command=solver, variables=vs, var_names=var_names,
                        con_names=con_names)
-    code = _run_cbc_process(args, log, budget, opts.grace_s, tmp)
+    code = _run_cbc_process(args, log, budget, opts.grace_s, tmp, echo=opts.log)
     with open(log) as f:
         text = f.read()
     return _CbcRun(returncode=code, log=text, solution=sol, command=solver, variables=vs, var_names=var_names, con_names=con_names)
