@@ -44,7 +44,7 @@ def cut_command(jobs: int, count: int, first: int, folder: Path) -> list[str]:
     """The ``sensaopt instances from-trace`` call cutting the windows (default round
     length 10 min, load 1.15, at most 4 nodes of 8 GPUs: the command's defaults)."""
     return [sys.executable, "-m", "sensaopt", "instances", "from-trace", "--trace", TRACE, "-n", str(jobs), "--count", str(count),
-            "--first", str(first), "-o", str(folder)]
+            "--first", str(first), "--out-dir", str(folder)]
 
 
 def window_files(folder: Path) -> list[Path]:

@@ -4,8 +4,7 @@ Every outcome comes from the validator's evaluation (the one a Result carries, e
 :func:`sensaopt.validator.check_schedule`) through the definitions of
 :mod:`sensaopt.metrics`, whose dataclass fields are also the columns, so a frame can
 never disagree with the metrics.
-Units: minutes (times), cores, GB, deadline value; ``gap`` columns are fractions
-(0.05 = 5 %), ``*_pct`` columns percent.
+Units: minutes (times), cores, GB, deadline value; ``*_pct`` columns percent.
 
 * :func:`jobs_frame`: the instance's jobs (model, sensitivity, GPUs, work, deadline);
 * :func:`outcomes_frame`: one row per job of a schedule or Result: start, finish,
@@ -26,12 +25,14 @@ from typing import get_type_hints
 import numpy as np
 import pandas as pd
 
-from sensaopt.compare import COMPARISON_COLUMNS, compare
+from sensaopt.compare import compare
 from sensaopt.instance import Instance
 from sensaopt.metrics import JOB_METRIC_COLUMNS, JobMetrics, job_metrics
 from sensaopt.metrics import METRIC_COLUMNS as _METRICS
 from sensaopt.result import PartBounds, Result
 from sensaopt.schedule import Schedule
+from sensaopt.tables import GAP_COLUMNS as TABLE_GAP_COLUMNS
+from sensaopt.tables import gap_record
 from sensaopt.validator import Evaluation, check_schedule
 
 JOB_COLUMNS = ("job", "model", "sensitive", "gpus", "arrival", "work", "deadline", "value")  # jobs_frame, with the index
@@ -39,11 +40,12 @@ OUTCOME_COLUMNS = JOB_COLUMNS + JOB_METRIC_COLUMNS[1:]
 # a Result's own fields and the bounds of its parts (sensaopt.result.PartBounds: lost value, avg JCT minutes)
 RESULT_COLUMNS = ("solver", "status", "objective", "bound", "loss_bound", "jct_bound", "runtime_s")
 METRIC_COLUMNS = RESULT_COLUMNS + tuple(c for c in _METRICS if c not in RESULT_COLUMNS)
-# gap_frame: the Comparison fields (sensaopt.compare.COMPARISON_COLUMNS)
-GAP_COLUMNS = COMPARISON_COLUMNS
+GAP_COLUMNS = TABLE_GAP_COLUMNS  # gap_frame's columns (sensaopt.tables)
 _GAP_TEXT = ("instance", "policy", "exact", "exact_status")
-# per-job fields that may be None: float columns with NaN (met_deadline: 1.0 / 0.0 / NaN)
-_OPTIONAL = tuple(name for name, t in get_type_hints(JobMetrics).items() if type(None) in getattr(t, "__args__", ()))
+# per-job fields that may be None: float columns with NaN, bool ones (met_deadline) pandas' nullable "boolean" (<NA>)
+_HINTS = get_type_hints(JobMetrics)
+_OPTIONAL = tuple(name for name, t in _HINTS.items() if type(None) in getattr(t, "__args__", ()))
+_OPTIONAL_DTYPES = {name: "boolean" if bool in getattr(_HINTS[name], "__args__", ()) else float for name in _OPTIONAL}
 
 
 def truth_instance(instance: Instance, result: Result | None) -> Instance:
@@ -94,14 +96,14 @@ def outcomes_frame(instance: Instance, result_or_schedule: Result | Schedule, ev
     """Per-job outcomes of ``result_or_schedule`` (a Schedule or a Result's schedule) on
     ``instance``, indexed by job id: :func:`jobs_frame`'s columns, then
     :class:`sensaopt.metrics.JobMetrics`' (minutes; NaN where a job never finished /
-    started; ``met_deadline`` 1.0 / 0.0, NaN for best-effort jobs; ``lost_value`` in
+    started; ``met_deadline`` a nullable bool, <NA> for best-effort jobs; ``lost_value`` in
     deadline value; counts of restarts (``preemptions``), migrations and resizes and the
     wall minutes each kind cost). Pass ``evaluation`` (the
     validator's, :func:`sensaopt.validator.check_schedule`) to skip re-running it."""
     ev = evaluation if evaluation is not None else evaluate(instance, result_or_schedule, require_complete=False)
     df = pd.DataFrame.from_records([astuple(r) for r in job_metrics(instance, ev)], columns=JOB_METRIC_COLUMNS)
-    for c in _OPTIONAL:
-        df[c] = df[c].astype(float)
+    for c, dtype in _OPTIONAL_DTYPES.items():
+        df[c] = df[c].astype(dtype)
     return jobs_frame(instance).join(df.set_index("job"))[list(OUTCOME_COLUMNS[1:])]
 
 
@@ -150,18 +152,22 @@ def gap_frame(instance: Instance, heuristics: Mapping[str, Result], exact: Resul
     ``exact`` result on ``instance`` (its violation weight splits the bounds); columns
     :data:`GAP_COLUMNS`, NaN where a value is unknown.
 
-    One row is :func:`sensaopt.compare.compare`'s :class:`~sensaopt.compare.Comparison`:
-    misses and lost deadline value beyond the exact schedule's (``extra_misses``,
-    ``extra_lost_value``), the avg JCT gap in percent only among equal misses and lost
-    value (``jct_gap_pct``), the bound of each part (``loss_bound``, ``jct_bound``), and
-    the scalar objective: ``gap`` = (objective − exact objective) / exact objective, the
-    gap to the best exact schedule found (to the optimum when ``exact_status`` is
-    OPTIMAL); ``gap_to_bound`` uses the exact solver's proven bound instead (an upper
-    bound on the true gap); ``jct_diff`` = avg JCT difference (minutes).
+    One row is :func:`sensaopt.compare.compare`'s :class:`~sensaopt.compare.Comparison`
+    (:func:`sensaopt.tables.gap_record`): the deadline misses beyond the exact schedule's
+    (``extra_misses``, a count) and the lost deadline value beyond it
+    (``extra_lost_value``), the avg JCT gap in percent only among equal misses and lost
+    value (``jct_gap_pct``), ``jct_diff_min`` = avg JCT difference in minutes at any
+    level, the bound of each part (``loss_bound``, ``jct_bound`` minutes), and the
+    weighted objective (W × lost value + avg JCT, W = 10⁵: a policy with one more miss
+    is ~10⁵ apart, so this gap measures misses first): ``objective_diff``,
+    ``objective_gap_pct`` = 100 × (objective − exact objective) / exact objective (to the
+    best exact schedule found; to the optimum when ``exact_status`` is OPTIMAL),
+    ``objective_gap_to_bound_pct`` against the exact solver's proven bound (an upper
+    bound on the true gap), ``exact_solver_gap_pct`` the solver's own gap.
     """
     rows = []
     for label, r in heuristics.items():
-        rows.append(compare(r, exact, instance, label=label).to_dict())
+        rows.append(gap_record(compare(r, exact, instance, label=label)))
     df = pd.DataFrame(rows, columns=list(GAP_COLUMNS))
     for c in GAP_COLUMNS:
         if c not in _GAP_TEXT:

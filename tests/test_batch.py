@@ -62,10 +62,10 @@ def test_run_lines_beat_while_runs_go_on() -> None:
 def test_a_sweep_without_a_terminal_prints_one_line_per_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from sensaopt.cli import main
 
-    assert main([*SWEEP, "--store", str(tmp_path / "st")]) == 0  # capsys: stderr is not a terminal
+    assert main([*SWEEP, "--out-dir", str(tmp_path / "st")]) == 0  # capsys: stderr is not a terminal
     lines = capsys.readouterr().err.splitlines()
     assert [ln.split(" runs done")[0] for ln in lines] == [f"sweep: {k}/4" for k in range(1, 5)], lines
-    assert main([*SWEEP, "--store", str(tmp_path / "st"), "-q"]) == 0
+    assert main([*SWEEP, "--out-dir", str(tmp_path / "st"), "-q"]) == 0
     out = capsys.readouterr()
     assert out.err == "" and "4 reused" in out.out
 
@@ -90,12 +90,12 @@ def test_stale_claims_on_resume_are_one_summary_line(tmp_path: Path, capsys: pyt
             (claims / f"{k}.claim").write_text(json.dumps({"pid": pid, "host": socket.gethostname(), "time": time.time(), "token": k}))
 
     leave_claims()
-    assert main([*SWEEP, "--store", str(tmp_path / "st"), "-q"]) == 0
+    assert main([*SWEEP, "--out-dir", str(tmp_path / "st"), "-q"]) == 0
     assert capsys.readouterr().err.splitlines() == [
         "resume: 4 stale claims taken over (their sweeps had ended) (--log-level info lists them)"]
     leave_claims()
     (tmp_path / "st" / "runs").rename(tmp_path / "st" / "old-runs")  # computed again: the claims are met again
-    assert main(["--log-level", "info", *SWEEP, "--store", str(tmp_path / "st"), "-q"]) == 0
+    assert main(["--log-level", "info", *SWEEP, "--out-dir", str(tmp_path / "st"), "-q"]) == 0
     infos = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("INFO sensaopt.sweep: ")]
     assert len(infos) == 4 and all(f"process {pid} has ended" in ln for ln in infos)
 
@@ -145,3 +145,16 @@ def test_solver_log_goes_to_stderr_and_json_stays_clean(capfd: pytest.CaptureFix
     assert "--solver-log" in err and "applies to the exact solvers" in err
     assert main(["--log-level", "loud", "solve", "tiny-16gpu"]) == 2
     assert capfd.readouterr().err.strip() == "error: (command line): --log-level: unknown level 'loud' (use debug, info, warning, error)"
+
+
+def test_cbc_log_goes_to_stderr_only_with_solver_log(capfd: pytest.CaptureFixture[str], restore_logging: None) -> None:
+    """CBC runs as a child process writing its log to a file: --solver-log copies it to stderr."""
+    from sensaopt.cli import main
+
+    args = ["solve", "tiny-16gpu", "--solver", "cbc", "--time-limit", "5", "--workers", "1", "--json"]
+    assert main([*args, "--solver-log"]) == 0
+    out = capfd.readouterr()
+    assert json.loads(out.out)["solver"] == "milp:cbc"  # stdout: the one JSON object
+    assert "Welcome to the CBC MILP Solver" in out.err and "Cbc0" in out.err
+    assert main(args) == 0
+    assert "CBC MILP Solver" not in capfd.readouterr().err

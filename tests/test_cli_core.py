@@ -152,7 +152,7 @@ USAGE_ERRORS = {
     "missing required option": (["generate", "--jobs", "10"], "--output"),
     "time limit zero": (["solve", str(TINY), "--solver", "cpsat", "--time-limit", "0"], "--time-limit"),
     "no workers": (["solve", str(TINY), "--solver", "cpsat", "--workers", "0"], "--workers"),
-    "sweep without workers": (["sweep", "--store", "/nonexistent", "--workers", "0"], "--workers"),
+    "sweep without workers": (["sweep", "--out-dir", "/nonexistent", "--workers", "0"], "--workers"),
     "gap negative time limit": (["gap", str(TINY), "--time-limit", "-1"], "--time-limit"),
     "unknown knob": (["solve", str(TINY), "--set", "nope=1"], "nope"),
     "bad knob value": (["solve", str(TINY), "--set", "urgency_levels=1.5"], "urgency_levels"),

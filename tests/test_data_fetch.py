@@ -206,11 +206,11 @@ def test_cli_fetch_unknown_name(tmp_path: Path) -> None:
 
 # ---- missing data: one line, exit 2, before any work ---------------------------------------------
 @pytest.mark.parametrize("args, names", [
-    (["simulate", "--trace", "chronus-slo", "--preset", "philly-8", "--days", "0.2", "--policy", "edf", "-o", "OUT"], ["chronus-slo"]),
-    (["instances", "from-trace", "--trace", "chronus-mix1", "-o", "OUT"], ["chronus-mix1"]),
-    (["sweep", "--trace", "chronus-mix2", "--trace", "synthetic", "--guided", "true", "--store", "OUT", "--serial"],
+    (["simulate", "--trace", "chronus-slo", "--preset", "philly-8", "--days", "0.2", "--policy", "edf", "--out-dir", "OUT"], ["chronus-slo"]),
+    (["instances", "from-trace", "--trace", "chronus-mix1", "--out-dir", "OUT"], ["chronus-mix1"]),
+    (["sweep", "--trace", "chronus-mix2", "--trace", "synthetic", "--guided", "true", "--out-dir", "OUT", "--serial"],
      ["chronus-mix2", "alibaba-pods"]),
-    (["experiment", "paper", "-o", "OUT", "--scale", "0.05", "--serial"],
+    (["experiment", "paper", "--out-dir", "OUT", "--scale", "0.05", "--serial"],
      ["chronus-slo", "chronus-mix1", "chronus-mix2", "venus-throughput"]),
 ])
 def test_missing_data_stops_before_any_work(tmp_path: Path, args: list[str], names: list[str]) -> None:
@@ -271,7 +271,7 @@ def test_experiment_paper_runs_the_workloads_whose_data_is_present_and_names_the
     (data / DATA_FILES["chronus-slo"].path).symlink_to(slo)
     monkeypatch.setenv(TRACES_ENV, str(data))
     out = tmp_path / "out"
-    assert main(["experiment", "paper", "-o", str(out), "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--shape", "none",
+    assert main(["experiment", "paper", "--out-dir", str(out), "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--shape", "none",
                  "--serial", "-q", "--workloads", "chronus-slo,helios-gen", "--workloads", "helios-venus"]) == 0
     r = capsys.readouterr()
     assert r.err.strip().splitlines() == [
@@ -280,7 +280,7 @@ def test_experiment_paper_runs_the_workloads_whose_data_is_present_and_names_the
     assert "2 runs: 0 reused, 2 computed, 0 failed, 0 missing" in r.out
     with open(out / "runs.csv", newline="") as f:
         assert sorted((row["workload"], row["node_gpus"]) for row in csv.DictReader(f)) == [("Philly SLO", "16"), ("Philly SLO", "8")]
-    assert main(["experiment", "paper", "-o", str(tmp_path / "o2"), "--workloads", "philly-slo"]) == 2
+    assert main(["experiment", "paper", "--out-dir", str(tmp_path / "o2"), "--workloads", "philly-slo"]) == 2
     assert capsys.readouterr().err.startswith("error: --workloads: workload: unknown workload 'philly-slo' (known: chronus-slo,")
     assert not (tmp_path / "o2").exists()
 

@@ -10,11 +10,12 @@ import pytest
 
 from sensaopt.cli import main
 from sensaopt.cli.exact import BOUND_COLUMNS
-from sensaopt.compare import COMPARISON_COLUMNS
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import save_instance
+from sensaopt.tables import GAP_COLUMNS
 
 from .conftest import PROOF_S
+
 PROOF = str(PROOF_S)  # the --time-limit of a command expected to prove (tests/conftest.py)
 
 
@@ -34,8 +35,10 @@ def test_gap_csv_and_json(inst_file, tmp_path, capsys):
     r = rows[0]
     assert r["exact_status"] == "OPTIMAL"
     assert float(r["exact_objective"]) <= float(r["objective"]) + 1e-6
-    assert float(r["abs_gap"]) == pytest.approx(float(r["objective"]) - float(r["exact_objective"]))
-    assert list(r) == list(COMPARISON_COLUMNS) + BOUND_COLUMNS  # CSV keeps every column
+    assert float(r["objective_diff"]) == pytest.approx(float(r["objective"]) - float(r["exact_objective"]))
+    assert float(r["objective_gap_pct"]) == pytest.approx(100 * float(r["objective_diff"]) / float(r["exact_objective"]))
+    assert list(r) == list(GAP_COLUMNS) + BOUND_COLUMNS  # CSV keeps every column: gap_frame's, then the bounds
+    assert "gap" not in r and "abs_gap" not in r  # named for what they hold
     # the instance's own bounds (sensaopt.bounds): below the exact optimum, the policy's distance to them
     assert int(r["forced"]) <= int(r["exact_misses"]) and float(r["instance_jct_bound"]) <= float(r["exact_avg_jct"]) + 1e-9
     assert int(r["above_forced"]) == int(r["misses"]) - int(r["forced"])
@@ -47,11 +50,11 @@ def test_gap_csv_and_json(inst_file, tmp_path, capsys):
 
 @pytest.mark.parametrize("command", ["gap", "round-gap"])
 @pytest.mark.parametrize("name", ["g.xlsx", "g"])
-def test_gap_rows_only_as_csv_or_json_refused_before_any_solve(command, name, inst_file, tmp_path, capsys):
+def test_gap_rows_only_as_csv_json_or_parquet_refused_before_any_solve(command, name, inst_file, tmp_path, capsys):
     out = tmp_path / name
     assert main([command, str(inst_file), "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "rows are written as .csv or .json" in err
+    assert err.count("\n") == 1 and "rows are written as .csv, .json or .parquet" in err
     assert not out.exists()
 
 

@@ -172,7 +172,7 @@ def test_robustness_figure_one_row_per_axis_one_line_per_policy():
 def test_cli_refuses_bad_values_in_one_line(tmp_path, capsys, args, needle):
     from sensaopt.cli import main
 
-    assert main(["experiment", "robustness", "--out", str(tmp_path / "o"), "--report-only", "-q", *args]) == 2
+    assert main(["experiment", "robustness", "--out-dir", str(tmp_path / "o"), "--report-only", "-q", *args]) == 2
     err = capsys.readouterr().err.strip()
     assert needle in err and "Traceback" not in err
     assert not (tmp_path / "o").exists()  # refused before anything is written
@@ -183,7 +183,7 @@ def test_cli_report_only_writes_the_tables_and_runs_nothing(tmp_path, capsys):
 
     args = ["--trace", "synthetic", "--jobs", "6", "--preset", "2x8", "--days", "none", "--start", "0", "--seeds", "2", "-q",
             "--report-only"]
-    assert main(["experiment", "ablation", "--out", str(tmp_path), *args]) == 0
+    assert main(["experiment", "ablation", "--out-dir", str(tmp_path), *args]) == 0
     out = capsys.readouterr().out
     n = 2 * len(ex.ablation_variants())
     assert f"{n} runs: 0 reused, 0 computed, 0 failed, {n} missing" in out

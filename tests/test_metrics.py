@@ -10,6 +10,7 @@ import sys
 from dataclasses import fields
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import sensaopt.validator
@@ -87,14 +88,19 @@ def test_outcomes_frame_and_jobs_csv_hold_the_hand_values():
     ev = check_schedule(inst, tiny_schedule(with_c=False), require_complete=False)
     df = frames.outcomes_frame(inst, tiny_schedule(with_c=False))
     b = df.loc["b", ["first_start", "finish", "jct", "queueing", "met_deadline", "lost_value"]]
-    assert list(b) == [10.0, 20.0, 15.0, 5.0, 0.0, 2.0]
-    assert df.loc["a", "met_deadline"] == 1.0 and df.loc["a", "preemptions"] == 1
+    assert list(b) == [10.0, 20.0, 15.0, 5.0, False, 2.0]
+    assert df["met_deadline"].dtype == "boolean" and bool(df.loc["a", "met_deadline"]) and not bool(df.loc["b", "met_deadline"])
+    assert df.loc["a", "preemptions"] == 1
     assert df.loc["c", ["first_start", "finish", "jct", "queueing", "met_deadline"]].isna().all()
     assert df["preemptions"].dtype == np.int64 and df["jct"].dtype == np.float64
     rows = {r["job"]: r for r in csv.DictReader(io.StringIO(jobs_csv(inst, ev)))}
-    assert [rows["b"][c] for c in JOB_METRIC_COLUMNS[1:]] == ["10.0", "20.0", "15.0", "5.0", "0", "2.0", "0", "0", "0",
+    assert [rows["b"][c] for c in JOB_METRIC_COLUMNS[1:]] == ["10.0", "20.0", "15.0", "5.0", "False", "2.0", "0", "0", "0",
                                                            "0.0", "0.0", "0.0", "5.0"]
-    assert [rows["a"][c] for c in ("met_deadline", "preemptions")] == ["1", "1"]
+    assert [rows["a"][c] for c in ("met_deadline", "preemptions")] == ["True", "1"]
+    assert {rows[j]["sensitive"] for j in rows} <= {"True", "False"}
+    read = pd.read_csv(io.StringIO(jobs_csv(inst, ev)), index_col="job")  # pandas reads them back as booleans
+    assert bool(read.loc["a", "met_deadline"]) and not bool(read.loc["b", "met_deadline"])
+    assert pd.isna(read.loc["c", "met_deadline"]) and read["sensitive"].dtype == bool
     assert [rows["c"][c] for c in ("first_start", "finish", "jct", "queueing", "met_deadline", "deadline", "value")] == [""] * 7
 
 

@@ -116,14 +116,14 @@ def test_run_config_keys_keep_their_old_meaning():
 
 def test_simulate_and_sweep_take_duration_at(tmp_path, capsys):
     args = ["--trace", "synthetic", "--jobs", "8", "--preset", "2x8-chronus", "--policy", "edf", "--quiet"]
-    assert main(["simulate", *args, "--duration-at", "reference", "-o", str(tmp_path / "a")]) == 0
-    assert main(["simulate", *args, "-o", str(tmp_path / "b")]) == 0
+    assert main(["simulate", *args, "--duration-at", "reference", "--out-dir", str(tmp_path / "a")]) == 0
+    assert main(["simulate", *args, "--out-dir", str(tmp_path / "b")]) == 0
     wa = [r.split(",")[3] for r in (tmp_path / "a" / "edf.jobs.csv").read_text().splitlines()[1:]]
     wb = [r.split(",")[3] for r in (tmp_path / "b" / "edf.jobs.csv").read_text().splitlines()[1:]]
     assert wa != wb
     assert main(["sweep", *args[:-1], "--duration-at", "reference", "--duration-at", "node", "--serial", "--quiet",
-                 "--store", str(tmp_path / "s")]) == 0
+                 "--out-dir", str(tmp_path / "s")]) == 0
     cfgs = [json.loads(p.read_text())["config"] for p in (tmp_path / "s" / "runs").glob("*.json")]
     assert sorted(c.get("duration_at", "reference") for c in cfgs) == ["node", "reference"]
-    assert main(["simulate", *args, "--duration-at", "bogus", "-o", str(tmp_path / "c")]) == 2
+    assert main(["simulate", *args, "--duration-at", "bogus", "--out-dir", str(tmp_path / "c")]) == 2
     capsys.readouterr()

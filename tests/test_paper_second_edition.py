@@ -97,7 +97,7 @@ paper.WORKLOADS = {SYNTHETIC!r}
 base = policy_class("edf")
 POLICIES.register("edf-tune", type("EdfCopy", (base,), {{"name": "edf-tune"}}))
 from sensaopt.cli import main
-sys.exit(main({ARGS!r} + ["-o", {str(out)!r}]))
+sys.exit(main({ARGS!r} + ["--out-dir", {str(out)!r}]))
 """
 
 
@@ -110,7 +110,7 @@ def _in_process(out: Path, monkeypatch) -> None:
 
     monkeypatch.setattr(paper, "WORKLOADS", SYNTHETIC)
     monkeypatch.setitem(REGISTRY._entries, "edf-tune", type("EdfCopy", (policy_class("edf"),), {"name": "edf-tune"}))
-    assert main([*ARGS, "-o", str(out)]) == 0
+    assert main([*ARGS, "--out-dir", str(out)]) == 0
 
 
 def _env():
@@ -156,7 +156,7 @@ def test_a_policy_registered_by_the_test_joins_the_default_list(monkeypatch, tmp
 
     monkeypatch.setitem(REGISTRY._entries, "lst", type("LstCopy", (policy_class("edf"),), {"name": "lst"}))
     out, res = tmp_path / "o", tmp_path / "r"
-    assert main(["experiment", "paper", "-o", str(out), "--report-only", "-q", "--shape", "none", "--results", str(res)]) == 0
+    assert main(["experiment", "paper", "--out-dir", str(out), "--report-only", "-q", "--shape", "none", "--results", str(res)]) == 0
     assert "0 computed" in capsys.readouterr().out
     prov = json.loads((res / "provenance.json").read_text())
     assert "lst" in prov["settings"]["policies"] and "lst" in {r["policy"] for r in prov["runs"]}

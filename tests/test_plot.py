@@ -83,8 +83,8 @@ def test_hand_schedule_is_valid_and_frames_match_validator():
         assert df.loc[j.id, "queueing"] == pytest.approx(o.first_start - j.arrival)
     assert bool(df.loc["a", "sensitive"]) and not bool(df.loc["b", "sensitive"])
     assert df.loc["a", "preemptions"] == 1
-    assert df.loc["b", "met_deadline"] == 0.0 and df.loc["b", "lost_value"] == 1.0  # finishes at 20 > 15
-    assert np.isnan(df.loc["c", "met_deadline"]) and np.isnan(df.loc["c", "deadline"])
+    assert df.loc["b", "met_deadline"] == False and df.loc["b", "lost_value"] == 1.0  # noqa: E712  finishes at 20 > 15
+    assert df["met_deadline"].dtype == "boolean" and pd.isna(df.loc["c", "met_deadline"]) and np.isnan(df.loc["c", "deadline"])
 
 
 def test_gantt_draws_one_bar_per_placement_run_and_marks_deadlines():
@@ -289,11 +289,11 @@ def test_metrics_and_gap_frames_and_gap_bars():
     assert list(g["policy"]) == ["edf", "fifo", "sensascale"]
     for _, row in g.iterrows():
         r = heur[row["policy"]]
-        assert row["gap"] == pytest.approx((r.objective - best.objective) / best.objective)
-        assert row["gap_to_bound"] == pytest.approx((r.objective - best.objective / 2) / (best.objective / 2))
-    assert g["gap"].min() == pytest.approx(0.0)
+        assert row["objective_gap_pct"] == pytest.approx(100 * (r.objective - best.objective) / best.objective)
+        assert row["objective_gap_to_bound_pct"] == pytest.approx(100 * (r.objective - best.objective / 2) / (best.objective / 2))
+    assert g["objective_gap_pct"].min() == pytest.approx(0.0)
     g2 = pd.concat([g, g.assign(instance="other")], ignore_index=True)
-    ax = plot.gap_bars(g2)
+    ax = plot.gap_bars(g2, value="objective_gap_pct", percent=False)
     assert len(gids(ax, "gap:")) == 6
     assert [t.get_text() for t in ax.get_xticklabels()] == [inst.name, "other"]
     for b in ax.patches:

@@ -105,7 +105,7 @@ def cli(*args: str, site: Path | None, cwd: Path) -> subprocess.CompletedProcess
 def test_an_installed_policy_runs_through_simulate_by_entry_point_and_by_import_path(site: Path, tmp_path: Path) -> None:
     out = tmp_path / "sim"
     r = cli("simulate", "--trace", "synthetic", "--jobs", "12", "--preset", "2x8", "--policy", "smallest-first",
-            "--policy", "sensaopt_demo_policy:SmallestFirst", "--policy", "fifo", "-o", str(out), site=site, cwd=tmp_path)
+            "--policy", "sensaopt_demo_policy:SmallestFirst", "--policy", "fifo", "--out-dir", str(out), site=site, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert [ln.split(":")[1] for ln in lines] == ["smallest-first", "smallest-first", "fifo"]  # the classes' names
@@ -127,7 +127,7 @@ def test_a_policy_that_cannot_be_found_is_one_line(tmp_path: Path) -> None:
                       ("sensaopt.policies.simple:proportional_share", "error: policy "
                                                                       "'sensaopt.policies.simple:proportional_share': function object "
                                                                       "is not a class")):
-        r = cli("sweep", "--trace", "synthetic", "--policy", spec, "--store", str(tmp_path / "st"), "--serial", site=None, cwd=tmp_path)
+        r = cli("sweep", "--trace", "synthetic", "--policy", spec, "--out-dir", str(tmp_path / "st"), "--serial", site=None, cwd=tmp_path)
         assert r.returncode == 2 and r.stderr.strip() == msg, r.stderr
         assert not (tmp_path / "st").exists()
 
@@ -206,10 +206,10 @@ def test_cli_simulate_with_columns(trace: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
     mapping = "id=jid,arrival=submitted:datetime,gpus=ngpu,work=hours:h,deadline=due:datetime"
     r = cli("simulate", "--trace", str(trace), "--columns", mapping,
-            "--preset", "2x8", "--policy", "edf", "-o", str(out), site=None, cwd=tmp_path)
+            "--preset", "2x8", "--policy", "edf", "--out-dir", str(out), site=None, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "3 jobs on 2 nodes / 16 GPUs (skipped: no_gpu 1, zero_duration 1)" in r.stderr
-    r = cli("simulate", "--trace", str(trace), "--preset", "2x8", "--policy", "edf", "-o", str(tmp_path / "o2"), site=None, cwd=tmp_path)
+    r = cli("simulate", "--trace", str(trace), "--preset", "2x8", "--policy", "edf", "--out-dir", str(tmp_path / "o2"), site=None, cwd=tmp_path)
     assert r.returncode == 2 and "map its columns with --columns arrival=COL,gpus=COL,work=COL" in r.stderr
     assert not (tmp_path / "o2").exists()
 
@@ -218,14 +218,14 @@ def test_cli_instances_from_trace_with_columns(tmp_path: Path) -> None:
     p = tmp_path / "jobs.csv"
     p.write_text("t,g,run\n" + "".join(f"{60 * k},{1 + k % 2},{30 + k}\n" for k in range(16)))
     r = cli("instances", "from-trace", "--trace", str(p), "--columns", "arrival=t:s,gpus=g,work=run", "--jobs", "8", "--count", "2",
-            "-o", str(tmp_path / "w"), site=None, cwd=tmp_path)
+            "--out-dir", str(tmp_path / "w"), site=None, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     inst = json.loads((tmp_path / "w" / "jobs-w1.json").read_text())
     assert [j["work"] for j in inst["jobs"]] == [float(30 + k) for k in range(8, 16)]
 
 
 def test_an_installed_trace_source_is_a_trace_name(site: Path, tmp_path: Path) -> None:
-    r = cli("simulate", "--trace", "demo-jobs", "--limit", "4", "--preset", "1x8", "--policy", "smallest-first", "-o", str(tmp_path / "o"),
+    r = cli("simulate", "--trace", "demo-jobs", "--limit", "4", "--preset", "1x8", "--policy", "smallest-first", "--out-dir", str(tmp_path / "o"),
             site=site, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "demo-jobs@1x8: 4 jobs on 1 nodes / 8 GPUs" in r.stderr

@@ -68,15 +68,15 @@ OPTION_CASES = {
                                            "error: Invalid value for '--seed': must be an integer within [0, 2147483647], got -1"),
     "solve --seed 2**31": (["solve", TINY, "--solver", "cpsat", "--seed", str(2**31), "-o", "{out}"],
                            "error: Invalid value for '--seed': must be an integer within [0, 2147483647], got 2147483648"),
-    "simulate --jobs 0": (["simulate", "--trace", "synthetic", "--jobs", "0", "--preset", "1x8", "-q", "-o", "{out}"],
+    "simulate --jobs 0": (["simulate", "--trace", "synthetic", "--jobs", "0", "--preset", "1x8", "-q", "--out-dir", "{out}"],
                           "error: Invalid value for '--jobs': must be an integer within [1, 1000000] jobs, got 0"),
-    "simulate --profile-error nan": (["simulate", "--trace", "synthetic", "--profile-error", "nan", "-q", "-o", "{out}"],
+    "simulate --profile-error nan": (["simulate", "--trace", "synthetic", "--profile-error", "nan", "-q", "--out-dir", "{out}"],
                                      "error: Invalid value for '--profile-error': must be within [0, 1], got nan"),
-    "simulate --round-minutes 0": (["simulate", "--trace", "synthetic", "--round-minutes", "0", "-q", "-o", "{out}"],
+    "simulate --round-minutes 0": (["simulate", "--trace", "synthetic", "--round-minutes", "0", "-q", "--out-dir", "{out}"],
                                    "error: Invalid value for '--round-minutes': must be within (0, 10080] minutes, got 0"),
-    "sweep --workers 0": (["sweep", "--trace", "synthetic", "--workers", "0", "-q", "--store", "{out}"],
+    "sweep --workers 0": (["sweep", "--trace", "synthetic", "--workers", "0", "-q", "--out-dir", "{out}"],
                           "error: Invalid value for '--workers': must be an integer within [1, 256], got 0"),
-    "sweep grid --load inf": (["sweep", "--trace", "synthetic", "--load", "1", "--load", "inf", "--serial", "-q", "--store", "{out}"],
+    "sweep grid --load inf": (["sweep", "--trace", "synthetic", "--load", "1", "--load", "inf", "--serial", "-q", "--out-dir", "{out}"],
                               "error: Invalid value for '--load': must be within (0, 1000], got inf"),
     "generate --jobs 0": (["generate", "--jobs", "0", "-o", "{out}"],
                           "error: Invalid value for '--jobs': must be an integer within [1, 1000000] jobs, got 0"),
@@ -88,7 +88,7 @@ OPTION_CASES = {
                            "error: Invalid value for '--horizon': must be an integer within [1, 1000000] rounds, got 0"),
     "round-gap --window 0": (["round-gap", TINY, "--window", "0", "-o", "{out}"],
                              "error: Invalid value for '--window': must be an integer within [1, 1000] rounds, got 0"),
-    "from-trace --count 0": (["instances", "from-trace", "--trace", "synthetic", "--count", "0", "-o", "{out}"],
+    "from-trace --count 0": (["instances", "from-trace", "--trace", "synthetic", "--count", "0", "--out-dir", "{out}"],
                              "error: Invalid value for '--count': must be an integer within [1, 1000000] windows, got 0"),
     "plot --dpi 0": (["plot", "{out}", "--instance", TINY, "--dpi", "0", "-o", "{out}"],
                      "error: Invalid value for '--dpi': must be an integer within [10, 2400] dots per inch, got 0"),
@@ -282,7 +282,7 @@ TRACE_CASES = {
 
 
 def _sim(f, out, *extra):
-    return ["simulate", "--trace", f, "--preset", "1x8", "--policy", "edf", "-q", "-o", out, *extra]
+    return ["simulate", "--trace", f, "--preset", "1x8", "--policy", "edf", "-q", "--out-dir", out, *extra]
 
 
 @pytest.mark.parametrize("case", sorted(TRACE_CASES))
@@ -291,7 +291,7 @@ def test_bad_trace_file_one_line_exit_2(case, tmp_path, capsys):
     f = tmp_path / "t.csv"
     f.write_bytes(data)
     out = tmp_path / "o"
-    for argv in (_sim(f, out), ["instances", "from-trace", "--trace", f, "-n", "2", "--count", "1", "-o", out]):
+    for argv in (_sim(f, out), ["instances", "from-trace", "--trace", f, "-n", "2", "--count", "1", "--out-dir", out]):
         code, stdout, err = run(argv, capsys)
         assert (code, stdout) == (2, "")
         assert err.strip().splitlines() == [msg.format(f=f)]

@@ -236,14 +236,14 @@ TRACE_HEADER = {  # whole-file problems: no --skip-malformed can help
 
 
 def _simulate(f, out, *extra):
-    return ["simulate", "--trace", f, "--preset", "1x8", "--policy", "edf", "-q", "-o", out, *extra]
+    return ["simulate", "--trace", f, "--preset", "1x8", "--policy", "edf", "-q", "--out-dir", out, *extra]
 
 
 @pytest.mark.parametrize("case", sorted(TRACES))
 def test_bad_trace_rejected_by_default(case, tmp_path, capsys):
     text, _, msg = TRACES[case]
     f = write(tmp_path / "t.csv", text)
-    for argv in (_simulate(f, tmp_path / "o"), ["instances", "from-trace", "--trace", f, "-n", "2", "--count", "1", "-o", tmp_path / "o"]):
+    for argv in (_simulate(f, tmp_path / "o"), ["instances", "from-trace", "--trace", f, "-n", "2", "--count", "1", "--out-dir", tmp_path / "o"]):
         code, stdout, err = run(argv, capsys)
         assert code == 2 and stdout == ""
         assert err.strip().splitlines() == [msg.format(f=f)]

@@ -253,9 +253,9 @@ COMMANDS = {  # name -> argv for output `out` (a file path)
     "bound": lambda tmp, inst, out: ["bound", inst, "-o", out],
 }
 FOLDER_COMMANDS = {  # name -> (argv for output folder `d`, a file it writes in `d`)
-    "simulate": (lambda d: ["simulate", *TRACE_OPTS, "--policy", "edf", "-o", d], "edf.summary.json"),
-    "sweep": (lambda d: ["sweep", *TRACE_OPTS, "--serial", "--store", d], "summary.csv"),
-    "experiment paper": (lambda d: ["experiment", "paper", "--serial", "--scale", "0.01", "--policy", "edf", "-q", "-o", d],
+    "simulate": (lambda d: ["simulate", *TRACE_OPTS, "--policy", "edf", "--out-dir", d], "edf.summary.json"),
+    "sweep": (lambda d: ["sweep", *TRACE_OPTS, "--serial", "--out-dir", d], "summary.csv"),
+    "experiment paper": (lambda d: ["experiment", "paper", "--serial", "--scale", "0.01", "--policy", "edf", "-q", "--out-dir", d],
                          "table.md"),
 }
 
@@ -321,7 +321,7 @@ def test_simulate_never_overwrites_its_trace(tmp_path, capsys):
     os.rename(trace, d / "edf.jobs.csv")
     trace = d / "edf.jobs.csv"
     before = trace.read_bytes()
-    code, _, err = run(["simulate", "--trace", trace, "--preset", "2x8", "--policy", "edf", "-o", d], capsys)
+    code, _, err = run(["simulate", "--trace", trace, "--preset", "2x8", "--policy", "edf", "--out-dir", d], capsys)
     one_line_error(code, err, "is the input file")
     assert trace.read_bytes() == before and sorted(p.name for p in d.iterdir()) == ["edf.jobs.csv"]
 
@@ -329,7 +329,7 @@ def test_simulate_never_overwrites_its_trace(tmp_path, capsys):
 def test_simulate_checks_every_policy_before_any_run(tmp_path, capsys):
     """`--policy edf --policy nope`: exit 2 and edf's results are not written."""
     d = tmp_path / "out"
-    code, stdout, err = run(["simulate", *TRACE_OPTS, "--policy", "edf", "--policy", "nope", "-o", d], capsys)
+    code, stdout, err = run(["simulate", *TRACE_OPTS, "--policy", "edf", "--policy", "nope", "--out-dir", d], capsys)
     one_line_error(code, err, "nope")
     assert not d.exists() and stdout == ""
 
@@ -339,7 +339,7 @@ def test_simulate_checks_the_second_policys_files_before_the_first_runs(tmp_path
     d.mkdir()
     os.mkfifo(d / "fifo.summary.json")
     with drained(d / "fifo.summary.json"):
-        code, stdout, err = run(["simulate", *TRACE_OPTS, "--policy", "edf", "--policy", "fifo", "-o", d], capsys)
+        code, stdout, err = run(["simulate", *TRACE_OPTS, "--policy", "edf", "--policy", "fifo", "--out-dir", d], capsys)
     one_line_error(code, err, "is a FIFO")
     assert sorted(p.name for p in d.iterdir()) == ["fifo.summary.json"] and stdout == ""
 
@@ -347,7 +347,7 @@ def test_simulate_checks_the_second_policys_files_before_the_first_runs(tmp_path
 def test_instances_from_trace_refuses_a_file_as_folder(tmp_path, capsys):
     f = tmp_path / "a-file"
     f.write_text("keep\n")
-    code, _, err = run(["instances", "from-trace", "--trace", "synthetic", "--count", "2", "-o", f], capsys)
+    code, _, err = run(["instances", "from-trace", "--trace", "synthetic", "--count", "2", "--out-dir", f], capsys)
     one_line_error(code, err, "is not a directory")
 
 

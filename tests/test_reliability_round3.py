@@ -195,7 +195,7 @@ def test_simulate_keeps_finished_policies_and_says_so(tmp_path, capsys, monkeypa
     monkeypatch.setattr(sim, "simulate", fake)
     out = tmp_path / "sim"
     code, _, err = run(["simulate", "--trace", "synthetic", "--jobs", "6", "--preset", "2x8", "-q", "--policy", "edf",
-                        "--policy", "fifo", "-o", out], capsys)
+                        "--policy", "fifo", "--out-dir", out], capsys)
     assert code == 130 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == f"interrupted (kept: {out / 'edf.jobs.csv'}, {out / 'edf.summary.json'})"
     assert sorted(p.name for p in out.iterdir()) == ["edf.jobs.csv", "edf.summary.json"]
@@ -215,7 +215,7 @@ def test_simulate_summary_that_cannot_be_written_leaves_no_half_pair(tmp_path, c
 
     monkeypatch.setattr(tr, "summary", bad_summary)
     out = tmp_path / "sim"
-    code, _, err = run(["simulate", "--trace", "synthetic", "--jobs", "6", "--preset", "2x8", "-q", "--policy", "edf", "-o", out],
+    code, _, err = run(["simulate", "--trace", "synthetic", "--jobs", "6", "--preset", "2x8", "-q", "--policy", "edf", "--out-dir", out],
                        capsys)
     assert code == 2 and "NaN" in err.strip().splitlines()[-1] and "Traceback" not in err, err
     assert not out.exists() or not list(out.iterdir())
@@ -420,7 +420,7 @@ def test_simulate_with_a_bad_knob_writes_nothing(policy, setting, text, tmp_path
     was left without its summary while the message said "nothing written"."""
     out = tmp_path / "sim"
     code, _, err = run(["simulate", "--trace", "synthetic", "--jobs", "6", "--preset", "2x8", "-q", "--policy", "edf",
-                        "--policy", policy, "--set", setting, "-o", out], capsys)
+                        "--policy", policy, "--set", setting, "--out-dir", out], capsys)
     assert one_line(code, err) == text
     assert not out.exists()
 
@@ -550,7 +550,7 @@ def test_trace_cluster_below_the_catalog_floor_names_the_job(tmp_path, capsys):
     crashed with `max() arg is an empty sequence` and EDF reported "still unfinished"."""
     out = tmp_path / "s"
     args = ["simulate", "--trace", "synthetic", "--jobs", "30", "--preset", "2x8", "--mem-per-gpu", "16", "-q",
-            "--policy", "edf", "--policy", "sensascale", "-o", out]
+            "--policy", "edf", "--policy", "sensascale", "--out-dir", out]
     code, _, err = run(args, capsys)  # the shape's default duration convention (node) is refused first
     assert one_line(code, err).startswith("error: synthetic (seed 0): duration_at: model(s) alexnet, bert")
     assert "cannot run at the node's proportional share (3 cores, 16 GB per GPU): use duration_at=reference" in err
@@ -606,9 +606,9 @@ def test_a_trace_header_with_a_column_twice_is_refused(cmd, tmp_path, capsys):
     bad = tmp_path / "t.csv"
     bad.write_text("\n".join([header + ",num_gpu", *(r + ",8" for r in rows)]) + "\n")
     if cmd == "simulate":
-        args = ["simulate", "--trace", bad, "--preset", "2x8", "-q", "-o", tmp_path / "s"]
+        args = ["simulate", "--trace", bad, "--preset", "2x8", "-q", "--out-dir", tmp_path / "s"]
     else:
-        args = ["instances", "from-trace", "--trace", bad, "-o", tmp_path / "w"]
+        args = ["instances", "from-trace", "--trace", bad, "--out-dir", tmp_path / "w"]
     code, _, err = run(args, capsys)
     assert one_line(code, err) == f"error: {bad}: header: column(s) 'num_gpu' given twice"
 

@@ -35,7 +35,7 @@ TIMING = ("simulate_s", "wall_s")
 
 def sweep_argv(store: Path, n_seeds: int = N_SEEDS, *extra) -> list[str]:
     seeds = [a for s in range(n_seeds) for a in ("--seed", str(s))]
-    return ["sweep", "--trace", "synthetic", "--jobs", "100", "--preset", "2x8", "--policy", "edf", *seeds, "--store", str(store), "-q",
+    return ["sweep", "--trace", "synthetic", "--jobs", "100", "--preset", "2x8", "--policy", "edf", *seeds, "--out-dir", str(store), "-q",
             *extra]
 
 
@@ -403,7 +403,7 @@ def test_sweep_checks_trace_and_preset_before_any_run(bad, tmp_path, capsys):
 
 def test_experiment_paper_checks_its_node_before_any_run(tmp_path, capsys):
     code = main(["experiment", "paper", "--serial", "--scale", "0.01", "--policy", "edf", "--node", "bogus", "-q",
-                 "-o", str(tmp_path / "out")])
+                 "--out-dir", str(tmp_path / "out")])
     err = capsys.readouterr().err
     if "data not found" in err:
         pytest.skip("the paper's trace data is not here")

@@ -98,11 +98,16 @@ def test_gap_frame_rows_are_comparisons(heur):
     assert heur.metrics.slo_violations == 2  # the fake optimum below misses none
     e = fake(heur, "cpsat", misses=0, lost=0.0, jct=115.4, bound=115.4, lex=phase1(0.0))
     g = frames.gap_frame(inst, {"sensascale": heur}, e)
-    assert tuple(g.columns) == frames.GAP_COLUMNS and set(COMPARISON_COLUMNS) <= set(g.columns)
+    assert tuple(g.columns) == frames.GAP_COLUMNS and len(g.columns) == len(COMPARISON_COLUMNS)
+    assert not {"gap", "abs_gap", "gap_to_bound", "exact_gap"} & set(g.columns)  # named for what they hold
     row = g.iloc[0]
     assert row["extra_misses"] == 2 and row["misses"] == 2
     assert row["jct_gap_pct"] != row["jct_gap_pct"]  # NaN: different levels
     assert row["jct_bound"] == pytest.approx(115.4)
+    # the weighted objective's gap (two more misses at W = 1e5 each): in percent, under its own name
+    assert row["objective_diff"] == pytest.approx(heur.objective - e.objective)
+    assert row["objective_gap_pct"] == pytest.approx(100 * (heur.objective - e.objective) / e.objective)
+    assert row["jct_diff_min"] == pytest.approx(heur.metrics.avg_jct - 115.4)
 
 
 def test_round_comparison_and_summary_line():
@@ -231,7 +236,7 @@ def test_public_names_are_documented_with_their_parameters(name):
 # ---- simulate --save-schedule ---------------------------------------------------------------------
 def test_save_schedule_round_trip_and_plot(tmp_path, capsys):
     sched_file = tmp_path / "s.json"
-    args = ["simulate", "--trace", "synthetic", "--jobs", "12", "--preset", "2x8", "--policy", "edf", "-q", "-o", str(tmp_path / "o")]
+    args = ["simulate", "--trace", "synthetic", "--jobs", "12", "--preset", "2x8", "--policy", "edf", "-q", "--out-dir", str(tmp_path / "o")]
     assert main([*args, "--save-schedule", str(sched_file)]) == 0
     raw = read_json(sched_file)
     inst = load_instance(tmp_path / raw["instance"])  # recorded relative to the schedule file

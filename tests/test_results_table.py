@@ -24,6 +24,7 @@ from sensaopt.sweep.paper import (
     RESULT_FILES,
     RUN_COLUMNS,
     legacy_args,
+    replay_args,
 )
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -80,9 +81,9 @@ def test_recorded_command_plans_the_same_config_keys(result_dir: Path, tmp_path:
     from sensaopt.cli import main
 
     prov = json.loads((result_dir / "provenance.json").read_text())
-    args = list(prov["args"])
+    args = replay_args(prov["args"])  # recorded with -o before the output folder was --out-dir
     assert args[:2] == ["experiment", "paper"]
-    for opt, sub in (("-o", tmp_path / "out"), ("--results", tmp_path / "res")):
+    for opt, sub in (("--out-dir", tmp_path / "out"), ("--results", tmp_path / "res")):
         args[args.index(opt) + 1] = str(sub)
     # settings added after the command was recorded take the value that reproduces what it did
     assert main([*args, *legacy_args(prov["settings"]), "--report-only", "-q"]) == 0
@@ -92,3 +93,22 @@ def test_recorded_command_plans_the_same_config_keys(result_dir: Path, tmp_path:
     assert {k: today["settings"][k] for k in prov["settings"]} == prov["settings"]
     assert {k: v for k, v in today["settings"].items() if k not in prov["settings"]} == {
         k: v for k, v in LEGACY_SETTINGS.items() if k not in prov["settings"]}
+
+
+@pytest.mark.parametrize("recorded, today", [
+    (["experiment", "paper", "-o", "/work/paper-out-2", "--scale", "0.1"], ["experiment", "paper", "--out-dir", "/work/paper-out-2",
+                                                                             "--scale", "0.1"]),
+    (["experiment", "paper", "--output=out", "--seeds", "1"], ["experiment", "paper", "--out-dir=out", "--seeds", "1"]),
+    (["experiment", "paper", "--out-dir", "o", "--results", "r"], ["experiment", "paper", "--out-dir", "o", "--results", "r"]),
+])
+def test_recorded_output_flag_is_replayed_as_out_dir(recorded: list[str], today: list[str]) -> None:
+    assert replay_args(recorded) == today
+
+
+def test_the_old_output_flag_is_refused_naming_out_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sensaopt.cli import main
+
+    assert main(["experiment", "paper", "-o", str(tmp_path / "o"), "--report-only", "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out-dir DIR" in err[0], err
+    assert not (tmp_path / "o").exists()

@@ -55,7 +55,7 @@ def test_sweep_cli_set_reaches_the_runs(tmp_path, capsys):
     from sensaopt.traces.sources import make_instance
 
     args = ["sweep", "--jobs", "20", "--preset", "1x8", "--round-minutes", "10", "--policy", "sensascale", "--serial", "-q",
-            "--store", str(tmp_path)]
+            "--out-dir", str(tmp_path)]
     assert main(args + ["--set", "backfill=none", "--set", "pairing=false"]) == 0
     (rec,) = ResultStore(tmp_path).records()
     assert rec["config"]["policy_config"] == [["backfill", "none"], ["pairing", False]]
@@ -121,7 +121,7 @@ def test_sweep_cli_resumes(tmp_path, capsys):
     from sensaopt.cli import main
 
     args = ["sweep", "--trace", "synthetic", "--jobs", "8", "--preset", "1x8", "--policy", "edf", "--seed", "0", "--seed", "1",
-            "--cpu-per-gpu", "preset", "--cpu-per-gpu", "4", "--serial", "-q", "--store", str(tmp_path)]
+            "--cpu-per-gpu", "preset", "--cpu-per-gpu", "4", "--serial", "-q", "--out-dir", str(tmp_path)]
     assert main(args) == 0
     assert "4 runs: 0 reused, 4 computed" in capsys.readouterr().out
     assert main(args + ["--seed", "2"]) == 0

@@ -140,7 +140,7 @@ def test_cells_reductions_table_and_figures(tmp_path):
 
 
 def test_paper_args_need_consecutive_seeds():
-    assert paper_args(PaperSettings(seeds=(3, 4)), "o")[:10] == ["experiment", "paper", "-o", "o", "--scale", "1.0", "--seeds", "2",
+    assert paper_args(PaperSettings(seeds=(3, 4)), "o")[:10] == ["experiment", "paper", "--out-dir", "o", "--scale", "1.0", "--seeds", "2",
                                                                 "--seed", "3"]
     with pytest.raises(ValueError):
         paper_args(PaperSettings(seeds=(0, 2)), "o")
@@ -151,7 +151,7 @@ def test_report_only_runs_nothing_and_records_provenance(tmp_path, capsys):
     from sensaopt.policies import policy_names
 
     out, res = tmp_path / "out", tmp_path / "res"
-    assert main(["experiment", "paper", "-o", str(out), "--report-only", "--scale", "0.1", "-q", "--results", str(res)]) == 0
+    assert main(["experiment", "paper", "--out-dir", str(out), "--report-only", "--scale", "0.1", "-q", "--results", str(res)]) == 0
     n = len(paper_configs(PaperSettings(scale=0.1, policies=tuple(p for p in POLICIES if p in policy_names()))))
     assert f"{n} runs: 0 reused, 0 computed, 0 failed, {n} missing" in capsys.readouterr().out
     assert (out / "table.md").is_file() and not (out / "runs").exists() and not (out / "failed").exists()
@@ -162,4 +162,4 @@ def test_report_only_runs_nothing_and_records_provenance(tmp_path, capsys):
     assert prov["args"] == paper_args(s, out, res)
     assert {"cpu_model", "cores", "ram_gib", "loadavg", "loadavg_end"} <= set(prov["machine"])
     assert "commit" in prov["git"] and "dirty" in prov["git"] and prov["versions"]["sensaopt"]
-    assert main(["experiment", "paper", "-o", str(out), "--report-only", "--policy", "nope"]) == 2
+    assert main(["experiment", "paper", "--out-dir", str(out), "--report-only", "--policy", "nope"]) == 2

@@ -43,7 +43,7 @@ def test_simulate_writes_jobs_and_summary(tmp_path, capsys):
     trace = small_chronus(tmp_path)
     out = tmp_path / "out"
     code, stdout, err = run(["simulate", "--trace", trace, "--preset", "2x8", "--policy", "edf", "--policy", "fifo",
-                             "--round-minutes", "5", "--seed", "3", "--sensitive-fraction", "0.7", "-o", out], capsys)
+                             "--round-minutes", "5", "--seed", "3", "--sensitive-fraction", "0.7", "--out-dir", out], capsys)
     assert code == 0, err
     assert "skipped: no_gpu 1" in err and "heuristic:edf" in stdout
     for pol in ("edf", "fifo"):
@@ -55,21 +55,21 @@ def test_simulate_writes_jobs_and_summary(tmp_path, capsys):
         # per-job rows agree with the summary
         jct = [float(r["jct"]) for r in rows]
         assert sum(jct) / len(jct) == pytest.approx(s["metrics"]["avg_jct"])
-        viol = sum(1 for r in rows if r["met_deadline"] == "0")
+        viol = sum(1 for r in rows if r["met_deadline"] == "False")
         assert viol == s["metrics"]["slo_violations"]
         assert sum(1 for r in rows if r["deadline"] == "") == 40 - s["metrics"]["slo_jobs"]
 
 
 def test_simulate_errors_are_one_line(tmp_path, capsys):
-    code, _, err = run(["simulate", "--trace", tmp_path / "nope.csv", "-o", tmp_path / "o"], capsys)
+    code, _, err = run(["simulate", "--trace", tmp_path / "nope.csv", "--out-dir", tmp_path / "o"], capsys)
     assert code == 2 and "no such file" in err
     bad = tmp_path / "bad.csv"
     bad.write_text(CHRONUS_HEADER + "1,vc,1,0,1,m,oops,1,60,10,0,strict\n")
-    code, _, err = run(["simulate", "--trace", bad, "--preset", "1x8", "-o", tmp_path / "o"], capsys)
+    code, _, err = run(["simulate", "--trace", bad, "--preset", "1x8", "--out-dir", tmp_path / "o"], capsys)
     assert code == 2 and "line 2: duration (job 1)" in err
-    code, _, err = run(["simulate", "--trace", bad, "--preset", "1x8", "--skip-malformed", "-o", tmp_path / "o"], capsys)
+    code, _, err = run(["simulate", "--trace", bad, "--preset", "1x8", "--skip-malformed", "--out-dir", tmp_path / "o"], capsys)
     assert code == 2 and "no GPU job" in err
-    code, _, err = run(["simulate", "--trace", small_chronus(tmp_path), "--preset", "huge", "-o", tmp_path / "o"], capsys)
+    code, _, err = run(["simulate", "--trace", small_chronus(tmp_path), "--preset", "huge", "--out-dir", tmp_path / "o"], capsys)
     assert code == 2 and "unknown cluster preset" in err
 
 
@@ -77,7 +77,7 @@ def test_simulate_helios_log(tmp_path, capsys):
     rows = [f"h{k},u,v,{[1, 2, 8][k % 3]},4,1,COMPLETED,{600 * k},{600 * k},{600 * k + 1800},{1800 + 60 * k},0" for k in range(12)]
     p = tmp_path / "cluster_log.csv"
     p.write_text(HELIOS_HEADER + "\n".join(rows) + "\n")
-    code, _, err = run(["simulate", "--trace", p, "--preset", "2x8-chronus", "--policy", "edf", "-q", "-o", tmp_path / "o"], capsys)
+    code, _, err = run(["simulate", "--trace", p, "--preset", "2x8-chronus", "--policy", "edf", "-q", "--out-dir", tmp_path / "o"], capsys)
     assert code == 0, err
     s = json.loads((tmp_path / "o" / "edf.summary.json").read_text())
     assert s["metrics"]["slo_jobs"] == 12  # the rule gave every job a deadline
@@ -86,7 +86,7 @@ def test_simulate_helios_log(tmp_path, capsys):
 def test_instances_from_trace_feed_the_solvers(tmp_path, capsys):
     trace = small_chronus(tmp_path, n=30)
     out = tmp_path / "wins"
-    code, stdout, err = run(["instances", "from-trace", "--trace", trace, "-n", "6", "--count", "4", "--round-minutes", "10", "-o", out],
+    code, stdout, err = run(["instances", "from-trace", "--trace", trace, "-n", "6", "--count", "4", "--round-minutes", "10", "--out-dir", out],
                             capsys)
     assert code == 0, err
     files = sorted(out.glob("*.json"))
@@ -122,7 +122,7 @@ def test_simulate_real_chronus_window(tmp_path, capsys):
     if not (traces_dir() / CHRONUS_TRACES["chronus-mix2"]).is_file():
         pytest.skip("Chronus traces not found (set SENSAOPT_TRACES)")
     code, stdout, err = run(["simulate", "--trace", "chronus-mix2", "--limit", "400", "--preset", "philly-16", "--policy", "edf",
-                             "--policy", "sensascale", "-q", "-o", tmp_path / "o"], capsys)
+                             "--policy", "sensascale", "-q", "--out-dir", tmp_path / "o"], capsys)
     assert code == 0, err
     s = json.loads((tmp_path / "o" / "sensascale.summary.json").read_text())
     assert s["metrics"]["finished"] == 400 and s["metrics"]["slo_jobs"] < 400  # MIX2 has best-effort jobs

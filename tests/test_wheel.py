@@ -157,7 +157,7 @@ def test_wheel_runs_outside_the_repository(wheel_env: WheelEnv) -> None:
     assert r.stdout.startswith(f"chronus-slo: fetched {srv.url}/{f.path} -> {cache / 'sensaopt' / f.path}")
     assert sha256(cache / "sensaopt" / f.path) == f.sha256
 
-    r = _run(exe, "simulate", "--trace", "chronus-slo", "--preset", "philly-8", "--days", "0.2", "--policy", "edf", "-o", "out", "-q",
+    r = _run(exe, "simulate", "--trace", "chronus-slo", "--preset", "philly-8", "--days", "0.2", "--policy", "edf", "--out-dir", "out", "-q",
              cwd=work, env=env)
     assert r.stdout.startswith("heuristic:edf: ") and any((work / "out").iterdir())
 
@@ -220,7 +220,7 @@ def test_a_policy_package_and_an_exported_model_from_the_wheel(wheel_env: WheelE
     work = tmp_path / "work"
     work.mkdir()
     r = _run(wheel_env.exe, "simulate", "--trace", "synthetic", "--jobs", "12", "--preset", "2x8", "--policy", "smallest-first",
-             "-o", "sim", cwd=work, env=wheel_env.env)
+             "--out-dir", "sim", cwd=work, env=wheel_env.env)
     assert r.stdout.startswith("heuristic:smallest-first: FEASIBLE") and (work / "sim" / "smallest-first.summary.json").is_file()
 
     _run(wheel_env.exe, "export", "tiny-16gpu", "-o", "tiny.mps", cwd=work, env=wheel_env.env)
@@ -241,7 +241,7 @@ def test_experiment_paper_runs_every_cell_from_the_wheel(wheel_env: WheelEnv, tm
     held = [f.name for f in DATA_FILES.values() if f.sha256 is not None]
     with LoopbackServer(shared_folder(*held)) as srv:
         _run(wheel_env.exe, "data", "fetch", *held, cwd=tmp_path, env=dict(env, **{MIRROR_ENV: srv.url}))
-    r = _run(wheel_env.exe, "experiment", "paper", "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--serial", "-q", "-o", "out",
+    r = _run(wheel_env.exe, "experiment", "paper", "--scale", "0.01", "--seeds", "1", "--policy", "edf", "--serial", "-q", "--out-dir", "out",
              cwd=tmp_path, env=env, timeout=1200)
     assert r.stderr == "" and "12 runs: 0 reused, 12 computed, 0 failed, 0 missing" in r.stdout
     rows = (tmp_path / "out" / "runs.csv").read_text().splitlines()[1:]

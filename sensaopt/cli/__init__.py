@@ -43,11 +43,15 @@ def _usage_classes() -> tuple[type[BaseException], type[BaseException], type[Bas
 def _command() -> Any:
     """The click command of :data:`app`, its help polished: every command's summary is its
     docstring's whole first paragraph (click would cut it at 45 characters), arguments show
-    as ``INSTANCE`` and options as ``FLOAT``, ``INTEGER``, ``TEXT``, ``PATH`` (not typer's
-    ``{instance}``, ``<float>``) unless they name their own metavar."""
+    as ``INSTANCE`` (not typer's ``{INSTANCE}``) and options as ``FLOAT``, ``INTEGER``,
+    ``TEXT``, ``PATH`` (not typer's ``<float>``; ``-o``: ``FILE``, the one meaning of ``-o``)
+    unless they name their own metavar, and
+    every option that takes a value shows its default (:func:`_show_default`)."""
     import typer
 
     cmd = typer.main.get_command(app)
+    for p in cmd.params:  # the root options (--log-level, --data-dir, ...)
+        _show_default(p)
     _polish(cmd)
     return cmd
 
@@ -63,9 +67,42 @@ def _polish(cmd: Any) -> None:
                 if mv is None or mv.startswith("{"):
                     p.metavar = (p.name or "").upper()
                 p.display_type_rich = lambda ctx=None: ""  # "INSTANCE", not typer's "INSTANCE <path>" (the help says what it is)
-            elif p.param_type_name == "option" and not getattr(p, "is_flag", False) and (mv is None or mv.startswith("<")):
-                p.metavar = _metavar(getattr(getattr(p, "type_descriptor", None), "annotation", str))
+                p.get_usage_pieces = functools.partial(_usage_piece, p)
+            elif p.param_type_name == "option":
+                if not getattr(p, "is_flag", False) and (mv is None or mv.startswith("<")):
+                    p.metavar = "FILE" if "-o" in p.opts else _metavar(getattr(getattr(p, "type_descriptor", None), "annotation", str))
+                _show_default(p)
         _polish(sub)
+
+
+def _usage_piece(p: Any, ctx: Any = None) -> list[str]:
+    """An argument in a usage line: ``INSTANCE``, ``[NAME]...`` (optional), ``INSTANCES...``."""
+    name = p.metavar or (p.name or "").upper()
+    name = name if p.required else f"[{name}]"
+    return [name + ("..." if p.nargs != 1 else "")]
+
+
+def _show_default(p: Any) -> None:
+    """Show ``[default: ...]`` on every option that takes a value: its value, or, when that
+    is None or empty, what applies then — the help's ``(default: ...)`` note (moved into
+    the brackets) or :data:`sensaopt.cli.options.NONE_MEANS`. Flags (off unless given)
+    show none."""
+    from sensaopt.cli.options import DEFAULT_NOTE, NONE_MEANS
+
+    if getattr(p, "is_flag", False) and not getattr(p, "secondary_opts", None):
+        return
+    if p.default not in (None, [], ()) or isinstance(p.show_default, str):
+        return
+    m = DEFAULT_NOTE.search(p.help or "")
+    if m is not None:
+        text = m.group(1)
+        p.help = (p.help[:m.start()] + p.help[m.end():]).strip()
+    elif p.name in NONE_MEANS:
+        text = NONE_MEANS[p.name]
+    else:
+        return
+    p.show_default = text
+    p._get_default_string = lambda **_: text  # typer would print "(text)"
 
 
 def _metavar(annotation: object) -> str:

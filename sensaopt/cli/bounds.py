@@ -29,7 +29,7 @@ def bound(
     step_minutes: float = typer.Option(0.0, callback=in_range("step_minutes"),
                                        help="Miss bound: at most one block start per this many minutes (0: every release round)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write the bounds as JSON."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the bounds as JSON (default: not written)."),
 ) -> None:
     """Lower bounds no schedule beats: deadline misses (trivial + capacity over time blocks)
     and average JCT (per job + pooled capacity), at best speed and at the proportional

@@ -11,7 +11,8 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app, command_line
-from sensaopt.cli.options import TextCodec, dataclass_options, in_range, move_cost_option, set_option
+from sensaopt.cli.options import TextCodec, dataclass_options, in_range, move_cost_option, policy_option, set_option
+from sensaopt.exact.common import SolveSettings
 from sensaopt.generate import GeneratorConfig
 from sensaopt.result import Result
 
@@ -31,10 +32,12 @@ def _root(
                                   help="debug | info | warning | error: sensaopt's and Dask's log on stderr (Dask below "
                                        "error only from info on; resume notes one by one from info on)."),
     data_dir: Path | None = typer.Option(None, "--data-dir", metavar="DIR",
-                                         help="Read (and fetch) the trace data in DIR only: the same as SENSAOPT_TRACES=DIR."),
+                                         help="Read (and fetch) the trace data in DIR only: the same as SENSAOPT_TRACES=DIR "
+                                              "(default: SENSAOPT_TRACES if set, else the user cache)."),
     mirror: str | None = typer.Option(None, "--mirror", metavar="URL",
                                       help="Download the data from a copy of the data folder at URL: the same as "
-                                           "SENSAOPT_DATA_MIRROR=URL."),
+                                           "SENSAOPT_DATA_MIRROR=URL (default: SENSAOPT_DATA_MIRROR if set, else each "
+                                           "file's own source)."),
 ) -> None:
     import os
 
@@ -59,6 +62,9 @@ def _exact_params(time_limit: float | None, workers: int | None, weighted: bool,
     given = {"time_limit": time_limit, "workers": workers, "lexicographic": False if weighted else None,
              "cooperate": cooperate or None, "branch_price": branch_price or None, "log": solver_log or None}
     return {k: v for k, v in given.items() if v is not None}
+
+
+_EXACT = SolveSettings()  # the exact solvers' defaults, shown in `solve --help`
 
 
 def summary_line(res: Result) -> str:
@@ -93,10 +99,12 @@ def summary_line(res: Result) -> str:
 def solve(
     instance: Path = typer.Argument(..., help="Instance JSON file, or the name of a packaged instance (sensaopt data list)."),
     solver: str = typer.Option("heuristic", help="heuristic | cpsat | highs | cbc | milp (= highs): a name of sensaopt.solve.SOLVERS."),
-    policy: str = typer.Option("sensascale", help="Policy for --solver heuristic (sensascale, edf, fifo, ...)."),
+    policy: str = policy_option("Policy for --solver heuristic."),
     settings: list[str] = set_option(),
-    time_limit: float | None = typer.Option(None, callback=in_range("time_limit"), help="Seconds, exact solvers (> 0)."),
-    workers: int | None = typer.Option(None, callback=in_range("workers"), help="Solver threads, exact solvers (>= 1)."),
+    time_limit: float | None = typer.Option(None, callback=in_range("time_limit"), metavar="SECONDS",
+                                            help=f"Exact solvers: seconds (> 0) (default: {_EXACT.time_limit:g} s per exact solve)."),
+    workers: int | None = typer.Option(None, callback=in_range("workers"), metavar="N",
+                                       help=f"Exact solvers: solver threads (>= 1) (default: {_EXACT.workers})."),
     weighted: bool = typer.Option(False, "--weighted",
                                   help="Exact solvers: one weighted solve instead of deadline loss first, then the whole objective."),
     cooperate: bool = typer.Option(False, "--cooperate",
@@ -108,7 +116,7 @@ def solve(
                                          help="Heuristics: sigma of the hidden log-normal true-speed factor."),
     move_cost_scale: float = move_cost_option(),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object on stdout."),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write the result (with schedule) as JSON."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the result (with schedule) as JSON (default: not written)."),
     solver_log: bool = typer.Option(False, "--solver-log", help="Exact solvers: show the solver's own log (on stderr)."),
 ) -> None:
     """Solve an instance and report the common metrics."""
@@ -210,7 +218,7 @@ GENERATE_HELP = {
     "best_effort_fraction": "Fraction of jobs without a deadline.",
     "sensitive_fraction": "Fraction of jobs with a sensitive model.",
     "seed": "Random seed.",
-    "name": "Instance name.",
+    "name": "Instance name (default: gen-JOBSj-NODESxNODE_GPUS-sSEED).",
 }
 
 
@@ -241,7 +249,7 @@ def generate(
 
 
 @app.command()
-def schema(output: Path | None = typer.Option(None, "-o", "--output", help="Write to a file instead of stdout.")) -> None:
+def schema(output: Path | None = typer.Option(None, "-o", "--output", help="Write to a file instead of stdout (default: stdout).")) -> None:
     """Print the JSON Schema of the instance format."""
     from sensaopt.io import instance_schema
     from sensaopt.outputs import write_text

@@ -4,8 +4,6 @@ instance), ``sensaopt export`` (the MILP as MPS or LP, with its sidecar) and
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,15 +11,16 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app
-from sensaopt.cli.options import in_range, move_cost_option, set_option
-from sensaopt.compare import COMPARISON_COLUMNS, ROUND_COMPARISON_COLUMNS
+from sensaopt.cli.options import in_range, move_cost_option, policy_option, set_option
+from sensaopt.compare import ROUND_COMPARISON_COLUMNS
 from sensaopt.instance import Instance
 from sensaopt.outputs import Kept
 from sensaopt.result import Result
+from sensaopt.tables import GAP_COLUMNS as FRAME_GAP_COLUMNS
 
 # the instance's own lower bounds (sensaopt.bounds, best speed: valid for every schedule) and the policy's distance to them
 BOUND_COLUMNS = ["forced", "above_forced", "instance_jct_bound", "jct_above_instance_bound_pct"]
-GAP_COLUMNS = list(COMPARISON_COLUMNS) + BOUND_COLUMNS  # `sensaopt gap` rows: CSV/JSON and --wide
+GAP_COLUMNS = list(FRAME_GAP_COLUMNS) + BOUND_COLUMNS  # `sensaopt gap` rows: CSV/JSON and --wide (gap_frame's columns, then the bounds)
 TABLE_WIDTH = 100  # characters: the default tables fit a terminal this wide (--wide: every column)
 # the default `sensaopt gap` table: lexicographic parts, the objective is in --wide / CSV / JSON
 GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_misses", "forced", "avg_jct", "jct_gap_pct",
@@ -51,17 +50,18 @@ def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: floa
             lexicographic: bool = True, policy_config: dict[str, Any] | None = None, cooperate: bool = False) -> dict[str, Any]:
     """One row of ``sensaopt gap``: ``policy`` simulated on ``inst`` against the ``exact``
     solver (``time_limit`` seconds, ``workers`` threads, ``seed``), compared part by part
-    by :func:`sensaopt.compare.compare` (its fields, :data:`~sensaopt.compare.COMPARISON_COLUMNS`;
+    by :func:`sensaopt.compare.compare` (:func:`sensaopt.tables.gap_record`: gap_frame's columns;
     ``name`` fills the instance column): extra misses and lost value, the avg JCT gap in
     percent only among equal misses and lost value, the bound of each part, and the
-    scalar objective (``gap`` a fraction); then :data:`BOUND_COLUMNS` (:func:`bound_values`).
+    weighted objective (``objective_gap_pct`` in percent); then :data:`BOUND_COLUMNS` (:func:`bound_values`).
     Minutes, deadline value, seconds."""
     from sensaopt.compare import compare
     from sensaopt.simulator import simulate
+    from sensaopt.tables import gap_record
 
     e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic, cooperate)  # first: a model it refuses is refused at once
     h = simulate(inst, policy, policy_config=policy_config)
-    row = compare(h, e, inst, label=policy, instance_label=name).to_dict()
+    row = gap_record(compare(h, e, inst, label=policy, instance_label=name))
     return {**row, **bound_values(inst, h)}
 
 
@@ -105,51 +105,49 @@ def format_table(rows: list[dict], cols: list[str], width: int | None = None, sh
     return "\n".join("  ".join(x.rjust(w[i]) for i, x in enumerate(row)) for row in cells)
 
 
-TABLE_SUFFIXES = (".csv", ".json")
+TABLE_OUTPUT_HELP = ("Write the rows, every column, as .csv, .json or .parquet (Parquet: the [parquet] extra) "
+                     "(default: not written; the table on stdout only).")
 
 
 def check_table_output(path: Path, inputs: list[Path]) -> None:
-    """Refuse a ``-o`` that is not a .csv or .json file (or an unsafe path) before any work."""
+    """Refuse a ``-o`` that is not a .csv, .json or .parquet file (or an unsafe path; or
+    .parquet without pyarrow) before any work."""
     from sensaopt.errors import InputError
     from sensaopt.outputs import check_output
+    from sensaopt.tables import check_format, format_of
 
     check_output(path, inputs=inputs, field="-o")  # an unsafe target (symlink, FIFO, an input) is named as such first
-    if path.suffix.lower() not in TABLE_SUFFIXES:
+    fmt = format_of(path)
+    if fmt is None:
         got = path.suffix or "a name without a suffix"
-        raise InputError("(command line)", "-o", f"{path.name}: rows are written as .csv or .json, not {got}")
+        raise InputError("(command line)", "-o", f"{path.name}: rows are written as .csv, .json or .parquet, not {got}")
+    check_format(fmt, "-o")
 
 
 def write_rows(rows: list[dict], path: Path, cols: list[str], inputs: Sequence[Path | str] = ()) -> None:
-    """The whole table of ``rows`` so far, atomically (rewritten after each finished row)."""
-    from sensaopt.io import json_text
-    from sensaopt.outputs import write_text
+    """The whole table of ``rows`` so far in the format of ``path``'s suffix
+    (:func:`sensaopt.tables.table_bytes`), atomically (rewritten after each finished row)."""
+    from sensaopt.outputs import write_bytes
+    from sensaopt.tables import format_of, table_bytes
 
-    if path.suffix.lower() == ".json":
-        text = json_text(rows, indent=1, where=str(path))
-    else:
-        buf = io.StringIO()
-        wr = csv.DictWriter(buf, fieldnames=cols)
-        wr.writeheader()
-        wr.writerows(rows)
-        text = buf.getvalue()
-    write_text(path, text, inputs=inputs, field="-o")
+    write_bytes(path, table_bytes(rows, cols, format_of(path) or "csv", where=str(path)), inputs=inputs, field="-o")
 
 
 @app.command()
 def gap(
     instances: list[Path] = typer.Argument(..., help="Instance JSON files."),
     exact: str = typer.Option("cpsat", help="cpsat | milp (HiGHS) | highs | cbc"),
-    policy: str = typer.Option("sensascale", help="Heuristic policy to compare."),
+    policy: str = policy_option("Heuristic policy to compare."),
     settings: list[str] = set_option(),
-    time_limit: float = typer.Option(60.0, callback=in_range("time_limit"), help="Seconds per exact solve (> 0)."),
-    workers: int = typer.Option(2, callback=in_range("workers"), help="Exact solver threads (>= 1)."),
+    time_limit: float = typer.Option(60.0, callback=in_range("time_limit"), metavar="SECONDS", help="Seconds per exact solve (> 0)."),
+    workers: int = typer.Option(2, callback=in_range("workers"), metavar="N", help="Exact solver threads (>= 1)."),
     seed: int = typer.Option(0, callback=in_range("seed"), help="Exact solver random seed."),
     weighted: bool = typer.Option(False, "--weighted",
                                   help="One weighted exact solve instead of deadline loss first, then the whole objective."),
     cooperate: bool = typer.Option(False, "--cooperate",
                                    help="The other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
     move_cost_scale: float = move_cost_option(),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
+    output: Path | None = typer.Option(None, "-o", "--output", help=TABLE_OUTPUT_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     wide: bool = typer.Option(False, "--wide", help="Show every column (the default table fits 100 characters)."),
 ) -> None:
@@ -245,11 +243,11 @@ def import_solution(
 @app.command("round-gap")
 def round_gap(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
-    policy: str = typer.Option("sensascale", help="Policy whose round decisions are scored."),
-    window: int = typer.Option(4, callback=in_range("window"), help="Window length, rounds."),
-    time_limit: float = typer.Option(2.0, callback=in_range("time_limit"), help="Seconds per window solve (> 0)."),
+    policy: str = policy_option("Policy whose round decisions are scored."),
+    window: int = typer.Option(4, callback=in_range("window"), metavar="N", help="Window length, rounds."),
+    time_limit: float = typer.Option(2.0, callback=in_range("time_limit"), metavar="SECONDS", help="Seconds per window solve (> 0)."),
     move_cost_scale: float = move_cost_option(),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write rows as .csv or .json."),
+    output: Path | None = typer.Option(None, "-o", "--output", help=TABLE_OUTPUT_HELP),
     wide: bool = typer.Option(False, "--wide", help="Show every column (the default table fits 100 characters)."),
 ) -> None:
     """Per-round gap: each round decision of a policy vs the window model's optimum,

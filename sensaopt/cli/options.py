@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
+import re
 import typing
 from collections.abc import Callable
 from dataclasses import MISSING, fields
@@ -19,14 +20,73 @@ from sensaopt.errors import InputError
 from sensaopt.limits import OPTIONS
 
 F = TypeVar("F", bound=Callable[..., Any])
+DEFAULT_NOTE = re.compile(r"\s*\(default: ((?:[^()]|\([^()]*\))*)\)")  # a help text's "(default: ...)" note
 
 SET_HELP = ("Policy knob as key=value (repeat; 'policy.key=value' for one policy only): a field of the policy's config "
-            "dataclass, e.g. backfill=none for sensascale, time_limit_s=2 for chronus.")
+            "dataclass, e.g. backfill=none for sensascale, time_limit_s=2 for chronus (default: none, each policy's own config).")
+
+# what an option whose default is None (or an empty list) means, for options whose help has no "(default: ...)" note
+# (the help shows it as "[default: ...]", sensaopt.cli._show_default); keyed by parameter name
+NONE_MEANS: dict[str, str] = {
+    "days": "the whole trace; generators: their own span",
+    "limit": "every job of the window",
+    "jobs": "the generator's own count",
+    "duration_at": "none: node, or reference on nodes at that share",
+    "columns": "none: a recognised header",
+    "bin_minutes": "one round, no averaging",
+}
+
+
+DEFAULT_POLICY = "sensascale"  # the one default of every command that runs a policy (--policy)
+POLICY_NAMES_HELP = "a registered name (sensascale, edf, fifo, chronus, ...; `sensaopt.policies.policy_names()`) or package.module:Class"
+
+
+def policy_option(help: str, repeat: bool = False) -> Any:
+    """``--policy NAME`` with :data:`DEFAULT_POLICY` as its default (``repeat``: repeatable, a list)."""
+    return typer.Option([DEFAULT_POLICY] if repeat else DEFAULT_POLICY, "--policy", metavar="NAME",
+                        help=f"{help} NAME: {POLICY_NAMES_HELP}.")
 
 
 def set_option() -> Any:
     """The ``--set key=value`` option (repeatable)."""
     return typer.Option([], "--set", help=SET_HELP, metavar="KEY=VALUE")
+
+
+OUT_DIR = "--out-dir"  # the one spelling of a folder output; -o/--output always names a file
+
+
+def out_dir_option(help: str) -> Any:
+    """``--out-dir DIR`` (required): the folder a command writes into."""
+    return typer.Option(..., OUT_DIR, metavar="DIR", help=help)
+
+
+def table_format_option(what: str) -> Any:
+    """``--format csv|parquet`` of a folder command: the file format of ``what`` (Parquet: the ``[parquet]`` extra, pyarrow)."""
+    return typer.Option("csv", "--format", metavar="csv|parquet",
+                        help=f"File format of {what}: csv, or parquet (typed columns; needs pyarrow, the [parquet] extra).")
+
+
+def check_table_format(fmt: str) -> str:
+    """``--format``'s value, lower case, if it is csv or parquet and can be written (else one line, exit 2)."""
+    from sensaopt.tables import check_format
+
+    return check_format(fmt.lower(), "--format", ("csv", "parquet"))
+
+
+def retired_folder_option(*decls: str) -> Any:
+    """A hidden option for a folder command's former spelling of ``--out-dir`` (``-o``,
+    ``--output``, ``--out``, ``--store``): given, it is refused with one line naming
+    ``--out-dir`` (exit 2), never read as a second meaning of ``-o``."""
+    return typer.Option(None, *decls, hidden=True, expose_value=False, is_eager=True, callback=_refuse_retired)
+
+
+def _refuse_retired(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> None:
+    if value is not None:
+        from sensaopt.errors import InputError
+
+        used = "/".join(param.opts)
+        raise InputError("(command line)", used, f"this command writes a folder: give it as {OUT_DIR} DIR "
+                                                 f"(-o/--output names a file in every command)")
 
 
 def move_cost_option() -> Any:
@@ -123,7 +183,10 @@ def dataclass_options(
             codec = codecs.get(f.name)
             if grid:
                 ann: Any = list[str]
-                default: Any = typer.Option([], _flag(f.name), help=f"{help_} Repeat for a grid (default {default_value}).",
+                shown = DEFAULT_NOTE.sub("", help_)  # a field's own "(default: ...)" note becomes the grid's default
+                note = DEFAULT_NOTE.search(help_)
+                dflt = note.group(1) if note else NONE_MEANS.get(f.name, "none") if default_value is None else default_value
+                default: Any = typer.Option([], _flag(f.name), help=f"{shown} Repeat for a grid (default: {dflt}).",
                                             metavar=grid_metavar(types[f.name]))
             else:
                 ann = str if codec else _typer_type(types[f.name])

@@ -11,13 +11,29 @@ import typer
 
 from sensaopt.cli.app import app, command_line, progress_bar
 from sensaopt.cli.batch import dask_ready
-from sensaopt.cli.options import dataclass_options, in_range, set_option, with_workload
+from sensaopt.cli.options import (
+    OUT_DIR,
+    check_table_format,
+    dataclass_options,
+    in_range,
+    out_dir_option,
+    policy_option,
+    retired_folder_option,
+    set_option,
+    table_format_option,
+    with_workload,
+)
 from sensaopt.config import WorkloadConfig, field_help
+from sensaopt.sweep.experiments import ROBUSTNESS_POLICIES as _ROBUSTNESS_POLICIES
+from sensaopt.sweep.paper import WORKLOADS as PAPER_WORKLOADS
+from sensaopt.sweep.paper import PaperSettings
 
 instances_app = typer.Typer(no_args_is_help=True, help="Make instance files.")
 app.add_typer(instances_app, name="instances")
 
 _TRACE_HELP = field_help(WorkloadConfig, "trace")
+_PAPER = PaperSettings()  # experiment paper's defaults, shown in its help
+_DEFAULT_WORKLOADS = ",".join(source for label, source, _ in PAPER_WORKLOADS if label in _PAPER.workloads)
 
 
 PROGRESS_EVERY_S = 60.0  # seconds between progress lines while runs go on (output not a terminal)
@@ -79,17 +95,19 @@ def schedule_files(path: Path, policies: list[str]) -> dict[str, Path]:
 @with_workload(required=("trace",))
 def simulate(
     workload: WorkloadConfig,
-    policy: list[str] = typer.Option(["sensascale"], "--policy", help="Policy name; repeat for several."),
+    policy: list[str] = policy_option("Policy; repeat for several.", repeat=True),
     settings: list[str] = set_option(),
     skip_malformed: bool = typer.Option(False, help="Skip (and count) malformed trace rows instead of stopping."),
-    output: Path = typer.Option(..., "-o", "--output", help="Output folder."),
+    output: Path = out_dir_option("Output folder: per policy its per-job table and summary JSON."),
+    _retired: str | None = retired_folder_option("-o", "--output"),
+    table_format: str = table_format_option("the per-job tables (POLICY.jobs.csv or .parquet)"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     save_schedule: Path | None = typer.Option(
         None, "--save-schedule", metavar="FILE",
         help="Also write the result with its schedule as JSON for `sensaopt plot FILE` (several policies: FILE's stem + "
-             ".POLICY.json each), and the instance beside it (STEM.instance.json)."),
+             ".POLICY.json each), and the instance beside it (STEM.instance.json) (default: not written)."),
 ) -> None:
-    """Simulate policies on a trace or generator; write per-job CSV and summary JSON per policy."""
+    """Simulate policies on a trace or generator; write per-job CSV (or Parquet) and summary JSON per policy."""
     from sensaopt.cli.core import summary_line
     from sensaopt.config import policy_settings
     from sensaopt.datasets import require
@@ -100,12 +118,13 @@ def simulate(
     from sensaopt.traces.sources import data_needed, workload_instance
 
     knobs = policy_settings(policy, settings)  # every --policy and --set checked before the trace is read
+    fmt = check_table_format(table_format)
     require(data_needed(workload.trace, workload.guided))  # a missing data file: one line naming `sensaopt data fetch`
     inputs = (workload.trace,)  # a trace file (a generator's name is no file and never matches)
-    check_output_dir(output, field="-o")
+    check_output_dir(output, field=OUT_DIR)
     for pol in policy:  # every output file checked before the first policy runs
-        for p in output_paths(output, pol):
-            check_output(p, inputs=inputs, field="-o")
+        for p in output_paths(output, pol, fmt):
+            check_output(p, inputs=inputs, field=OUT_DIR)
     saved = schedule_files(save_schedule, policy) if save_schedule is not None else {}
     for p in saved.values():
         check_output(p, inputs=inputs, field="--save-schedule")
@@ -131,7 +150,7 @@ def simulate(
             text = None
             if saved:  # a `solve -o` result file naming its instance file (relative: found beside it); made before any write
                 text = json_text({**res.to_dict(inst), "instance": saved[""].name}, indent=1, where=str(saved[pol]))
-            for p in write_outputs(output, pol, inst, res, res.evaluation, {**described, "policy_config": knobs[pol]}, inputs):
+            for p in write_outputs(output, pol, inst, res, res.evaluation, {**described, "policy_config": knobs[pol]}, inputs, fmt):
                 kept.note(p, "")
             if text is not None:
                 write_text(saved[pol], text, inputs=inputs, field="--save-schedule")
@@ -154,11 +173,13 @@ def instances_from_trace(
     load: float = typer.Option(1.15, callback=in_range("load"), help="Target offered load of each window's cluster."),
     max_nodes: int = typer.Option(4, callback=in_range("max_nodes"), help="At most this many nodes per window."),
     round_minutes: float = typer.Option(10.0, callback=in_range("round_minutes"), help="Round length, minutes."),
-    deadlines: str | None = typer.Option(None, help="keep (the trace's) | rule (SPEC rule); default keep when the trace has them."),
+    deadlines: str | None = typer.Option(None, help="keep (the trace's) | rule (SPEC rule) (default: keep when the trace has them, "
+                                                     "else rule)."),
     seed: int = typer.Option(0, callback=in_range("seed"), help="Seed (model types, rule deadlines, generators)."),
     sensitive_fraction: float = typer.Option(0.5, callback=in_range("sensitive_fraction"), help="Fraction of sensitive model types."),
     mix: str = typer.Option("fraction", help="fraction | synergy"),
-    output: Path = typer.Option(..., "-o", "--output", help="Folder for the instance files."),
+    output: Path = out_dir_option("Folder for the instance files."),
+    _retired: str | None = retired_folder_option("-o", "--output"),
     columns: str | None = typer.Option(None, "--columns", help=field_help(WorkloadConfig, "columns")),
 ) -> None:
     """Cut windows of N consecutive trace jobs into instance files (cluster scaled to their load)."""
@@ -170,7 +191,7 @@ def instances_from_trace(
     from sensaopt.traces.sources import data_needed, make_trace
     from sensaopt.traces.windows import WindowConfig, cut_windows
 
-    check_output_dir(output, field="-o")
+    check_output_dir(output, field=OUT_DIR)
     require(data_needed(trace))
     data = make_trace(trace, start=start, days=days, seed=seed, columns=columns)
     cfg = WindowConfig(n_jobs=jobs, count=count, stride=stride, first=first, node_gpus=node_gpus, cpu_per_gpu=cpu_per_gpu,
@@ -186,7 +207,7 @@ def instances_from_trace(
         opts["columns"] = columns
     cmd = command_line("instances from-trace", opts)
     for inst, _ in wins:  # every window's file checked before the first is written
-        check_output(Path(output) / f"{inst.name}.json", inputs=[trace], field="-o")
+        check_output(Path(output) / f"{inst.name}.json", inputs=[trace], field=OUT_DIR)
     for inst, prov in wins:
         prov["command"] = cmd
         p = Path(output) / f"{inst.name}.json"
@@ -200,9 +221,11 @@ def instances_from_trace(
 @with_workload(grid=True)
 def sweep(
     workload: list[WorkloadConfig],
-    policy: list[str] = typer.Option(["sensascale"], "--policy", help="Policy (repeat; the default is sensascale, as in every command)."),
+    policy: list[str] = policy_option("Policy; repeat for several (each runs every workload of the grid).", repeat=True),
     settings: list[str] = set_option(),
-    store: Path = typer.Option(..., "--store", help="Result folder (runs/<hash>.json); rerun to resume."),
+    store: Path = out_dir_option("Result folder: runs/KEY.json per run, summary.csv; rerun to resume."),
+    _retired: str | None = retired_folder_option("--store", "-o", "--output"),
+    table_format: str = table_format_option("the summary table (summary.csv or .parquet)"),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
@@ -212,17 +235,19 @@ def sweep(
     """Run the cartesian product of the options (repeat any workload option) on Dask; finished runs are kept by config hash."""
     from sensaopt.config import as_pairs, policy_settings
     from sensaopt.datasets import require
-    from sensaopt.outputs import check_output, check_output_dir, write_text
+    from sensaopt.outputs import check_output, check_output_dir, write_bytes
     from sensaopt.sweep import RunConfig, run_serial, run_sweep
-    from sensaopt.sweep.report import summary_csv
+    from sensaopt.sweep.report import summary_table
     from sensaopt.sweep.runner import check_configs
     from sensaopt.traces.sources import data_needed
 
     knobs = policy_settings(policy, settings)
+    fmt = check_table_format(table_format)
+    table = Path(store) / f"summary.{fmt}"
     require(name for w in workload for name in data_needed(w.trace, w.guided))  # every file checked before any run starts
     traces = [w.trace for w in workload]
-    check_output_dir(store, field="--store")
-    check_output(Path(store) / "summary.csv", inputs=traces, field="--store")
+    check_output_dir(store, field=OUT_DIR)
+    check_output(table, inputs=traces, field=OUT_DIR)
     cfgs = [RunConfig(**asdict(w), policy=p, policy_config=as_pairs(knobs[p])) for w in workload for p in policy]
     check_configs(cfgs, trace_files=scheduler is None)  # a bad trace or preset: one line before any run, not N failed runs
     st, notes = _store(store)
@@ -236,9 +261,8 @@ def sweep(
         bar.close()
         _resume_summary(notes)
     records = [st.get(c.key()) for c in cfgs]
-    write_text(Path(store) / "summary.csv", summary_csv([r for r in records if r is not None]), inputs=traces, field="--store")
-    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; "
-               f"table: {Path(store) / 'summary.csv'}")
+    write_bytes(table, summary_table([r for r in records if r is not None], fmt), inputs=traces, field=OUT_DIR)
+    typer.echo(f"{rep.total} runs: {rep.reused} reused, {len(rep.computed)} computed, {len(rep.failed)} failed; table: {table}")
     for k, err in rep.failed.items():
         typer.echo(f"failed {k}: {err}", err=True)
     if rep.failed:
@@ -251,10 +275,12 @@ app.add_typer(experiment_app, name="experiment")
 
 @experiment_app.command("paper")
 def experiment_paper(
-    output: Path = typer.Option(..., "-o", "--output", help="Output folder (runs/ is the resumable store)."),
+    output: Path = out_dir_option("Output folder: runs/ is the resumable store (rerun to resume), plus the tables and figures."),
+    _retired: str | None = retired_folder_option("-o", "--output"),
+    table_format: str = table_format_option("runs and table: parquet also writes runs.parquet and table.parquet beside the CSVs"),
     scale: float = typer.Option(1.0, callback=in_range("scale"),
                                help="1 = the full traces and clusters; < 1: that fraction of jobs (seeded) on that fraction of GPUs."),
-    policy: list[str] = typer.Option([], "--policy",
+    policy: list[str] = typer.Option([], "--policy", metavar="NAME",
                                      help="Policies, repeat (default: the second edition's, those registered: sensascale "
                                           "sensascale-paper chronus synergy-tune edf edf-demote edf-tune edf-tune-demote lst fifo)."),
     seeds: int = typer.Option(3, "--seeds", min=1, help="Number of seeds: --seed, --seed + 1, ... (each a run of every cell)."),
@@ -264,16 +290,18 @@ def experiment_paper(
     node: str = typer.Option("synergy", help="Node shape of the 8 main cells: synergy (3 cores, 62.5 GB per GPU) | chronus "
                                              "(16 cores, 32 GB) | alibaba (12 cores, 48 GB)."),
     helios_days: float = typer.Option(14.0, callback=in_range("helios_days"), help="Days of Helios-calibrated arrivals."),
-    shape: list[str] = typer.Option([], "--shape", help="Further node shapes running Philly SLO (repeat; default chronus "
-                                                         "alibaba; 'none': no further cells)."),
-    shape_gpus: list[int] = typer.Option([], "--shape-gpus", help="GPUs per node of those cells (repeat; default 8 16)."),
+    shape: list[str] = typer.Option([], "--shape", help="Further node shapes running Philly SLO (repeat; 'none': no further cells) "
+                                                         f"(default: {' '.join(_PAPER.shapes)})."),
+    shape_gpus: list[int] = typer.Option([], "--shape-gpus", metavar="N",
+                                         help=f"GPUs per node of those cells (repeat) (default: {' '.join(map(str, _PAPER.shape_gpus))})."),
     duration_at: str = typer.Option("none", "--duration-at", help=field_help(WorkloadConfig, "duration_at")),
     decomposition: bool = typer.Option(False, "--decomposition",
                                        help="Add the speed-up decomposition rows (SensaScale with no job above speed 1; "
                                             "ordering only) on the Philly SLO 8-GPU cell."),
     results: Path | None = typer.Option(
         None, "--results", metavar="DIR",
-        help="Also write the tables, figures and provenance.json (commit, command, versions, machine, config keys) into DIR."),
+        help="Also write the tables, figures and provenance.json (commit, command, versions, machine, config keys) into DIR "
+             "(default: not written)."),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
@@ -282,8 +310,8 @@ def experiment_paper(
     progress_every: float = _progress_every_option(),
     workloads: list[str] = typer.Option(
         [], "--workloads", metavar="NAME[,NAME...]",
-        help="Workloads (trace sources or labels, comma-separated or repeated; default chronus-slo,chronus-mix1,chronus-mix2,"
-             "helios-gen; also helios-venus, the real Venus job log). Cells whose data is absent are skipped and named."),
+        help="Workloads (trace sources or labels, comma-separated or repeated; also helios-venus, the real Venus job log). Cells "
+             f"whose data is absent are skipped and named (default: {_DEFAULT_WORKLOADS})."),
 ) -> None:
     """{Philly SLO, MIX1, MIX2, Helios} x {8, 16-GPU nodes} x policies x seeds: mean and 95 % interval per cell
     (table.md/csv, runs.csv), change vs Chronus, figures."""
@@ -303,14 +331,16 @@ def experiment_paper(
     pols = tuple(policy) if policy else tuple(p for p in POLICIES if p in known)
     for p in pols:
         check_policy(p)
+    fmt = check_table_format(table_format)
+    extra = paper.PARQUET_FILES if fmt == "parquet" else ()
     if not (0 < scale <= 1):
         raise InputError("--scale", "scale", "must be within (0, 1]")
-    check_output_dir(output, field="-o")
-    for name in paper.REPORT_FILES:  # every output checked before any run
-        check_output(output / name, field="-o")
+    check_output_dir(output, field=OUT_DIR)
+    for name in paper.REPORT_FILES + extra:  # every output checked before any run
+        check_output(output / name, field=OUT_DIR)
     if results is not None:
         check_output_dir(results, field="--results")
-        for name in paper.RESULT_FILES:
+        for name in paper.RESULT_FILES + extra:
             check_output(results / name, field="--results")
     shapes = tuple(x for x in shape if x.lower() != "none") if shape else paper.SHAPES
     try:
@@ -337,14 +367,14 @@ def experiment_paper(
     finally:
         _resume_summary(notes)
     rows, cells, md = paper.build_report(s, runs, records, bounds=paper.missing_bounds(runs, records))
-    written = paper.write_report(output, cells, rows, md, runs, records)
+    written = paper.write_report(output, cells, rows, md, runs, records, parquet=bool(extra))
     if results is not None:
         status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")
         status |= {k: "reused" for k in records if k not in status}
         prov = paper.provenance(s, paper.paper_args(s, output, results), runs, records, status, git=git, machine=host,
                                 wall_s=time.perf_counter() - t0,
                                 execution={"serial": serial, "workers": workers, "scheduler": scheduler, "report_only": report_only})
-        written += paper.write_report(results, cells, rows, md, runs, records, field="--results")
+        written += paper.write_report(results, cells, rows, md, runs, records, field="--results", parquet=bool(extra))
         write_text(results / "provenance.json", json.dumps(prov, indent=1) + "\n", field="--results")
     typer.echo(md)
     _echo_runs(rep, records, written)
@@ -451,8 +481,8 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
 
     if not 1 <= seeds <= 1000:
         raise InputError("--seeds", "seeds", f"must be an integer within [1, 1000], got {seeds}")
-    check_output_dir(output, field="--out")
-    md_path, csv_path, png_path = (check_output(output / n, inputs=(workload.trace,), field="--out") for n in ex.output_names(name))
+    check_output_dir(output, field=OUT_DIR)
+    md_path, csv_path, png_path = (check_output(output / n, inputs=(workload.trace,), field=OUT_DIR) for n in ex.output_names(name))
     if name == "ablation":
         runs = ex.ablation_runs(workload, seeds)
     else:
@@ -467,8 +497,8 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
     finally:
         _resume_summary(notes)
     md, csv_text, rows = ex.report(name, runs, records)
-    write_text(md_path, md, inputs=(workload.trace,), field="--out")
-    write_text(csv_path, csv_text, inputs=(workload.trace,), field="--out")
+    write_text(md_path, md, inputs=(workload.trace,), field=OUT_DIR)
+    write_text(csv_path, csv_text, inputs=(workload.trace,), field=OUT_DIR)
     fig = plot.ablation_figure(rows) if name == "ablation" else plot.robustness_figure(rows)
     plot.save_figure(fig, png_path)
     typer.echo(md)
@@ -501,7 +531,8 @@ _SEEDS_HELP = "Seeds per cell: 0 .. N-1 (model types, thinning, profile error)."
 @_experiment_options
 def experiment_ablation(
     workload: WorkloadConfig,
-    output: Path = typer.Option(..., "-o", "--out", help=_OUT_HELP),
+    output: Path = out_dir_option(_OUT_HELP),
+    _retired: str | None = retired_folder_option("-o", "--out", "--output"),
     seeds: int = typer.Option(3, "--seeds", help=_SEEDS_HELP),
     days: str = typer.Option("2", "--days", help=_DAYS_HELP),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
@@ -518,10 +549,12 @@ def experiment_ablation(
 @_experiment_options
 def experiment_robustness(
     workload: WorkloadConfig,
-    output: Path = typer.Option(..., "-o", "--out", help=_OUT_HELP),
+    output: Path = out_dir_option(_OUT_HELP),
+    _retired: str | None = retired_folder_option("-o", "--out", "--output"),
     seeds: int = typer.Option(3, "--seeds", help=_SEEDS_HELP),
     days: str = typer.Option("2", "--days", help=_DAYS_HELP),
-    policy: list[str] = typer.Option([], "--policy", help="Policies (repeat; default: sensascale edf chronus synergy-tune)."),
+    policy: list[str] = typer.Option([], "--policy", metavar="NAME",
+                                     help=f"Policies, repeat (default: {' '.join(_ROBUSTNESS_POLICIES)})."),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     workers: int = typer.Option(2, callback=in_range("workers"), help="LocalCluster worker processes."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),

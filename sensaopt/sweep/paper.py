@@ -151,6 +151,26 @@ def legacy_args(settings: dict[str, Any]) -> list[str]:
     return out
 
 
+RETIRED_OUT_FLAGS = ("-o", "--output")
+"""How ``experiment paper`` named its output folder before ``--out-dir`` (commands recorded in provenance.json)."""
+
+
+def replay_args(args: list[str]) -> list[str]:
+    """A recorded ``experiment paper`` argument list (provenance ``args``) in today's
+    spelling: the output folder as ``--out-dir`` (recorded before it as ``-o``/``--output``,
+    also ``--output=DIR``); everything else unchanged."""
+    out: list[str] = []
+    for a in args:
+        flag, eq, value = a.partition("=")
+        if a in RETIRED_OUT_FLAGS:
+            out.append("--out-dir")
+        elif eq and flag in RETIRED_OUT_FLAGS:
+            out.append(f"--out-dir={value}")
+        else:
+            out.append(a)
+    return out
+
+
 def settings_record(s: PaperSettings) -> dict[str, Any]:
     """``s`` as provenance stores it."""
     from dataclasses import asdict
@@ -803,6 +823,7 @@ def build_report(s: PaperSettings, runs: list[tuple[str, int, RunConfig]], recor
 
 # ---- results with provenance -------------------------------------------------------------------
 REPORT_FILES = ("table.md", "table.csv", "runs.csv") + FIGURE_FILES  # what write_report() writes
+PARQUET_FILES = ("table.parquet", "runs.parquet")  # and with parquet=True (--format parquet) these beside the CSVs
 RESULT_FILES = REPORT_FILES + ("provenance.json",)  # and a --results folder also gets provenance.json
 
 
@@ -813,7 +834,7 @@ def paper_args(s: PaperSettings, output: str | Path, results: str | Path | None 
     seeds = list(s.seeds)
     if not seeds or seeds != list(range(seeds[0], seeds[0] + len(seeds))):
         raise ValueError(f"seeds must be consecutive to be given as --seed/--seeds, got {s.seeds}")
-    args = ["experiment", "paper", "-o", str(output), "--scale", repr(s.scale), "--seeds", str(len(seeds)), "--seed", str(seeds[0])]
+    args = ["experiment", "paper", "--out-dir", str(output), "--scale", repr(s.scale), "--seeds", str(len(seeds)), "--seed", str(seeds[0])]
     for p in s.policies:
         args += ["--policy", p]
     args += ["--round-minutes", repr(s.round_minutes), "--sensitive-fraction", repr(s.sensitive_fraction), "--node", s.node,
@@ -859,16 +880,23 @@ def provenance(s: PaperSettings, args: list[str], runs: list[tuple[str, int, Run
 
 
 def write_report(outdir: str | Path, cells: list[dict[str, Any]], rows: list[dict[str, Any]], md: str,
-                 runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]], field: str = "-o") -> list[Path]:
+                 runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]], field: str = "--out-dir",
+                 parquet: bool = False) -> list[Path]:
     """Write :data:`REPORT_FILES` into ``outdir``: table.md (``md``), table.csv (``cells``,
     one row per cell: means and interval bounds), runs.csv (``rows``, one per run with its
-    config key) and, when there are cells, the figures (:func:`figures`); ``field`` names the option
-    in errors. Returns the paths written."""
-    from sensaopt.outputs import write_text
+    config key), with ``parquet`` the same two tables as :data:`PARQUET_FILES`, and, when
+    there are cells, the figures (:func:`figures`); ``field`` names the option in errors.
+    Returns the paths written."""
+    from sensaopt.outputs import write_bytes, write_text
+    from sensaopt.tables import table_bytes
 
     d = Path(outdir)
     write_text(d / "table.md", md, field=field)
     write_text(d / "table.csv", table_csv(cells), field=field)
     write_text(d / "runs.csv", table_csv(rows), field=field)
     paths = [d / "table.md", d / "table.csv", d / "runs.csv"]
+    if parquet:
+        for name, table in zip(PARQUET_FILES, (cells, rows)):
+            write_bytes(d / name, table_bytes(table, list(table[0]) if table else [], "parquet"), field=field)
+            paths.append(d / name)
     return paths + (figures(cells, runs, records, d, field) if cells else [])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from sensaopt.metrics import METRIC_COLUMNS
@@ -26,10 +24,13 @@ def summary_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+def summary_table(records: list[dict[str, Any]], fmt: str = "csv") -> bytes:
+    """:func:`summary_rows` as a table file in ``fmt`` (:func:`sensaopt.tables.table_bytes`: csv, json, parquet)."""
+    from sensaopt.tables import table_bytes
+
+    return table_bytes(summary_rows(records), SUMMARY_COLUMNS, fmt)
+
+
 def summary_csv(records: list[dict[str, Any]]) -> str:
     """:func:`summary_rows` as CSV text."""
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(summary_rows(records))
-    return buf.getvalue()
+    return summary_table(records).decode()

@@ -1,6 +1,6 @@
 """Running policies on trace instances and writing their results.
 
-Per policy: ``<outdir>/<policy>.jobs.csv`` (one row per job: arrival, GPUs, work,
+Per policy: ``<outdir>/<policy>.jobs.csv`` (or ``.parquet``: :data:`sensaopt.tables.TABLE_FORMATS`; one row per job: arrival, GPUs, work,
 model, sensitivity, deadline, value, then its :class:`sensaopt.metrics.JobMetrics`:
 first start, finish, JCT, queueing time, met deadline, lost value, preemptions
 (restarts), migrations, resizes, minutes lost to each, pending time; minutes) and ``<outdir>/<policy>.summary.json`` (the
@@ -11,8 +11,6 @@ plus the workload settings).
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 from collections.abc import Callable
 from dataclasses import astuple
 from pathlib import Path
@@ -21,7 +19,7 @@ from typing import Any
 from sensaopt.instance import Instance
 from sensaopt.io import json_text
 from sensaopt.metrics import JOB_METRIC_COLUMNS, job_metrics
-from sensaopt.outputs import PathLike, write_text
+from sensaopt.outputs import PathLike, write_bytes, write_text
 from sensaopt.result import Result
 from sensaopt.simulator import simulate
 from sensaopt.validator import Evaluation
@@ -49,25 +47,31 @@ def _carried(res: Result) -> Evaluation:
 
 def job_rows(instance: Instance, ev: Evaluation) -> list[dict[str, Any]]:
     """One CSV row per job (:data:`JOB_COLUMNS`): the job, then its
-    :class:`sensaopt.metrics.JobMetrics` (minutes; empty: none, e.g. best effort)."""
+    :class:`sensaopt.metrics.JobMetrics` (minutes; ``sensitive`` and ``met_deadline``
+    booleans; None: none, e.g. a best-effort job's deadline)."""
     rows = []
     for j, m in zip(instance.jobs, job_metrics(instance, ev)):
         row: dict[str, Any] = {
-            "job": j.id, "arrival": j.arrival, "gpus": j.gpus, "work": j.work, "model": j.model, "sensitive": int(j.profile.is_sensitive()),
-            "deadline": "" if j.deadline is None else j.deadline, "value": j.value if j.deadline is not None else "",
+            "job": j.id, "arrival": j.arrival, "gpus": j.gpus, "work": j.work, "model": j.model,
+            "sensitive": bool(j.profile.is_sensitive()),
+            "deadline": j.deadline, "value": j.value if j.deadline is not None else None,
         }
-        row.update({k: "" if v is None else int(v) if isinstance(v, bool) else v for k, v in zip(JOB_METRIC_COLUMNS[1:], astuple(m)[1:])})
+        row.update(zip(JOB_METRIC_COLUMNS[1:], astuple(m)[1:]))
         rows.append(row)
     return rows
 
 
+def jobs_table(instance: Instance, ev: Evaluation, fmt: str = "csv") -> bytes:
+    """The per-job table in ``fmt`` (:func:`sensaopt.tables.table_bytes`: CSV with empty
+    cells for None and True / False, or Parquet with typed, nullable columns)."""
+    from sensaopt.tables import table_bytes
+
+    return table_bytes(job_rows(instance, ev), JOB_COLUMNS, fmt)
+
+
 def jobs_csv(instance: Instance, ev: Evaluation) -> str:
     """The jobs.csv text: a header of :data:`JOB_COLUMNS`, one row per job."""
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=JOB_COLUMNS, lineterminator="\n")
-    w.writeheader()
-    w.writerows(job_rows(instance, ev))
-    return buf.getvalue()
+    return jobs_table(instance, ev).decode()
 
 
 def summary(instance: Instance, res: Result, workload: dict | None = None) -> dict[str, Any]:
@@ -81,27 +85,28 @@ def summary(instance: Instance, res: Result, workload: dict | None = None) -> di
     return d
 
 
-def output_paths(outdir: str | Path, policy: str) -> tuple[Path, Path]:
-    """The files :func:`write_outputs` writes for ``policy``: (jobs CSV, summary JSON)."""
+def output_paths(outdir: str | Path, policy: str, fmt: str = "csv") -> tuple[Path, Path]:
+    """The files :func:`write_outputs` writes for ``policy``: (jobs table in ``fmt``, summary JSON)."""
     from sensaopt.policies import file_stem
 
     out, stem = Path(outdir), file_stem(policy)
-    return out / f"{stem}.jobs.csv", out / f"{stem}.summary.json"
+    return out / f"{stem}.jobs.{fmt}", out / f"{stem}.summary.json"
 
 
 def write_outputs(outdir: str | Path, policy: str, instance: Instance, res: Result, ev: Evaluation | None = None,
-                  workload: dict | None = None, inputs: tuple[PathLike, ...] = ()) -> tuple[Path, Path]:
-    """Write ``<policy>.jobs.csv`` and ``<policy>.summary.json``; ``ev`` defaults to the
+                  workload: dict | None = None, inputs: tuple[PathLike, ...] = (), fmt: str = "csv",
+                  field: str = "--out-dir") -> tuple[Path, Path]:
+    """Write ``<policy>.jobs.<fmt>`` and ``<policy>.summary.json``; ``ev`` defaults to the
     evaluation ``res`` carries; neither may be one of ``inputs`` (:func:`sensaopt.outputs.check_output`)."""
-    jp, sp = output_paths(outdir, policy)
-    # both texts first (a NaN in the summary is refused before anything is written), then the
+    jp, sp = output_paths(outdir, policy, fmt)
+    # both contents first (a NaN in the summary is refused before anything is written), then the
     # two files; a failed second write removes the first: the policy's pair is whole or absent
-    jobs_text = jobs_csv(instance, ev if ev is not None else _carried(res))
+    jobs_data = jobs_table(instance, ev if ev is not None else _carried(res), fmt)
     summary_text = json_text(summary(instance, res, workload), indent=1, where=str(sp))
     existed = jp.exists()
-    write_text(jp, jobs_text, inputs=inputs, field="-o")
+    write_bytes(jp, jobs_data, inputs=inputs, field=field)
     try:
-        write_text(sp, summary_text, inputs=inputs, field="-o")
+        write_text(sp, summary_text, inputs=inputs, field=field)
     except BaseException:
         if not existed:
             with contextlib.suppress(OSError):
