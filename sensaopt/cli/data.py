@@ -44,7 +44,8 @@ def data_list() -> None:
 @data_app.command("fetch")
 def data_fetch(
     names: list[str] = typer.Argument(None, metavar="NAME", help="Files to fetch (names from `sensaopt data list`; default: all)."),
-    timeout: float = typer.Option(120.0, "--timeout", callback=in_range("timeout"), help="Seconds to wait for a server to answer."),
+    timeout: float = typer.Option(120.0, "--timeout", callback=in_range("timeout"), metavar="SECONDS",
+                                  help="Seconds to wait for a server to answer."),
 ) -> None:
     """Download or derive the files not yet present into the user cache (or SENSAOPT_TRACES), each checked (SHA-256, git blob)."""
     from sensaopt.datasets import DATA_FILES, fetch

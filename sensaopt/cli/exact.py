@@ -184,7 +184,7 @@ def export(
     instance: Path = typer.Argument(..., help="Instance JSON file."),
     format: str = typer.Option("mps", "--format", help="mps | lp"),
     output: Path = typer.Option(..., "-o", "--output", help="Model file to write (and OUTPUT.json, its sidecar for import-solution)."),
-    horizon: int | None = typer.Option(None, callback=in_range("horizon"), help="Rounds (default: SensaScale makespan + 2)."),
+    horizon: int | None = typer.Option(None, callback=in_range("horizon"), metavar="N", help="Rounds (default: SensaScale makespan + 2)."),
     move_cost_scale: float = move_cost_option(),
 ) -> None:
     """Write the offline MILP (scaled integer objective; scale and offset as comments and in the sidecar) for other solvers."""
@@ -212,7 +212,7 @@ def import_solution(
     model: Path = typer.Argument(..., help="Model file written by `sensaopt export` (its sidecar MODEL.json beside it)."),
     solution: Path = typer.Argument(..., help="The solver's solution file (HiGHS .sol, CBC, SCIP or Gurobi .sol)."),
     output: Path = typer.Option(..., "-o", "--output", help="Schedule JSON to write (for `sensaopt validate`, `plot`)."),
-    sidecar: Path | None = typer.Option(None, "--sidecar", help="The export's sidecar JSON (default: MODEL.json)."),
+    sidecar: Path | None = typer.Option(None, "--sidecar", metavar="FILE", help="The export's sidecar JSON (default: MODEL.json)."),
     solution_format: str | None = typer.Option(None, "--solution-format", help="highs | cbc | scip | gurobi (default: detected)."),
 ) -> None:
     """Rebuild the schedule an external solver's solution of an exported model stands for, validate it and write it."""
