@@ -362,7 +362,7 @@ PROVEN_WINDOWS = {4: 78.65, 6: 69.90, 7: 78.30, 10: 78.55, 11: 109.35, 13: 76.45
 
 def test_bounds_below_the_proven_window_optima(shared_traces, tmp_path, capsys):
     code, _, err = _cli(["instances", "from-trace", "--trace", "chronus-slo", "--jobs", 20, "--count", 20, "--first", 3000,
-                         "-o", tmp_path], capsys)
+                         "--out-dir", tmp_path], capsys)
     assert code == 0, err
     for w, jct in PROVEN_WINDOWS.items():
         b = compute_bounds(load_instance(tmp_path / f"chronus-slo-w{w}.json"))
