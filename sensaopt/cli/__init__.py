@@ -95,14 +95,16 @@ def _show_default(p: Any) -> None:
         return
     m = DEFAULT_NOTE.search(p.help or "")
     if m is not None:
-        text = m.group(1)
+        note = m.group(1)
         p.help = (p.help[:m.start()] + p.help[m.end():]).strip()
+        text: Any = lambda: note  # noqa: E731
     elif p.name in NONE_MEANS:
-        text = NONE_MEANS[p.name]
+        got = NONE_MEANS[p.name]
+        text = got if callable(got) else lambda: got
     else:
         return
-    p.show_default = text
-    p._get_default_string = lambda **_: text  # typer would print "(text)"
+    p.show_default = "(shown)"  # a text: typer shows it even for a None default
+    p._get_default_string = lambda **_: text()  # typer would print "(show_default)"; called when the help is shown
 
 
 def _metavar(annotation: object) -> str:

@@ -12,7 +12,6 @@ import typer
 
 from sensaopt.cli.app import app, command_line
 from sensaopt.cli.options import TextCodec, dataclass_options, in_range, move_cost_option, policy_option, set_option
-from sensaopt.exact.common import SolveSettings
 from sensaopt.generate import GeneratorConfig
 from sensaopt.result import Result
 
@@ -64,9 +63,6 @@ def _exact_params(time_limit: float | None, workers: int | None, weighted: bool,
     return {k: v for k, v in given.items() if v is not None}
 
 
-_EXACT = SolveSettings()  # the exact solvers' defaults, shown in `solve --help`
-
-
 def summary_line(res: Result) -> str:
     """One line, lexicographic parts first: status, SLO violations, lost deadline value,
     avg JCT and queueing (minutes), makespan, then the scalar objective and its bound,
@@ -102,9 +98,9 @@ def solve(
     policy: str = policy_option("Policy for --solver heuristic."),
     settings: list[str] = set_option(),
     time_limit: float | None = typer.Option(None, callback=in_range("time_limit"), metavar="SECONDS",
-                                            help=f"Exact solvers: seconds (> 0) (default: {_EXACT.time_limit:g} s per exact solve)."),
+                                            help="Exact solvers: seconds (> 0)."),
     workers: int | None = typer.Option(None, callback=in_range("workers"), metavar="N",
-                                       help=f"Exact solvers: solver threads (>= 1) (default: {_EXACT.workers})."),
+                                       help="Exact solvers: solver threads (>= 1)."),
     weighted: bool = typer.Option(False, "--weighted",
                                   help="Exact solvers: one weighted solve instead of deadline loss first, then the whole objective."),
     cooperate: bool = typer.Option(False, "--cooperate",

@@ -25,9 +25,22 @@ DEFAULT_NOTE = re.compile(r"\s*\(default: ((?:[^()]|\([^()]*\))*)\)")  # a help 
 SET_HELP = ("Policy knob as key=value (repeat; 'policy.key=value' for one policy only): a field of the policy's config "
             "dataclass, e.g. backfill=none for sensascale, time_limit_s=2 for chronus (default: none, each policy's own config).")
 
+def _exact_default(name: str, fmt: str) -> Callable[[], str]:
+    """The exact solvers' default of ``name`` (:class:`sensaopt.exact.common.SolveSettings`), read when help is shown."""
+    def text() -> str:
+        from sensaopt.exact.common import SolveSettings
+
+        return fmt.format(getattr(SolveSettings(), name))
+
+    return text
+
+
 # what an option whose default is None (or an empty list) means, for options whose help has no "(default: ...)" note
-# (the help shows it as "[default: ...]", sensaopt.cli._show_default); keyed by parameter name
-NONE_MEANS: dict[str, str] = {
+# (the help shows it as "[default: ...]", sensaopt.cli._show_default; a function: called when the help is shown);
+# keyed by parameter name
+NONE_MEANS: dict[str, str | Callable[[], str]] = {
+    "time_limit": _exact_default("time_limit", "{:g} s per exact solve"),  # solve: the exact solvers' own default
+    "workers": _exact_default("workers", "{}"),
     "days": "the whole trace; generators: their own span",
     "limit": "every job of the window",
     "jobs": "the generator's own count",
