@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # lower bounds from the instance alone (servable speeds, metrics' tolerances): no solver, no policy
     ("bounds", ("sensaopt.bounds",)),
     # reading and presenting results (no solver, no policy): a Result never imports them
-    ("reports", ("sensaopt.compare", "sensaopt.frames", "sensaopt.plot")),
+    ("reports", ("sensaopt.compare", "sensaopt.frames", "sensaopt.plot", "sensaopt.tables")),
     ("solvers", ("sensaopt.solvers",)),
     ("policies / simulator", ("sensaopt.policies", "sensaopt.simulator", "sensaopt.config")),
     ("exact", ("sensaopt.exact", "sensaopt.solve", "sensaopt.roundtrip")),
