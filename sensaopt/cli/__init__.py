@@ -128,10 +128,12 @@ def main(argv: list[str] | None = None) -> int:
 
     _load_extra()
     outputs.last_kept = None
+    saved = {k: os.environ.get(k) for k in _root_env()}
     try:
         try:
             rv = _command().main(args=argv, standalone_mode=False, prog_name="sensaopt")
         finally:
+            _restore_env(saved)  # --data-dir / --mirror hold for this command (and its workers) only
             _flush_stdout()  # a full or closed stdout fails here, inside the boundary, not at interpreter exit
     except (Exception, KeyboardInterrupt, SystemExit) as e:
         code = _ended_by(e)
@@ -141,6 +143,21 @@ def main(argv: list[str] | None = None) -> int:
     if rv == 130:  # typer (non-standalone) turns Ctrl-C into a returned 130; finished work is already saved
         print(f"interrupted{_kept()}", file=sys.stderr)
     return rv if isinstance(rv, int) else 0
+
+
+def _root_env() -> tuple[str, ...]:
+    """The environment variables the root options --data-dir and --mirror set."""
+    from sensaopt.datasets import MIRROR_ENV, TRACES_ENV
+
+    return (TRACES_ENV, MIRROR_ENV)
+
+
+def _restore_env(saved: dict[str, str | None]) -> None:
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 def _kept(e: BaseException | None = None) -> str:
