@@ -459,12 +459,31 @@ def sensitivity_curves(
 _FRACTION_GAPS = ("gap", "gap_to_bound", "exact_gap")  # the gap_frame columns that are fractions (sensaopt.compare)
 
 
+NOT_COMPARABLE_HATCH = "xx"
+NOT_COMPARABLE_LABEL = "n/c"
+
+
 def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: bool = True, title: str | None = None) -> Axes:
-    """Grouped bars of a :func:`sensaopt.frames.gap_frame` column (concatenated over
-    instances): one group per instance, one bar per policy in its
-    :func:`sensaopt.palette.policy_color`. NaN values get no bar; the legend is right of the axes.
-    ``percent`` shows a fraction column (``gap``, ``gap_to_bound``, ``exact_gap``) in percent;
-    other columns keep their unit (``*_pct`` are already percent), named on the y axis."""
+    """Grouped bars of a :func:`sensaopt.frames.gap_frame` column (concatenated over instances).
+
+    One group per instance, one bar per policy in its :func:`sensaopt.palette.policy_color`
+    (gid ``gap:<policy>``). A NaN value (not comparable, e.g. no JCT gap at unequal misses)
+    is an empty hatched placeholder in the policy's colour with "n/c" written on it
+    (gid ``gap-nc:<policy>``), never a 0 bar. The legend (right of the axes) lists every
+    policy in its colour, with or without a finite value, and the placeholder.
+
+    Args:
+        gaps: DataFrame with ``instance``, ``policy`` and the ``value`` column.
+        ax: axes to draw on (None: a new figure).
+        value: the column drawn.
+        percent: show a fraction column (``gap``, ``gap_to_bound``, ``exact_gap``) in percent;
+            other columns keep their unit (``*_pct`` are already percent), named on the y axis.
+        title: axes title (None: "objective gap to the exact schedule").
+
+    Returns:
+        The axes.
+    """
+    import matplotlib.patches as mpatches
     import pandas as pd
 
     ax = _axes(ax)
@@ -476,17 +495,32 @@ def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: 
     xs = np.arange(len(table.index))
     fraction = value in _FRACTION_GAPS
     scale = 100 if percent and fraction else 1
+    values = {pol: table[pol].to_numpy(dtype=float) * scale for pol in policies}
+    finite = np.concatenate([v[np.isfinite(v)] for v in values.values()] + [np.zeros(1)])
+    top, bottom = max(finite.max(), 0.0), min(finite.min(), 0.0)
+    placeholder = 0.25 * (top - bottom) if top > bottom else 1.0  # above 0, a quarter of the data's range
+    missing = False
     for k, pol in enumerate(policies):
-        vals = table[pol].to_numpy(dtype=float) * scale
+        vals, color = values[pol], policy_color(pol)
         ok = np.isfinite(vals)
-        bars = ax.bar(xs[ok] + (k - (len(policies) - 1) / 2) * width, vals[ok], width, label=pol, color=policy_color(pol))
-        for b in bars:
+        pos = xs + (k - (len(policies) - 1) / 2) * width
+        for b in ax.bar(pos[ok], vals[ok], width, color=color):
             b.set_gid(f"gap:{pol}")
+        for x in pos[~ok]:
+            missing = True
+            ax.bar([x], [placeholder], width, facecolor="none", edgecolor=color, hatch=NOT_COMPARABLE_HATCH, linewidth=0.8,
+                   gid=f"gap-nc:{pol}")
+            ax.text(x, placeholder / 2, NOT_COMPARABLE_LABEL, rotation=90, ha="center", va="center", fontsize=7,
+                    gid=f"gap-nc-label:{pol}", bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
     ax.set_xticks(xs)
     ax.set_xticklabels(list(table.index), rotation=20, ha="right")
     ax.axhline(0, color="black", linewidth=0.8)
     unit = " (%)" if value.endswith("_pct") or (fraction and percent) else " (fraction)" if fraction else ""
     ax.set_ylabel(value + unit)
     ax.set_title(title if title is not None else "objective gap to the exact schedule")
-    ax.legend(fontsize=8, **LEGEND_OUTSIDE)
+    handles = [mpatches.Patch(facecolor=policy_color(pol), label=pol) for pol in policies]
+    if missing:
+        handles.append(mpatches.Patch(facecolor="none", edgecolor="0.3", hatch=NOT_COMPARABLE_HATCH,
+                                      label=f"{NOT_COMPARABLE_LABEL}: not comparable (no value)"))
+    ax.legend(handles=handles, fontsize=8, **LEGEND_OUTSIDE)
     return ax

@@ -338,9 +338,26 @@ def test_gap_bars_with_a_policy_whose_values_are_all_nan():
     gaps = pd.DataFrame({"instance": ["a", "a", "b", "b"], "policy": ["edf", "fifo"] * 2,
                          "jct_gap_pct": [1.5, np.nan, 2.0, np.nan]})
     ax = plot.gap_bars(gaps, value="jct_gap_pct", percent=False)
-    heights = sorted(round(p.get_height(), 6) for p in ax.patches)
-    assert heights == [1.5, 2.0]  # fifo draws nothing (and does not fail)
+    bars = [p for p in ax.patches if (p.get_gid() or "").startswith("gap:")]
+    assert sorted(round(p.get_height(), 6) for p in bars) == [1.5, 2.0] and {p.get_gid() for p in bars} == {"gap:edf"}
+    # not comparable: an empty hatched placeholder in fifo's colour with "n/c" on it, not a 0 bar
+    nc = [p for p in ax.patches if p.get_gid() == "gap-nc:fifo"]
+    assert len(nc) == 2
+    for p in nc:
+        assert p.get_hatch() == plot.NOT_COMPARABLE_HATCH and p.get_facecolor()[3] == 0.0
+        assert p.get_edgecolor() == to_rgba(palette.policy_color("fifo")) and p.get_height() > 0.2
+    assert [t.get_text() for t in ax.texts if t.get_gid() == "gap-nc-label:fifo"] == ["n/c", "n/c"]
+    # every policy in its palette colour in the legend (fifo was matplotlib's default blue), and the placeholder
+    leg = ax.get_legend()
+    texts = [t.get_text() for t in leg.get_texts()]
+    assert texts[:2] == ["edf", "fifo"] and "not comparable" in texts[2]
+    handles = leg.legend_handles
+    assert handles[0].get_facecolor() == to_rgba(palette.policy_color("edf"))
+    assert handles[1].get_facecolor() == to_rgba(palette.policy_color("fifo"))
+    assert handles[2].get_hatch() == plot.NOT_COMPARABLE_HATCH
     plt.close(ax.figure)
+    full = plot.gap_bars(gaps.fillna(0.5), value="jct_gap_pct", percent=False)  # nothing missing: no placeholder entry
+    assert len(full.get_legend().get_texts()) == 2 and not [p for p in full.patches if (p.get_gid() or "").startswith("gap-nc")]
 
 
 def test_gap_bars_scale_and_label_each_column_in_its_own_unit():
@@ -350,7 +367,8 @@ def test_gap_bars_scale_and_label_each_column_in_its_own_unit():
              "extra_misses": ([1.0, 2.0], "extra_misses")}
     for value, (heights, label) in cases.items():  # percent=True (default) scales only the fraction column
         ax = plot.gap_bars(gaps, value=value)
-        assert sorted(round(p.get_height(), 6) for p in ax.patches) == heights and ax.get_ylabel() == label
+        bars = [p for p in ax.patches if (p.get_gid() or "").startswith("gap:")]
+        assert sorted(round(p.get_height(), 6) for p in bars) == heights and ax.get_ylabel() == label
         plt.close(ax.figure)
     ax = plot.gap_bars(gaps, value="jct_gap_pct", percent=False)
     assert ax.get_ylabel() == "jct_gap_pct (%)"  # was "(fraction)"
