@@ -190,3 +190,35 @@ def test_cli_report_only_writes_the_tables_and_runs_nothing(tmp_path, capsys):
     for name in ex.output_names("ablation"):
         assert (tmp_path / name).is_file()
     assert not (tmp_path / "runs").exists()
+
+
+def _cap_segments(ax, gid):
+    return [seg for c in ax.collections if c.get_gid() == gid for seg in c.get_segments()]
+
+
+@pytest.mark.parametrize("seeds", [1, 3])
+def test_experiment_figures_draw_caps_only_where_there_is_an_interval(seeds):
+    runs = ex.ablation_runs(TINY, seeds)
+    runs = [r for r in runs if r[0].value in ("default", "pairing=false")]
+    recs = {c.key(): _fake_record(c, 1 + c.seed * 2) for _, c in runs}
+    rows = ex.summarize(runs, recs)
+    fig = plot.ablation_figure(rows)
+    ax = fig.axes[0]  # violations
+    for r in rows:
+        segs = _cap_segments(ax, f"ci:{r['value']}")
+        if seeds == 1:
+            assert segs == []  # no interval: no caps (was a zero-length cap)
+        else:
+            (seg,) = segs  # horizontal: from lo to hi at the bar's row
+            assert (seg[0][0], seg[1][0]) == (pytest.approx(r["violations_lo"]), pytest.approx(r["violations_hi"]))
+    title = fig.legends[0].get_title().get_text()
+    assert f"{seeds} seed" in title and "95 % Student-t interval" in title and "none with one seed" in title
+    axes = (("profile_error", (0.0, 0.3)),)
+    rruns = ex.robustness_runs(TINY, seeds, policies=("sensascale", "edf"), axes=axes)
+    rrows = ex.summarize(rruns, {c.key(): _fake_record(c, 1 + c.seed) for _, c in rruns})
+    rfig = plot.robustness_figure(rrows, columns=("violations",))
+    rax = rfig.axes[0]
+    for pol in ("sensascale", "edf"):
+        segs = _cap_segments(rax, f"ci:profile_error:{pol}")
+        assert len(segs) == (0 if seeds == 1 else 2)
+    assert f"{seeds} seed" in rfig.legends[0].get_title().get_text()

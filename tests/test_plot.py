@@ -467,17 +467,89 @@ def test_paper_bar_figure_policy_colours_and_legend_above_the_bars():
     assert all(not lb.overlaps(ax.get_window_extent()) for ax in axes)
 
 
+def _caps(ax, prefix):
+    """The error-cap segments drawn with gid ``prefix...``: {gid: [(x, y0, y1), ...]} (vertical caps)."""
+    out = {}
+    for c in ax.collections:
+        gid = c.get_gid() or ""
+        if gid.startswith(prefix):
+            out.setdefault(gid, []).extend((seg[0][0], seg[0][1], seg[1][1]) for seg in c.get_segments())
+    return out
+
+
+def test_paper_bars_caps_only_with_an_interval_and_the_caption_says_seeds_and_scale():
+    from sensaopt.sweep.paper import METRICS, PaperSettings, bars_figure, cell_rows, paper_configs, table_rows
+
+    runs, recs, rows = _paper_inputs()
+    cells = cell_rows(rows)  # three seeds: an interval per cell
+    fig = bars_figure(cells, "full scale")
+    k, _, mult = METRICS[1]
+    ax = fig.axes[1]
+    caps = _caps(ax, "ci:")
+    assert set(caps) == {f"ci:{p}" for p in ("sensascale", "chronus", "edf", "srtf")}
+    bars = {(b.get_gid(), round(b.get_x() + b.get_width() / 2, 9)): b.get_height() for b in ax.patches}
+    by_pol = {c["policy"]: [] for c in cells}
+    for c in cells:
+        by_pol[c["policy"]].append(c)
+    for pol, segs in caps.items():
+        assert len(segs) == 8
+        for (x, y0, y1), c in zip(sorted(segs), by_pol[pol[3:]]):
+            assert (y0, y1) == pytest.approx((c[f"{k}_lo"] * mult, c[f"{k}_hi"] * mult))
+            assert bars[(f"bar:{pol[3:]}", round(x, 9))] == pytest.approx(c[k] * mult)  # the cap sits on its own bar
+    title = fig.legends[0].get_title().get_text()
+    assert "mean over seeds" in title and "95 % Student-t interval" in title and "full scale" in title
+    assert all(t.get_text().endswith("3 seeds") for t in ax.get_xticklabels())
+    plt.close(fig)
+    one = paper_configs(PaperSettings(scale=0.01, policies=("sensascale", "edf"), shapes=(), seeds=(0,)))
+    recs1 = {cfg.key(): {"metrics": {"jobs": 3, "slo_violation_rate": 0.1, "avg_jct": 100.0, "avg_queueing_time": 10.0}, "jct": [5.0]}
+             for _, _, cfg in one}
+    cells1 = cell_rows(table_rows(one, recs1))
+    fig1 = bars_figure(cells1)
+    for ax in fig1.axes:
+        assert [b for b in ax.patches if (b.get_gid() or "").startswith("bar:")] and not _caps(ax, "ci:")  # one seed: no caps
+        assert not [c for c in ax.collections if c.get_segments()]
+        assert all(t.get_text().endswith("1 seed") for t in ax.get_xticklabels())
+    plt.close(fig1)
+
+
+def test_paper_figures_state_the_scale_of_scaled_runs(tmp_path, monkeypatch):
+    from sensaopt.sweep import paper
+
+    one = paper.paper_configs(paper.PaperSettings(scale=0.01, policies=("edf",), shapes=(), seeds=(0,)))
+    recs = {cfg.key(): {"metrics": {"jobs": 3, "slo_violation_rate": 0.1, "avg_jct": 100.0, "avg_queueing_time": 10.0},
+                        "jct": [5.0, 6.0]} for _, _, cfg in one}
+    cells = paper.cell_rows(paper.table_rows(one, recs))
+    fig = paper.jct_cdf_figure(one, recs, paper._groups(cells))
+    title = fig.legends[0].get_title().get_text()
+    assert title.startswith("scaled: ") and "% of the jobs" in title
+    assert fig.axes[0].get_title().endswith("2x8, 1 seed pooled")
+    seen = []
+    real = paper.bars_figure
+    monkeypatch.setattr(paper, "bars_figure", lambda c, scale=None: seen.append(scale) or real(c, scale))
+    paper.figures(cells, one, recs, tmp_path)
+    assert seen == [title]  # fig_bars.png states the same scale
+
+
+def test_experiment_helpers_seeds_and_scale_texts():
+    from sensaopt.sweep.experiment_plot import scale_text, seeds_text
+
+    assert seeds_text([3, 3]) == "3 seeds" and seeds_text([1]) == "1 seed" and seeds_text([1, 3]) == "1–3 seeds"
+    assert scale_text([1.0, 1.0]) == "full scale" and scale_text([0.05]).startswith("scaled: 5 %")
+    assert scale_text([0.016, 0.05]).startswith("scaled: 1.6–5 %")
+
+
 def test_paper_cdf_figure_policy_colours_and_legend(tmp_path):
     from sensaopt.sweep.paper import _groups, figures, jct_cdf_figure
 
     runs, recs, rows = _paper_inputs()
     fig = jct_cdf_figure(runs, recs, _groups(rows))
     drawn = [ax for ax in fig.axes if ax.lines]
-    assert len(drawn) == 8 and drawn[0].get_title() == "Philly SLO, 8-GPU nodes"
+    assert len(drawn) == 8 and drawn[0].get_title() == "Philly SLO, 8-GPU nodes\nphilly-8, 3 seeds pooled"
     for ax in drawn:
         assert [ln.get_gid() for ln in ax.lines] == ["cdf:sensascale", "cdf:chronus", "cdf:edf", "cdf:srtf"]
         assert all(to_rgba(ln.get_color()) == to_rgba(palette.policy_color(ln.get_gid()[4:])) for ln in ax.lines)
     (leg,) = fig.legends
+    assert leg.get_title().get_text() == "full scale"
     fig.canvas.draw()
     assert all(not leg.get_window_extent().overlaps(ax.get_window_extent()) for ax in fig.axes)
     files = figures(rows, runs, recs, tmp_path)

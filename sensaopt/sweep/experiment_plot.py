@@ -1,14 +1,17 @@
 """Figures of the ablation and robustness experiments (:mod:`sensaopt.sweep.experiments`):
-each metric's mean over seeds with its 95 % interval as an error bar.
+each metric's mean over seeds with its 95 % Student-t interval as error caps, drawn only where
+there is an interval (two seeds or more: one seed draws no caps, not a zero-length one).
+:func:`interval_caps` and :func:`seeds_text` are shared with the paper's figures
+(:mod:`sensaopt.sweep.paper`), which say the same in their captions (:data:`INTERVAL_NOTE`).
 
 Artists carry gids for tests: ablation bars ``bar:<variant>``, robustness lines
-``line:<axis>:<policy>``.
+``line:<axis>:<policy>``, error caps ``ci:<name>`` (``ci:<variant>`` / ``ci:<axis>:<policy>``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +20,7 @@ import numpy as np
 from sensaopt.sweep.experiments import COLUMNS
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 ROBUSTNESS_FIGURE_COLUMNS = ("violation_rate", "avg_jct", "avg_queueing", "migrations_per_job", "resizes_per_job", "minutes_lost")
@@ -24,20 +28,67 @@ ROBUSTNESS_FIGURE_COLUMNS = ("violation_rate", "avg_jct", "avg_queueing", "migra
 LABELS = dict(COLUMNS)
 
 
-def _err(rows: Sequence[dict[str, Any]], name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Means and the (below, above) error-bar lengths of column ``name`` (0 where the interval is undefined)."""
-    mean = np.array([r[name] for r in rows], dtype=float)
-    lo = np.array([r[f"{name}_lo"] for r in rows], dtype=float)
-    hi = np.array([r[f"{name}_hi"] for r in rows], dtype=float)
-    below = np.where(np.isnan(lo), 0.0, mean - lo)
-    above = np.where(np.isnan(hi), 0.0, hi - mean)
-    return mean, np.vstack([np.nan_to_num(below), np.nan_to_num(above)])
+INTERVAL_NOTE = "mean over seeds; caps: 95 % Student-t interval (none with one seed)"
+"""What the bars / points and the caps of every experiment figure are."""
+
+
+def seeds_text(counts: Iterable[int]) -> str:
+    """``"3 seeds"``, ``"1 seed"`` or ``"1–3 seeds"`` (a range when the cells differ)."""
+    c = sorted(set(counts))
+    if not c:
+        return "no seeds"
+    span = str(c[0]) if len(c) == 1 else f"{c[0]}–{c[-1]}"
+    return f"{span} seed{'' if c == [1] else 's'}"
+
+
+def scale_text(fractions: Iterable[float]) -> str:
+    """The runs' scale from their kept job fractions (``RunConfig.sample``): ``"full scale"``
+    or ``"scaled: 1.6 % of the jobs"`` (a range when the cells differ; each on as large a share of the GPUs)."""
+    f = sorted({float(x) for x in fractions})
+    if not f or f == [1.0]:
+        return "full scale"
+    span = f"{100 * f[0]:.2g} %" if len(f) == 1 else f"{100 * f[0]:.2g}–{100 * f[-1]:.2g} %"
+    return f"scaled: {span} of the jobs on as large a share of the GPUs"
+
+
+def interval_caps(ax: Axes, pos: np.ndarray, mean: np.ndarray, lo: np.ndarray, hi: np.ndarray, gid: str, *,
+                  horizontal: bool = False, color: str = "black") -> Any:
+    """Error caps from ``lo`` to ``hi`` at the positions whose mean and both bounds are finite
+    (none elsewhere: one seed has no interval), in ``color``; gid ``gid`` on the drawn lines. Returns the
+    errorbar container, or None when no position has an interval."""
+    pos, mean, lo, hi = (np.asarray(a, dtype=float) for a in (pos, mean, lo, hi))
+    ok = np.isfinite(mean) & np.isfinite(lo) & np.isfinite(hi)
+    if not ok.any():
+        return None
+    err = np.vstack([mean[ok] - lo[ok], hi[ok] - mean[ok]])
+    style: dict[str, Any] = {"fmt": "none", "ecolor": color, "elinewidth": 0.8, "capsize": 2}
+    cont = (ax.errorbar(mean[ok], pos[ok], xerr=err, **style) if horizontal
+            else ax.errorbar(pos[ok], mean[ok], yerr=err, **style))
+    for art in (*cont.lines[1], *cont.lines[2]):
+        art.set_gid(gid)
+    return cont
+
+
+def _column(rows: Sequence[dict[str, Any]], name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Means and interval bounds of column ``name`` (NaN where missing)."""
+    def col(k: str) -> np.ndarray:
+        return np.array([np.nan if r.get(k) is None else r[k] for r in rows], dtype=float)
+
+    return col(name), col(f"{name}_lo"), col(f"{name}_hi")
 
 
 def ablation_figure(rows: Sequence[dict[str, Any]]) -> Figure:
     """One panel per column of :data:`~sensaopt.sweep.experiments.COLUMNS`, one horizontal
     bar per variant (the default in SensaScale's palette colour, the others a lighter
-    shade of it) with its 95 % interval; the legend above the panels."""
+    shade of it) at its mean over seeds, with caps for its 95 % interval where there is one;
+    the legend above the panels names the seeds (:func:`seeds_text`).
+
+    Args:
+        rows: :func:`sensaopt.sweep.experiments.summarize` rows of the ablation.
+
+    Returns:
+        The figure (not attached to pyplot).
+    """
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
@@ -53,24 +104,35 @@ def ablation_figure(rows: Sequence[dict[str, Any]]) -> Figure:
     axes = fig.subplots(n_rows, cols, squeeze=False, sharey=True)
     y = np.arange(len(rows))
     for ax, (name, label) in zip(axes.flat, COLUMNS):
-        mean, err = _err(rows, name)
-        bars = ax.barh(y, np.nan_to_num(mean), xerr=err, color=colors, ecolor="black", capsize=2)
+        mean, lo, hi = _column(rows, name)
+        bars = ax.barh(y, np.nan_to_num(mean), color=colors)
         for b, v in zip(bars, labels):
             b.set_gid(f"bar:{v}")
+        for k, v in enumerate(labels):
+            interval_caps(ax, y[k:k + 1], mean[k:k + 1], lo[k:k + 1], hi[k:k + 1], f"ci:{v}", horizontal=True)
         ax.set_yticks(y, labels, fontsize=8)
         ax.set_xlabel(label)
     axes.flat[0].invert_yaxis()  # the default on top (shared y: inverts every panel)
     for ax in list(axes.flat)[len(COLUMNS):]:
         ax.axis("off")
     fig.legend([Patch(color=base), Patch(color=other)], ["defaults", "one knob changed"], loc="outside upper center", ncol=2,
-               frameon=False, title="SensaScale, mean over seeds with 95 % interval")
+               frameon=False, title=f"SensaScale, {seeds_text(r.get('seeds', 1) for r in rows)}: {INTERVAL_NOTE}")
     return fig
 
 
 def robustness_figure(rows: Sequence[dict[str, Any]], columns: Sequence[str] = ROBUSTNESS_FIGURE_COLUMNS) -> Figure:
     """One row of panels per axis, one panel per column in ``columns``: the mean over
     seeds against the axis value, one line per policy in its
-    :func:`sensaopt.palette.policy_color`, 95 % intervals as error bars; one legend above."""
+    :func:`sensaopt.palette.policy_color`, caps for the 95 % intervals where there are some;
+    one legend above, naming the seeds (:func:`seeds_text`).
+
+    Args:
+        rows: :func:`sensaopt.sweep.experiments.summarize` rows of the robustness experiment.
+        columns: the panel columns, one per panel of each row.
+
+    Returns:
+        The figure (not attached to pyplot).
+    """
     from matplotlib.figure import Figure
 
     from sensaopt.palette import policy_color
@@ -91,17 +153,17 @@ def robustness_figure(rows: Sequence[dict[str, Any]], columns: Sequence[str] = R
                 if not pts:
                     continue
                 xs = np.array([x[values.index(r["value"])] for r in pts]) + (k - (len(policies) - 1) / 2) * 0.04
-                mean, err = _err(pts, name)
-                cont = ax.errorbar(xs, mean, yerr=err, color=policy_color(p), marker="o", ms=3, capsize=2, lw=1.2, label=p)
-                cont.lines[0].set_gid(f"line:{axis}:{p}")
-                shown.setdefault(p, cont)
+                mean, lo, hi = _column(pts, name)
+                (line,) = ax.plot(xs, mean, color=policy_color(p), marker="o", ms=3, lw=1.2, label=p, gid=f"line:{axis}:{p}")
+                interval_caps(ax, xs, mean, lo, hi, f"ci:{axis}:{p}", color=policy_color(p))
+                shown.setdefault(p, line)
             ax.set_xticks(x, values, fontsize=8)
             ax.set_xlabel(axis, fontsize=8)
             if i == 0:
                 ax.set_title(LABELS.get(name, name), fontsize=9)
     if shown:
         fig.legend(list(shown.values()), list(shown), loc="outside upper center", ncol=len(shown), frameon=False,
-                   title="mean over seeds with 95 % interval")
+                   title=f"{seeds_text(r.get('seeds', 1) for r in rows)}: {INTERVAL_NOTE}")
     return fig
 
 
