@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 RESOURCE_LABELS = {"gpu": "GPU", "cpu": "CPU", "mem": "memory"}
 RESOURCE_STYLES = {"gpu": "-", "cpu": "--", "mem": ":"}  # proportional shares make the lines coincide
+RESOURCE_WIDTHS = {"gpu": 3.4, "cpu": 2.1, "mem": 1.2}
+"""Utilization line widths (points): drawn in this order, each narrower line on top of the wider
+ones (higher zorder), so that coinciding lines stay visible as a band with a dashed and a dotted core."""
 SENSITIVE_HATCH = "////"
 
 Lane = tuple[str, int, int, int, tuple[int, ...]]  # (job, node, start round, end round, GPU lanes): see gpu_lanes
@@ -125,6 +128,46 @@ def gantt_height(lanes: float) -> float:
     return min(max(2.2, 0.22 * lanes + 1.4), 24)
 
 
+LANE_MODES = ("auto", "gpu", "node")
+"""Gantt rows: ``gpu`` one lane per GPU, ``node`` one row per node (a bar's height its share of
+the node's GPUs), ``auto`` per GPU up to :data:`GPU_LANES_MAX` drawn GPUs, else per node."""
+GPU_LANES_MAX = 64  # every packaged instance (up to 64 GPUs) per GPU; a trace's cluster per node
+NODE_ROW = 2.0  # height of a node's row in lanes="node", in GPU-lane units
+NODE_GAP = 0.6  # gap between nodes, in GPU-lane units
+
+
+def gantt_lanes(instance: Instance, nodes: Sequence[int] | None = None, lanes: str = "auto") -> str:
+    """The row mode a Gantt chart of ``nodes`` (default: all) draws: ``"gpu"`` or ``"node"``
+    (``lanes="auto"``: ``"gpu"`` while the nodes hold at most :data:`GPU_LANES_MAX` GPUs)."""
+    if lanes not in LANE_MODES:
+        raise ValueError(f"unknown lanes {lanes!r}; known: {', '.join(LANE_MODES)}")
+    if lanes != "auto":
+        return lanes
+    node_list = range(instance.cluster.num_nodes) if nodes is None else nodes
+    return "gpu" if sum(instance.cluster.nodes[n].gpus for n in node_list) <= GPU_LANES_MAX else "node"
+
+
+def gantt_figure_height(instance: Instance, nodes: Sequence[int] | None = None, lanes: str = "auto") -> float:
+    """Height (inches, :func:`gantt_height`) of a Gantt chart of ``nodes`` drawn with ``lanes``
+    (:func:`gantt_lanes`): every GPU lane, or :data:`NODE_ROW` lane units per node, plus the gaps."""
+    node_list = list(range(instance.cluster.num_nodes)) if nodes is None else list(nodes)
+    mode = gantt_lanes(instance, node_list, lanes)
+    rows = sum(NODE_ROW if mode == "node" else instance.cluster.nodes[n].gpus for n in node_list)
+    return gantt_height(rows + NODE_GAP * max(len(node_list) - 1, 0))
+
+
+def activity_range(instance: Instance, items: Sequence[Lane], deadlines: Sequence[float] = ()) -> tuple[float, float]:
+    """The default x range (minutes) of a Gantt chart: from the first start to the last end
+    of ``items``, stretched to the ``deadlines`` that fall at most a quarter of that span past
+    the last end (a later deadline, or a trace's idle tail, never squeezes the activity)."""
+    R = instance.round_minutes
+    if not items:
+        return 0.0, R
+    lo, hi = min(it[2] for it in items) * R, max(it[3] for it in items) * R
+    reach = hi + 0.25 * (hi - lo)
+    return lo, max([hi] + [d for d in deadlines if d <= reach])
+
+
 def gantt(
     instance: Instance,
     schedule: Schedule | Result,
@@ -136,48 +179,76 @@ def gantt(
     legend: bool = True,
     title: str | None = None,
     evaluation: Evaluation | None = None,
+    window: tuple[float, float] | None = None,
+    lanes: str = "auto",
 ) -> Axes:
-    """Schedule Gantt chart: one row block per node, one lane per GPU (GPU numbers as minor ticks).
+    """Schedule Gantt chart: one row block per node, one lane per GPU (GPU numbers as minor
+    ticks) or, for big clusters, one row per node.
 
     Each placement is a bar over its rounds (x: minutes) on the GPU lanes it holds,
     coloured by its model class (image, language, speech: :func:`sensaopt.palette.class_color`);
     sensitive jobs (``job.profile.is_sensitive()``) are hatched. With ``labels``, each job's id
     is written on its bars where it fits (at the drawn size). With ``deadlines``, each scheduled
     job with a deadline gets a marker at its deadline on its last lanes: a triangle in its
-    class colour if met, a vermillion ✕ if missed. ``nodes`` restricts the drawing to some node
-    indices; ``legend`` (right of the axes) explains classes, hatch and markers.
-    ``evaluation``: the validator's evaluation of the schedule on ``instance``
-    (:func:`sensaopt.validator.check_schedule`, ``require_complete=False``) when the
-    caller already has it; otherwise the deadline markers validate the schedule.
+    class colour if met, a vermillion ✕ if missed.
+
+    Args:
+        instance: the instance scheduled.
+        schedule: a schedule, or a Result with one (its solver names the title).
+        ax: axes to draw on (None: a new figure sized for the rows, :func:`gantt_figure_height`).
+        nodes: node indices to draw (None: all).
+        deadlines: draw the deadline markers.
+        labels: write job ids on the bars where they fit.
+        legend: explain classes, hatch and markers (right of the axes).
+        title: axes title (None: the instance and solver).
+        evaluation: the validator's evaluation of the schedule on ``instance``
+            (:func:`sensaopt.validator.check_schedule`, ``require_complete=False``) when the
+            caller already has it; otherwise the deadline markers validate the schedule.
+        window: ``(from, to)`` in minutes: the x range drawn, only the placements overlapping it
+            (None: :func:`activity_range`, from the first start to the last end).
+        lanes: ``"gpu"`` (a lane per GPU), ``"node"`` (a row per node, a bar as tall as its
+            share of the node's GPUs) or ``"auto"`` (:func:`gantt_lanes`).
+
+    Returns:
+        The axes.
     """
     if isinstance(schedule, Result):
         if schedule.schedule is None:
             raise ValueError(f"result of {schedule.solver} has no schedule")
         title = title if title is not None else f"{instance.name}: {schedule.solver}"
         schedule = schedule.schedule
+    if window is not None and not window[0] < window[1]:
+        raise ValueError(f"window must be (from, to) minutes with from < to, got {window}")
     R = instance.round_minutes
     node_list = list(range(instance.cluster.num_nodes)) if nodes is None else list(nodes)
-    items = gpu_lanes(instance, schedule, node_list)
-    height = {n: max([instance.cluster.nodes[n].gpus] + [max(it[4]) + 1 for it in items if it[1] == n]) for n in node_list}
-    gap = 0.6
+    mode = gantt_lanes(instance, node_list, lanes)
+    items = gpu_lanes(instance, schedule, node_list)  # lanes over the whole schedule: a job keeps them across the window's edge
+    if window is not None:
+        items = [it for it in items if it[3] * R > window[0] and it[2] * R < window[1]]
+    lanes_of = {n: max([instance.cluster.nodes[n].gpus] + [max(it[4]) + 1 for it in items if it[1] == n]) for n in node_list}
+    unit = {n: NODE_ROW / instance.cluster.nodes[n].gpus if mode == "node" else 1.0 for n in node_list}
+    height = {n: lanes_of[n] * unit[n] for n in node_list}
     offset: dict[int, float] = {}
     y = 0.0
     for n in node_list:
         offset[n] = y
-        y += height[n] + gap
-    total = y - gap if node_list else 1.0
+        y += height[n] + NODE_GAP
+    total = y - NODE_GAP if node_list else 1.0
     ax = _axes(ax, figsize=(10, gantt_height(total)))
     colors = job_colors(instance)
     scheduled = {it[0] for it in items}
-    x_end = max([it[3] * R for it in items] + [R] + [d for k in scheduled if deadlines and (d := instance.job(k).deadline) is not None])
-    ax.set_xlim(0, x_end * 1.02)
+    marks = [d for k in scheduled if deadlines and (d := instance.job(k).deadline) is not None]
+    x0, x1 = window if window is not None else activity_range(instance, items, marks)
+    pad = 0.0 if window is not None else 0.02 * (x1 - x0)
+    ax.set_xlim(x0 - pad, x1 + pad)
     ax.set_ylim(total + 0.2, -0.2)  # first node on top
-    _gantt_bars(ax, instance, items, offset, colors, labels)
+    rows = _Rows(offset, unit, 0.06 if mode == "gpu" else 0.03 * NODE_ROW)
+    _gantt_bars(ax, instance, items, rows, colors, labels)
     if deadlines:
-        _gantt_deadlines(ax, instance, schedule, items, offset, colors, labels, evaluation)
-    _gantt_yaxis(ax, instance, node_list, offset, height)
+        _gantt_deadlines(ax, instance, schedule, items, rows, colors, labels, evaluation)
+    _gantt_yaxis(ax, instance, node_list, offset, height, lanes_of if mode == "gpu" else None)
     for n in node_list[1:]:
-        ax.axhline(offset[n] - gap / 2, color="0.6", linewidth=0.6)
+        ax.axhline(offset[n] - NODE_GAP / 2, color="0.6", linewidth=0.6)
     ax.set_xlabel("time (minutes)")
     ax.set_title(title if title is not None else f"{instance.name}: schedule")
     if legend:
@@ -185,17 +256,34 @@ def gantt(
     return ax
 
 
-def _gantt_yaxis(ax: Axes, instance: Instance, node_list: list[int], offset: dict[int, float], height: dict[int, int]) -> None:
-    """Node names as major ticks (left, padded), GPU numbers as minor ticks on the lanes
-    (every lane, or every 2nd / 4th when lanes are too thin to label)."""
-    px = _px_per_unit(ax)[1]
-    step = 1 if px >= 7 else 2 if px >= 3.5 else 4
-    lanes = [(offset[n] + ln + 0.5, str(ln)) for n in node_list for ln in range(height[n]) if ln % step == 0]
-    ax.set_yticks([y for y, _ in lanes], [t for _, t in lanes], minor=True)
-    ax.set_yticks([offset[n] + height[n] / 2 for n in node_list], [instance.cluster.nodes[n].name for n in node_list])
-    ax.tick_params(axis="y", which="minor", labelsize=5, length=1.5, pad=1)
-    ax.tick_params(axis="y", which="major", length=0, pad=12)
-    ax.set_ylabel("node / GPU")
+class _Rows:
+    """Where GPU lane ``ln`` of node ``n`` is drawn: from ``y(n, ln)``, ``unit[n]`` tall; bars
+    are inset by ``pad`` (y units) at each edge."""
+
+    def __init__(self, offset: dict[int, float], unit: dict[int, float], pad: float) -> None:
+        self.offset, self.unit, self.pad = offset, unit, pad
+
+    def y(self, node: int, lane: float) -> float:
+        return self.offset[node] + lane * self.unit[node]
+
+
+def _gantt_yaxis(ax: Axes, instance: Instance, node_list: list[int], offset: dict[int, float], height: dict[int, float],
+                 gpu_lanes: dict[int, int] | None) -> None:
+    """Node names as major ticks (left, padded); with ``gpu_lanes`` (lanes per node), GPU numbers
+    as minor ticks on the lanes (every lane, or every 2nd / 4th when lanes are too thin to label)."""
+    if gpu_lanes is not None:
+        px = _px_per_unit(ax)[1]
+        step = 1 if px >= 7 else 2 if px >= 3.5 else 4
+        ticks = [(offset[n] + ln + 0.5, str(ln)) for n in node_list for ln in range(gpu_lanes[n]) if ln % step == 0]
+        ax.set_yticks([y for y, _ in ticks], [t for _, t in ticks], minor=True)
+        ax.tick_params(axis="y", which="minor", labelsize=5, length=1.5, pad=1)
+    px_node = _px_per_unit(ax)[1] * min(height.values(), default=1.0)
+    every = max(1, int(np.ceil(9 / max(px_node, 1e-9))))  # node names at least ~9 px apart
+    major = node_list[::every]
+    ax.set_yticks([offset[n] + height[n] / 2 for n in major], [instance.cluster.nodes[n].name for n in major])
+    ax.tick_params(axis="y", which="major", length=0, pad=12 if gpu_lanes is not None else 3,
+                   labelsize=None if gpu_lanes is not None else 6)
+    ax.set_ylabel("node / GPU" if gpu_lanes is not None else "node (bar height: share of its GPUs held)")
 
 
 def _px_per_unit(ax: Axes) -> tuple[float, float]:
@@ -206,7 +294,7 @@ def _px_per_unit(ax: Axes) -> tuple[float, float]:
     return box.width / max(abs(x1 - x0), 1e-9), box.height / max(abs(y1 - y0), 1e-9)
 
 
-def _label_size(px: tuple[float, float, float], text: str, width: float, lanes: int) -> float | None:
+def _label_size(px: tuple[float, float, float], text: str, width: float, lanes: float) -> float | None:
     """The font size (points, 7 or 5.5) at which ``text`` fits in a bar ``width`` minutes
     wide and ``lanes`` lanes tall, or None when it fits at neither; ``px`` = the axes'
     (:func:`_px_per_unit`) pixels per minute and per lane, and pixels per point."""
@@ -217,8 +305,7 @@ def _label_size(px: tuple[float, float, float], text: str, width: float, lanes: 
     return None
 
 
-def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], offset: dict[int, float], colors: dict[str, str],
-                labels: bool) -> None:
+def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], rows: _Rows, colors: dict[str, str], labels: bool) -> None:
     """One bar per placement and run of adjacent lanes (gid ``job:<id>``); with ``labels``, the
     job id centred on each stretch of bars on the same lanes, where it fits (gid ``label:<id>``)."""
     import matplotlib.patches as mpatches
@@ -235,19 +322,19 @@ def _gantt_bars(ax: Axes, instance: Instance, items: list[Lane], offset: dict[in
             stretch_end = starts[(job, node, stretch_end, lanes)]
         for first, count in _runs(lanes):
             rect = mpatches.Rectangle(
-                (st * R, offset[node] + first + 0.06), (en - st) * R, count - 0.12,
+                (st * R, rows.y(node, first) + rows.pad), (en - st) * R, count * rows.unit[node] - 2 * rows.pad,
                 facecolor=colors[job], edgecolor="white", linewidth=0.6,
                 hatch=SENSITIVE_HATCH if sensitive[job] else None, gid=f"job:{job}",
             )
             ax.add_patch(rect)
-            size = None if continued or not labels else _label_size(px, job, (stretch_end - st) * R, count)
+            size = None if continued or not labels else _label_size(px, job, (stretch_end - st) * R, count * rows.unit[node])
             if size is not None:
-                ax.text((st + stretch_end) * R / 2, offset[node] + first + count / 2, job, va="center", ha="center",
+                ax.text((st + stretch_end) * R / 2, rows.y(node, first + count / 2), job, va="center", ha="center",
                         fontsize=size, clip_on=True, gid=f"label:{job}",
                         bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
 
 
-def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: list[Lane], offset: dict[int, float],
+def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: list[Lane], rows: _Rows,
                      colors: dict[str, str], labels: bool, evaluation: Evaluation | None = None) -> None:
     """A deadline marker on each scheduled job's last lanes (met: triangle in its class
     colour, missed: vermillion ✕, with the job id when ``labels``)."""
@@ -266,8 +353,8 @@ def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: li
             continue
         met = bool(met_by_job[job])  # sensaopt.metrics' definition (finish within DEADLINE_EPS of the deadline)
         color = colors[job] if met else MISSED
-        yc = offset[node] + (min(lanes) + max(lanes) + 1) / 2
-        ax.vlines(deadline, offset[node] + min(lanes), offset[node] + max(lanes) + 1, colors=color,
+        yc = rows.y(node, (min(lanes) + max(lanes) + 1) / 2)
+        ax.vlines(deadline, rows.y(node, min(lanes)), rows.y(node, max(lanes) + 1), colors=color,
                   linewidth=1.2, linestyles="--", zorder=3)
         ax.plot([deadline], [yc], linestyle="none", marker="v" if met else "X", markersize=8,
                 color=color, markeredgecolor="black", zorder=4, gid=f"deadline:{job}")
@@ -303,14 +390,33 @@ def utilization(
     resources: Sequence[str] = ("gpu", "cpu", "mem"),
     bin_minutes: float | None = None,
     title: str | None = None,
+    window: tuple[float, float] | None = None,
 ) -> Axes:
     """Cluster-wide share of GPUs, CPU cores and memory held over time (0–100 %).
 
-    One step line per resource, from the validator's per-round per-node usage.
-    ``bin_minutes`` averages over longer bins (e.g. 60 for hourly; useful on traces).
+    One step line per resource, from the validator's per-round per-node usage, each in its
+    colour, line style and width (:data:`RESOURCE_WIDTHS`: the narrower drawn over the wider),
+    so that lines that coincide (proportional shares) stay distinguishable.
+
+    Args:
+        instance: the instance scheduled.
+        result: a Result, the validator's Evaluation or a Schedule.
+        ax: axes to draw on (None: a new figure).
+        resources: which of ``gpu``, ``cpu``, ``mem`` to draw.
+        bin_minutes: average over bins of this many minutes (e.g. 60 for hourly; useful on traces).
+        title: axes title (None: the instance's name).
+        window: ``(from, to)`` minutes: the x range drawn (None: from 0 to the last round).
+
+    Returns:
+        The axes.
     """
     from sensaopt.frames import evaluate, usage_frame
 
+    bad = [r for r in resources if r not in RESOURCE_LABELS]
+    if bad:
+        raise ValueError(f"unknown resource {bad[0]!r}; known: {', '.join(RESOURCE_LABELS)}")
+    if window is not None and not window[0] < window[1]:
+        raise ValueError(f"window must be (from, to) minutes with from < to, got {window}")
     ev = result if isinstance(result, Evaluation) else evaluate(instance, result, require_complete=False)
     df = usage_frame(instance, ev)
     ax = _axes(ax)
@@ -323,17 +429,19 @@ def utilization(
         step = k * R
     else:
         step = R
-    for res in resources:
-        if res not in RESOURCE_LABELS:
-            raise ValueError(f"unknown resource {res!r}; known: {', '.join(RESOURCE_LABELS)}")
+    for res in resources:  # legend in the given order; the narrower line on top (zorder), whatever the order
+        z = sorted(RESOURCE_WIDTHS.values(), reverse=True).index(RESOURCE_WIDTHS[res])
         x = np.append(df.index.to_numpy(dtype=float), (df.index[-1] + step) if len(df) else step)
         yv = 100 * np.append(df[res].to_numpy(), df[res].to_numpy()[-1] if len(df) else 0.0)
         ax.step(x, yv, where="post", label=RESOURCE_LABELS[res], color=RESOURCE_COLORS[res],
-                linestyle=RESOURCE_STYLES[res], linewidth=1.5, gid=f"util:{res}")
+                linestyle=RESOURCE_STYLES[res], linewidth=RESOURCE_WIDTHS[res], zorder=2 + 0.1 * z, gid=f"util:{res}")
     ax.set_ylim(0, 105)
     ax.set_xlabel("time (minutes)")
     ax.set_ylabel("cluster share held (%)")
-    ax.set_xlim(left=0)
+    if window is not None:
+        ax.set_xlim(*window)
+    else:
+        ax.set_xlim(left=0)
     ax.set_title(title if title is not None else f"{instance.name}: utilization")
     ax.legend(fontsize=8, **LEGEND_OUTSIDE)
     return ax

@@ -222,6 +222,33 @@ def test_utilization_lines_follow_the_validator_usage():
         plot.utilization(inst, sched, resources=("disk",))
 
 
+def test_coinciding_utilization_lines_stay_distinguishable():
+    # one job with 1 GPU, 3 cores, 62.5 GB of a 4-GPU / 12-core / 250-GB node: GPU, CPU and memory shares all 25 %
+    inst = instance([job("x", gpus=1, work=10.0)], gpus=4, cpus=12, mem=250.0)
+    sched = Schedule((Segment("x", 0, 1, (Placement(0, 1, 3, 62.5),)),), 10.0)
+    for order in (("gpu", "cpu", "mem"), ("mem", "cpu", "gpu")):
+        ax = plot.utilization(inst, sched, resources=order)
+        lines = {ln.get_gid()[5:]: ln for ln in ax.lines if (ln.get_gid() or "").startswith("util:")}
+        ys = [tuple(lines[r].get_ydata()) for r in order]
+        assert ys[0] == ys[1] == ys[2] and ys[0][0] == 25.0  # the three series coincide
+        assert len({lines[r].get_linestyle() for r in order}) == 3
+        # stacked widest at the bottom: every line drawn over another is narrower than it, so both show
+        by_z = sorted(lines.values(), key=lambda ln: ln.get_zorder())
+        widths = [ln.get_linewidth() for ln in by_z]
+        assert widths == sorted(widths, reverse=True) and len(set(widths)) == 3
+        assert len({ln.get_zorder() for ln in by_z}) == 3
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == [plot.RESOURCE_LABELS[r] for r in order]
+        plt.close(ax.figure)
+
+
+def test_utilization_window():
+    inst, sched = hand_instance(), hand_schedule()
+    ax = plot.utilization(inst, sched, window=(10.0, 30.0))
+    assert ax.get_xlim() == (10.0, 30.0)
+    with pytest.raises(ValueError, match="from < to"):
+        plot.utilization(inst, sched, window=(30.0, 10.0))
+
+
 def test_cdfs_one_line_per_policy_ending_at_one():
     inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
     results = {p: simulate(inst, p) for p in ("edf", "fifo")}
