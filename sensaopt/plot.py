@@ -242,7 +242,7 @@ def gantt(
     pad = 0.0 if window is not None else 0.02 * (x1 - x0)
     ax.set_xlim(x0 - pad, x1 + pad)
     ax.set_ylim(total + 0.2, -0.2)  # first node on top
-    rows = _Rows(offset, unit, 0.06 if mode == "gpu" else 0.03 * NODE_ROW)
+    rows = _Rows(offset, unit, 0.06 if mode == "gpu" else 0.03 * NODE_ROW, 8.0 if mode == "gpu" else 4.5)
     _gantt_bars(ax, instance, items, rows, colors, labels)
     if deadlines:
         _gantt_deadlines(ax, instance, schedule, items, rows, colors, labels, evaluation)
@@ -258,10 +258,10 @@ def gantt(
 
 class _Rows:
     """Where GPU lane ``ln`` of node ``n`` is drawn: from ``y(n, ln)``, ``unit[n]`` tall; bars
-    are inset by ``pad`` (y units) at each edge."""
+    are inset by ``pad`` (y units) at each edge; deadline markers are ``marker`` points."""
 
-    def __init__(self, offset: dict[int, float], unit: dict[int, float], pad: float) -> None:
-        self.offset, self.unit, self.pad = offset, unit, pad
+    def __init__(self, offset: dict[int, float], unit: dict[int, float], pad: float, marker: float) -> None:
+        self.offset, self.unit, self.pad, self.marker = offset, unit, pad, marker
 
     def y(self, node: int, lane: float) -> float:
         return self.offset[node] + lane * self.unit[node]
@@ -356,7 +356,7 @@ def _gantt_deadlines(ax: Axes, instance: Instance, schedule: Schedule, items: li
         yc = rows.y(node, (min(lanes) + max(lanes) + 1) / 2)
         ax.vlines(deadline, rows.y(node, min(lanes)), rows.y(node, max(lanes) + 1), colors=color,
                   linewidth=1.2, linestyles="--", zorder=3)
-        ax.plot([deadline], [yc], linestyle="none", marker="v" if met else "X", markersize=8,
+        ax.plot([deadline], [yc], linestyle="none", marker="v" if met else "X", markersize=rows.marker,
                 color=color, markeredgecolor="black", zorder=4, gid=f"deadline:{job}")
         if not met and labels:
             ax.annotate(job, (deadline, yc), xytext=(5, -2), textcoords="offset points", fontsize=7, color=MISSED, zorder=4,
