@@ -63,6 +63,31 @@ def test_strict_build_has_every_page(site):
     assert not [m for m in modules if m.startswith("sensaopt.cli") or "._" in m]
     for m in modules:
         assert (site / "api" / m / "index.html").is_file(), m
+    # the public API only: no page for the solver layers or the policies' parts
+    internal = ("sensaopt.exact.cpsat", "sensaopt.exact.phases.allocation", "sensaopt.solvers.highs", "sensaopt.policies.chronus.lease",
+                "sensaopt.sweep.paper", "sensaopt.quiet", "sensaopt.limits")
+    assert not [m for m in internal if m in modules or (site / "api" / m).exists()]
+
+
+def test_the_api_pages_are_what_the_packages_export(site):
+    h = hooks()
+    ex = h.exports(REPO, "sensaopt")
+    import sensaopt
+
+    assert set(ex) == set(sensaopt.__all__)  # read from the source, the same as the import gives
+    assert ex["gap_frame"] == "sensaopt.frames" and ex["load_instance"] == "sensaopt.io"  # lazy and eager imports
+    assert set(h.public_modules(REPO)) >= set(ex.values()) - {"sensaopt"}
+    assert h.exports(REPO, "sensaopt.policies.chronus")["ChronusPolicy"] == "sensaopt.policies.chronus.policy"  # relative import
+    top = (site / "api" / "sensaopt" / "index.html").read_text()
+    assert 'href="../sensaopt.io/#sensaopt.io.load_instance"' in top  # the export table links each name to its page
+
+
+def test_api_pages_show_google_style_parameter_tables(site):
+    plot = (site / "api" / "sensaopt.plot" / "index.html").read_text()
+    gantt = plot[plot.index('id="sensaopt.plot.gantt"'):]
+    gantt = gantt[:gantt.index('id="sensaopt.plot.', 30)]
+    assert "Parameters:" in gantt and "<table" in gantt  # a parameter table
+    assert "<code>window</code>" in gantt and "minutes" in gantt and "Returns:" in gantt
 
 
 def test_api_pages_render_the_docstrings_and_link_the_cited_objects(site):

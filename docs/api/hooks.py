@@ -8,16 +8,20 @@ every public module of sensaopt gets an API reference page.
   ``../models/chronus.md`` from a docs page): each relative link to a page of the site is
   rewritten to that page's place in the site; any other relative link is left alone, so
   ``mkdocs build --strict`` reports it.
-* ``api/<module>.md`` (``::: <module>``, rendered by mkdocstrings) for every module of
-  ``sensaopt`` whose dotted name has no part starting with ``_``, except the command line
-  (``sensaopt.cli``, documented by ``sensaopt --help``); they are appended to the
-  "API reference" section of the nav. Docstrings cite objects in Sphinx's style
+* ``api/<module>.md`` (``::: <module>``, rendered by mkdocstrings) for the public API only
+  (:func:`public_modules`): the packages of :data:`PUBLIC_PACKAGES` (their page lists what
+  their ``__all__`` exports, each name linked to where it is documented), every module that
+  defines one of those names, and the modules of :data:`PUBLIC_MODULES`; they are appended to
+  the "API reference" section of the nav. Internal modules (the solver layers, the policies'
+  parts, the command line, documented by ``sensaopt --help``) get no page. Docstrings cite objects in Sphinx's style
   (``:func:`sensaopt.frames.outcomes_frame```): the role is dropped and the name becomes a
   link when mkdocstrings knows it (an optional autorefs cross-reference), else stays code.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import posixpath
 import re
 from pathlib import Path
@@ -29,7 +33,13 @@ from mkdocs.structure.pages import Page
 
 API_SECTION = "API reference"
 MODELS_SECTION = "Models"
-SKIP_PACKAGES = ("sensaopt.cli",)
+PUBLIC_PACKAGES = ("sensaopt", "sensaopt.policies", "sensaopt.policies.sensascale", "sensaopt.policies.chronus",
+                   "sensaopt.traces", "sensaopt.sweep", "sensaopt.bounds")
+"""Packages whose ``__all__`` is public API (``import sensaopt``, the policy protocol, traces, sweeps, bounds)."""
+PUBLIC_MODULES = ("sensaopt.plot", "sensaopt.palette", "sensaopt.profiles", "sensaopt.datasets", "sensaopt.generate",
+                  "sensaopt.policies.placement", "sensaopt.traces.sources", "sensaopt.exact.model.builder")
+"""Modules used directly by the README, the tour and the notebooks (plots, the model catalog,
+packaged data, a policy's node pool, constraint families of the exact model)."""
 LINK = re.compile(r"(\]\()([^)\s#]+)(#[^)\s]*)?(\))")
 ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|data|attr|exc|obj|const):<code>~?\.?([\w.]+)(\(\))?</code>")
 
@@ -38,18 +48,117 @@ def repo_root(config: MkDocsConfig) -> Path:
     return Path(config.config_file_path).resolve().parent
 
 
-def public_modules(root: Path) -> list[str]:
-    """Dotted names of the documented modules of ``root/sensaopt``, sorted."""
-    out = []
-    for path in sorted((root / "sensaopt").rglob("*.py")):
-        parts = list(path.relative_to(root).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        name = ".".join(parts)
-        if any(p.startswith("_") for p in parts) or name.startswith(SKIP_PACKAGES):
+def _module_file(root: Path, name: str) -> Path | None:
+    base = root.joinpath(*name.split("."))
+    for cand in (base / "__init__.py", base.with_suffix(".py")):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _absolute(package: str, node: ast.ImportFrom) -> str:
+    """The module an ``ImportFrom`` in ``package``'s ``__init__`` names (relative imports resolved)."""
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def _defines(tree: ast.Module) -> set[str]:
+    """Top-level names a module defines (functions, classes, assignments)."""
+    out: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return out
+
+
+def documented(root: Path, module: str, name: str) -> bool:
+    """Whether top-level ``name`` of ``module`` has a docstring (a function's or class's, or a
+    string right after an assignment): mkdocstrings renders, and anchors, only those."""
+    path = _module_file(root, module)
+    if path is None:
+        return False
+    body = ast.parse(path.read_text()).body
+    for k, node in enumerate(body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            members = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))] if isinstance(node, ast.ClassDef) else []
+            return ast.get_docstring(node) is not None or any(ast.get_docstring(m) for m in members)  # a class shows with documented methods
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                nxt = body[k + 1] if k + 1 < len(body) else None
+                return isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str)
+    return False
+
+
+def exports(root: Path, package: str) -> dict[str, str]:
+    """``{name: defining module}`` for each name of ``package``'s ``__all__``, read from its
+    source (not imported): a ``from M import name`` anywhere in the file (lazy imports included,
+    e.g. ``sensaopt.frames`` imported on first use), else the package itself."""
+    path = _module_file(root, package)
+    if path is None:
+        return {}
+    tree = ast.parse(path.read_text())
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            names = list(ast.literal_eval(node.value))
+    imported: dict[str, str] = {}
+    modules: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            src = _absolute(package, node)
+            for a in node.names:
+                sub = f"{src}.{a.name}"
+                if _module_file(root, sub) is not None:
+                    modules.append(sub)  # `from sensaopt import frames`: a module whose names may be exported lazily
+                else:
+                    imported[a.asname or a.name] = src
+    out = {}
+    for n in names:
+        if n in imported:
+            out[n] = imported[n]
             continue
-        out.append(name)
-    return sorted(set(out))
+        lazy = [m for m in modules if n in _defines(ast.parse(_module_file(root, m).read_text()))]  # type: ignore[union-attr]
+        out[n] = lazy[0] if lazy else package
+    return out
+
+
+def public_modules(root: Path) -> list[str]:
+    """Dotted names of the documented modules: :data:`PUBLIC_PACKAGES`, the modules defining the
+    names they export and :data:`PUBLIC_MODULES` (those present under ``root``), sorted."""
+    out = set()
+    for pkg in PUBLIC_PACKAGES:
+        if _module_file(root, pkg) is None:
+            continue
+        out.add(pkg)
+        out |= {m for m in exports(root, pkg).values() if m.startswith("sensaopt") and _module_file(root, m) is not None}
+    out |= {m for m in PUBLIC_MODULES if _module_file(root, m) is not None}
+    return sorted(out)
+
+
+def api_page(root: Path, name: str) -> str:
+    """The markdown of module ``name``'s API page: its docstring and members (mkdocstrings) and,
+    for a package of :data:`PUBLIC_PACKAGES`, a table of the names it exports, each linked to
+    the page that documents it."""
+    md = f"# `{name}`\n\n"
+    if name not in PUBLIC_PACKAGES:
+        return md + f"::: {name}\n"
+    ex = exports(root, name)
+    own = [n for n, m in ex.items() if m == name and not n.startswith("__")]
+    md += f"::: {name}\n    options:\n      members: {json.dumps(own)}\n\n"
+    if ex:
+        md += "## Exported names\n\n| name | documented in |\n| --- | --- |\n"
+        for n, m in sorted(ex.items(), key=lambda kv: kv[0].lower()):
+            if n.startswith("__"):
+                continue
+            link = f"[`{n}`][{m}.{n}]" if documented(root, m, n) else f"`{n}`"  # undocumented: no anchor to link
+            md += f"| {link} | [`{m}`]({m}.md) |\n"
+    return md
 
 
 def outside_pages(root: Path) -> dict[str, str]:
@@ -126,7 +235,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     for repo_path, dest in outside_pages(root).items():
         files.append(File.generated(config, dest, abs_src_path=str(root / repo_path)))
     for name in public_modules(root):
-        files.append(File.generated(config, f"api/{name}.md", content=f"# `{name}`\n\n::: {name}\n"))
+        files.append(File.generated(config, f"api/{name}.md", content=api_page(root, name)))
     return files
 
 
