@@ -1,4 +1,4 @@
-"""docs/tour.md: its Python block runs as written (from a folder holding instances/)."""
+"""docs/tour.md: its Python block runs as written from an empty folder, writing only into a fresh temporary folder."""
 
 from __future__ import annotations
 
@@ -24,17 +24,25 @@ def test_tour_python_block_runs(tmp_path, monkeypatch, capsys):
         pytest.skip("the tour solves with CP-SAT; sensaopt.exact.cpsat is not present")
     blocks = re.findall(r"```python\n(.*?)```", TOUR.read_text(), re.S)
     assert len(blocks) == 1
-    (tmp_path / "instances").symlink_to(REPO / "instances")
-    monkeypatch.chdir(tmp_path)
+    import tempfile
+
+    work, tmp = tmp_path / "work", tmp_path / "tmp"  # an empty folder outside the clone: instances load by name
+    work.mkdir()
+    tmp.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR: the tour's temporary folder lands in tmp/
     ns: dict = {"__name__": "tour"}
-    assert "/tmp/sensaopt-tour/" in blocks[0]  # the tour writes under a temporary folder, never into the clone
-    exec(compile(blocks[0].replace("/tmp/sensaopt-tour", str(tmp_path / "tour")), str(TOUR), "exec"), ns)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["instances", "tour"]
+    assert "/tmp" not in blocks[0] and "instances/" not in blocks[0]
+    exec(compile(blocks[0], str(TOUR), "exec"), ns)
+    assert list(work.iterdir()) == []  # nothing written where it ran
+    (folder,) = tmp.iterdir()
+    assert folder.name.startswith("sensaopt-tour-") and ns["out"] == folder
     out = capsys.readouterr().out
     m = re.match(r"OPTIMAL (\S+) (\S+)\n", out)  # tiny-16gpu is proven optimal well within 30 s
     assert m and float(m.group(1)) == pytest.approx(float(m.group(2)))
     assert "sensascale" in out and "met_deadline" in out and "extra_misses" in out
-    assert (tmp_path / "tour" / "cpsat-gantt.png").read_bytes()[:4] == b"\x89PNG"
+    assert (folder / "cpsat-gantt.png").read_bytes()[:4] == b"\x89PNG"
     # the tour's Gantt chart: bars in their model class's palette colour, ids on them, the legend beside the axes
     ax, inst = ns["ax"], ns["inst"]
     task = {j.id: j.profile.task for j in inst.jobs}
