@@ -77,6 +77,12 @@ class Node:
 
 @dataclass(frozen=True)
 class Cluster:
+    """The GPU cluster: node types, each with a count of identical nodes.
+
+    Attributes:
+        node_types: the node types, in file order (:attr:`nodes` numbers their nodes in that order).
+    """
+
     node_types: tuple[NodeType, ...]
 
     @cached_property
@@ -273,6 +279,18 @@ class Overheads:
 
 @dataclass(frozen=True)
 class Instance:
+    """A scheduling problem: jobs on a cluster in rounds (checked on construction).
+
+    Attributes:
+        name: the instance's name.
+        cluster: the cluster.
+        round_minutes: the round length, minutes (allocations change only between rounds).
+        jobs: the jobs (ids unique).
+        objective: the objective's weights (``violation_weight`` × lost value + average JCT).
+        overheads: minutes lost per restart, migration and resize.
+        source: file path or generator command (used in error messages).
+    """
+
     name: str
     cluster: Cluster
     round_minutes: float

@@ -315,7 +315,15 @@ def _profile(name: str, pm: ProfileModel, source: str, field: str, job: str | No
 def load_instance(path: str | Path) -> Instance:
     """Read, validate and convert an instance file, or a packaged instance by name
     (``"tiny-8gpu"``, :func:`sensaopt.datasets.instance_names`; a path that exists wins).
-    Raises :class:`InputError`."""
+
+    Args:
+        path: an instance JSON file, or a packaged instance's name.
+
+    Returns:
+        The instance (minutes, cores, GB).
+
+    Raises:
+        InputError: a missing, unreadable or invalid file (one line naming the field)."""
     if not _exists(path):
         from sensaopt.datasets import instance_names, packaged_instance
 
@@ -447,12 +455,28 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
 
 
 def load_schedule(path: str | Path, instance: Instance) -> Schedule:
-    """Read a schedule file (or a ``solve --json`` result holding one). Raises :class:`InputError`."""
+    """Read a schedule file (or a ``solve --json`` result holding one).
+
+    Args:
+        path: the schedule or result JSON file.
+        instance: the instance it schedules (node and job names are checked against it).
+
+    Returns:
+        The schedule (not validated: :func:`sensaopt.validator.check_schedule` does that).
+
+    Raises:
+        InputError: a missing, unreadable or malformed file.
+    """
     return parse_schedule_dict(read_json(path), instance, str(path))
 
 
 def save_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> None:
-    """Write ``schedule`` as a schedule file (nodes by name), atomically."""
+    """Write ``schedule`` as a schedule file (nodes by name), atomically.
+
+    Args:
+        schedule: the schedule to write.
+        instance: the instance it schedules (for node names).
+        path: the file to write; refused if it is a symlink, FIFO, device or directory."""
     atomic_write_text(path, json_text(schedule.to_dict(instance), indent=1, where=str(path)))
 
 

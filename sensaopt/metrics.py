@@ -86,8 +86,14 @@ METRIC_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(Metrics))
 
 
 def job_metrics(instance: Instance, ev: Evaluation) -> list[JobMetrics]:
-    """One :class:`JobMetrics` per job of ``instance`` (in its order) from the
-    validator's outcomes ``ev``."""
+    """One :class:`JobMetrics` per job of ``instance`` (in its order).
+
+    Args:
+        instance: the instance scheduled.
+        ev: the validator's evaluation of the schedule (:func:`sensaopt.validator.check_schedule`).
+
+    Returns:
+        The per-job rows (minutes; ``met_deadline`` None for a best-effort job)."""
     rows = []
     R = instance.round_minutes
     for j in instance.jobs:
@@ -113,8 +119,15 @@ def job_metrics(instance: Instance, ev: Evaluation) -> list[JobMetrics]:
 
 
 def compute_metrics(instance: Instance, ev: Evaluation) -> Metrics:
-    """The schedule's :class:`Metrics` from its per-job rows (:func:`job_metrics` of
-    ``ev``); sums run in job order."""
+    """The schedule's :class:`Metrics` from its per-job rows (:func:`job_metrics` of ``ev``);
+    sums run in job order.
+
+    Args:
+        instance: the instance scheduled.
+        ev: the validator's evaluation of the schedule.
+
+    Returns:
+        The schedule's metrics (minutes, fractions of the cluster)."""
     rows = job_metrics(instance, ev)
     slo = [r for r in rows if r.met_deadline is not None]
     viol = sum(1 for r in slo if not r.met_deadline)
@@ -155,5 +168,14 @@ def compute_metrics(instance: Instance, ev: Evaluation) -> Metrics:
 
 def objective_value(instance: Instance, weighted_violations: float, avg_jct: float) -> float:
     """THE objective every solver is scored with (lower is better):
-    ``violation_weight × lost deadline value + average JCT (minutes)``."""
+    ``violation_weight × lost deadline value + average JCT (minutes)``.
+
+    Args:
+        instance: the instance (its ``objective.violation_weight``, 10⁵ by default).
+        weighted_violations: lost deadline value (sum of the values of the deadlines missed).
+        avg_jct: average job completion time, minutes.
+
+    Returns:
+        The objective value.
+    """
     return instance.objective.violation_weight * weighted_violations + avg_jct

@@ -52,15 +52,28 @@ RESOURCE_COLORS: dict[str, str] = {"gpu": OKABE_ITO["bluish green"], "cpu": OKAB
 
 
 def policy_key(name: str) -> str:
-    """The palette key of a policy or solver label: lower case, ``heuristic:`` dropped
-    (``"heuristic:sensascale"`` and ``"sensascale"`` are one policy)."""
+    """The palette key of a policy or solver label (``"heuristic:sensascale"`` and ``"sensascale"`` are one policy).
+
+    Args:
+        name: a policy or solver label.
+
+    Returns:
+        ``name`` stripped, lower case, ``heuristic:`` dropped.
+    """
     key = name.strip().lower()
     return key.split(":", 1)[1] if key.startswith("heuristic:") else key
 
 
 def policy_color(name: str) -> str:
-    """The colour of a policy or solver: fixed for the known ones (:data:`POLICY_COLORS`),
-    else one of :data:`TOL_MUTED` picked by the CRC-32 of :func:`policy_key` (stable across runs)."""
+    """The colour of a policy or solver, the same in every figure, process and session.
+
+    Args:
+        name: a policy or solver label (:func:`policy_key` makes it a key).
+
+    Returns:
+        ``"#rrggbb"``: fixed for the known names (:data:`POLICY_COLORS`), else one of
+        :data:`TOL_MUTED` picked by the CRC-32 of the key.
+    """
     key = policy_key(name)
     if key in POLICY_COLORS:
         return POLICY_COLORS[key]
@@ -68,17 +81,42 @@ def policy_color(name: str) -> str:
 
 
 def policy_colors(names: Iterable[str]) -> dict[str, str]:
-    """``{name: policy_color(name)}`` for each name, in order."""
+    """The colour of each policy (:func:`policy_color`).
+
+    Args:
+        names: policy or solver labels.
+
+    Returns:
+        ``{name: "#rrggbb"}``, in the given order.
+    """
     return {n: policy_color(n) for n in names}
 
 
 def class_color(task: str) -> str:
-    """The Gantt colour of a model class (``custom`` and unknown classes: pale grey)."""
+    """The Gantt colour of a model class.
+
+    Args:
+        task: a model class (``SensitivityProfile.task``: image, language, speech, custom).
+
+    Returns:
+        ``"#rrggbb"`` from :data:`CLASS_COLORS` (``custom`` and unknown classes: pale grey).
+    """
     return CLASS_COLORS.get(task, CLASS_COLORS["custom"])
 
 
 def shade(color: str, amount: float) -> str:
-    """``color`` mixed with black (``amount`` < 0) or white (> 0); ``amount`` in [-1, 1]."""
+    """``color`` mixed with black or white.
+
+    Args:
+        color: ``"#rrggbb"``.
+        amount: in [-1, 1]: the fraction of black (< 0) or white (> 0) mixed in.
+
+    Returns:
+        The mixed colour, ``"#RRGGBB"``.
+
+    Raises:
+        ValueError: ``amount`` is outside [-1, 1].
+    """
     if not -1.0 <= amount <= 1.0:
         raise ValueError(f"shade amount must be in [-1, 1], got {amount}")
     rgb = [int(color[i:i + 2], 16) for i in (1, 3, 5)]
@@ -88,8 +126,15 @@ def shade(color: str, amount: float) -> str:
 
 
 def model_colors(tasks: dict[str, str]) -> dict[str, str]:
-    """A colour per model (``{model: task}`` in), shades of its class colour from darker to
-    lighter in the given order, so that models of one class read as one family."""
+    """A colour per model: shades of its class colour from darker to lighter in the given
+    order, so that models of one class read as one family.
+
+    Args:
+        tasks: ``{model name: model class}``.
+
+    Returns:
+        ``{model name: "#RRGGBB"}``.
+    """
     out: dict[str, str] = {}
     for task in dict.fromkeys(tasks.values()):
         members = [m for m, t in tasks.items() if t == task]

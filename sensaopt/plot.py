@@ -52,7 +52,14 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (8, 4)) -> Axes:
 
 
 def job_colors(instance: Instance) -> dict[str, str]:
-    """Each job's Gantt colour: its model class's (:func:`sensaopt.palette.class_color`)."""
+    """Each job's Gantt colour: its model class's (:func:`sensaopt.palette.class_color`).
+
+    Args:
+        instance: the instance whose jobs are coloured.
+
+    Returns:
+        ``{job id: "#rrggbb"}``.
+    """
     return {j.id: class_color(j.profile.task) for j in instance.jobs}
 
 
@@ -65,6 +72,14 @@ def gpu_lanes(instance: Instance, schedule: Schedule, nodes: Sequence[int] | Non
     it can; otherwise it gets free lanes by best fit (the smallest run of adjacent free
     lanes that holds it, so that a job's lanes stay together). On a schedule that overfills a
     node, extra lanes beyond the node's GPUs are used (visible above the node).
+
+    Args:
+        instance: the instance scheduled.
+        schedule: the schedule (rounds of ``instance.round_minutes``).
+        nodes: node indices to lay out (None: all).
+
+    Returns:
+        One ``(job, node, start round, end round, lanes)`` per placement, in start order.
     """
     keep = set(range(instance.cluster.num_nodes)) if nodes is None else set(nodes)
     items = [(s.start, s.end, s.job, p.node, p.gpus) for s in schedule.segments for p in s.placements if p.node in keep]
@@ -123,8 +138,14 @@ def _runs(lanes: Sequence[int]) -> list[tuple[int, int]]:
 
 
 def gantt_height(lanes: float) -> float:
-    """Height (inches) of a Gantt chart with ``lanes`` GPU lanes (and node gaps): 0.22 per
-    lane plus 1.4 for the axis and title, within [2.2, 24]."""
+    """Height of a Gantt chart: 0.22 inches per lane plus 1.4 for the axis and title, within [2.2, 24].
+
+    Args:
+        lanes: the chart's height in GPU-lane units (lanes and node gaps).
+
+    Returns:
+        The figure height in inches.
+    """
     return min(max(2.2, 0.22 * lanes + 1.4), 24)
 
 
@@ -137,8 +158,20 @@ NODE_GAP = 0.6  # gap between nodes, in GPU-lane units
 
 
 def gantt_lanes(instance: Instance, nodes: Sequence[int] | None = None, lanes: str = "auto") -> str:
-    """The row mode a Gantt chart of ``nodes`` (default: all) draws: ``"gpu"`` or ``"node"``
-    (``lanes="auto"``: ``"gpu"`` while the nodes hold at most :data:`GPU_LANES_MAX` GPUs)."""
+    """The row mode a Gantt chart draws.
+
+    Args:
+        instance: the instance scheduled.
+        nodes: the node indices drawn (None: all).
+        lanes: ``"gpu"``, ``"node"`` or ``"auto"`` (``"gpu"`` while the nodes hold at most
+            :data:`GPU_LANES_MAX` GPUs, else ``"node"``).
+
+    Returns:
+        ``"gpu"`` or ``"node"``.
+
+    Raises:
+        ValueError: ``lanes`` is not one of :data:`LANE_MODES`.
+    """
     if lanes not in LANE_MODES:
         raise ValueError(f"unknown lanes {lanes!r}; known: {', '.join(LANE_MODES)}")
     if lanes != "auto":
@@ -148,8 +181,17 @@ def gantt_lanes(instance: Instance, nodes: Sequence[int] | None = None, lanes: s
 
 
 def gantt_figure_height(instance: Instance, nodes: Sequence[int] | None = None, lanes: str = "auto") -> float:
-    """Height (inches, :func:`gantt_height`) of a Gantt chart of ``nodes`` drawn with ``lanes``
-    (:func:`gantt_lanes`): every GPU lane, or :data:`NODE_ROW` lane units per node, plus the gaps."""
+    """Height of a Gantt chart of ``nodes`` drawn with ``lanes`` (:func:`gantt_lanes`): every GPU
+    lane, or :data:`NODE_ROW` lane units per node, plus the gaps, sized by :func:`gantt_height`.
+
+    Args:
+        instance: the instance scheduled.
+        nodes: the node indices drawn (None: all).
+        lanes: ``"gpu"``, ``"node"`` or ``"auto"``.
+
+    Returns:
+        The figure height in inches.
+    """
     node_list = list(range(instance.cluster.num_nodes)) if nodes is None else list(nodes)
     mode = gantt_lanes(instance, node_list, lanes)
     rows = sum(NODE_ROW if mode == "node" else instance.cluster.nodes[n].gpus for n in node_list)
@@ -157,9 +199,18 @@ def gantt_figure_height(instance: Instance, nodes: Sequence[int] | None = None, 
 
 
 def activity_range(instance: Instance, items: Sequence[Lane], deadlines: Sequence[float] = ()) -> tuple[float, float]:
-    """The default x range (minutes) of a Gantt chart: from the first start to the last end
-    of ``items``, stretched to the ``deadlines`` that fall at most a quarter of that span past
-    the last end (a later deadline, or a trace's idle tail, never squeezes the activity)."""
+    """The default x range of a Gantt chart: from the first start to the last end of ``items``,
+    stretched to the ``deadlines`` that fall at most a quarter of that span past the last end
+    (a later deadline never squeezes the activity).
+
+    Args:
+        instance: the instance scheduled (its round length).
+        items: the drawn placements, as :func:`gpu_lanes` returns them.
+        deadlines: deadlines of the drawn jobs (minutes).
+
+    Returns:
+        ``(from, to)`` in minutes; ``(0, round length)`` without items.
+    """
     R = instance.round_minutes
     if not items:
         return 0.0, R
@@ -450,8 +501,19 @@ def utilization(
 # ---- CDFs ---------------------------------------------------------------------------------------
 def cdf(samples: Mapping[str, Sequence[float] | np.ndarray], ax: Axes | None = None, *, xlabel: str = "", log: bool = False,
         title: str | None = None) -> Axes:
-    """Empirical CDF per label (one step line each, in the label's
-    :func:`sensaopt.palette.policy_color`; NaNs dropped, empty series skipped)."""
+    """Empirical CDF per label: one step line each, in the label's
+    :func:`sensaopt.palette.policy_color` (gid ``cdf:<label>``); NaNs dropped, empty series skipped.
+
+    Args:
+        samples: ``{label: values}``.
+        ax: axes to draw on (None: a new figure).
+        xlabel: the x axis label (name the unit).
+        log: symmetric-log x axis (linear below 1).
+        title: axes title (None: none).
+
+    Returns:
+        The axes.
+    """
     ax = _axes(ax)
     for label, vals in samples.items():
         v = np.sort(np.asarray(vals, dtype=float))
@@ -488,14 +550,36 @@ def _column_by_label(results: Mapping[str, Any], column: str, instance: Instance
 
 def jct_cdf(results: Mapping[str, Any], ax: Axes | None = None, *, instance: Instance | None = None, log: bool = True,
             title: str | None = "JCT") -> Axes:
-    """CDF of job completion times (minutes) per policy. ``results`` maps a label to
-    an :func:`sensaopt.frames.outcomes_frame` DataFrame or to a Result (with ``instance``)."""
+    """CDF of job completion times (minutes) per policy (:func:`cdf`).
+
+    Args:
+        results: ``{label: outcomes}``, each an :func:`sensaopt.frames.outcomes_frame` DataFrame,
+            a Result or a Schedule (those two need ``instance``).
+        ax: axes to draw on (None: a new figure).
+        instance: the instance the Results or Schedules are of.
+        log: symmetric-log x axis.
+        title: axes title.
+
+    Returns:
+        The axes.
+    """
     return cdf(_column_by_label(results, "jct", instance), ax, xlabel="JCT (minutes)", log=log, title=title)
 
 
 def queueing_cdf(results: Mapping[str, Any], ax: Axes | None = None, *, instance: Instance | None = None, log: bool = True,
                  title: str | None = "queueing time") -> Axes:
-    """CDF of queueing times (first start − arrival, minutes) per policy; see :func:`jct_cdf`."""
+    """CDF of queueing times (first start − arrival, minutes) per policy (:func:`cdf`).
+
+    Args:
+        results: ``{label: outcomes}`` as for :func:`jct_cdf`.
+        ax: axes to draw on (None: a new figure).
+        instance: the instance the Results or Schedules are of.
+        log: symmetric-log x axis.
+        title: axes title.
+
+    Returns:
+        The axes.
+    """
     return cdf(_column_by_label(results, "queueing", instance), ax, xlabel="queueing time (minutes)", log=log, title=title)
 
 
@@ -519,7 +603,23 @@ def sensitivity_curves(
     insensitive ones dashed; each model has a shade of its class colour
     (:func:`sensaopt.palette.model_colors`) and its own marker. With ``demand``, a dot
     marks each model's optimal demand (:meth:`SensitivityProfile.optimal_demand` with
-    ``tolerance``) on the plotted axis. ``legend``: one entry per model, right of the axes.
+    ``tolerance``) on the plotted axis.
+
+    Args:
+        axis: ``"cpu"`` (x: CPU cores per GPU, log 2) or ``"mem"`` (x: memory GB per GPU).
+        ax: axes to draw on (None: a new figure).
+        models: catalog model names (None: all).
+        at: the other resource per GPU (cores or GB; None: its largest measured level).
+        demand: mark each model's optimal demand.
+        tolerance: the optimal demand's speed tolerance (fraction below the best speed).
+        legend: one entry per model, right of the axes.
+        title: axes title (None: what is plotted).
+
+    Returns:
+        The axes.
+
+    Raises:
+        ValueError: ``axis`` is neither ``"cpu"`` nor ``"mem"``.
     """
     import matplotlib
 

@@ -26,6 +26,15 @@ FORMAT_VERSION = 1
 
 @dataclass(frozen=True)
 class Placement:
+    """What one job holds on one node during a segment.
+
+    Attributes:
+        node: index into ``Instance.cluster.nodes``.
+        gpus: GPUs held on the node.
+        cpus: CPU cores held on the node (whole cores, all of the job's GPUs there together).
+        mem_gb: memory held on the node, GB.
+    """
+
     node: int  # index into Instance.cluster.nodes
     gpus: int
     cpus: int  # whole cores, total on this node for this job (validator rule whole_cores)
@@ -34,6 +43,15 @@ class Placement:
 
 @dataclass(frozen=True)
 class Segment:
+    """A job running with fixed placements over consecutive rounds.
+
+    Attributes:
+        job: the job's id.
+        start: first round (round ``r`` covers minutes ``[r·R, (r+1)·R)``, ``R`` the round length).
+        rounds: number of consecutive rounds.
+        placements: one per node the job holds (a gang: all together).
+    """
+
     job: str
     start: int  # first round
     rounds: int  # number of consecutive rounds
@@ -51,6 +69,14 @@ class Segment:
 
 @dataclass(frozen=True)
 class Schedule:
+    """A schedule: segments over rounds of ``round_minutes``; checked by :mod:`sensaopt.validator`.
+
+    Attributes:
+        segments: the segments, any order.
+        round_minutes: the round length, minutes (the instance's).
+        meta: free-form notes (not compared).
+    """
+
     segments: tuple[Segment, ...]
     round_minutes: float
     meta: dict[str, Any] = field(default_factory=dict, compare=False)

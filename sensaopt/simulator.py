@@ -36,8 +36,18 @@ ProgressFn = Callable[[int, int, int], None]  # (round, finished jobs, total job
 def apply_profile_error(instance: Instance, sigma: float, seed: int) -> Instance:
     """Copy of ``instance`` whose jobs' true speed differs from their profile by a
     factor exp(N(0, sigma²)) drawn per job with ``seed`` (sigma 0: unchanged).
-    ``sigma`` and ``seed`` outside their ranges (:data:`sensaopt.limits.OPTIONS`) are
-    one :class:`InputError` naming the argument."""
+
+    Args:
+        instance: the instance.
+        sigma: standard deviation of the log of the speed factor (0: the profiles are exact).
+        seed: seed of the draw.
+
+    Returns:
+        The copy, with each job's ``speed_factor`` set.
+
+    Raises:
+        InputError: ``sigma`` or ``seed`` outside its range (:data:`sensaopt.limits.OPTIONS`), naming the argument.
+    """
     for name, x in (("profile_error", sigma), ("seed", seed)):
         problem = OPTIONS[name].problem(x)
         if problem is not None:
@@ -50,7 +60,14 @@ def apply_profile_error(instance: Instance, sigma: float, seed: int) -> Instance
 
 
 def public_instance(instance: Instance) -> Instance:
-    """What a policy may know: the instance with every speed factor reset to 1.0."""
+    """What a policy may know: the instance with every speed factor reset to 1.0.
+
+    Args:
+        instance: the instance (true speed factors included).
+
+    Returns:
+        ``instance`` itself when every factor is 1.0, else a copy with factors 1.0.
+    """
     if all(j.speed_factor == 1.0 for j in instance.jobs):
         return instance
     return instance.with_jobs(replace(j, speed_factor=1.0) for j in instance.jobs)

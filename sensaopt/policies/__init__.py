@@ -25,7 +25,6 @@ from sensaopt.registry import Registry
 ENTRY_POINT_GROUP = "sensaopt.policies"
 """The entry-point group of policies from other packages (``name = "module:Class"``)."""
 
-# name -> policy class, or "module:Class" imported on first use (so that `import sensaopt` stays light)
 POLICIES: Registry[type] = Registry("policy", {
     "fifo": "sensaopt.policies.simple:FIFOPolicy",
     "edf": "sensaopt.policies.simple:EDFPolicy",
@@ -41,25 +40,54 @@ POLICIES: Registry[type] = Registry("policy", {
     "rolling-cpsat": "sensaopt.exact.rolling:RollingCPSATPolicy",
     "rolling-milp": "sensaopt.exact.rolling:RollingMILPPolicy",
 }, entry_points=ENTRY_POINT_GROUP, import_paths=True)
+"""The policies by name: each a class, or ``"module:Class"`` imported on first use (so that
+``import sensaopt`` stays light); plus the entry points of :data:`ENTRY_POINT_GROUP` and
+``package.module:Class`` import paths."""
 
 
 def register_policy(name: str) -> Callable[[type], type]:
-    """Class decorator: ``@register_policy("mine")`` makes the class available by name."""
+    """Class decorator: ``@register_policy("mine")`` makes the class available by name.
+
+    Args:
+        name: the name ``simulate``, ``solve`` and the command line know it by.
+
+    Returns:
+        The decorator (it returns the class unchanged).
+    """
     return POLICIES.decorator(name)
 
 
 def register_builtin(name: str, target: str) -> None:
-    """Register a policy by import path (``"package.module:Class"``)."""
+    """Register a policy by import path, imported on first use.
+
+    Args:
+        name: the policy's name.
+        target: ``"package.module:Class"``.
+    """
     POLICIES.register(name, target)
 
 
 def policy_names() -> list[str]:
+    """The names of the registered policies (built-ins and installed plug-ins).
+
+    Returns:
+        The names.
+    """
     return POLICIES.names()
 
 
 def policy_class(name: str) -> type:
-    """The policy class named ``name`` (a registered name, an installed plug-in's, or
-    ``package.module:Class``); KeyError, one line, when there is none or it is not a class."""
+    """The policy class named ``name``.
+
+    Args:
+        name: a registered name, an installed plug-in's, or ``package.module:Class``.
+
+    Returns:
+        The class.
+
+    Raises:
+        KeyError: one line, when there is none or it is not a class.
+    """
     cls = POLICIES.get(name)
     if not isinstance(cls, type):
         POLICIES.forget(name)  # an import path to something else is not remembered
@@ -68,12 +96,27 @@ def policy_class(name: str) -> type:
 
 
 def file_stem(name: str) -> str:
-    """The policy's part of an output file name: ``name`` with ``:`` (an import path's) as ``-``."""
+    """The policy's part of an output file name.
+
+    Args:
+        name: a policy name or import path.
+
+    Returns:
+        ``name`` with ``:`` (an import path's) as ``-``.
+    """
     return name.replace(":", "-")
 
 
 def check_policy(name: str, field: str = "--policy") -> None:
-    """:class:`InputError` (one line) unless ``name`` names a policy class (imported to check)."""
+    """Check that ``name`` names a policy class (imported to check).
+
+    Args:
+        name: the policy name or import path.
+        field: the option or field named in the error.
+
+    Raises:
+        InputError: one line, when it does not.
+    """
     from sensaopt.errors import InputError
 
     try:
@@ -83,16 +126,30 @@ def check_policy(name: str, field: str = "--policy") -> None:
 
 
 def make_policy(name: str, config: Any = None, **overrides: Any) -> Policy:
-    """A fresh policy by name: ``config`` (its config dataclass) and/or keyword overrides
-    of single knobs go to its constructor."""
+    """A fresh policy by name.
+
+    Args:
+        name: a policy name or import path (:func:`policy_class`).
+        config: an instance of the policy's config dataclass (None: its defaults).
+        **overrides: single knobs (fields of the config dataclass) for its constructor.
+
+    Returns:
+        The policy object.
+    """
     cls = policy_class(name)
     pol: Policy = cls(config=config, **overrides) if config is not None else cls(**overrides)
     return pol
 
 
 def policy_config_class(name: str) -> type:
-    """The config dataclass of a policy: the type of a default instance's ``config``
-    (:class:`NoConfig` for a policy without knobs)."""
+    """The config dataclass of a policy: the type of a default instance's ``config``.
+
+    Args:
+        name: a policy name or import path.
+
+    Returns:
+        The dataclass (:class:`NoConfig` for a policy without knobs).
+    """
     cfg = make_policy(name).config
     return type(cfg) if is_dataclass(cfg) else NoConfig
 

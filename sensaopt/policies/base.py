@@ -22,7 +22,8 @@ from sensaopt.instance import Cluster, Instance, Job, Overheads
 from sensaopt.limits import KNOBS, describe, value_problem
 from sensaopt.schedule import Placement
 
-Allocation = dict[str, tuple[Placement, ...]]  # job id -> its placements this round
+Allocation = dict[str, tuple[Placement, ...]]
+"""What a policy decides for one round: ``{job id: its placements}`` (a job absent is paused)."""
 
 
 @dataclass(eq=False)
@@ -57,6 +58,19 @@ class JobState:
 
 @dataclass
 class RoundState:
+    """What a policy sees at the start of a round.
+
+    Attributes:
+        round: the round number (from 0).
+        now: minutes at the start of this round.
+        round_minutes: the round length, minutes.
+        cluster: the cluster.
+        overheads: minutes lost per restart, migration and resize.
+        jobs: the jobs arrived and unfinished, in arrival order.
+        pending_arrivals: jobs not arrived yet.
+        extra: free-form state a policy keeps between rounds.
+    """
+
     round: int
     now: float  # minutes, start of this round
     round_minutes: float
