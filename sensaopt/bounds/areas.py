@@ -43,7 +43,10 @@ if TYPE_CHECKING:
     from sensaopt.profiles import SensitivityProfile
 
 Regime = Literal["best", "unit"]
+"""A bound's speed regime: ``"best"`` (each job at its best speed: any policy) or ``"unit"``
+(at the GPU-proportional share: policies that never speed a job up)."""
 REGIMES: tuple[Regime, ...] = ("best", "unit")
+"""Both regimes."""
 SAFETY = 1e-9  # relative: areas are shrunk by this much so float rounding never overstates them
 
 

@@ -53,8 +53,17 @@ class Bounds:
 
 def compute_bounds(instance: Instance, regimes: tuple[Regime, ...] = REGIMES, step_minutes: float = STEP_MINUTES,
                    max_block_minutes: float = MAX_BLOCK_MINUTES) -> Bounds:
-    """:func:`sensaopt.bounds.miss_bound` and :func:`sensaopt.bounds.jct_bound` of
-    ``instance`` for each regime."""
+    """:func:`sensaopt.bounds.miss_bound` and :func:`sensaopt.bounds.jct_bound` of ``instance`` for each regime.
+
+    Args:
+        instance: the instance.
+        regimes: ``"best"`` (any policy: best speed) and/or ``"unit"`` (the proportional share).
+        step_minutes: the miss bound's block grid, minutes.
+        max_block_minutes: the longest block, minutes.
+
+    Returns:
+        The bounds (forced misses, lost value, average-JCT bound in minutes, per regime).
+    """
     t0 = time.perf_counter()
     misses = {r: miss_bound(instance, r, step_minutes, max_block_minutes) for r in regimes}
     jct = {r: jct_bound(instance, r) for r in regimes}
@@ -69,7 +78,15 @@ def _pct(n: int, d: int) -> str:
 
 def bounds_lines(b: Bounds, max_blocks: int = 5) -> list[str]:
     """Text of ``sensaopt bound``: the header, then per regime the miss bound and its
-    parts (the ``max_blocks`` blocks forcing most), then the JCT bounds and their parts."""
+    parts (the ``max_blocks`` blocks forcing most), then the JCT bounds and their parts.
+
+    Args:
+        b: the bounds (:func:`compute_bounds`).
+        max_blocks: blocks listed per regime.
+
+    Returns:
+        The lines.
+    """
     out = [f"{b.instance}: {b.jobs} jobs ({b.slo_jobs} with deadlines) on {b.gpus} GPUs, rounds of {b.round_minutes:g} min"]
     for r, m in b.misses.items():
         out.append(f"deadline misses at {REGIME_TEXT[r]}: >= {m.misses} of {m.slo_jobs} ({_pct(m.misses, m.slo_jobs)}), "

@@ -33,7 +33,14 @@ INTERVAL_NOTE = "mean over seeds; caps: 95 % Student-t interval (none with one s
 
 
 def seeds_text(counts: Iterable[int]) -> str:
-    """``"3 seeds"``, ``"1 seed"`` or ``"1–3 seeds"`` (a range when the cells differ)."""
+    """How many seeds the cells of a figure have.
+
+    Args:
+        counts: seeds per cell.
+
+    Returns:
+        ``"3 seeds"``, ``"1 seed"`` or ``"1–3 seeds"`` (a range when the cells differ).
+    """
     c = sorted(set(counts))
     if not c:
         return "no seeds"
@@ -42,8 +49,15 @@ def seeds_text(counts: Iterable[int]) -> str:
 
 
 def scale_text(fractions: Iterable[float]) -> str:
-    """The runs' scale from their kept job fractions (``RunConfig.sample``): ``"full scale"``
-    or ``"scaled: 1.6 % of the jobs"`` (a range when the cells differ; each on as large a share of the GPUs)."""
+    """The runs' scale from their kept job fractions.
+
+    Args:
+        fractions: each run's kept job fraction (``RunConfig.sample``, in (0, 1]).
+
+    Returns:
+        ``"full scale"`` or ``"scaled: 1.6 % of the jobs on as large a share of the GPUs"``
+        (a range when the runs differ).
+    """
     f = sorted({float(x) for x in fractions})
     if not f or f == [1.0]:
         return "full scale"
@@ -54,8 +68,21 @@ def scale_text(fractions: Iterable[float]) -> str:
 def interval_caps(ax: Axes, pos: np.ndarray, mean: np.ndarray, lo: np.ndarray, hi: np.ndarray, gid: str, *,
                   horizontal: bool = False, color: str = "black") -> Any:
     """Error caps from ``lo`` to ``hi`` at the positions whose mean and both bounds are finite
-    (none elsewhere: one seed has no interval), in ``color``; gid ``gid`` on the drawn lines. Returns the
-    errorbar container, or None when no position has an interval."""
+    (none elsewhere: one seed has no interval).
+
+    Args:
+        ax: the axes.
+        pos: positions along the category axis (x, or y with ``horizontal``).
+        mean: the means (bar tops / points).
+        lo: the intervals' lower ends (NaN: none).
+        hi: the intervals' upper ends (NaN: none).
+        gid: set on the drawn lines (tests find the caps by it).
+        horizontal: caps along x (horizontal bars).
+        color: the caps' colour.
+
+    Returns:
+        The errorbar container, or None when no position has an interval.
+    """
     pos, mean, lo, hi = (np.asarray(a, dtype=float) for a in (pos, mean, lo, hi))
     ok = np.isfinite(mean) & np.isfinite(lo) & np.isfinite(hi)
     if not ok.any():
@@ -168,7 +195,16 @@ def robustness_figure(rows: Sequence[dict[str, Any]], columns: Sequence[str] = R
 
 
 def save_figure(fig: Figure, path: str | Path, field: str = "--out") -> Path:
-    """Write ``fig`` as PNG atomically, never onto a symlink, FIFO or device (:mod:`sensaopt.outputs`)."""
+    """Write ``fig`` as PNG (110 dpi) atomically, never onto a symlink, FIFO or device (:mod:`sensaopt.outputs`).
+
+    Args:
+        fig: the figure.
+        path: the PNG file.
+        field: the option named in errors.
+
+    Returns:
+        The path written.
+    """
     from sensaopt.outputs import staged
 
     p = Path(path)

@@ -95,12 +95,30 @@ class ClusterSpec:
 
 
 def preset_names() -> list[str]:
+    """The preset names ``--preset`` knows (besides ``NxG``), with their node-variant suffixes.
+
+    Returns:
+        The names.
+    """
     return PRESETS.names() + sorted(f"{p}-{v}" for p in PRESETS.names() for v in NODE_VARIANTS.names() if v != "synergy")
 
 
 def preset_spec(name: str, cpu_per_gpu: float | None = None, mem_per_gpu: float | None = None, node: str | None = None) -> ClusterSpec:
-    """The :class:`ClusterSpec` of a preset. ``cpu_per_gpu``/``mem_per_gpu`` override
-    the node variant's ratio (cores, GB per GPU)."""
+    """The :class:`ClusterSpec` of a preset.
+
+    Args:
+        name: a preset name (:func:`preset_names`) or ``NxG`` (N nodes of G GPUs), optionally
+            with a node-variant suffix (``-chronus``).
+        cpu_per_gpu: cores per GPU (None: the node variant's).
+        mem_per_gpu: GB per GPU (None: the node variant's).
+        node: the node variant when ``name`` has no suffix (None: ``synergy``).
+
+    Returns:
+        The spec (nodes, GPUs per node, cores and GB per GPU).
+
+    Raises:
+        InputError: an unknown preset or variant, or a ratio that is not positive.
+    """
     base, variant = name, node or "synergy"
     for v in NODE_VARIANTS.names():
         if name.endswith(f"-{v}") and (name[: -len(v) - 1] in PRESETS or re.fullmatch(r"\d+x\d+", name[: -len(v) - 1])):
@@ -123,4 +141,15 @@ def preset_spec(name: str, cpu_per_gpu: float | None = None, mem_per_gpu: float 
 
 
 def preset_cluster(name: str, cpu_per_gpu: float | None = None, mem_per_gpu: float | None = None, node: str | None = None) -> Cluster:
+    """The cluster of a preset (:func:`preset_spec`, the same arguments).
+
+    Args:
+        name: a preset name or ``NxG``.
+        cpu_per_gpu: cores per GPU (None: the node variant's).
+        mem_per_gpu: GB per GPU (None: the node variant's).
+        node: the node variant when ``name`` has no suffix.
+
+    Returns:
+        The cluster.
+    """
     return preset_spec(name, cpu_per_gpu, mem_per_gpu, node).cluster()

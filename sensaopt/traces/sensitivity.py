@@ -36,6 +36,17 @@ _CPU_NEED_ORDER = ("image", "speech", "language")  # most CPU-hungry task first
 
 @dataclass(frozen=True)
 class SensitivityMix:
+    """How a trace's jobs get model types.
+
+    Attributes:
+        mode: ``"fraction"`` (a ``sensitive_fraction`` of the jobs sensitive) or ``"synergy"``
+            (model classes by ``task_split`` weights).
+        sensitive_fraction: fraction of jobs given sensitive models, in [0, 1].
+        task_split: ``(model class, weight)`` pairs of ``"synergy"``.
+        guided: give sensitive models to the jobs drawing high CPU-per-GPU asks.
+        threshold: the sensitivity threshold of the model classes.
+    """
+
     mode: str = "fraction"  # "fraction" | "synergy"
     sensitive_fraction: float = 0.5
     task_split: tuple[tuple[str, float], ...] = SYNERGY_SPLIT

@@ -66,6 +66,18 @@ def resolve_duration_at(duration_at: str | None, cluster: Cluster) -> str:
 
 @dataclass(frozen=True)
 class TraceJob:
+    """One job of a trace, before model types and deadlines are drawn.
+
+    Attributes:
+        id: the job's id.
+        arrival: minutes from the trace origin.
+        gpus: GPUs it asks for.
+        work: minutes of run time at speed 1.0 (its duration in the trace).
+        deadline: absolute minutes (None: best effort, or the trace has none: a :class:`DeadlineRule` draws it).
+        value: what missing its deadline costs (lost value).
+        soft_deadlines: further (minute, value) deadlines.
+    """
+
     id: str
     arrival: float  # minutes from the trace origin
     gpus: int
@@ -85,6 +97,16 @@ class TraceJob:
 
 @dataclass
 class TraceData:
+    """A trace's jobs as read (or built from a researcher's own data), ready for :func:`build_instance`.
+
+    Attributes:
+        name: the trace's name.
+        source: where it came from (a path or source name; used in messages).
+        jobs: the jobs, by arrival.
+        has_deadlines: the trace itself gives deadlines (Chronus); else a :class:`DeadlineRule` draws them.
+        skipped: rows skipped, by reason.
+    """
+
     name: str
     source: str
     jobs: list[TraceJob]
@@ -158,9 +180,16 @@ class DeadlineRule:
 
 
 def window(data: TraceData, start: float = 0.0, days: float | None = None, limit: int | None = None) -> TraceData:
-    """Jobs arriving in ``[start, start + days·1440)`` minutes (all after ``start`` if
-    ``days`` is None), the first ``limit`` of them by arrival, shifted so that ``start``
-    becomes minute 0."""
+    """The jobs arriving in a window of the trace, shifted so that ``start`` becomes minute 0.
+
+    Args:
+        data: the trace.
+        start: the window's start, minutes from the trace origin.
+        days: the window's length in days (None: everything after ``start``).
+        limit: keep the first ``limit`` jobs by arrival (None: all).
+
+    Returns:
+        A new :class:`TraceData` (skip counts kept)."""
     if start < 0 or (days is not None and days <= 0) or (limit is not None and limit < 1):
         raise InputError(data.source, "window", "need start >= 0, days > 0 and limit >= 1")
     end = math.inf if days is None else start + days * MINUTES_PER_DAY
@@ -174,7 +203,14 @@ def window(data: TraceData, start: float = 0.0, days: float | None = None, limit
 
 def scale_load(data: TraceData, load: float) -> TraceData:
     """Compress (load > 1) or stretch inter-arrival times by ``1/load``; deadlines keep
-    their distance to the arrival."""
+    their distance to the arrival.
+
+    Args:
+        data: the trace.
+        load: the arrival-rate multiplier (> 0).
+
+    Returns:
+        A new :class:`TraceData`."""
     if not (load > 0 and math.isfinite(load)):
         raise InputError(data.source, "load", "must be positive")
     if load == 1.0:
@@ -185,7 +221,15 @@ def scale_load(data: TraceData, load: float) -> TraceData:
 
 def thin(data: TraceData, fraction: float, seed: int) -> TraceData:
     """Keep each job with probability ``fraction`` (seeded): a scaled-down workload with
-    the same timeline; pair it with a cluster ``fraction`` × the size to keep the load."""
+    the same timeline; pair it with a cluster ``fraction`` × the size to keep the load.
+
+    Args:
+        data: the trace.
+        fraction: the probability of keeping a job, in (0, 1].
+        seed: seed of the draw.
+
+    Returns:
+        A new :class:`TraceData`."""
     if not 0 < fraction <= 1:
         raise InputError(data.source, "sample", "the kept fraction must be within (0, 1]")
     if fraction == 1.0:
@@ -215,8 +259,23 @@ def build_instance(
     ``data.skipped["too_big"]``). ``duration_at`` (:data:`DURATION_AT`): ``"node"``
     makes each job's work its duration × its profile speed at the GPU-proportional share
     of the cluster's first node type (trace instances have one); ``"reference"``: work =
-    duration. A model that cannot run at that share (below its profile's floor) is an
-    :class:`InputError`."""
+    duration.
+
+    Args:
+        data: the trace (:class:`TraceData`).
+        cluster: the cluster (e.g. :func:`sensaopt.traces.preset_cluster`).
+        mix: how model types are drawn (:class:`sensaopt.traces.SensitivityMix`).
+        seed: seed of the model-type draw (deadlines: ``seed + 1``).
+        round_minutes: the round length, minutes.
+        deadlines: the rule for traces without deadlines (None: :class:`DeadlineRule()`).
+        name: the instance's name (None: the trace's).
+        duration_at: ``"node"``, ``"reference"`` or None (:func:`resolve_duration_at`).
+
+    Returns:
+        The instance.
+
+    Raises:
+        InputError: a model that cannot run at the proportional share (below its profile's floor)."""
     jobs = [j for j in data.jobs if j.gpus <= cluster.total_gpus]
     if len(jobs) < len(data.jobs):
         data.skip("too_big", len(data.jobs) - len(jobs))

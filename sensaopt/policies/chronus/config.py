@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ChronusConfig:
+    """Chronus's knobs (``--set key=value``, ``policy_config=``); each attribute documents its
+    unit and meaning (``models/chronus.md``)."""
+
     lease_minutes: float = 20.0
     """Lease length (paper: 20 min). With round length R the lease is
     ``max(1, floor(lease_minutes / R + 1/2))`` rounds long (nearest, halves up); when R does not divide the

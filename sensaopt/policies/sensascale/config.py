@@ -7,6 +7,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SensaScaleConfig:
+    """SensaScale's knobs (``--set key=value``, ``policy_config=``), the project defaults; each
+    attribute documents its unit and meaning (``models/sensascale.md``)."""
+
     # Step 1 — classification and optimal demand
     demand_tolerance: float = 0.1
     """Optimal demand = smallest allocation within this fraction of the peak speed
