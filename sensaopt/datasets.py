@@ -194,7 +194,14 @@ def fetch_dir() -> Path:
 
 
 def where(rel: str) -> tuple[str, Path] | None:
-    """(label, absolute path) of the first copy of ``rel`` found, or None."""
+    """The first copy of a data file in the searched folders (:func:`search_dirs`).
+
+    Args:
+        rel: the file's path relative to a data folder (``DATA_FILES[name].path``).
+
+    Returns:
+        ``(folder label, absolute path)``, or None when no folder has it.
+    """
     for label, d in search_dirs():
         if (d / rel).is_file():
             return label, d / rel
@@ -222,7 +229,17 @@ def _missing_message(names: list[str]) -> str:
 
 
 def locate(rel: str) -> Path:
-    """Absolute path of a data file; :class:`MissingDataError` naming the fetch command if absent."""
+    """Absolute path of a data file.
+
+    Args:
+        rel: the file's path relative to a data folder.
+
+    Returns:
+        The path of the first copy found.
+
+    Raises:
+        MissingDataError: absent (the message names the fetch command).
+    """
     found = where(rel)
     if found is not None:
         return found[1]
@@ -393,8 +410,19 @@ def fetch(names: Iterable[str] | None = None, dest: Path | None = None, timeout_
     when it is not there yet). A file whose copy in ``dest`` passes its check is not
     fetched again; one that fails it is replaced. With the default ``dest``
     (:func:`fetch_dir`) a file found in another searched folder (the local mirror) is not
-    fetched either. :class:`FetchError` on the first failure (that file leaves nothing
-    behind); unknown names are refused before anything is downloaded."""
+    fetched either. Unknown names are refused before anything is downloaded.
+
+    Args:
+        names: data file names (:data:`DATA_FILES`; empty or None: all).
+        dest: the folder written into (None: :func:`fetch_dir`).
+        timeout_s: seconds per download.
+
+    Yields:
+        One :class:`Fetched` per file, as it is done.
+
+    Raises:
+        FetchError: on the first failure (that file leaves nothing behind).
+    """
     chosen = list(dict.fromkeys(names or DATA_FILES))
     unknown = [n for n in chosen if n not in DATA_FILES]
     if unknown:
@@ -481,7 +509,13 @@ def packaged_data_dirs() -> list[Path]:
 def packaged_instance(spec: str) -> Traversable | None:
     """The packaged instance that ``spec`` names — ``NAME``, ``NAME.json`` or
     ``instances/NAME.json`` (the repository path, so commands written for the clone run
-    anywhere) — or None."""
+    anywhere).
+
+    Args:
+        spec: the name or path as given.
+
+    Returns:
+        The packaged file, or None when ``spec`` names none."""
     name = spec.removeprefix("instances/").removesuffix(".json")
     folder = _instances_folder()
     if folder is None or "/" in name or "\\" in name or name not in instance_names():

@@ -56,18 +56,49 @@ class GeneratorConfig:
 
 
 def model_classes(threshold: float = 0.1) -> tuple[list[str], list[str]]:
-    """Catalog model names split into (sensitive, insensitive)."""
+    """Catalog model names split by sensitivity.
+
+    Args:
+        threshold: the sensitivity threshold (:meth:`SensitivityProfile.is_sensitive`).
+
+    Returns:
+        ``(sensitive, insensitive)`` model names, each sorted.
+    """
     cat = catalog()
     sens = sorted(n for n, p in cat.items() if p.is_sensitive(threshold))
     return sens, sorted(n for n in cat if n not in sens)
 
 
 def deadline_rule(arrival: float, work: float, lam: float, round_to: float) -> float:
+    """SPEC section 5's deadline: ``arrival + λ·work`` rounded up to a multiple of ``round_to``.
+
+    Args:
+        arrival: the job's arrival, minutes.
+        work: the job's work, minutes at speed 1.0.
+        lam: the slack factor λ (>= 1).
+        round_to: minutes to round up to (0: not rounded).
+
+    Returns:
+        The deadline, absolute minutes.
+    """
     d = arrival + lam * work
     return math.ceil(d / round_to - 1e-9) * round_to if round_to > 0 else d
 
 
 def generate(cfg: GeneratorConfig) -> Instance:
+    """A synthetic instance (``sensaopt generate``): GPU sizes from ``cfg.gpu_mix``, log-normal
+    work, uniform arrivals over the window that gives ``cfg.load``, model types by
+    ``cfg.sensitive_fraction`` and deadlines by :func:`deadline_rule`, all seeded by ``cfg.seed``.
+
+    Args:
+        cfg: the generator's settings (minutes, cores, GB).
+
+    Returns:
+        The instance, on ``cfg.nodes`` identical nodes.
+
+    Raises:
+        ValueError: settings out of range, or no GPU size of ``gpu_mix`` fits the cluster.
+    """
     cfg.check()
     rng = np.random.default_rng(cfg.seed)
     cluster = Cluster((NodeType("node", cfg.node_gpus, cfg.node_cpus, cfg.node_mem_gb, cfg.nodes),))
@@ -109,6 +140,14 @@ def generate(cfg: GeneratorConfig) -> Instance:
 
 
 def provenance(cfg: GeneratorConfig) -> dict:
+    """What an instance file records about how it was generated.
+
+    Args:
+        cfg: the generator's settings.
+
+    Returns:
+        ``{"generator": "sensaopt.generate", "config": {...}}`` (JSON-ready).
+    """
     d = asdict(cfg)
     d["gpu_mix"] = [list(x) for x in cfg.gpu_mix]
     return {"generator": "sensaopt.generate", "config": d}

@@ -188,7 +188,17 @@ def catalog() -> dict[str, SensitivityProfile]:
 
 
 def get_profile(name: str) -> SensitivityProfile:
-    """A catalog profile by model name (``KeyError`` lists the known names)."""
+    """A catalog profile by model name.
+
+    Args:
+        name: a catalog model name (:func:`catalog`).
+
+    Returns:
+        The profile.
+
+    Raises:
+        KeyError: an unknown name (the message lists the known ones).
+    """
     cat = catalog()
     if name not in cat:
         raise KeyError(f"unknown model type {name!r}; known: {', '.join(sorted(cat))}")

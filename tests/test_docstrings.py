@@ -20,6 +20,10 @@ NAMED = {
     "sensaopt.traces.presets": ("preset_names", "preset_spec", "preset_cluster"),
     "sensaopt.bounds.report": ("compute_bounds", "bounds_lines"),
     "sensaopt.sweep.paper": ("bars_figure", "jct_cdf_figure", "figures"),
+    "sensaopt.generate": ("model_classes", "deadline_rule", "generate", "provenance"),
+    "sensaopt.policies.placement": ("proportional_placement", "option_placement"),
+    "sensaopt.profiles": ("get_profile",),
+    "sensaopt.datasets": ("where", "locate", "fetch", "packaged_instance"),
 }
 
 
@@ -45,5 +49,7 @@ def test_public_function_has_args_and_returns_sections(mod, name):
         listed = set(re.findall(r"^\s{4}\**(\w+)(?: \(.*?\))?:", args, re.M))
         assert listed == {p.name for p in params}, f"{mod}.{name}: Args lists {sorted(listed)}"
     returns = inspect.signature(fn).return_annotation
-    if returns not in (None, "None", inspect.Signature.empty):
+    if inspect.isgeneratorfunction(fn) or str(returns).startswith(("Iterator", "Generator")):
+        assert "\nYields:\n" in doc, f"{mod}.{name}: no Yields: section"
+    elif returns not in (None, "None", inspect.Signature.empty):
         assert "\nReturns:\n" in doc, f"{mod}.{name}: no Returns: section"

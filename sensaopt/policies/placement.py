@@ -17,11 +17,29 @@ __all__ = ["NodePool", "job_options", "option_placement", "proportional_placemen
 
 
 def proportional_placement(node: Node, gpus: int) -> Placement:
-    """``gpus`` GPUs on ``node`` with CPU and memory in proportion (CPU floored)."""
+    """``gpus`` GPUs on ``node`` with CPU and memory in proportion (CPU floored to whole cores).
+
+    Args:
+        node: the node.
+        gpus: GPUs taken on it.
+
+    Returns:
+        The placement.
+    """
     return Placement(node.index, gpus, math.floor(gpus * node.cpus / node.gpus + 1e-9), gpus * node.mem_gb / node.gpus)
 
 
 def option_placement(node: Node, gpus: int, opt: Option) -> Placement:
+    """``gpus`` GPUs on ``node`` with an allocation option's cores and GB per GPU.
+
+    Args:
+        node: the node.
+        gpus: GPUs taken on it.
+        opt: the option (``cpu`` cores and ``mem`` GB per GPU; cores rounded to whole ones).
+
+    Returns:
+        The placement.
+    """
     return Placement(node.index, gpus, round(gpus * opt.cpu), gpus * opt.mem)  # policies give whole cores per GPU
 
 
