@@ -95,6 +95,20 @@ def documented(root: Path, module: str, name: str) -> bool:
     return False
 
 
+def origin(root: Path, module: str, name: str, depth: int = 5) -> str:
+    """The module that defines ``name``, following re-exports from ``module`` (``from M import name``)."""
+    path = _module_file(root, module)
+    if path is None or depth == 0:
+        return module
+    tree = ast.parse(path.read_text())
+    if name in _defines(tree):
+        return module
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+            return origin(root, _absolute(module, node), name, depth - 1)
+    return module
+
+
 def exports(root: Path, package: str) -> dict[str, str]:
     """``{name: defining module}`` for each name of ``package``'s ``__all__``, read from its
     source (not imported): a ``from M import name`` anywhere in the file (lazy imports included,
@@ -121,7 +135,7 @@ def exports(root: Path, package: str) -> dict[str, str]:
     out = {}
     for n in names:
         if n in imported:
-            out[n] = imported[n]
+            out[n] = origin(root, imported[n], n)
             continue
         lazy = [m for m in modules if n in _defines(ast.parse(_module_file(root, m).read_text()))]  # type: ignore[union-attr]
         out[n] = lazy[0] if lazy else package
