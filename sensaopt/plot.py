@@ -499,10 +499,29 @@ def utilization(
 
 
 # ---- CDFs ---------------------------------------------------------------------------------------
+def stacked_widths(n: int, widest: float = 3.2, narrowest: float = 1.0) -> list[float]:
+    """Line widths (points) for ``n`` series drawn in order, each narrower than the one before
+    and drawn over it, so that series that coincide stay visible as nested bands.
+
+    Args:
+        n: how many series.
+        widest: the first series' width.
+        narrowest: the last series' width (all equal to it when ``n`` is 1).
+
+    Returns:
+        ``n`` widths, decreasing.
+    """
+    if n <= 1:
+        return [narrowest] * n
+    return [widest - (widest - narrowest) * k / (n - 1) for k in range(n)]
+
+
 def cdf(samples: Mapping[str, Sequence[float] | np.ndarray], ax: Axes | None = None, *, xlabel: str = "", log: bool = False,
         title: str | None = None) -> Axes:
     """Empirical CDF per label: one step line each, in the label's
-    :func:`sensaopt.palette.policy_color` (gid ``cdf:<label>``); NaNs dropped, empty series skipped.
+    :func:`sensaopt.palette.policy_color` (gid ``cdf:<label>``), each narrower than the one
+    before and drawn over it (:func:`stacked_widths`: coinciding CDFs stay visible); NaNs
+    dropped, empty series skipped.
 
     Args:
         samples: ``{label: values}``.
@@ -515,14 +534,15 @@ def cdf(samples: Mapping[str, Sequence[float] | np.ndarray], ax: Axes | None = N
         The axes.
     """
     ax = _axes(ax)
+    series = {}
     for label, vals in samples.items():
         v = np.sort(np.asarray(vals, dtype=float))
-        v = v[np.isfinite(v)]
-        if not len(v):
-            continue
+        if len(v := v[np.isfinite(v)]):
+            series[label] = v
+    for k, ((label, v), width) in enumerate(zip(series.items(), stacked_widths(len(series)))):
         y = np.arange(1, len(v) + 1) / len(v)
         ax.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], y]), where="post", label=str(label),
-                color=policy_color(str(label)), gid=f"cdf:{label}")
+                color=policy_color(str(label)), linewidth=width, zorder=2 + 0.01 * k, gid=f"cdf:{label}")
     if log:
         ax.set_xscale("symlog", linthresh=1.0)
     ax.set_ylim(0, 1.02)

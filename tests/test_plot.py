@@ -271,6 +271,26 @@ def test_cdfs_one_line_per_policy_ending_at_one():
         plot.jct_cdf(results)  # Results need the instance
 
 
+def test_coinciding_cdfs_stay_distinguishable():
+    same = [10.0, 20.0, 40.0]
+    ax = plot.cdf({"edf": same, "fifo": same, "sensascale": same, "empty": [np.nan]})
+    lines = [ln for ln in ax.lines if (ln.get_gid() or "").startswith("cdf:")]
+    assert [ln.get_gid() for ln in lines] == ["cdf:edf", "cdf:fifo", "cdf:sensascale"]  # the all-NaN series skipped
+    assert all(list(ln.get_ydata()) == list(lines[0].get_ydata()) for ln in lines)
+    widths, zs = [ln.get_linewidth() for ln in lines], [ln.get_zorder() for ln in lines]
+    assert widths == sorted(widths, reverse=True) and len(set(widths)) == 3 and zs == sorted(zs) and len(set(zs)) == 3
+    assert plot.stacked_widths(1) == [1.0] and plot.stacked_widths(0) == []
+    from sensaopt.sweep.paper import _groups, jct_cdf_figure
+
+    runs, recs, rows = _paper_inputs()
+    for r in recs.values():
+        r["jct"] = same  # every policy's CDF the same
+    fig = jct_cdf_figure(runs, recs, _groups(rows))
+    drawn = [ln for ln in fig.axes[0].lines if (ln.get_gid() or "").startswith("cdf:")]
+    w = [ln.get_linewidth() for ln in sorted(drawn, key=lambda ln: ln.get_zorder())]
+    assert len(drawn) == 4 and w == sorted(w, reverse=True) and len(set(w)) == 4
+
+
 def test_sensitivity_curves_one_line_and_one_demand_point_per_model():
     cat = catalog()
     for axis in ("cpu", "mem"):

@@ -22,7 +22,8 @@ def _window(start: float | None, end: float | None, last: float) -> tuple[float,
     lo = 0.0 if start is None else start
     hi = max(last, lo + 1.0) if end is None else end
     if not lo < hi:
-        raise typer.BadParameter(f"must be after --from ({lo:g} minutes), got {hi:g}", param_hint="'--to'")
+        raise typer.BadParameter(f"must be after --from ({lo:g} minutes{'' if start is not None else ', the default'}), got {hi:g}",
+                                 param_hint="'--to'")
     return lo, hi
 
 

@@ -695,7 +695,8 @@ def jct_cdf_figure(runs: list[tuple[str, int, RunConfig]], records: dict[str, di
     """JCT CDF (minutes, log x) per (workload, node size, node shape) in ``groups``.
 
     One line per policy in its :func:`sensaopt.palette.policy_color`, the finished jobs of
-    all its stored seeds pooled; each panel's title names its cluster preset and seeds, the
+    all its stored seeds pooled, each narrower than the one before and drawn over it
+    (:func:`sensaopt.plot.stacked_widths`: coinciding CDFs stay visible); each panel's title names its cluster preset and seeds, the
     legend above the panels the runs' scale
     (:func:`sensaopt.sweep.experiment_plot.scale_text`).
 
@@ -711,6 +712,7 @@ def jct_cdf_figure(runs: list[tuple[str, int, RunConfig]], records: dict[str, di
     from matplotlib.ticker import NullFormatter
 
     from sensaopt.palette import policy_color
+    from sensaopt.plot import stacked_widths
     from sensaopt.sweep.experiment_plot import scale_text, seeds_text
 
     n = len(groups)
@@ -733,9 +735,11 @@ def jct_cdf_figure(runs: list[tuple[str, int, RunConfig]], records: dict[str, di
             presets.setdefault(grp, set()).add(cfg.preset)
     shown: dict[str, Any] = {}
     for ax, grp in zip(axes.flat, groups):
-        for pol, jct in pooled.get(grp, {}).items():
+        lines = pooled.get(grp, {})
+        for k, ((pol, jct), width) in enumerate(zip(lines.items(), stacked_widths(len(lines)))):  # coinciding lines stay visible
             v = np.sort(np.asarray(jct, dtype=float))
-            (line,) = ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=pol, color=policy_color(pol), gid=f"cdf:{pol}")
+            (line,) = ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=pol, color=policy_color(pol), gid=f"cdf:{pol}",
+                              linewidth=width, zorder=2 + 0.01 * k)
             shown.setdefault(pol, line)
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())  # decade labels only: minor ones collide on short ranges
