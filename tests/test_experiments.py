@@ -159,6 +159,9 @@ def test_robustness_figure_one_row_per_axis_one_line_per_policy():
         assert set(lines) == {f"line:{axis}:sensascale", f"line:{axis}:edf"}
         assert lines[f"line:{axis}:edf"].get_color() == policy_color("edf")
         assert list(lines[f"line:{axis}:edf"].get_ydata()) == pytest.approx([2.5, 2.5])
+        # drawn in policy order, each narrower than the one before: equal series stay visible
+        assert lines[f"line:{axis}:sensascale"].get_linewidth() > lines[f"line:{axis}:edf"].get_linewidth()
+        assert lines[f"line:{axis}:sensascale"].get_zorder() < lines[f"line:{axis}:edf"].get_zorder()
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["sensascale", "edf"]
 
 

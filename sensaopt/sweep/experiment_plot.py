@@ -163,9 +163,11 @@ def robustness_figure(rows: Sequence[dict[str, Any]], columns: Sequence[str] = R
     from matplotlib.figure import Figure
 
     from sensaopt.palette import policy_color
+    from sensaopt.plot import stacked_widths
 
     axes_order = list(dict.fromkeys(r["axis"] for r in rows))
     policies = list(dict.fromkeys(r["policy"] for r in rows))
+    widths = stacked_widths(len(policies), widest=2.6)
     fig = Figure(figsize=(3.0 * len(columns), 2.6 * max(1, len(axes_order)) + 0.6), layout="constrained")
     grid = fig.subplots(max(1, len(axes_order)), len(columns), squeeze=False)
     shown: dict[str, Any] = {}
@@ -181,7 +183,8 @@ def robustness_figure(rows: Sequence[dict[str, Any]], columns: Sequence[str] = R
                     continue
                 xs = np.array([x[values.index(r["value"])] for r in pts]) + (k - (len(policies) - 1) / 2) * 0.04
                 mean, lo, hi = _column(pts, name)
-                (line,) = ax.plot(xs, mean, color=policy_color(p), marker="o", ms=3, lw=1.2, label=p, gid=f"line:{axis}:{p}")
+                (line,) = ax.plot(xs, mean, color=policy_color(p), marker="o", ms=3, lw=widths[k], zorder=2 + 0.01 * k, label=p,
+                                  gid=f"line:{axis}:{p}")  # narrower over wider: coinciding lines stay visible
                 interval_caps(ax, xs, mean, lo, hi, f"ci:{axis}:{p}", color=policy_color(p))
                 shown.setdefault(p, line)
             ax.set_xticks(x, values, fontsize=8)
