@@ -578,7 +578,7 @@ def test_paper_figures_state_the_scale_of_scaled_runs(tmp_path, monkeypatch):
 
 
 def test_experiment_helpers_seeds_and_scale_texts():
-    from sensaopt.sweep.experiment_plot import scale_text, seeds_text
+    from sensaopt.plot import scale_text, seeds_text
 
     assert seeds_text([3, 3]) == "3 seeds" and seeds_text([1]) == "1 seed" and seeds_text([1, 3]) == "1–3 seeds"
     assert scale_text([1.0, 1.0]) == "full scale" and scale_text([0.05]).startswith("scaled: 5 %")

@@ -1,8 +1,8 @@
 """Figures of the ablation and robustness experiments (:mod:`sensaopt.sweep.experiments`):
 each metric's mean over seeds with its 95 % Student-t interval as error caps, drawn only where
-there is an interval (two seeds or more: one seed draws no caps, not a zero-length one).
-:func:`interval_caps` and :func:`seeds_text` are shared with the paper's figures
-(:mod:`sensaopt.sweep.paper`), which say the same in their captions (:data:`INTERVAL_NOTE`).
+there is an interval (two seeds or more: one seed draws no caps, not a zero-length one),
+captions saying so (:func:`sensaopt.plot.interval_caps`, :data:`sensaopt.plot.INTERVAL_NOTE`,
+shared with the paper's figures).
 
 Artists carry gids for tests: ablation bars ``bar:<variant>``, robustness lines
 ``line:<axis>:<policy>``, error caps ``ci:<name>`` (``ci:<variant>`` / ``ci:<axis>:<policy>``).
@@ -11,89 +11,21 @@ Artists carry gids for tests: ablation bars ``bar:<variant>``, robustness lines
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sensaopt.plot import INTERVAL_NOTE, interval_caps, seeds_text, stacked_widths
 from sensaopt.sweep.experiments import COLUMNS
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 ROBUSTNESS_FIGURE_COLUMNS = ("violation_rate", "avg_jct", "avg_queueing", "migrations_per_job", "resizes_per_job", "minutes_lost")
 """The robustness figure's panel columns (one row of panels per axis)."""
 LABELS = dict(COLUMNS)
-
-
-INTERVAL_NOTE = "mean over seeds; caps: 95 % Student-t interval (none with one seed)"
-"""What the bars / points and the caps of every experiment figure are."""
-
-
-def seeds_text(counts: Iterable[int]) -> str:
-    """How many seeds the cells of a figure have.
-
-    Args:
-        counts: seeds per cell.
-
-    Returns:
-        ``"3 seeds"``, ``"1 seed"`` or ``"1–3 seeds"`` (a range when the cells differ).
-    """
-    c = sorted(set(counts))
-    if not c:
-        return "no seeds"
-    span = str(c[0]) if len(c) == 1 else f"{c[0]}–{c[-1]}"
-    return f"{span} seed{'' if c == [1] else 's'}"
-
-
-def scale_text(fractions: Iterable[float]) -> str:
-    """The runs' scale from their kept job fractions.
-
-    Args:
-        fractions: each run's kept job fraction (``RunConfig.sample``, in (0, 1]).
-
-    Returns:
-        ``"full scale"`` or ``"scaled: 1.6 % of the jobs on as large a share of the GPUs"``
-        (a range when the runs differ).
-    """
-    f = sorted({float(x) for x in fractions})
-    if not f or f == [1.0]:
-        return "full scale"
-    span = f"{100 * f[0]:.2g} %" if len(f) == 1 else f"{100 * f[0]:.2g}–{100 * f[-1]:.2g} %"
-    return f"scaled: {span} of the jobs on as large a share of the GPUs"
-
-
-def interval_caps(ax: Axes, pos: np.ndarray, mean: np.ndarray, lo: np.ndarray, hi: np.ndarray, gid: str, *,
-                  horizontal: bool = False, color: str = "black") -> Any:
-    """Error caps from ``lo`` to ``hi`` at the positions whose mean and both bounds are finite
-    (none elsewhere: one seed has no interval).
-
-    Args:
-        ax: the axes.
-        pos: positions along the category axis (x, or y with ``horizontal``).
-        mean: the means (bar tops / points).
-        lo: the intervals' lower ends (NaN: none).
-        hi: the intervals' upper ends (NaN: none).
-        gid: set on the drawn lines (tests find the caps by it).
-        horizontal: caps along x (horizontal bars).
-        color: the caps' colour.
-
-    Returns:
-        The errorbar container, or None when no position has an interval.
-    """
-    pos, mean, lo, hi = (np.asarray(a, dtype=float) for a in (pos, mean, lo, hi))
-    ok = np.isfinite(mean) & np.isfinite(lo) & np.isfinite(hi)
-    if not ok.any():
-        return None
-    err = np.vstack([mean[ok] - lo[ok], hi[ok] - mean[ok]])
-    style: dict[str, Any] = {"fmt": "none", "ecolor": color, "elinewidth": 0.8, "capsize": 2}
-    cont = (ax.errorbar(mean[ok], pos[ok], xerr=err, **style) if horizontal
-            else ax.errorbar(pos[ok], mean[ok], yerr=err, **style))
-    for art in (*cont.lines[1], *cont.lines[2]):
-        art.set_gid(gid)
-    return cont
 
 
 def _column(rows: Sequence[dict[str, Any]], name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -108,7 +40,7 @@ def ablation_figure(rows: Sequence[dict[str, Any]]) -> Figure:
     """One panel per column of :data:`~sensaopt.sweep.experiments.COLUMNS`, one horizontal
     bar per variant (the default in SensaScale's palette colour, the others a lighter
     shade of it) at its mean over seeds, with caps for its 95 % interval where there is one;
-    the legend above the panels names the seeds (:func:`seeds_text`).
+    the legend above the panels names the seeds (:func:`sensaopt.plot.seeds_text`).
 
     Args:
         rows: :func:`sensaopt.sweep.experiments.summarize` rows of the ablation.
@@ -151,7 +83,7 @@ def robustness_figure(rows: Sequence[dict[str, Any]], columns: Sequence[str] = R
     """One row of panels per axis, one panel per column in ``columns``: the mean over
     seeds against the axis value, one line per policy in its
     :func:`sensaopt.palette.policy_color`, caps for the 95 % intervals where there are some;
-    one legend above, naming the seeds (:func:`seeds_text`).
+    one legend above, naming the seeds (:func:`sensaopt.plot.seeds_text`).
 
     Args:
         rows: :func:`sensaopt.sweep.experiments.summarize` rows of the robustness experiment.
@@ -163,7 +95,6 @@ def robustness_figure(rows: Sequence[dict[str, Any]], columns: Sequence[str] = R
     from matplotlib.figure import Figure
 
     from sensaopt.palette import policy_color
-    from sensaopt.plot import stacked_widths
 
     axes_order = list(dict.fromkeys(r["axis"] for r in rows))
     policies = list(dict.fromkeys(r["policy"] for r in rows))

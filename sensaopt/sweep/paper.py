@@ -651,7 +651,7 @@ def bars_figure(cells: list[dict[str, Any]], scale: str | None = None) -> Figure
 
     Args:
         cells: :func:`cell_rows` rows (``seeds``, each metric's mean, ``_lo`` and ``_hi``).
-        scale: the runs' scale, e.g. :func:`sensaopt.sweep.experiment_plot.scale_text`'s
+        scale: the runs' scale, e.g. :func:`sensaopt.plot.scale_text`'s
             (None: not stated).
 
     Returns:
@@ -660,7 +660,7 @@ def bars_figure(cells: list[dict[str, Any]], scale: str | None = None) -> Figure
     from matplotlib.figure import Figure
 
     from sensaopt.palette import policy_color
-    from sensaopt.sweep.experiment_plot import INTERVAL_NOTE, interval_caps, seeds_text
+    from sensaopt.plot import INTERVAL_NOTE, interval_caps, seeds_text
 
     groups, pols = _groups(cells), _policies(cells)
     by = {(*_group(r), r["policy"]): r for r in cells}
@@ -698,7 +698,7 @@ def jct_cdf_figure(runs: list[tuple[str, int, RunConfig]], records: dict[str, di
     all its stored seeds pooled, each narrower than the one before and drawn over it
     (:func:`sensaopt.plot.stacked_widths`: coinciding CDFs stay visible); each panel's title names its cluster preset and seeds, the
     legend above the panels the runs' scale
-    (:func:`sensaopt.sweep.experiment_plot.scale_text`).
+    (:func:`sensaopt.plot.scale_text`).
 
     Args:
         runs: :func:`paper_configs` triples (workload label, GPUs per node, run configuration).
@@ -712,8 +712,7 @@ def jct_cdf_figure(runs: list[tuple[str, int, RunConfig]], records: dict[str, di
     from matplotlib.ticker import NullFormatter
 
     from sensaopt.palette import policy_color
-    from sensaopt.plot import stacked_widths
-    from sensaopt.sweep.experiment_plot import scale_text, seeds_text
+    from sensaopt.plot import scale_text, seeds_text, stacked_widths
 
     n = len(groups)
     cols = min(4, max(1, n))
@@ -772,7 +771,7 @@ def figures(cells: list[dict[str, Any]], runs: list[tuple[str, int, RunConfig]],
         The paths written.
     """
     from sensaopt.outputs import staged
-    from sensaopt.sweep.experiment_plot import scale_text
+    from sensaopt.plot import scale_text
 
     paths = [Path(outdir) / name for name in FIGURE_FILES]
     scale = scale_text(cfg.sample for _, _, cfg in runs)
