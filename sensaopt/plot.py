@@ -753,14 +753,15 @@ def sensitivity_curves(
 
 
 # ---- optimality gap ------------------------------------------------------------------------------
-_FRACTION_GAPS = ("gap", "gap_to_bound", "exact_gap")  # the gap_frame columns that are fractions (sensaopt.compare)
+_FRACTION_GAPS = ("gap", "gap_to_bound", "exact_gap")  # fraction columns (sensaopt.compare.Comparison); gap_frame's are *_pct
 
 
 NOT_COMPARABLE_HATCH = "xx"
 NOT_COMPARABLE_LABEL = "n/c"
 
 
-def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: bool = True, title: str | None = None) -> Axes:
+def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "objective_gap_pct", percent: bool = True,
+             title: str | None = None) -> Axes:
     """Grouped bars of a :func:`sensaopt.frames.gap_frame` column (concatenated over instances).
 
     One group per instance, one bar per policy in its :func:`sensaopt.palette.policy_color`
@@ -772,9 +773,10 @@ def gap_bars(gaps: Any, ax: Axes | None = None, *, value: str = "gap", percent: 
     Args:
         gaps: DataFrame with ``instance``, ``policy`` and the ``value`` column.
         ax: axes to draw on (None: a new figure).
-        value: the column drawn.
-        percent: show a fraction column (``gap``, ``gap_to_bound``, ``exact_gap``) in percent;
-            other columns keep their unit (``*_pct`` are already percent), named on the y axis.
+        value: the column drawn (default: the weighted objective's gap, percent).
+        percent: show a fraction column (``gap``, ``gap_to_bound``, ``exact_gap`` of
+            :class:`sensaopt.compare.Comparison` rows) in percent; other columns keep their unit
+            (``*_pct`` are already percent), named on the y axis.
         title: axes title (None: "objective gap to the exact schedule").
 
     Returns:

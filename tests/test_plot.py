@@ -340,6 +340,7 @@ def test_metrics_and_gap_frames_and_gap_bars():
         assert row["objective_gap_to_bound_pct"] == pytest.approx(100 * (r.objective - best.objective / 2) / (best.objective / 2))
     assert g["objective_gap_pct"].min() == pytest.approx(0.0)
     g2 = pd.concat([g, g.assign(instance="other")], ignore_index=True)
+    assert plot.gap_bars(g2).get_ylabel() == "objective_gap_pct (%)"  # the default: gap_frame's objective gap
     ax = plot.gap_bars(g2, value="objective_gap_pct", percent=False)
     assert len(gids(ax, "gap:")) == 6
     assert [t.get_text() for t in ax.get_xticklabels()] == [inst.name, "other"]
