@@ -39,8 +39,10 @@ def test_tour_python_block_runs(tmp_path, monkeypatch, capsys):
     (folder,) = tmp.iterdir()
     assert folder.name.startswith("sensaopt-tour-") and ns["out"] == folder
     out = capsys.readouterr().out
-    m = re.match(r"OPTIMAL (\S+) (\S+)\n", out)  # tiny-16gpu is proven optimal well within 30 s
-    assert m and float(m.group(1)) == pytest.approx(float(m.group(2)))
+    # status, objective, bound: a busy machine may stop CP-SAT before its proof (no proof within a time limit is asserted)
+    m = re.match(r"(OPTIMAL|FEASIBLE|TIME_LIMIT) (\S+) (\S+)\n", out)
+    assert m and float(m.group(2)) >= float(m.group(3)) - 1e-6
+    assert m.group(1) != "OPTIMAL" or float(m.group(2)) == pytest.approx(float(m.group(3)))
     assert "sensascale" in out and "met_deadline" in out and "extra_misses" in out
     assert (folder / "cpsat-gantt.png").read_bytes()[:4] == b"\x89PNG"
     # the tour's Gantt chart: bars in their model class's palette colour, ids on them, the legend beside the axes
