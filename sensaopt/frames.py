@@ -64,7 +64,15 @@ def truth_instance(instance: Instance, result: Result | None) -> Instance:
 def evaluate(instance: Instance, result_or_schedule: Result | Schedule, require_complete: bool = True) -> Evaluation:
     """Validator evaluation of a Result's (or a bare) schedule on ``instance``: the
     evaluation a Result carries when it answers the same question (every job finished,
-    so ``require_complete`` changes nothing), else a fresh one on its truth instance."""
+    so ``require_complete`` changes nothing), else a fresh one on its truth instance.
+
+    Args:
+        instance: the instance scheduled.
+        result_or_schedule: a Result (its schedule) or a bare Schedule.
+        require_complete: an unfinished job is an error.
+
+    Returns:
+        The validator's Evaluation."""
     if isinstance(result_or_schedule, Schedule):
         return check_schedule(instance, result_or_schedule, require_complete)
     res = result_or_schedule
@@ -80,7 +88,13 @@ def evaluate(instance: Instance, result_or_schedule: Result | Schedule, require_
 def jobs_frame(instance: Instance) -> pd.DataFrame:
     """One row per job of ``instance``: model, whether its profile is sensitive, GPUs
     (per job), arrival (minute), work (minutes at speed 1.0), deadline (minute; NaN:
-    best effort), value (deadline value); indexed by job id."""
+    best effort), value (deadline value); indexed by job id.
+
+    Args:
+        instance: the instance.
+
+    Returns:
+        DataFrame indexed by job id (minutes)."""
     rows = [
         {
             "job": j.id, "model": j.model, "sensitive": bool(j.profile.is_sensitive()), "gpus": j.gpus,
@@ -99,7 +113,15 @@ def outcomes_frame(instance: Instance, result_or_schedule: Result | Schedule, ev
     started; ``met_deadline`` a nullable bool, <NA> for best-effort jobs; ``lost_value`` in
     deadline value; counts of restarts (``preemptions``), migrations and resizes and the
     wall minutes each kind cost). Pass ``evaluation`` (the
-    validator's, :func:`sensaopt.validator.check_schedule`) to skip re-running it."""
+    validator's, :func:`sensaopt.validator.check_schedule`) to skip re-running it.
+
+    Args:
+        instance: the instance scheduled.
+        result_or_schedule: a Result (its schedule) or a Schedule.
+        evaluation: the validator's evaluation when the caller has it (None: validated here).
+
+    Returns:
+        One row per job, indexed by job id (minutes)."""
     ev = evaluation if evaluation is not None else evaluate(instance, result_or_schedule, require_complete=False)
     df = pd.DataFrame.from_records([astuple(r) for r in job_metrics(instance, ev)], columns=JOB_METRIC_COLUMNS)
     for c, dtype in _OPTIONAL_DTYPES.items():
@@ -119,7 +141,13 @@ def metrics_frame(results: Mapping[str, Result] | Iterable[Result]) -> pd.DataFr
     minutes, :class:`sensaopt.result.PartBounds`; NaN unless an exact solver proved
     them), then every :class:`sensaopt.metrics.Metrics` field. ``results``: Results, or a
     mapping whose keys become the index (e.g. policy names); otherwise the index is each
-    result's ``solver``."""
+    result's ``solver``.
+
+    Args:
+        results: Results, or ``{label: Result}`` (labels become the index).
+
+    Returns:
+        One row per Result, columns :data:`METRIC_COLUMNS`."""
     if isinstance(results, Mapping):
         items = list(results.items())
     else:
@@ -138,7 +166,14 @@ def metrics_frame(results: Mapping[str, Result] | Iterable[Result]) -> pd.DataFr
 def usage_frame(instance: Instance, evaluation: Evaluation) -> pd.DataFrame:
     """Cluster-wide share of GPUs, CPU cores and memory held in each round (fractions
     0..1 of ``instance``'s capacity), from the validator's ``evaluation`` of a schedule;
-    indexed by the round's start minute."""
+    indexed by the round's start minute.
+
+    Args:
+        instance: the instance scheduled.
+        evaluation: the validator's evaluation of the schedule.
+
+    Returns:
+        DataFrame indexed by round start minute; ``gpu``, ``cpu``, ``mem`` as fractions 0-1."""
     c = instance.cluster
     caps = {"gpu": c.total_gpus, "cpu": c.total_cpus, "mem": c.total_mem_gb}
     T = max((a.shape[0] for a in evaluation.usage.values()), default=0)
@@ -164,6 +199,14 @@ def gap_frame(instance: Instance, heuristics: Mapping[str, Result], exact: Resul
     best exact schedule found; to the optimum when ``exact_status`` is OPTIMAL),
     ``objective_gap_to_bound_pct`` against the exact solver's proven bound (an upper
     bound on the true gap), ``exact_solver_gap_pct`` the solver's own gap.
+
+    Args:
+        instance: the instance (its violation weight).
+        heuristics: ``{label: Result}``, one row each.
+        exact: the exact Result on the same instance.
+
+    Returns:
+        One row per heuristic, columns :data:`GAP_COLUMNS` (``*_pct`` in percent, ``*_min`` in minutes).
     """
     rows = []
     for label, r in heuristics.items():

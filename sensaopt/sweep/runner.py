@@ -32,6 +32,15 @@ RunFn = Callable[[RunConfig], dict]  # a configuration -> its record (run_config
 
 @dataclass
 class SweepReport:
+    """What a sweep did.
+
+    Attributes:
+        total: distinct configurations.
+        reused: already stored (or stored meanwhile by another sweep).
+        computed: config keys run now.
+        failed: config key -> error (retried next time).
+    """
+
     total: int
     reused: int  # already in the store, or stored meanwhile by another sweep
     computed: list[str] = field(default_factory=list)  # keys run now
@@ -146,7 +155,17 @@ def _drive(store: ResultStore, rep: SweepReport, pending: list[str], tick: _Tick
 
 def run_serial(configs: Iterable[RunConfig], store: ResultStore, progress: Callable[[int, int], None] | None = None, *,
                run: RunFn = run_config, poll_s: float = POLL_S) -> SweepReport:
-    """Run the configurations not yet in ``store`` in this process, one at a time."""
+    """Run the configurations not yet in ``store`` in this process, one at a time.
+
+    Args:
+        configs: the configurations (duplicates run once).
+        store: the ResultStore.
+        progress: called with (done, total).
+        run: configuration -> record (default :func:`run_config`).
+        poll_s: seconds between looks at runs another sweep is computing.
+
+    Returns:
+        The SweepReport."""
     todo = _unique(configs)
     pending = [k for k in todo if not store.has(k)]
     rep = SweepReport(len(todo), len(todo) - len(pending))
@@ -171,8 +190,20 @@ def run_sweep(
     run: RunFn = run_config,
     poll_s: float = POLL_S,
 ) -> SweepReport:
-    """Run the configurations not yet in ``store`` on Dask; see the module doc.
-    ``n_workers`` (LocalCluster worker processes) must be at least 1."""
+    """Run the configurations not yet in ``store`` on Dask, longest first; see the module doc.
+
+    Args:
+        configs: the configurations (duplicates run once).
+        store: the ResultStore.
+        scheduler: ``tcp://HOST:PORT`` of an existing Dask scheduler (None: a LocalCluster).
+        client: an existing Dask client (instead of ``scheduler``).
+        n_workers: LocalCluster worker processes (>= 1).
+        progress: called with (done, total).
+        run: configuration -> record (default :func:`run_config`).
+        poll_s: seconds between looks at runs another sweep is computing.
+
+    Returns:
+        The SweepReport."""
     if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
         raise InputError("run_sweep", "n_workers", f"must be an integer >= 1, got {n_workers!r}")
     todo = _unique(configs)
