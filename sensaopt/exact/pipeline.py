@@ -43,11 +43,10 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
     """The exact optimum of ``instance`` on ``engine`` (its backend, parameters and
     build; ``engine.name`` is the Result's solver), from the warm start ``start`` (a
     valid schedule; its makespan also sets the default horizon). ``budget``: the
-    clock of the whole call when the caller started it earlier (the public entries
-    do, before the refusals and the default warm start's simulation: :func:`begin`;
-    None: ``settings.time_limit`` seconds from now). SIGTERM stops it like Ctrl-C
-    (:mod:`sensaopt.solvers.interrupt`)."""
-    budget = TimeBudget.start(settings.time_limit) if budget is None else budget
+    clock :func:`begin` started (the public entries call it before they simulate the
+    default warm start; None: :func:`begin` here, ``settings.time_limit`` seconds from
+    now). SIGTERM stops it like Ctrl-C (:mod:`sensaopt.solvers.interrupt`)."""
+    budget = begin(instance, engine, settings, simulate_start=False) if budget is None else budget
     warm = WarmStart.of(instance, start)
     with terminate_interrupts():
         relax_s = RELAX_SHARE * settings.time_limit if settings.relax_time_limit is None else settings.relax_time_limit
