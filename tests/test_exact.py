@@ -244,10 +244,12 @@ def test_rolling_config_is_frozen_and_checked():
         RollingConfig(backend="gurobi")
 
 
-def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
-    """One check_schedule per solve (hints and extraction replay progress themselves);
-    its evaluation is the Result's, scored on the instance itself. Counted where the
-    result packaging and the loss phases' start choice call it."""
+def test_validator_runs_on_the_warm_start_and_on_the_result(exact_backend, monkeypatch):
+    """check_schedule runs twice per solve: on the warm start (a Schedule argument of
+    the pipeline, validated into a WarmStart) and on the returned schedule, whose
+    evaluation is the Result's, scored on the instance itself (hints and extraction
+    replay progress themselves). Counted where the warm start, the result packaging and
+    the loss phases' start choice call it."""
     import sensaopt.exact.common as common
     import sensaopt.exact.phases.loss as loss
 
@@ -262,7 +264,8 @@ def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
     monkeypatch.setattr(loss, "check_schedule", counted)
     inst = generate(GeneratorConfig(jobs=4, nodes=1, seed=1))
     res = exact_backend(inst, time_limit=PROOF_S, workers=1)
-    assert len(calls) == 1 and res.evaluation is calls[0] and res.evaluation.ok
+    assert len(calls) == 2 and res.evaluation is calls[-1] and res.evaluation.ok
+    assert calls[0].ok and calls[0] is not calls[-1]  # the warm start's
     assert res.truth is inst
     assert {j: o.finish for j, o in res.evaluation.outcomes.items()} == common.finish_minutes(inst, res.schedule)
 
