@@ -65,7 +65,7 @@ def solve_row(name: str, variant: str, time_limit: float, workers: int, seed: in
     t0 = time.perf_counter()
     res = solve_cpsat(instance(name), time_limit=time_limit, workers=workers, seed=seed, branch_price="bp" in variant,
                       cooperate="highs" in variant)
-    lex = res.params.get("lexicographic") or {}
+    lex = res.json_params().get("lexicographic") or {}
     return {"instance": name, "variant": variant, "status": res.status.value, "objective": res.objective, "bound": res.bound,
             "seconds": round(time.perf_counter() - t0, 1), "load": round(os.getloadavg()[0], 2),
             "shortfall_zero": (lex.get("shortfall") or {}).get("zero_miss"), "branch_price": lex.get("branch_price")}

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from ortools.sat.python import cp_model  # noqa: E402
 
-from sensaopt.exact.model.builder import Strength, _is_var  # noqa: E402
+from sensaopt.exact.model.builder import Strength  # noqa: E402
 from sensaopt.exact.common import prepare  # noqa: E402
 from sensaopt.exact.cpsat import build_cpsat  # noqa: E402
 from sensaopt.exact.model.data import build_data  # noqa: E402
@@ -49,10 +49,10 @@ def solve(model, time_limit, workers, seed=0):
 def min_misses(data, time_limit, workers):
     mb = build_cpsat(data, Strength())
     be, v = mb.backend, mb.vars
-    met = [m for m in v.met.values() if _is_var(m)]
+    met = [m for _, m in v.met.decisions()]
     be.model.minimize(sum(1 - m for m in met))
     s, name, wall = solve(be.model, time_limit, workers)
-    fixed = sum(1 for m in v.met.values() if not _is_var(m) and m == 0)
+    fixed = sum(1 for key in v.met if v.met.fixed(key) == 0)
     ok = name in ("OPTIMAL", "FEASIBLE")
     return f"{name}: misses {fixed + s.objective_value if ok else '-'} (bound {fixed + s.best_objective_bound if ok else '-'}), {wall:.1f} s, x vars {len(v.x)}"
 
@@ -78,9 +78,8 @@ def main(argv=None) -> int:
         mb = build_cpsat(data, Strength())
         be, v = mb.backend, mb.vars
         be.model.clear_objective()  # a pure feasibility question
-        for m in v.met.values():
-            if _is_var(m):
-                be.model.add(m == 1)
+        for _, m in v.met.decisions():
+            be.model.add(m == 1)
         _s, name, wall = solve(be.model, a.time_limit, a.workers)
         verdict = {"OPTIMAL": "all met: feasible", "FEASIBLE": "all met: feasible", "INFEASIBLE": "a miss is necessary"}.get(name, "undecided")
         print(f"prefix L={L}: {len(keep)} jobs ({', '.join(jd.id for jd in keep)}): {verdict} ({name}, {wall:.1f} s)", flush=True)

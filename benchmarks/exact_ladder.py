@@ -73,7 +73,7 @@ def rel(a, b):
 
 def _phase1(r) -> str | None:
     """Phase 1 of the lexicographic solve: status and proven loss bound (violation_weight × lost value)."""
-    lex = r.params.get("lexicographic")
+    lex = r.json_params().get("lexicographic")
     if not isinstance(lex, dict) or not isinstance(lex.get("phase1"), dict):
         return None
     p = lex["phase1"]
@@ -82,7 +82,7 @@ def _phase1(r) -> str | None:
 
 def _shortfall(r) -> str | None:
     """The shortfall run before phase 1: status, seconds, incumbent >= bound (work units), what it proved."""
-    lex = r.params.get("lexicographic")
+    lex = r.json_params().get("lexicographic")
     sf = lex.get("shortfall") if isinstance(lex, dict) else None
     if not isinstance(sf, dict):
         return None
@@ -112,10 +112,10 @@ def run_one(name, inst, solver, heur, time_limit, workers, **kw) -> dict:
         "heur_gap_to_bound": rel(None if r.bound is None else heur.objective - r.bound, r.bound),
         "phase1": _phase1(r),
         "shortfall": _shortfall(r),
-        "horizon": r.params.get("horizon"),
-        "horizon_proven": (r.params.get("horizon_proof") or {}).get("contains_optimum"),
-        "global_bound": (r.params.get("horizon_proof") or {}).get("global_bound"),
-        "x_vars": r.params.get("model_size", {}).get("x_vars"),
+        "horizon": r.json_params().get("horizon"),
+        "horizon_proven": (r.json_params().get("horizon_proof") or {}).get("contains_optimum"),
+        "global_bound": (r.json_params().get("horizon_proof") or {}).get("global_bound"),
+        "x_vars": r.json_params().get("model_size", {}).get("x_vars"),
         "message": r.message,
     }
 

@@ -98,12 +98,12 @@ def solve_window(path: Path, exact: str, time_limit: float, workers: int, polici
     except SensaoptError as err:
         row.update(status="REFUSED", message=str(err), seconds=round(time.perf_counter() - t0, 2), policies={})
         return row
-    lex = e.params.get("lexicographic")
+    lex = e.json_params().get("lexicographic")
     sf = lex.get("shortfall") if isinstance(lex, dict) else None
     row.update(status=e.status.value, seconds=round(e.runtime_s, 2), objective=e.objective, bound=e.bound,
                misses=e.metrics.slo_violations if e.metrics else None, avg_jct=e.metrics.avg_jct if e.metrics else None,
-               horizon_proof=e.params.get("horizon_proof"), zero_miss=(sf or {}).get("zero_miss"),
-               cover_cuts=e.params.get("model_size", {}).get("families", {}).get("completion_cover", 0), message=e.message)
+               horizon_proof=e.json_params().get("horizon_proof"), zero_miss=(sf or {}).get("zero_miss"),
+               cover_cuts=e.json_params().get("model_size", {}).get("families", {}).get("completion_cover", 0), message=e.message)
     row["policies"] = {}
     for pol in policies:
         h = simulate(inst, pol)

@@ -152,7 +152,7 @@ def compare(heuristic: Result, exact: Result, instance: Instance | None = None, 
         gap_to_bound=_rel(heuristic.objective, exact.bound),
         exact_gap=_solver_gap(exact.objective, exact.bound),
         runtime_s=heuristic.runtime_s, exact_runtime_s=exact.runtime_s,
-        horizon=exact.params.get("horizon"),
+        horizon=exact.horizon,
     )
 
 

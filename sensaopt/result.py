@@ -5,12 +5,13 @@ from __future__ import annotations
 import enum
 import math
 import platform
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from html import escape
 from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sensaopt.io import check_json_numbers
+from sensaopt.io import check_json_numbers, parse_schedule_dict, read_json
 from sensaopt.metrics import JobMetrics, Metrics
 from sensaopt.metrics import job_metrics as _job_metrics
 from sensaopt.schedule import Schedule
@@ -58,6 +59,11 @@ class HorizonProof:
         return {"horizon": self.horizon, "needed": self.needed, "contains_optimum": self.contains_optimum,
                 "global_bound": self.global_bound}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> HorizonProof:
+        """Read back from :meth:`to_dict`: the global bound as the bound (same ``to_dict``)."""
+        return cls(d["horizon"], d["needed"], None, d["global_bound"])
+
 
 @dataclass(frozen=True)
 class ModelSize:
@@ -71,6 +77,10 @@ class ModelSize:
     def to_dict(self) -> dict[str, Any]:
         return {"x_vars": self.x_vars, "constraints": self.constraints, "families": dict(self.families)}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ModelSize:
+        return cls(d["x_vars"], d["constraints"], dict(d["families"]))
+
 
 @dataclass(frozen=True)
 class LossProof:
@@ -82,6 +92,206 @@ class LossProof:
 
     bound: float | None = None
     fixed: bool = False
+
+
+# ---- what an exact solve reports (typed on the Result; ``params`` keys only in JSON) ----------
+SKIPPED_NO_OPEN = "skipped (no open deadline decision)"  # phase 1 not run: every deadline decided by the data
+SKIPPED_ZERO_MISS = "skipped (shortfall 0: a zero-miss schedule exists)"  # phase 1 not run: the deadline-hard phase instead
+
+
+@dataclass(frozen=True)
+class ShortfallReport:
+    """The shortfall run (:mod:`sensaopt.exact.phases.shortfall`): status, seconds,
+    incumbent and bound in work units (1/``work_scale`` minute at speed 1), the number
+    of priced deadlines (``tiers``), and what was proven. JSON:
+    ``params["lexicographic"]["shortfall"]`` (without ``message`` and ``miss_cost``)."""
+
+    status: Status
+    seconds: float
+    incumbent: float | None
+    bound: float | None
+    tiers: int
+    zero_miss: bool  # a schedule meeting every open deadline was found (validated arithmetic)
+    proves_miss: bool  # the bound proves that every schedule misses an open deadline
+    message: str = ""
+    miss_cost: int = 0  # scaled objective units: the cheapest priced deadline (what a proven miss costs at least)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status.value, "seconds": round(self.seconds, 3), "incumbent": self.incumbent,
+                "bound": self.bound, "tiers": self.tiers, "zero_miss": self.zero_miss, "proves_miss": self.proves_miss}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ShortfallReport:
+        return cls(Status(d["status"]), d["seconds"], d["incumbent"], d["bound"], d["tiers"], d["zero_miss"], d["proves_miss"])
+
+
+@dataclass(frozen=True)
+class PhaseReport:
+    """Phase 1 of the lexicographic solve: status, seconds, incumbent and proven bound of
+    the lost value × violation_weight (metrics units). JSON: ``params["lexicographic"]["phase1"]``."""
+
+    status: Status
+    seconds: float
+    loss_incumbent: float | None
+    loss_bound: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status.value, "seconds": round(self.seconds, 3),
+                "loss_incumbent": self.loss_incumbent, "loss_bound": self.loss_bound}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PhaseReport:
+        return cls(Status(d["status"]), d["seconds"], d["loss_incumbent"], d["loss_bound"])
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """One solver run: status, objective and bound (scaled model units), seconds."""
+
+    status: Status
+    objective: float | None
+    bound: float | None
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status.value, "objective": self.objective, "bound": self.bound, "seconds": round(self.seconds, 3)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunReport:
+        return cls(Status(d["status"]), d["objective"], d["bound"], d["seconds"])
+
+
+@dataclass(frozen=True)
+class CooperationReport:
+    """The deadline-hard phase's cooperation: the ``partner``'s name, the primary's run
+    and the partner's (None: not run). JSON: ``params["lexicographic"]["cooperation"]``."""
+
+    partner: str
+    primary_run: RunReport
+    partner_run: RunReport | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"partner": self.partner, "primary_run": self.primary_run.to_dict()}
+        if self.partner_run is not None:
+            out["partner_run"] = self.partner_run.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CooperationReport:
+        run = d.get("partner_run")
+        return cls(d["partner"], RunReport.from_dict(d["primary_run"]), None if run is None else RunReport.from_dict(run))
+
+
+@dataclass(frozen=True)
+class BranchPriceReport:
+    """Branch and price after the deadline-hard phase's solver (scaled model units):
+    bound, incumbent, proven, the root's bound, nodes solved, ``open`` left, columns,
+    seconds. JSON: ``params["lexicographic"]["branch_price"]``."""
+
+    bound: float | None
+    incumbent: float | None
+    proven: bool
+    root_bound: float | None
+    nodes: int
+    open: int
+    columns: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bound": self.bound, "incumbent": self.incumbent, "proven": self.proven, "root_bound": self.root_bound,
+                "nodes": self.nodes, "open": self.open, "columns": self.columns, "seconds": round(self.seconds, 3)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> BranchPriceReport:
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class LexicographicReport:
+    """The phases of a lexicographic exact solve: ``phase1`` (None: not run, ``skipped``
+    says why: :data:`SKIPPED_NO_OPEN` or :data:`SKIPPED_ZERO_MISS`), the shortfall run
+    before it, the scaled loss limits added for phase 2 (``loss_cap``, ``loss_floor``),
+    and in the deadline-hard phase (``phase2``) its cooperation and branch and price.
+    JSON: ``params["lexicographic"]`` (``phase1`` is the ``skipped`` string when not run)."""
+
+    phase1_share: float
+    phase1: PhaseReport | None = None
+    skipped: str = ""
+    shortfall: ShortfallReport | None = None
+    loss_cap: int | None = None
+    loss_floor: int | None = None
+    phase2: str | None = None
+    cooperation: CooperationReport | None = None
+    branch_price: BranchPriceReport | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"phase1_share": self.phase1_share,
+                               "phase1": self.phase1.to_dict() if self.phase1 is not None else self.skipped}
+        if self.shortfall is not None:
+            out["shortfall"] = self.shortfall.to_dict()
+        if self.loss_cap is not None:
+            out["loss_cap"], out["loss_floor"] = self.loss_cap, self.loss_floor
+        if self.phase2 is not None:
+            out["phase2"] = self.phase2
+        if self.cooperation is not None:
+            out["cooperation"] = self.cooperation.to_dict()
+        if self.branch_price is not None:
+            out["branch_price"] = self.branch_price.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LexicographicReport:
+        p1, sf, coop, bp = d["phase1"], d.get("shortfall"), d.get("cooperation"), d.get("branch_price")
+        return cls(phase1_share=d["phase1_share"], phase1=None if isinstance(p1, str) else PhaseReport.from_dict(p1),
+                   skipped=p1 if isinstance(p1, str) else "", shortfall=None if sf is None else ShortfallReport.from_dict(sf),
+                   loss_cap=d.get("loss_cap"), loss_floor=d.get("loss_floor"), phase2=d.get("phase2"),
+                   cooperation=None if coop is None else CooperationReport.from_dict(coop),
+                   branch_price=None if bp is None else BranchPriceReport.from_dict(bp))
+
+
+@dataclass(frozen=True)
+class RelaxationStage:
+    """One allocation relaxation tried (:mod:`sensaopt.exact.phases.allocation`): its
+    refinement, horizon (rounds), bound within that horizon, loss floor and bound over
+    every schedule (metrics units)."""
+
+    refine: int
+    horizon: int
+    within_horizon_bound: float
+    loss_floor: float
+    bound: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AllocationReport:
+    """The allocation check (:mod:`sensaopt.exact.phases.allocation`): which case applied
+    (``check``: ``dominated``, ``relaxation``, ``static: ...``, ``skipped: ...``), the
+    relaxation's refinement, the model's own bound (``grid_bound``) and, for
+    ``relaxation``, the relaxations' bound, loss floor and stages (metrics units).
+    JSON: ``params["allocations"]``."""
+
+    check: str
+    refine: int
+    grid_bound: float | None
+    relaxation_bound: float | None = None
+    loss_floor: float | None = None
+    stages: tuple[RelaxationStage, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"refine": self.refine, "grid_bound": self.grid_bound, "check": self.check}
+        if self.stages is not None:
+            out.update(relaxation_bound=self.relaxation_bound, loss_floor=self.loss_floor,
+                       stages=[st.to_dict() for st in self.stages])
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> AllocationReport:
+        stages = d.get("stages")
+        return cls(d["check"], d["refine"], d["grid_bound"], d.get("relaxation_bound"), d.get("loss_floor"),
+                   None if stages is None else tuple(RelaxationStage(**st) for st in stages))
 
 
 @dataclass
@@ -107,6 +317,12 @@ class Result:
     horizon_proof: HorizonProof | None = field(default=None, repr=False, compare=False)
     # the exact model's size (None: a heuristic, or no model built); JSON: params["model_size"]
     model_size: ModelSize | None = field(default=None, repr=False, compare=False)
+    # the exact model's horizon in rounds (None: a heuristic); JSON: params["horizon"]
+    horizon: int | None = field(default=None, repr=False, compare=False)
+    # the lexicographic solve's phases (None: a heuristic, a weighted solve, or decided before any solve); JSON: params["lexicographic"]
+    lexicographic: LexicographicReport | None = field(default=None, repr=False, compare=False)
+    # the allocation check of an exact solve (None: a heuristic); JSON: params["allocations"]
+    allocations: AllocationReport | None = field(default=None, repr=False, compare=False)
 
     @property
     def optimal_within_horizon_only(self) -> bool:
@@ -153,6 +369,17 @@ class Result:
             raise ValueError(f"result of {self.solver} ({self.status.value}) carries no evaluation")
         return _job_metrics(self.truth, self.evaluation)
 
+    def json_params(self) -> dict[str, Any]:
+        """``params`` with the typed reports written in (the JSON form: keys ``horizon``,
+        ``model_size``, ``lexicographic``, ``horizon_proof``, ``allocations``)."""
+        out = dict(self.params)
+        typed = {"horizon": self.horizon, "model_size": self.model_size, "lexicographic": self.lexicographic,
+                 "horizon_proof": self.horizon_proof, "allocations": self.allocations}
+        for key, value in typed.items():
+            if value is not None:
+                out[key] = value if isinstance(value, int) else value.to_dict()
+        return out
+
     def to_dict(self, instance: Instance | None = None, with_schedule: bool = True) -> dict[str, Any]:
         """JSON-ready form; the schedule needs ``instance`` (else it is written as null).
         Strict JSON: a NaN or infinity anywhere raises :class:`~sensaopt.errors.SensaoptError`
@@ -165,7 +392,7 @@ class Result:
             "bound": self.bound,
             "runtime_s": self.runtime_s,
             "metrics": self.metrics.to_dict() if self.metrics else None,
-            "params": self.params,
+            "params": self.json_params(),
             "versions": self.versions,
             "message": self.message,
             # proven bounds of the lexicographic parts (PartBounds): lost value, avg JCT minutes
@@ -175,6 +402,45 @@ class Result:
             d["schedule"] = self.schedule.to_dict(instance) if (self.schedule and instance is not None) else None
         check_json_numbers(d, f"result of {self.solver}")
         return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], instance: Instance | None = None) -> Result:
+        """Read back :meth:`to_dict`'s form: the typed reports from their ``params`` keys
+        (a weighted solve's ``"lexicographic": false`` stays in ``params``), the schedule
+        with ``instance`` (else None), ``instance`` also as the truth (the violation
+        weight of the part bounds), the loss proof as the solver derived it
+        (:func:`loss_proof_of`). No evaluation: validate the schedule again for it."""
+        params = dict(d.get("params") or {})
+        lex, proof, size, alloc = (params.pop(k, None) for k in ("lexicographic", "horizon_proof", "model_size", "allocations"))
+        if lex is False:
+            params["lexicographic"] = False
+        raw_schedule = d.get("schedule")
+        lex_report = LexicographicReport.from_dict(lex) if isinstance(lex, dict) else None
+        alloc_report = AllocationReport.from_dict(alloc) if alloc else None
+        return cls(
+            solver=d["solver"], status=Status(d["status"]), objective=d["objective"], bound=d["bound"], runtime_s=d["runtime_s"],
+            schedule=parse_schedule_dict(raw_schedule, instance) if raw_schedule is not None and instance is not None else None,
+            metrics=Metrics(**d["metrics"]) if d.get("metrics") else None, params=params, versions=dict(d.get("versions") or {}),
+            message=d.get("message", ""), horizon=params.pop("horizon", None),
+            lexicographic=lex_report, allocations=alloc_report, loss_proof=loss_proof_of(lex_report, alloc_report), truth=instance,
+            horizon_proof=HorizonProof.from_dict(proof) if proof else None, model_size=ModelSize.from_dict(size) if size else None)
+
+
+def loss_proof_of(lexicographic: LexicographicReport | None, allocations: AllocationReport | None) -> LossProof | None:
+    """The loss proof an exact solve's reports carry: the allocation relaxations' loss
+    floor (valid over every allocation) when they ran, else phase 1's bound, else fixed
+    (phase 1 skipped: no open deadline decision, or a zero-miss schedule exists); None
+    for a weighted solve."""
+    if allocations is not None and allocations.check == "relaxation":
+        return LossProof(bound=allocations.loss_floor)
+    if lexicographic is None:
+        return None
+    return LossProof(fixed=True) if lexicographic.phase1 is None else LossProof(bound=lexicographic.phase1.loss_bound)
+
+
+def load_result(path: str | Path, instance: Instance | None = None) -> Result:
+    """A Result from a ``solve --json`` file (:meth:`Result.from_dict`); ``instance`` reads its schedule."""
+    return Result.from_dict(read_json(path), instance)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sensaopt.arguments import check_arguments
 from sensaopt.errors import ArgumentError
 from sensaopt.instance import Instance
 from sensaopt.registry import Registry
@@ -53,28 +54,37 @@ def solve(instance: Instance, solver: str = HEURISTIC, **params: Any) -> Result:
     Returns:
         A Result whose schedule has passed the common validator.
     """
-    from sensaopt.arguments import as_instance, check_arguments
+    from sensaopt.arguments import as_instance
 
     instance = as_instance(instance, "solve()")
     if not isinstance(solver, str):
         raise ArgumentError("solve()", "solver", f"must be a solver name ({', '.join(solver_names())}), got {type(solver).__name__}")
     fn = SOLVERS.get(solver)
-    check_arguments("solve()", _signature_of(solver, fn), params, skip=("instance",))  # before any work: type, finiteness, range
+    _check("solve()", solver, fn, params)  # before any work: type, finiteness, range
     return fn(instance, **params)
 
 
-def _signature_of(name: str, fn: SolverFn) -> SolverFn:
-    """The function whose parameters a solver takes (the heuristic: the simulator's;
-    HiGHS and CBC: the MILP's)."""
+EXACT = ("cpsat", "milp", "highs", "cbc")  # the built-in exact solvers: keyword options of SolveSettings
+
+
+def _check(where: str, name: str, fn: SolverFn, params: dict[str, Any]) -> None:
+    """Check ``params`` against what the solver takes: the heuristic, the simulator's
+    parameters; a built-in exact solver, its own (``start``; the MILP's ``backend``) and
+    the fields of :class:`~sensaopt.exact.settings.SolveSettings`; any other, its
+    function's."""
     if name == HEURISTIC:
         from sensaopt.simulator import simulate
 
-        return simulate
-    if fn in (solve_highs, solve_cbc):
+        check_arguments(where, simulate, params, skip=("instance",))
+    elif name in EXACT and SOLVERS.get(name) is fn:
         from sensaopt.exact.milp import solve_milp
+        from sensaopt.exact.settings import SolveSettings
 
-        return solve_milp
-    return fn
+        own = ("start", "backend") if name == "milp" else ("start",)
+        check_arguments(where, solve_milp, {k: v for k, v in params.items() if k in own})
+        check_arguments(where, SolveSettings, {k: v for k, v in params.items() if k not in own})
+    else:
+        check_arguments(where, fn, params, skip=("instance",))
 
 
 def solve_heuristic(instance: Instance, policy: str = "sensascale", **params: Any) -> Result:
@@ -84,15 +94,15 @@ def solve_heuristic(instance: Instance, policy: str = "sensascale", **params: An
     return simulate(instance, policy, **params)
 
 
-def solve_highs(instance: Instance, **params: Any) -> Result:
-    """The MILP solved by HiGHS (through highspy)."""
+def solve_highs(instance: Instance, **options: Any) -> Result:
+    """The MILP solved by HiGHS (through highspy): :func:`sensaopt.exact.milp.solve_milp`."""
     from sensaopt.exact.milp import solve_milp
 
-    return solve_milp(instance, backend="highs", **params)
+    return solve_milp(instance, "highs", **options)
 
 
-def solve_cbc(instance: Instance, **params: Any) -> Result:
-    """The MILP solved by CBC (through PuLP)."""
+def solve_cbc(instance: Instance, **options: Any) -> Result:
+    """The MILP solved by CBC (through PuLP): :func:`sensaopt.exact.milp.solve_milp`."""
     from sensaopt.exact.milp import solve_milp
 
-    return solve_milp(instance, backend="cbc", **params)
+    return solve_milp(instance, "cbc", **options)

@@ -4,6 +4,7 @@ never worse than the heuristics, honest statuses, size refusal."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import pytest
@@ -243,10 +244,12 @@ def test_rolling_config_is_frozen_and_checked():
         RollingConfig(backend="gurobi")
 
 
-def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
-    """One check_schedule per solve (hints and extraction replay progress themselves);
-    its evaluation is the Result's, scored on the instance itself. Counted where the
-    result packaging and the loss phases' start choice call it."""
+def test_validator_runs_on_the_warm_start_and_on_the_result(exact_backend, monkeypatch):
+    """check_schedule runs twice per solve: on the warm start (a Schedule argument of
+    the pipeline, validated into a WarmStart) and on the returned schedule, whose
+    evaluation is the Result's, scored on the instance itself (hints and extraction
+    replay progress themselves). Counted where the warm start, the result packaging and
+    the loss phases' start choice call it."""
     import sensaopt.exact.common as common
     import sensaopt.exact.phases.loss as loss
 
@@ -261,7 +264,8 @@ def test_validator_runs_once_per_exact_solve(exact_backend, monkeypatch):
     monkeypatch.setattr(loss, "check_schedule", counted)
     inst = generate(GeneratorConfig(jobs=4, nodes=1, seed=1))
     res = exact_backend(inst, time_limit=PROOF_S, workers=1)
-    assert len(calls) == 1 and res.evaluation is calls[0] and res.evaluation.ok
+    assert len(calls) == 2 and res.evaluation is calls[-1] and res.evaluation.ok
+    assert calls[0].ok and calls[0] is not calls[-1]  # the warm start's
     assert res.truth is inst
     assert {j: o.finish for j, o in res.evaluation.outcomes.items()} == common.finish_minutes(inst, res.schedule)
 
@@ -331,20 +335,55 @@ def test_highs_gets_the_model_pulp_gave_it():
 @pytest.mark.parametrize("name, lexicographic", [("tiny-16gpu", True), ("tiny-8gpu", True), ("tiny-16gpu", False)])
 def test_typed_reports_on_the_result_match_their_json_form(name, lexicographic):
     """What the phases prove reaches the Result typed (model size, horizon proof, loss
-    proof); params keep the same facts in their JSON form."""
+    proof, lexicographic and allocation reports); the JSON form holds the same facts
+    under the ``params`` keys it always had, and reads back to the same reports."""
     from sensaopt.io import load_instance
+    from sensaopt.result import Result
 
-    res = solve_cpsat(load_instance(name), time_limit=60, workers=1, lexicographic=lexicographic)
-    assert res.model_size is not None and res.model_size.to_dict() == res.params["model_size"]
-    assert res.horizon_proof is not None and res.horizon_proof.to_dict() == res.params["horizon_proof"]
-    lex = res.params["lexicographic"]
-    check = res.params["allocations"]
-    if check["check"] == "relaxation":  # the loss floor valid over every allocation replaces the grid's (issue 24)
-        assert res.loss_proof is not None and res.loss_proof.bound == check["loss_floor"] and not res.loss_proof.fixed
+    inst = load_instance(name)
+    res = solve_cpsat(inst, time_limit=60, workers=1, lexicographic=lexicographic)
+    js = json.loads(json.dumps(res.to_dict(inst)))
+    p = js["params"]
+    assert res.model_size is not None and res.model_size.to_dict() == p["model_size"]
+    assert res.horizon_proof is not None and res.horizon_proof.to_dict() == p["horizon_proof"]
+    assert res.horizon == p["horizon"] == res.horizon_proof.horizon
+    assert res.allocations is not None and res.allocations.to_dict() == p["allocations"]
+    lex, check = p["lexicographic"], res.allocations
+    if check.check == "relaxation":  # the loss floor valid over every allocation replaces the grid's (issue 24)
+        assert res.loss_proof is not None and res.loss_proof.bound == check.loss_floor and not res.loss_proof.fixed
         assert lex is not False or not lexicographic
     elif not lexicographic:
-        assert lex is False and res.loss_proof is None
+        assert lex is False and res.loss_proof is None and res.lexicographic is None
     else:
-        p1 = lex["phase1"]
-        assert res.loss_proof is not None and res.loss_proof.fixed == isinstance(p1, str)
-        assert res.loss_proof.bound == (None if isinstance(p1, str) else p1["loss_bound"])
+        assert res.lexicographic is not None and res.lexicographic.to_dict() == lex
+        p1 = res.lexicographic.phase1
+        assert res.loss_proof is not None and res.loss_proof.fixed == (p1 is None)
+        assert res.loss_proof.bound == (None if p1 is None else p1.loss_bound)
+    back = Result.from_dict(js, inst)  # the JSON boundary both ways: the same reports (as far as JSON keeps them), same file
+    assert (back.allocations, back.model_size, back.horizon) == (res.allocations, res.model_size, res.horizon)
+    assert (back.lexicographic is None) == (res.lexicographic is None) and back.loss_proof == res.loss_proof
+    assert back.to_dict(inst) == res.to_dict(inst)
+
+
+def test_vars_tell_fixed_values_from_decisions():
+    """``Indicators`` hold each key as a decision variable or a value the data fix (0/1),
+    never both; the model's decisions are exactly what the warm start's complete hint sets."""
+    from sensaopt.exact.common import hint_values, prepare
+    from sensaopt.exact.cpsat import build_cpsat
+    from sensaopt.exact.model.builder import model_variables
+    from sensaopt.io import load_instance
+
+    prep = prepare(load_instance("tiny-16gpu"), None, 2, True, 10_000, 10**6)
+    v = build_cpsat(prep.data).vars
+    fixed = 0
+    for ind in (v.rb, v.done, v.met):
+        for key, x in ind.items():
+            if ind.fixed(key) is None:
+                assert ind.var(key) is x and not isinstance(x, int)
+            else:
+                assert ind.var(key) is None and x == ind.fixed(key) in (0, 1)
+                fixed += 1
+    assert fixed > 0  # the data fix some (before release, before the earliest finish)
+    assert prep.hint is not None
+    hint = hint_values(prep.data, v, prep.hint)
+    assert {id(x) for x in hint} == {id(x) for x in model_variables(v)}

@@ -15,7 +15,7 @@ from sensaopt.exact.phases.lexicographic import jct_lower_bound
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import load_instance
 from sensaopt.metrics import compute_metrics
-from sensaopt.result import Status
+from sensaopt.result import SKIPPED_NO_OPEN, SKIPPED_ZERO_MISS, Status
 from sensaopt.validator import check_schedule
 
 from .conftest import PROOF_S
@@ -45,9 +45,9 @@ def test_same_optimum_as_weighted_solve(backend):
     assert grid_optimal(lex) and grid_optimal(one), (lex.message, one.message)  # optimal over the grid; issue 24 for the rest
     _valid(inst, lex)
     assert lex.objective == pytest.approx(one.objective, abs=1e-6)
-    assert lex.params["lexicographic"]["phase1"]["status"] == "OPTIMAL"
-    assert lex.params["lexicographic"]["phase1"]["loss_bound"] == pytest.approx(1e5)
-    assert lex.params["lexicographic"] is not False and one.params["lexicographic"] is False
+    assert lex.lexicographic is not None and lex.lexicographic.phase1 is not None
+    assert lex.lexicographic.phase1.status == Status.OPTIMAL and lex.lexicographic.phase1.loss_bound == pytest.approx(1e5)
+    assert one.lexicographic is None and one.to_dict()["params"]["lexicographic"] is False
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -84,7 +84,9 @@ def test_no_open_deadline_skips_phase1():
     inst = generate(GeneratorConfig(jobs=3, nodes=1, seed=0, deadline_lo=20.0, deadline_hi=30.0))
     res = solve_cpsat(inst, time_limit=PROOF_S)
     assert res.status == Status.OPTIMAL
-    assert res.params["lexicographic"]["phase1"].startswith("skipped")
+    assert res.lexicographic is not None and res.lexicographic.phase1 is None
+    assert res.lexicographic.skipped in (SKIPPED_NO_OPEN, SKIPPED_ZERO_MISS)  # no deadline decision left to phase 1
+    assert res.to_dict()["params"]["lexicographic"]["phase1"] == res.lexicographic.skipped
 
 
 @pytest.mark.parametrize("share", [0, 1.5])

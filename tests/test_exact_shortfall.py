@@ -75,9 +75,9 @@ def test_deadline_hard_phase2_reproduces_optimum(exact_backend):
     assert res.status == Status.OPTIMAL, res.message
     assert res.objective == pytest.approx(78.0, abs=1e-6) and res.bound == pytest.approx(78.0, abs=1e-6)
     assert check_schedule(inst, res.schedule).errors == []
-    lex = res.params["lexicographic"]
-    assert lex["shortfall"]["zero_miss"] and lex["phase2"] == "deadline-hard, trimmed"
-    assert res.params["horizon_proof"]["contains_optimum"] and "optimal_within_horizon" not in res.params
+    lex = res.lexicographic
+    assert lex is not None and lex.shortfall is not None and lex.shortfall.zero_miss and lex.phase2 == "deadline-hard, trimmed"
+    assert res.horizon_proof is not None and res.horizon_proof.contains_optimum and "optimal_within_horizon" not in res.params
 
 
 def test_optimal_within_horizon_flagged():
@@ -89,7 +89,7 @@ def test_optimal_within_horizon_flagged():
     short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24, relax_time_limit=0)
     assert grid_optimal(short) and short.objective == pytest.approx(100115.4, abs=1e-6)
     assert short.params["optimal_within_horizon"] == 24 and "optimal within a horizon of 24 rounds" in short.message
-    assert not short.params["horizon_proof"]["contains_optimum"]
+    assert short.horizon_proof is not None and not short.horizon_proof.contains_optimum
 
 
 @pytest.mark.slow
@@ -101,11 +101,11 @@ def test_default_solve_extends_the_horizon_the_proof_needs():
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
     full = solve_cpsat(inst, time_limit=PROOF_S)
     assert grid_optimal(full) and full.objective == pytest.approx(100115.4, abs=1e-6)
-    proof = full.params["horizon_proof"]
-    assert proof["contains_optimum"] and full.params["horizon"] >= proof["needed"]
+    proof = full.horizon_proof
+    assert proof is not None and proof.needed is not None and proof.contains_optimum and full.horizon >= proof.needed
     assert "optimal_within_horizon" not in full.params and full.params["horizon_extended_from"] == 24
     # every job of the optimal schedule ends within what the proof needs
-    assert max(s.end for s in full.schedule.segments) <= proof["needed"]
+    assert max(s.end for s in full.schedule.segments) <= proof.needed
 
 
 def test_horizon_needed_monotone():
@@ -140,7 +140,7 @@ def test_cooperation_partner_takes_over():
     best_mb, res, record = cooperate(mb, nothing, highs_partner(2, 0), SolveSettings(), TimeBudget.start(30), whole)
     assert best_mb is not mb and res.status == Status.OPTIMAL
     assert to_objective(data, res.objective) == pytest.approx(78.0, abs=1e-6)
-    assert record["partner"] == "highs" and record["partner_run"]["status"] == "OPTIMAL"
+    assert record.partner == "highs" and record.partner_run is not None and record.partner_run.status == Status.OPTIMAL
 
 
 def test_cooperating_solve_keeps_the_optimum():
@@ -149,7 +149,8 @@ def test_cooperating_solve_keeps_the_optimum():
     inst = load_instance(INSTANCES / "tiny-16gpu.json")
     res = solve_cpsat(inst, time_limit=PROOF_S, cooperate=True)
     assert res.status == Status.OPTIMAL and res.objective == pytest.approx(78.0, abs=1e-6)
-    assert res.params["lexicographic"]["cooperation"]["primary_run"]["status"] == "OPTIMAL"
+    coop = res.lexicographic.cooperation if res.lexicographic is not None else None
+    assert coop is not None and coop.primary_run.status == Status.OPTIMAL
 
 
 def test_unfinished_shortfall_schedule_is_completed():

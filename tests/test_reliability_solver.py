@@ -25,7 +25,7 @@ from sensaopt.errors import SensaoptError
 from sensaopt.exact.cpsat import solve_cpsat
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import load_instance, save_instance
-from sensaopt.result import Status
+from sensaopt.result import SKIPPED_NO_OPEN, Status
 from sensaopt.validator import check_schedule
 
 from .conftest import PROOF_S, REPO
@@ -174,9 +174,10 @@ def test_cpsat_sets_and_records_workers_and_seed(monkeypatch):
     monkeypatch.setattr(cp_model, "CpSolver", Spy)
     r = solve_cpsat(small(), time_limit=10, workers=1, seed=7)
     assert seen and all(s == (1, 7) for s in seen)  # every phase of the lexicographic solve
-    inner = 2 if r.params["lexicographic"].get("phase1") != "skipped (no open deadline decision)" else 1
+    assert r.lexicographic is not None and r.allocations is not None
+    inner = 1 if r.lexicographic.skipped == SKIPPED_NO_OPEN else 2
     # then the allocation relaxations (issue 24), each solve with the same workers and seed
-    assert len(seen) >= inner and (r.params["allocations"]["check"] != "dominated" or len(seen) == inner)
+    assert len(seen) >= inner and (r.allocations.check != "dominated" or len(seen) == inner)
     assert (r.params["workers"], r.params["seed"], r.params["time_limit"]) == (1, 7, 10)
     assert r.versions.get("ortools")
 
@@ -562,3 +563,28 @@ def test_build_near_the_size_limit_stops_with_a_bound(solver):
     r = solve(i, solver=solver, time_limit=2, workers=1)
     assert r.status == Status.TIME_LIMIT and r.bound is not None and r.objective is not None, r.message
     assert r.bound <= r.objective + 1e-6 and not _children() - before  # stopped, nothing left (wall: benchmarks/time_limits.py)
+
+
+def test_one_options_table_behind_every_exact_entry():
+    """``SolveSettings`` is the one table of the exact solvers' keyword options: the
+    public functions take exactly its fields (plus ``start``, and ``backend`` for the
+    MILP), refuse anything else in one line, and a warm start must be a Schedule."""
+    import dataclasses
+    import re
+
+    import sensaopt
+    from sensaopt.errors import ArgumentError
+    from sensaopt.exact.milp import solve_milp
+    from sensaopt.exact.settings import SolveSettings
+    from sensaopt.simulator import simulate
+
+    names = [f.name for f in dataclasses.fields(SolveSettings)]
+    assert {"time_limit", "workers", "seed", "cooperate", "solver_options", "relax_time_limit"} <= set(names)
+    i = inst("tiny-8gpu")
+    for call, where in ((lambda **kw: solve_cpsat(i, **kw), "solve_cpsat()"), (lambda **kw: solve_milp(i, **kw), "solve_milp()"),
+                        (lambda **kw: sensaopt.solve(i, "cbc", **kw), "solve()")):
+        with pytest.raises(ArgumentError, match=rf"^{re.escape(where)}: time_limt: unexpected argument \(accepted: "
+                                                 + re.escape(", ".join(names)) + r"\)$"):
+            call(time_limt=1)
+    with pytest.raises(ArgumentError, match=r"solve_cpsat\(\): start: must be a Schedule"):
+        solve_cpsat(i, start=simulate(i, "edf"), time_limit=1)

@@ -17,7 +17,7 @@ from sensaopt.cli import main
 from sensaopt.cli.core import summary_line
 from sensaopt.compare import COMPARISON_COLUMNS, PartBounds, RoundGapSummary, compare, compare_round
 from sensaopt.io import load_instance, parse_schedule_dict, read_json
-from sensaopt.result import LossProof, Result, Status
+from sensaopt.result import LexicographicReport, LossProof, Result, Status
 from sensaopt.simulator import simulate
 from sensaopt.validator import check_schedule
 
@@ -38,16 +38,18 @@ def heur() -> Result:
 def fake(base: Result, solver: str, misses: int, lost: float, jct: float, bound: float | None = None,
          status: Status = Status.OPTIMAL, lex: object = False) -> Result:
     """A result with the given parts (metrics as the metrics module would give them);
-    ``lex``: its ``params["lexicographic"]`` as an exact solver writes it, and the typed
-    loss proof the solver sets with it (phase 1's bound; skipped: fixed; weighted: none)."""
+    ``lex``: its ``params["lexicographic"]`` JSON form as an exact solver writes it (read
+    into the typed report), and the typed loss proof the solver sets with it (phase 1's
+    bound; skipped: fixed; weighted: none)."""
     assert base.metrics is not None
     m = dataclasses.replace(base.metrics, slo_violations=misses, weighted_violations=lost, avg_jct=jct, objective=W * lost + jct)
     proof = None
     if isinstance(lex, dict):
         p1 = lex["phase1"]
         proof = LossProof(fixed=True) if isinstance(p1, str) else LossProof(bound=p1["loss_bound"])
-    return Result(solver, status, m.objective, bound, 1.5, base.schedule, m, params={"lexicographic": lex, "horizon": 24},
-                  truth=base.truth, loss_proof=proof)
+    report = LexicographicReport.from_dict(lex) if isinstance(lex, dict) else None
+    return Result(solver, status, m.objective, bound, 1.5, base.schedule, m, params={} if report else {"lexicographic": lex},
+                  truth=base.truth, loss_proof=proof, horizon=24, lexicographic=report)
 
 
 def phase1(loss_bound: float | None) -> dict:

@@ -26,12 +26,13 @@ def instance(jobs, nodes=1, gpus=8, cpus=24, mem=500.0, R=10.0, overhead=(0.5, 0
 def grid_optimal(res) -> bool:
     """The exact solve proved its grid model optimal: OPTIMAL over every valid allocation,
     or FEASIBLE because the allocation relaxation did not certify an optimum the grid
-    model proved (``Result.params["allocations"]``, ``models/formulation.md``)."""
+    model proved (``Result.allocations``, ``models/formulation.md``)."""
     from sensaopt.result import Status
 
     if res.status == Status.OPTIMAL:
         return True
-    check = res.params.get("allocations", {})
-    gb = check.get("grid_bound")
+    check = res.allocations
+    gb = None if check is None else check.grid_bound
+    rb = -1e300 if check is None or check.relaxation_bound is None else check.relaxation_bound
     return (res.status == Status.FEASIBLE and res.objective is not None and gb is not None
-            and gb >= res.objective - 1e-6 and check.get("relaxation_bound", -1e300) <= res.objective + 1e-6)
+            and gb >= res.objective - 1e-6 and rb <= res.objective + 1e-6)

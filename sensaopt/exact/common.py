@@ -1,23 +1,23 @@
 """What the phases of the exact solve (:mod:`sensaopt.exact.pipeline`) share: the
-settings (:class:`SolveSettings`), the model data prepared from the warm start
-(:func:`prepare`: horizon, data, hint), building a model or the Result decided when it
-cannot be built (:func:`build_or_result`), and packaging an outcome into the common,
-validated :class:`Result` (:func:`make_result`, :func:`early_result`, the bound
-arithmetic :func:`granular_proof`, :func:`trivial_bound`).
+backends of a solve (:func:`engine_of`, :func:`partner_of`; the settings are
+:class:`~sensaopt.exact.settings.SolveSettings`), the validated warm start
+(:class:`WarmStart`; the default one is :func:`sensascale_start`'s), the model data
+prepared from it (:func:`prepare`: horizon, data, hint), building a model or the Result
+decided when it cannot be built (:func:`build_or_result`), and packaging an outcome
+into the common, validated :class:`Result` (:func:`make_result`, :func:`early_result`,
+the bound arithmetic :func:`granular_proof`, :func:`trivial_bound`).
 
-The validator runs once per exact solve, on the returned schedule; hint values and
+The validator runs on the warm start and on the returned schedule; hint values and
 extraction replay the validator's progress arithmetic (:func:`finish_minutes`)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from sensaopt.errors import SensaoptError
 from sensaopt.exact.model.builder import (
     BuildTimeout,
-    Family,
     HorizonTooShort,
-    ModelSpec,
-    Strength,
     round_bound,
     to_objective,
 )
@@ -28,88 +28,93 @@ from sensaopt.exact.model.data import (
     build_data,
     extra_options_from,
 )
-from sensaopt.exact.model.grid import DEFAULT_REFINE
 from sensaopt.exact.model.values import extract_schedule, finish_minutes, hint_values, relabel_identical_nodes
-from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
-from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
+from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome, cpsat_partner, exact_params, highs_partner
+from sensaopt.exact.settings import DEFAULT_HORIZON_SLACK, MODEL_REFINE, SolveSettings, strength_from
 from sensaopt.instance import Instance
-from sensaopt.metrics import compute_metrics
+from sensaopt.metrics import Metrics, compute_metrics
 from sensaopt.result import ModelSize, Result, Status, package_versions
 from sensaopt.schedule import Schedule
 from sensaopt.simulator import simulate
 from sensaopt.solvers import TimeBudget
 from sensaopt.solvers.base import known_values
-from sensaopt.validator import check_schedule
+from sensaopt.validator import Evaluation, check_schedule
 
-DEFAULT_HORIZON_SLACK = 2  # rounds added to the heuristic's makespan
 INTEGRAL_GAP = 0.5  # scaled units: the model objective is integral, so a smaller gap is a proof
 MIN_EXTEND_S = 1.0  # seconds left at least for a later step (the horizon extension, branch and price)
 
 
+def engine_of(backend: str, settings: SolveSettings, label: str = "") -> Engine:
+    """The primary backend of a solve (a :mod:`sensaopt.solvers` name) with the settings'
+    workers, seed, log and raw ``solver_options``; ``label``: the Result's solver name."""
+    return Engine(backend, exact_params(backend, settings.workers, settings.seed, settings.log, settings.solver_options),
+                  label=label)
+
+
+def partner_of(engine: Engine, settings: SolveSettings) -> Engine | None:
+    """The cooperating backend of the deadline-hard phase when ``settings.cooperate``:
+    HiGHS for CP-SAT, CP-SAT for a MILP solver (None: the primary alone)."""
+    if not settings.cooperate:
+        return None
+    if engine.backend == "cpsat":
+        return highs_partner(settings.workers, settings.seed)
+    return cpsat_partner(settings.workers, settings.seed)
+
 
 @dataclass(frozen=True)
-class SolveSettings:
-    """The keyword arguments of ``solve_cpsat`` / ``solve_milp`` (seconds, threads, rounds)."""
+class WarmStart:
+    """The warm start as the phases use it: a valid ``schedule`` of ``instance``, the
+    validator's ``evaluation`` of it and its ``metrics`` (minutes; objective in metrics units)."""
 
-    time_limit: float = 60.0
-    workers: int = 2
-    seed: int = 0
-    warm_start: bool = True
-    horizon: int | None = None
-    horizon_slack: int = DEFAULT_HORIZON_SLACK
-    strength: Strength | dict | None = None
-    work_scale: int = DEFAULT_WORK_SCALE
-    max_vars: int = DEFAULT_MAX_VARS
-    lexicographic: bool = True
-    phase1_share: float = DEFAULT_PHASE1_SHARE
-    partner: Engine | None = None  # cooperating backend of the deadline-hard phase (None: the primary alone)
-    branch_price: bool = False  # deadline-hard phase: branch and price after the solver(s) (exact.decompositions.branch_price)
-    families: tuple[Family, ...] | None = None  # the model's constraint families (None: the formulation's)
-    refine: int = DEFAULT_REFINE  # allocation relaxation: refined steps per profile cell and axis (exact.model.grid)
-    inner_refine: int = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares)
-    relax_time_limit: float | None = None  # seconds for the allocation relaxations (None: RELAX_SHARE of time_limit; 0: none)
+    instance: Instance
+    schedule: Schedule
+    evaluation: Evaluation
+    metrics: Metrics
 
     @property
-    def model_strength(self) -> Strength:
-        return strength_from(self.strength)
+    def objective(self) -> float | None:
+        return self.metrics.objective
 
-    @property
-    def model_spec(self) -> ModelSpec:
-        """What every model of the solve is built from: strength and families."""
-        if self.families is None:
-            return ModelSpec(strength=self.model_strength)
-        return ModelSpec(strength=self.model_strength, families=self.families)
+    @classmethod
+    def of(cls, instance: Instance, schedule: Schedule) -> WarmStart:
+        """``schedule`` validated (:class:`SensaoptError`, one line, when the validator rejects it)."""
+        ev = check_schedule(instance, schedule)
+        if ev.errors:
+            raise SensaoptError(f"start: the warm-start schedule is invalid: {ev.errors[0]}")
+        return cls(instance, schedule, ev, compute_metrics(instance, ev))
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """The model data (horizon chosen), the heuristic run it came from, and the warm-start
-    schedule (the heuristic's, nodes relabelled; None without warm start or when it does
-    not fit the horizon)."""
+    """The model data (horizon chosen), the warm start it came from, and the hint (the
+    warm start's schedule, nodes relabelled; None without warm start or when it does not
+    fit the horizon)."""
 
     data: ModelData
-    heuristic: Result
+    heuristic: WarmStart
     hint: Schedule | None
 
 
-def heuristic_start(instance: Instance, policy: str = "sensascale") -> Result:
-    """The warm start of an exact solve: ``policy`` run through the simulator (its
-    makespan also sets the default horizon)."""
-    return simulate(instance, policy)
+def sensascale_start(instance: Instance) -> Schedule:
+    """The default warm start of an exact solve: SensaScale's schedule (the simulator's;
+    its makespan also sets the default horizon)."""
+    schedule = simulate(instance, "sensascale").schedule
+    assert schedule is not None  # the simulator always returns one
+    return schedule
 
 
 def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_start: bool, work_scale: int,
-            max_vars: int, start: Result | None = None, inner_refine: int = 1) -> Prepared:
-    """Pick the horizon from the warm start ``start`` (a heuristic's validated Result;
-    None: :func:`heuristic_start`, for callers outside the pipeline), extract the model
-    data (refusing models of more than about ``max_vars`` variables) and the hint."""
-    heur = heuristic_start(instance) if start is None else start
+            max_vars: int, start: WarmStart | None = None) -> Prepared:
+    """Pick the horizon from the warm start ``start`` (None: :func:`sensascale_start`'s, for
+    callers outside the pipeline: tests, model export), extract the model data (refusing
+    models of more than about ``max_vars`` variables) and the hint."""
+    heur = WarmStart.of(instance, sensascale_start(instance)) if start is None else start
     R = instance.round_minutes
-    mk = int(round(heur.metrics.makespan / R)) if heur.metrics else 0
+    mk = int(round(heur.metrics.makespan / R))
     H = horizon if horizon is not None else mk + horizon_slack
-    hint = relabel_identical_nodes(instance, heur.schedule) if warm_start and mk <= H and heur.schedule else None
+    hint = relabel_identical_nodes(instance, heur.schedule) if warm_start and mk <= H else None
     data = build_data(instance, H, work_scale=work_scale, extra_options=extra_options_from(heur.schedule), max_vars=max_vars,
-                      inner_refine=inner_refine)
+                      inner_refine=MODEL_REFINE)
     return Prepared(data=data, heuristic=heur, hint=hint)
 
 
@@ -157,7 +162,7 @@ def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float
         bound = min(bound, objective)
     return Result(solver=solver, status=status, objective=objective, bound=bound, runtime_s=runtime_s, schedule=schedule,
                   metrics=metrics, params=params, versions=package_versions(), message=message, evaluation=ev,
-                  truth=data.instance, model_size=model_size(mb))
+                  truth=data.instance, model_size=model_size(mb), horizon=data.H)
 
 
 def model_size(mb: ModelBuild) -> ModelSize:
@@ -166,31 +171,25 @@ def model_size(mb: ModelBuild) -> ModelSize:
     return ModelSize(x_vars=len(v.x), constraints=sum(v.families.values()), families=dict(v.families))
 
 
-def strength_from(kw: Strength | dict | None) -> Strength:
-    if isinstance(kw, Strength):
-        return kw
-    return Strength(**(kw or {}))
-
-
-def base_params(backend: str, settings: SolveSettings, mb: ModelBuild, extra: dict | None = None) -> dict:
+def base_params(engine: Engine, settings: SolveSettings, mb: ModelBuild, extra: dict | None = None) -> dict:
+    """The settings an exact Result records in ``params`` (its reports are typed fields
+    of the Result, written into ``params`` only in JSON: :meth:`Result.json_params`)."""
     data = mb.data
     p = {
-        "backend": backend,
+        "backend": engine.name,
         "time_limit": settings.time_limit,
         "workers": settings.workers,
         "seed": settings.seed,
         "warm_start": settings.warm_start,
-        "partner": settings.partner.name if settings.partner else None,  # deadline-hard phase (cooperate)
+        "partner": partner.name if (partner := partner_of(engine, settings)) else None,  # deadline-hard phase (cooperate)
         "branch_price": settings.branch_price,
-        "horizon": data.H,
         "work_scale": data.work_scale,
         "mem_scale": data.mem_scale,
         "obj_scale": data.obj_scale,
         "strength": asdict(settings.model_strength),
         "refine": settings.refine,
-        "inner_refine": settings.inner_refine,
+        "inner_refine": MODEL_REFINE,
         "relax_time_limit": settings.relax_time_limit,
-        "model_size": model_size(mb).to_dict(),
     }
     if extra:
         p.update(extra)
@@ -227,7 +226,7 @@ def hopeless_loss(data: ModelData) -> float:
 
 
 def early_result(solver: str, data: ModelData, status: Status, budget: TimeBudget, params: dict, message: str,
-                  incumbent: Result | None = None) -> Result:
+                  incumbent: WarmStart | None = None) -> Result:
     """A Result decided before any solver run: no schedule, or ``incumbent``'s; the
     bound known without solving (:func:`trivial_bound`), none when infeasible."""
     instance = data.instance
@@ -238,27 +237,27 @@ def early_result(solver: str, data: ModelData, status: Status, budget: TimeBudge
                   runtime_s=budget.elapsed(), schedule=incumbent.schedule if incumbent else None,
                   metrics=incumbent.metrics if incumbent else None, params=params, versions=package_versions(),
                   message=message, evaluation=incumbent.evaluation if incumbent else None,
-                  truth=(incumbent.truth or instance) if incumbent else instance)
+                  truth=incumbent.instance if incumbent else instance, horizon=data.H)
 
 
-def build_or_result(solver: str, prep: Prepared, data: ModelData, engine: Engine, settings: SolveSettings,
-           budget: TimeBudget) -> ModelBuild | Result:
+def build_or_result(prep: Prepared, data: ModelData, engine: Engine, settings: SolveSettings,
+                    budget: TimeBudget) -> ModelBuild | Result:
     """The model of ``data``, or the Result decided when it cannot be built (horizon too
     short: INFEASIBLE; budget spent: TIME_LIMIT with the warm start as incumbent)."""
-    stub_params = {"horizon": data.H, "time_limit": settings.time_limit, "workers": settings.workers, "seed": settings.seed,
+    stub_params = {"time_limit": settings.time_limit, "workers": settings.workers, "seed": settings.seed,
                    "warm_start": settings.warm_start}
     try:
         return engine.build(data, settings.model_spec, budget)
     except HorizonTooShort as e:
-        return early_result(solver, data, Status.INFEASIBLE, budget, stub_params, str(e))
+        return early_result(engine.name, data, Status.INFEASIBLE, budget, stub_params, str(e))
     except BuildTimeout as e:
         if prep.hint is None or not settings.model_spec.warm_start_feasible:
-            return early_result(solver, data, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
-        return early_result(solver, data, Status.TIME_LIMIT, budget, stub_params,
+            return early_result(engine.name, data, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
+        return early_result(engine.name, data, Status.TIME_LIMIT, budget, stub_params,
                              f"{e}; incumbent = the SensaScale warm start, bound known without solving", incumbent=prep.heuristic)
 
 
 __all__ = ["DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "INTEGRAL_GAP", "MIN_EXTEND_S", "Prepared",
-           "SolveSettings", "base_params", "build_or_result", "early_result", "extract_schedule", "finish_minutes",
-           "granular_proof", "heuristic_start", "hint_values", "hopeless_loss", "make_result", "prepare", "relabel_identical_nodes",
-           "strength_from", "trivial_bound"]
+           "SolveSettings", "WarmStart", "base_params", "build_or_result", "early_result", "engine_of", "extract_schedule",
+           "finish_minutes", "granular_proof", "hint_values", "hopeless_loss", "make_result", "partner_of", "prepare",
+           "relabel_identical_nodes", "sensascale_start", "strength_from", "trivial_bound"]

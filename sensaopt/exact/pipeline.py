@@ -1,9 +1,10 @@
 """The exact solve as one pipeline of phases (``models/formulation.md``, "Flow"):
 
-1. refusals from the instance alone (model too large, numbers outside the backend's
-   exact range), before any work;
-2. the warm start: a heuristic's validated schedule (SensaScale's unless given), whose
-   makespan also sets the default horizon;
+1. (:func:`begin`, called by the public entry :mod:`sensaopt.exact.entry` before it
+   simulates the default warm start) the clock, and the refusals from the instance alone
+   (model too large, numbers outside the backend's exact range), before any work;
+2. the warm start, an argument (a schedule; the public entry's default: SensaScale's),
+   validated; its makespan also sets the default horizon;
 3. the model data (:func:`~sensaopt.exact.common.prepare`) and their numeric check;
 4. the shortfall phase (:mod:`sensaopt.exact.phases.shortfall`): can every open deadline be met?
 5. yes: the deadline-hard phase (:mod:`sensaopt.exact.phases.deadline_hard`); no or unknown:
@@ -20,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, heuristic_start, prepare
+from sensaopt.exact.common import MIN_EXTEND_S, WarmStart, prepare
 from sensaopt.exact.model.data import precheck_size
 from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
@@ -29,40 +30,47 @@ from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_s
 from sensaopt.exact.phases.lexicographic import check_phase1_share
 from sensaopt.exact.phases.loss import solve_loss_phases
 from sensaopt.exact.phases.shortfall import solve_shortfall
+from sensaopt.exact.settings import MODEL_REFINE, SolveSettings
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
+from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 from sensaopt.solvers.interrupt import terminate_interrupts
 
 
-def solve_exact(solver: str, instance: Instance, engine: Engine, settings: SolveSettings, start: Result | None = None) -> Result:
+def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, start: Schedule,
+                budget: TimeBudget | None = None) -> Result:
     """The exact optimum of ``instance`` on ``engine`` (its backend, parameters and
-    build), ``start`` the warm start (a heuristic's validated Result; None: SensaScale's,
-    run here after the refusals). ``settings.time_limit`` seconds bound the whole call,
-    the warm start's simulation included; SIGTERM stops it like Ctrl-C
-    (:mod:`sensaopt.solvers.interrupt`)."""
-    preload(engine, start is None)
-    budget = TimeBudget.start(settings.time_limit)
-    refuse_early(instance, engine, settings)
-    start = heuristic_start(instance) if start is None else start
+    build; ``engine.name`` is the Result's solver), from the warm start ``start`` (a
+    valid schedule; its makespan also sets the default horizon). ``budget``: the
+    clock :func:`begin` started (the public entries call it before they simulate the
+    default warm start; None: :func:`begin` here, ``settings.time_limit`` seconds from
+    now). SIGTERM stops it like Ctrl-C (:mod:`sensaopt.solvers.interrupt`)."""
+    budget = begin(instance, engine, settings, simulate_start=False) if budget is None else budget
+    warm = WarmStart.of(instance, start)
     with terminate_interrupts():
         relax_s = RELAX_SHARE * settings.time_limit if settings.relax_time_limit is None else settings.relax_time_limit
-        dominated = grid_dominates(instance, settings.refine, settings.inner_refine)
+        dominated = grid_dominates(instance, settings.refine, MODEL_REFINE)
         inner = budget if dominated or relax_s <= 0 else budget.split(max(1 - relax_s / settings.time_limit, 0.05))
-        res = solve_within_horizon(solver, instance, engine, settings, start, inner)
+        res = solve_within_horizon(instance, engine, settings, warm, inner)
         if settings.horizon is None and res.optimal_within_horizon_only:
-            res = extend_horizon(res, solver, instance, engine, settings, start, inner)
+            res = extend_horizon(res, instance, engine, settings, warm, inner)
         res = certify(res, instance, engine, settings, budget.at_most(relax_s), dominated)
         return replace(res, runtime_s=budget.elapsed())
 
 
-def preload(engine: Engine, warm_start: bool) -> None:
-    """Import the backend's solver library and, for SensaScale's warm start, SciPy's
-    assignment solver before the time limit starts: a first import in a fresh process
-    (0.5–3 s on a loaded machine) is start-up, not solving."""
+def begin(instance: Instance, engine: Engine, settings: SolveSettings, simulate_start: bool) -> TimeBudget:
+    """Before the clock: import the backend's solver library and, when the caller will
+    simulate the default warm start (``simulate_start``), SciPy's assignment solver (a
+    first import in a fresh process, 0.5–3 s on a loaded machine, is start-up, not
+    solving). Then the clock of the whole call (``settings.time_limit`` seconds) and the
+    refusals from the instance alone (:func:`refuse_early`)."""
     _ = engine.limits  # imports the backend module (ortools, highspy or pulp)
-    if warm_start:
+    if simulate_start:
         import scipy.optimize  # noqa: F401  (SensaScale's pairing)
+    budget = TimeBudget.start(settings.time_limit)
+    refuse_early(instance, engine, settings)
+    return budget
 
 
 def refuse_early(instance: Instance, engine: Engine, settings: SolveSettings) -> None:
@@ -75,11 +83,11 @@ def refuse_early(instance: Instance, engine: Engine, settings: SolveSettings) ->
     precheck_numbers(instance, settings.work_scale, engine.limits)
 
 
-def solve_within_horizon(solver: str, instance: Instance, engine: Engine, settings: SolveSettings, start: Result,
+def solve_within_horizon(instance: Instance, engine: Engine, settings: SolveSettings, start: WarmStart,
                          budget: TimeBudget) -> Result:
     """Phases 3-5 within ``settings.horizon`` (None: the warm start's makespan + slack)."""
     prep = prepare(instance, settings.horizon, settings.horizon_slack, settings.warm_start, settings.work_scale,
-                   settings.max_vars, start, settings.inner_refine)
+                   settings.max_vars, start)
     check_numbers(prep.data, engine.limits)
     short = None
     if settings.lexicographic and settings.model_spec.warm_start_feasible:
@@ -87,11 +95,11 @@ def solve_within_horizon(solver: str, instance: Instance, engine: Engine, settin
                                 budget.split(settings.phase1_share), prep.hint, settings.max_vars)
         zero = zero_miss_start(prep, short, settings)
         if short is not None and zero is not None:  # a zero-miss schedule within the hard model's horizon exists
-            return solve_deadline_hard(solver, prep, *zero, engine, settings, budget, short)
-    return solve_loss_phases(solver, prep, short, engine, settings, budget)
+            return solve_deadline_hard(prep, *zero, engine, settings, budget, short)
+    return solve_loss_phases(prep, short, engine, settings, budget)
 
 
-def extend_horizon(res: Result, solver: str, instance: Instance, engine: Engine, settings: SolveSettings, start: Result,
+def extend_horizon(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, start: WarmStart,
                    budget: TimeBudget) -> Result:
     """An optimum within the default horizon that the horizon proof does not cover:
     solve again, in the time left, with the horizon the proof needs; its OPTIMAL is
@@ -103,7 +111,7 @@ def extend_horizon(res: Result, solver: str, instance: Instance, engine: Engine,
         why = "no time left"
     else:
         try:
-            again = solve_within_horizon(solver, instance, engine, replace(settings, horizon=needed), start, budget)
+            again = solve_within_horizon(instance, engine, replace(settings, horizon=needed), start, budget)
         except SensaoptError as e:
             why = str(e)
         else:

@@ -213,8 +213,8 @@ class WindowParts:
             return None
 
         def met(k: int, d: int) -> int:
-            m = v.met[k, d]
-            return int(m) if isinstance(m, (int, float)) else int(round(value(m)))
+            m = v.met.var((k, d))
+            return int(v.met[k, d]) if m is None else int(round(value(m)))
 
         misses, lost = 0, 0.0
         for jd in data.jobs:

@@ -41,6 +41,7 @@ from sensaopt.exact.decompositions.pricing import NO_RULE, Column, JobRule
 from sensaopt.exact.model.builder import round_bound, to_scaled
 from sensaopt.exact.model.data import ModelData
 from sensaopt.metrics import compute_metrics
+from sensaopt.result import BranchPriceReport
 from sensaopt.schedule import Schedule
 from sensaopt.validator import check_schedule
 
@@ -67,9 +68,10 @@ class BranchOutcome:
     columns: int
     seconds: float
 
-    def to_dict(self) -> dict:
-        return {"bound": self.bound, "incumbent": self.incumbent, "proven": self.proven, "root_bound": self.root,
-                "nodes": self.nodes, "open": self.open, "columns": self.columns, "seconds": round(self.seconds, 3)}
+    def report(self) -> BranchPriceReport:
+        """What the Result records (:class:`~sensaopt.result.BranchPriceReport`: all but the schedule)."""
+        return BranchPriceReport(self.bound, self.incumbent, self.proven, self.root, self.nodes, self.open, self.columns,
+                                 self.seconds)
 
 
 def scaled_value(data: ModelData, schedule: Schedule) -> float | None:

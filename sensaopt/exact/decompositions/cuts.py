@@ -161,8 +161,8 @@ def _violated(data: ModelData, v: Vars, val: Callable[[Any], float]) -> list[Cov
         sl = data.slots(jd)
         runs = {u: sum(val(v.x[jd.k, u, p]) for p in jd.pairs) for u in sl if u >= jd.release}
         for t in sl:
-            d = v.done[jd.k, t]
-            if isinstance(d, (int, float)):
+            d = v.done.var((jd.k, t))
+            if d is None:
                 continue
             dv = val(d)
             if dv > MIN_VIOLATION:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.model.data import CHANGES, JobData, ModelData, uncharged
@@ -32,22 +32,88 @@ class Strength:
     prune: bool = True  # completion impossible before the earliest solo finish; hopeless deadlines fixed violated
 
 
+# keys of the model's variables: job index k, slot t, (pattern, option) pair, deadline index d, node index
+Pair = tuple[int, int]  # (pattern index, option index) of a job
+JobSlotPair = tuple[int, int, Pair]  # (k, t, pair)
+JobSlot = tuple[int, int]  # (k, t)
+JobDeadline = tuple[int, int]  # (k, d)
+NodeSlot = tuple[int, int]  # (node, t)
+K = TypeVar("K", bound=Hashable)
+
+
+class Decisions(dict[K, Any]):
+    """Decision variables of the backend keyed by ``K``: every value is a variable."""
+
+
+class Indicators(Generic[K]):
+    """A 0/1 per key ``K``: a decision variable (:meth:`decide`) or a value the data
+    fix (:meth:`fix`: 0 or 1). ``ind[key]`` is either, for expressions; :meth:`var`
+    tells them apart. Iteration is in insertion order (the model's term order)."""
+
+    __slots__ = ("_fixed", "_value")
+
+    def __init__(self) -> None:
+        self._value: dict[K, Any] = {}
+        self._fixed: set[K] = set()
+
+    def decide(self, key: K, var: Any) -> None:
+        self._value[key] = var
+
+    def fix(self, key: K, value: int) -> None:
+        self._value[key] = value
+        self._fixed.add(key)
+
+    def __getitem__(self, key: K) -> Any:
+        return self._value[key]
+
+    def get(self, key: K, default: Any = None) -> Any:
+        return self._value.get(key, default)
+
+    def var(self, key: K) -> Any | None:
+        """The decision variable of ``key``; None when the data fix its value (or no such key)."""
+        return None if key in self._fixed else self._value.get(key)
+
+    def fixed(self, key: K) -> int | None:
+        """The fixed value of ``key`` (0 or 1); None when it is a decision."""
+        return self._value[key] if key in self._fixed else None
+
+    def items(self) -> Iterator[tuple[K, Any]]:
+        """(key, variable or fixed value), in insertion order."""
+        return iter(self._value.items())
+
+    def decisions(self) -> Iterator[tuple[K, Any]]:
+        """(key, variable) of the keys that are decisions, in insertion order."""
+        return ((k, x) for k, x in self._value.items() if k not in self._fixed)
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._value)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._value
+
+    def __len__(self) -> int:
+        return len(self._value)
+
+
 @dataclass
 class Vars:
-    x: dict = field(default_factory=dict)  # (k, t, pair) -> bool
-    run: dict = field(default_factory=dict)  # (k, t) -> expr (sum of x)
-    rb: dict = field(default_factory=dict)  # (k, t) -> bool or 0/1 const: ran before slot t
-    loss: dict = field(default_factory=dict)  # (k, t) -> int: progress units lost to the slot's change (restart/migration/resize)
-    cum: dict = field(default_factory=dict)  # (k, t) -> int: progress units done by the end of t
-    done: dict = field(default_factory=dict)  # (k, t) -> bool or 0/1 const
-    met: dict = field(default_factory=dict)  # (k, d) -> bool or 0/1 const
-    leftover: dict = field(default_factory=dict)  # k -> int, rounds of work left after the window
-    ever: dict = field(default_factory=dict)  # (node, t) -> bool, symmetry breaking
-    shortfall: dict = field(default_factory=dict)  # (k, d) -> int: work units short at deadline d (shortfall model)
-    families: dict = field(default_factory=dict)  # family -> count
-    objective_terms: list = field(default_factory=list)  # (coef, var) for the variable part
+    """The model's variables and expressions, by kind (keys above; units: slots, progress
+    units of :mod:`sensaopt.exact.model.data`), and the objective's terms."""
+
+    x: Decisions[JobSlotPair] = field(default_factory=Decisions)  # placement binaries
+    run: dict[JobSlot, Any] = field(default_factory=dict)  # expressions: the sum of the slot's x
+    rb: Indicators[JobSlot] = field(default_factory=Indicators)  # ran before slot t
+    loss: Decisions[JobSlot] = field(default_factory=Decisions)  # progress units lost to the slot's change
+    cum: Decisions[JobSlot] = field(default_factory=Decisions)  # progress units done by the end of t
+    done: Indicators[JobSlot] = field(default_factory=Indicators)  # complete by the end of t
+    met: Indicators[JobDeadline] = field(default_factory=Indicators)  # deadline d met
+    leftover: Decisions[int] = field(default_factory=Decisions)  # job k: rounds of work left after the window
+    ever: Decisions[NodeSlot] = field(default_factory=Decisions)  # node used by slot t (symmetry breaking)
+    shortfall: Decisions[JobDeadline] = field(default_factory=Decisions)  # work units short at deadline d (shortfall model)
+    families: dict[str, int] = field(default_factory=dict)  # family -> constraints added
+    objective_terms: list[tuple[int, Any]] = field(default_factory=list)  # (coef, var) for the variable part
     objective_const: int = 0  # scaled constant part of the variable objective expression
-    loss_terms: list = field(default_factory=list)  # (coef, var): the deadline-loss part of objective_terms
+    loss_terms: list[tuple[int, Any]] = field(default_factory=list)  # (coef, var): the deadline-loss part of objective_terms
     loss_const: int = 0  # scaled constant of the deadline-loss part (hopeless deadlines)
     deadline: float | None = None  # time.perf_counter() value past which building stops (BuildTimeout)
     added: int = 0  # constraints added so far (the deadline is looked at every BUILD_CHECK_EVERY)
@@ -71,10 +137,6 @@ class Family:
 
 class HorizonTooShort(SensaoptError):
     """Some job cannot finish within the horizon even alone: the model is infeasible."""
-
-
-def _is_var(v: Any) -> bool:
-    return not isinstance(v, (int, float))
 
 
 class BuildTimeout(SensaoptError):
@@ -135,24 +197,27 @@ def _add_job_variables(data: ModelData, be: Backend, v: Vars, s: Strength, jd: J
     dmax = max_loss(jd)
     for t in data.slots(jd, s.trim):
         if t < first:
-            v.rb[k, t] = 0
+            v.rb.fix((k, t), 0)
         elif t == first:
-            v.rb[k, t] = 1 if jd.init_ran else 0
+            v.rb.fix((k, t), 1 if jd.init_ran else 0)
         else:
-            v.rb[k, t] = be.bool_var(f"rb_{k}_{t}")
+            v.rb.decide((k, t), be.bool_var(f"rb_{k}_{t}"))
         # a change (restart, migration, resize) is possible once the job ran
-        if dmax > 0 and (_is_var(v.rb[k, t]) or (v.rb[k, t] == 1 and t >= first)):
+        if dmax > 0 and (v.rb.var((k, t)) is not None or (v.rb[k, t] == 1 and t >= first)):
             v.loss[k, t] = be.int_var(0, dmax, f"ls_{k}_{t}")
         v.cum[k, t] = be.int_var(0, jd.work_units + jd.best_full * H, f"cum_{k}_{t}")
         early = s.prune and t < jd.earliest_done
-        v.done[k, t] = 0 if (t < first or early) else be.bool_var(f"d_{k}_{t}")
+        if t < first or early:
+            v.done.fix((k, t), 0)
+        else:
+            v.done.decide((k, t), be.bool_var(f"d_{k}_{t}"))
     for d, (last, _val) in enumerate(jd.deadlines):
         if last < first or (s.prune and last < jd.earliest_done):
-            v.met[k, d] = 0
+            v.met.fix((k, d), 0)
         elif last >= data.end(jd) - 1 and not data.window:  # every schedule of the model finishes by then
-            v.met[k, d] = 1
+            v.met.fix((k, d), 1)
         else:
-            v.met[k, d] = be.bool_var(f"met_{k}_{d}")
+            v.met.decide((k, d), be.bool_var(f"met_{k}_{d}"))
     if data.window:
         v.leftover[k] = be.int_var(0, -(-jd.work_units // jd.best_full), f"left_{k}")
 
@@ -271,11 +336,9 @@ def _pattern_use(jd: JobData, v: Vars, t: int) -> dict[int, list[tuple[int, Any]
 
 def c_ran_before(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """ran_before: rb[t] >= rb[t-1] and rb[t] >= run[t-1] (the solver never gains by raising rb)."""
-    for (k, t), rb in v.rb.items():
-        if not _is_var(rb):
-            continue
+    for (k, t), rb in v.rb.decisions():
         prev = v.rb.get((k, t - 1), 0)
-        if _is_var(prev):
+        if v.rb.var((k, t - 1)) is not None:
             add_constraint(be, v, rb >= prev, "ran_before")
         elif prev == 1:
             add_constraint(be, v, rb >= 1, "ran_before")
@@ -370,8 +433,8 @@ def c_progress(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             lost = v.loss.get((k, t), 0)
             add_constraint(be, v, v.cum[k, t] == prev + gain - lost, "work_progress")
             prev = v.cum[k, t]
-            d = v.done[k, t]
-            if _is_var(d):
+            d = v.done.var((k, t))
+            if d is not None:
                 add_constraint(be, v, v.cum[k, t] >= jd.work_units * d, "completion")
 
 
@@ -388,8 +451,8 @@ def c_min_run_slots(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
         runs = []
         for t in data.slots(jd, s.trim):
             runs.append(v.run[k, t])
-            d = v.done[k, t]
-            if _is_var(d):
+            d = v.done.var((k, t))
+            if d is not None:
                 add_constraint(be, v, be.sum(runs) >= need * d, "min_run_slots")
 
 
@@ -399,13 +462,13 @@ def c_done(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
         k = jd.k
         sl = list(data.slots(jd, s.trim))
         for a, b in zip(sl, sl[1:]):
-            da, db = v.done[k, a], v.done[k, b]
-            if _is_var(da):
+            da, db = v.done.var((k, a)), v.done[k, b]
+            if da is not None:
                 add_constraint(be, v, db >= da, "done_monotone")
                 add_constraint(be, v, v.run[k, b] <= 1 - da, "no_run_after_completion")
         if not data.window and not data.shortfall:
-            last = v.done[k, sl[-1]] if sl else 0
-            if not _is_var(last):
+            last = v.done.var((k, sl[-1])) if sl else None
+            if last is None:
                 raise HorizonTooShort(f"job {jd.id} cannot finish within the horizon of {data.H} rounds")
             add_constraint(be, v, last == 1, "finish_in_horizon")
 
@@ -416,8 +479,8 @@ def c_deadline(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     for jd in data.jobs:
         k = jd.k
         for d, (last, _val) in enumerate(jd.deadlines):
-            m = v.met[k, d]
-            if not _is_var(m):
+            m = v.met.var((k, d))
+            if m is None:
                 continue
             if last <= data.H - 1:
                 add_constraint(be, v, m <= v.done[k, last], "deadline_met")
@@ -540,8 +603,8 @@ def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
         have[k] = have.get(k, 0) + 1
     for jd in data.jobs:  # slots without variables: before release unfinished, from the job's end on finished
         const += slot_coef * (data.end(jd) - have.get(jd.k, 0))
-    for d in v.done.values():
-        if _is_var(d):
+    for key, d in v.done.items():
+        if v.done.fixed(key) is None:
             terms.append((-slot_coef, d))
             const += slot_coef
         elif d == 0:
@@ -549,7 +612,7 @@ def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
     loss_terms, loss_const = [], 0
     for (k, d), m in v.met.items():
         c = met_coef[k, d]
-        if _is_var(m):
+        if v.met.fixed((k, d)) is None:
             loss_terms.append((-c, m))
             loss_const += c
         elif m == 0:
@@ -579,8 +642,13 @@ def shortfall_expr(be: Backend, v: Vars) -> Any:
 def model_variables(v: Vars) -> list[Any]:
     """Every decision variable of the model (constants left out), for complete hints."""
     out = list(v.x.values())
-    for group in (v.rb, v.loss, v.cum, v.done, v.met, v.leftover, v.ever, v.shortfall):
-        out.extend(x for x in group.values() if _is_var(x))
+    out.extend(x for _, x in v.rb.decisions())
+    out.extend(v.loss.values())
+    out.extend(v.cum.values())
+    out.extend(x for _, x in v.done.decisions())
+    out.extend(x for _, x in v.met.decisions())
+    for group in (v.leftover, v.ever, v.shortfall):
+        out.extend(group.values())
     return out
 
 

@@ -43,7 +43,7 @@ from sensaopt.exact.model.grid import DEFAULT_REFINE, inner_options, outer_optio
 from sensaopt.instance import Change, Instance, Job
 from sensaopt.options import job_options
 from sensaopt.profiles import Option
-from sensaopt.progress import WORK_EPS
+from sensaopt.progress import WORK_EPS, first_round
 from sensaopt.schedule import Placement, Schedule
 
 CHANGES = (Change.RESTART, Change.MIGRATION, Change.RESIZE)  # the kinds that cost minutes
@@ -130,7 +130,7 @@ class ModelData:
         """Slots with variables for the job: [release, end) (from 0 when not trimmed)."""
         return range(jd.release if trim else 0, self.end(jd))
 
-    def unfinishable(self) -> "JobData | None":
+    def unfinishable(self) -> JobData | None:
         """A job that cannot be complete by the end of the last slot (``H - 1``) even
         alone at its best speed (``earliest_done``), or None; a rolling window or a
         shortfall model needs no job to finish, so there it is always None."""
@@ -141,6 +141,13 @@ class ModelData:
     def estimate_vars(self) -> int:
         """Binary placement variables plus per-slot auxiliaries (an estimate before building)."""
         return sum((len(jd.pairs) + 5 + len(jd.node_sets)) * max(self.end(jd) - jd.release, 0) for jd in self.jobs)
+
+    def slot_change(self, jd: JobData, ran: bool, prev: tuple[Placement, ...] | None, pair: tuple[int, int]) -> tuple[Change, int]:
+        """The change a slot running ``pair`` starts with (:meth:`change`) and the
+        progress units it makes after that change's loss (:meth:`JobData.units`): the
+        one model-unit progress step of hints and greedy completions."""
+        kind = self.change(jd, ran, prev, pair)
+        return kind, jd.units(kind, pair[1])
 
     def change(self, jd: JobData, ran: bool, prev: tuple[Placement, ...] | None, pair: tuple[int, int]) -> Change:
         """Kind of change of a slot running ``pair`` for a job that ``ran`` before and ran
@@ -196,8 +203,16 @@ def _pow10_scale(values: list[float], limit: int) -> int | None:
     return None
 
 
-def _ceil_units(x: float) -> int:
-    return math.ceil(x - 1e-7)
+def work_units(work: float, work_scale: int) -> int:
+    """Work (minutes at speed 1.0) in model units, rounded up: the one conversion from
+    the progress arithmetic of :mod:`sensaopt.progress` to the model's."""
+    return math.ceil(work * work_scale - 1e-7)
+
+
+def slot_units(speed: float, round_minutes: float, cost: float, work_scale: int) -> int:
+    """Model units of one slot at ``speed`` that starts with a change costing ``cost``
+    minutes (0: none): :func:`sensaopt.progress.first_round`'s work, in :func:`work_units`."""
+    return work_units(first_round(math.inf, speed, round_minutes, cost)[1], work_scale)
 
 
 def extra_options_from(schedule: Schedule | None) -> dict[str, set[tuple[float, float]]]:
@@ -294,9 +309,9 @@ def build_data(
         pats = patterns_for(instance, job.gpus)
         pairs = [(pi, oi) for pi, p in enumerate(pats) for oi, o in enumerate(opts) if _holds(nodes, p, o, relaxed)]
         sf = job.speed_factor
-        full = tuple(_ceil_units(o.speed * sf * R * work_scale) for o in opts)
+        full = tuple(slot_units(o.speed * sf, R, 0.0, work_scale) for o in opts)
         minutes = {c: instance.overheads.minutes(c, job.gpus) for c in CHANGES}
-        kept = {c: tuple(min(_ceil_units(o.speed * sf * max(R - m, 0.0) * work_scale), f) for o, f in zip(opts, full))
+        kept = {c: tuple(min(slot_units(o.speed * sf, R, m, work_scale), f) for o, f in zip(opts, full))
                 for c, m in minutes.items()}
         if states is not None:
             remaining, ran, prev_pls = states[job.id]
@@ -304,7 +319,7 @@ def build_data(
         else:
             ran, prev_pls = False, None
             work, release = job.work, instance.release_round(job) - start_round
-        W = max(_ceil_units((work - WORK_EPS) * work_scale), 1)
+        W = max(work_units(work - WORK_EPS, work_scale), 1)
         usable = [full[oi] for _, oi in pairs]
         if not usable:
             raise SensaoptError(f"job {job.id} fits no node with any allocation option")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from sensaopt.changes import ChangeCosts, classify
-from sensaopt.exact.model.builder import Vars, _is_var
+from sensaopt.exact.model.builder import Vars
 from sensaopt.exact.model.data import JobData, ModelData, pair_of, placements_of
 from sensaopt.instance import Change, Instance
 from sensaopt.progress import segment_progress
@@ -108,17 +108,18 @@ def _job_hint(data: ModelData, v: Vars, jd: JobData, by_slot: dict[int, dict[str
             return False
         for p in jd.pairs:
             out[v.x[k, t, p]] = 1 if p == pair else 0
-        if _is_var(v.rb[k, t]):
-            out[v.rb[k, t]] = int(ran)
+        if (rb := v.rb.var((k, t))) is not None:
+            out[rb] = int(ran)
         lost = 0
         if pair is not None:
-            lost = jd.lost(data.change(jd, ran, prev, pair), pair[1])
-            cum += jd.full[pair[1]] - lost
+            kind, units = data.slot_change(jd, ran, prev, pair)
+            lost = jd.lost(kind, pair[1])
+            cum += units
         if (k, t) in v.loss:
             out[v.loss[k, t]] = lost
         out[v.cum[k, t]] = cum
-        if _is_var(v.done[k, t]):
-            out[v.done[k, t]] = int(t >= fin_slot)
+        if (done := v.done.var((k, t))) is not None:
+            out[done] = int(t >= fin_slot)
         ran = ran or pair is not None
         prev = placements_of(data, jd, pair) if pair is not None else None
     _deadline_hint(data, v, jd, fin_slot, cum, out)
@@ -130,8 +131,8 @@ def _deadline_hint(data: ModelData, v: Vars, jd: JobData, fin_slot: int, cum: in
     ``fin_slot`` on, with ``cum`` progress units at the end of the model."""
     k = jd.k
     for d, (last, _) in enumerate(jd.deadlines):
-        m = v.met[k, d]
-        if _is_var(m):
+        m = v.met.var((k, d))
+        if m is not None:
             out[m] = int(last >= fin_slot) if last < data.H else int(cum + jd.best_full * (last - data.H + 1) >= jd.work_units)
     if k in v.leftover:
         out[v.leftover[k]] = max(0, -(-(jd.work_units - cum) // jd.best_full))

@@ -17,8 +17,8 @@ allocation cannot do better:
   otherwise OPTIMAL becomes FEASIBLE ("optimal over the grid only"), INFEASIBLE is no
   longer claimed, and the bound is the relaxation's.
 
-``Result.params["allocations"]`` records which case applied, the grid's refinement, the
-model's own (restricted) bound and the relaxation's.
+``Result.allocations`` (:class:`~sensaopt.result.AllocationReport`) records which case
+applied, the grid's refinement, the model's own (restricted) bound and the relaxation's.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from sensaopt.exact.outcome import Engine
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
 from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.instance import Instance
-from sensaopt.result import LossProof, Result, Status
+from sensaopt.result import AllocationReport, LossProof, RelaxationStage, Result, Status
 from sensaopt.solvers import TimeBudget
 
 RELAX_SHARE = 0.25  # share of the time limit the relaxation gets at most (kept for it when the grid is not dominated)
@@ -71,37 +71,28 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
     which the pipeline computes once) keeps it as it is; otherwise the relaxations of
     :func:`ladder` in turn, each bound valid, the best one kept, until one meets the
     incumbent."""
-    info: dict = {"refine": settings.refine, "grid_bound": res.bound}
-    if dominated:
-        res.params["allocations"] = {**info, "check": "dominated"}
+    settled = _settled(res, instance, settings, dominated)
+    if settled is not None or res.horizon is None:
+        res.allocations = AllocationReport(settled or "skipped: no horizon", settings.refine, res.bound)
         return res
-    H = res.params.get("horizon")
-    if H is None:
-        res.params["allocations"] = {**info, "check": "skipped: no horizon"}
-        return res
-    if res.status == Status.INFEASIBLE:
-        late = build_data(instance, int(H), work_scale=settings.work_scale, relaxed=True, refine=1).unfinishable()
-        if late is not None:  # no allocation at all lets the job finish in time: the problem is infeasible too
-            res.params["allocations"] = {**info, "check": f"static: job {late.id} cannot finish within the horizon "
-                                                           "even at its best speed over every allocation"}
-            return res
+    H = res.horizon
     bound, floor = instance_bound(instance)
-    how, stages = "the instance's bounds (sensaopt.bounds: forced lost value, pooled SRPT)", []
+    how = "the instance's bounds (sensaopt.bounds: forced lost value, pooled SRPT)"
+    stages: list[RelaxationStage] = []
     step = grain(instance)
     for refine in ladder(settings.refine):
         if budget.left() < MIN_EXTEND_S or (res.objective is not None and res.objective - bound < step / 2):
             break
-        b, f, h, stage = relaxation(res, instance, int(H), refine, engine, settings, budget, floor)
+        b, f, h, stage = relaxation(res, instance, H, refine, engine, settings, budget, floor)
         stages.append(stage)
         if b > bound:
             bound, how = b, h
         floor = max(floor, f)
-        if stage["within_horizon_bound"] == float("inf"):
+        if stage.within_horizon_bound == float("inf"):
             break  # no schedule within the horizon: a finer relaxation cannot change that
-    info.update(check="relaxation", relaxation_bound=bound, loss_floor=floor, stages=stages)
-    res.params["allocations"] = info
+    res.allocations = AllocationReport("relaxation", settings.refine, res.bound, bound, floor, tuple(stages))
     res.loss_proof = LossProof(bound=floor)
-    refine = stages[-1]["refine"] if stages else 0
+    refine = stages[-1].refine if stages else 0
     if res.objective is not None:
         bound = min(bound, res.objective)
         if res.objective - bound < step / 2 and res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE):
@@ -112,12 +103,25 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
                 f"the bound is {bound:.6g} ({how})")
         return replace(res, status=Status.FEASIBLE, bound=bound, message=res.message + note)
     if res.status == Status.INFEASIBLE:
-        if any(st["within_horizon_bound"] == float("inf") for st in stages):
+        if any(st.within_horizon_bound == float("inf") for st in stages):
             return res  # the relaxation has no schedule within the horizon either: neither has the problem
         note = "; infeasible over the model's allocation grid only: the allocation relaxation is not"
         return replace(res, status=Status.TIME_LIMIT, bound=bound, message=res.message + note)
     return replace(res, bound=bound if res.bound is None else min(res.bound, bound),
                    message=res.message + f"; bound over every valid allocation from the allocation relaxation ({how})")
+
+
+def _settled(res: Result, instance: Instance, settings: SolveSettings, dominated: bool) -> str | None:
+    """The check that settles ``res`` without a relaxation, or None: ``dominated``, or
+    ``static: ...`` for an INFEASIBLE one in which some job cannot finish within the
+    horizon at its best speed over every allocation (the problem is infeasible too)."""
+    if dominated:
+        return "dominated"
+    if res.status == Status.INFEASIBLE and res.horizon is not None:
+        late = build_data(instance, res.horizon, work_scale=settings.work_scale, relaxed=True, refine=1).unfinishable()
+        if late is not None:
+            return f"static: job {late.id} cannot finish within the horizon even at its best speed over every allocation"
+    return None
 
 
 def grain(instance: Instance) -> float:
@@ -137,7 +141,7 @@ def instance_bound(instance: Instance) -> tuple[float, float]:
 
 
 def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engine: Engine, settings: SolveSettings,
-               budget: TimeBudget, known_floor: float = 0.0) -> tuple[float, float, str, dict]:
+               budget: TimeBudget, known_floor: float = 0.0) -> tuple[float, float, str, RelaxationStage]:
     """One allocation relaxation (outer grid of ``refine`` steps): its bound over every
     schedule (metrics units), its loss floor (at least ``known_floor``), how the bound
     was found, and the record."""
@@ -158,13 +162,12 @@ def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engin
                 pass  # too large: keep H and bound the schedules ending later
     bound, how = relaxation_bound(outer, engine, settings, budget)
     how = f"refine {refine}: {how} over {outer.H} rounds; loss floor {floor:.6g} ({floor_how})"
-    stage = {"refine": refine, "horizon": outer.H, "within_horizon_bound": bound, "loss_floor": floor}
+    within = bound
     if not covered:
         past = outside_bound(outer, floor)
         if past is not None and past < bound:
             bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
-    stage["bound"] = bound
-    return bound, floor, how, stage
+    return bound, floor, how, RelaxationStage(refine, outer.H, within, floor, bound)
 
 
 def loss_floor(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> tuple[float, str]:

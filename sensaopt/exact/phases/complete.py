@@ -30,7 +30,7 @@ def _progress(data: ModelData, jd: JobData, rounds: dict[int, dict[str, tuple[Pl
         pair = pair_of(jd, rounds[t][jd.id])
         if pair is None:
             return None
-        cum += jd.units(data.change(jd, last >= 0, prev if last == t - 1 else None, pair), pair[1])
+        cum += data.slot_change(jd, last >= 0, prev if last == t - 1 else None, pair)[1]
         last, prev = t, placements_of(data, jd, pair)
     return cum, last, prev
 
@@ -58,7 +58,7 @@ def _greedy(data: ModelData, jd: JobData, rounds: dict[int, dict[str, tuple[Plac
                 f[2] -= p.mem_gb
         if t != last + 1:
             prev = None  # paused in between
-        gain = {p: jd.units(data.change(jd, ran, prev, p), p[1]) for p in jd.pairs if _fits(data, jd, p, free)}
+        gain = {p: data.slot_change(jd, ran, prev, p)[1] for p in jd.pairs if _fits(data, jd, p, free)}
         if not gain:
             prev = None
             continue

@@ -19,6 +19,7 @@ from sensaopt.exact.common import (
     granular_proof,
     make_result,
     model_size,
+    partner_of,
 )
 from sensaopt.exact.decompositions.branch_price import BranchOutcome, branch_and_price
 from sensaopt.exact.model.builder import BuildTimeout, objective_parts, round_bound, to_objective
@@ -29,7 +30,15 @@ from sensaopt.exact.phases.complete import complete_schedule
 from sensaopt.exact.phases.horizon import with_horizon_proof
 from sensaopt.exact.phases.lexicographic import ObjectiveFloors
 from sensaopt.exact.phases.shortfall import ShortfallOutcome
-from sensaopt.result import LossProof, Result, Status
+from sensaopt.result import (
+    SKIPPED_ZERO_MISS,
+    CooperationReport,
+    LexicographicReport,
+    LossProof,
+    Result,
+    RunReport,
+    Status,
+)
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 from sensaopt.solvers.base import known_values
@@ -49,7 +58,7 @@ def zero_miss_start(prep: Prepared, short: ShortfallOutcome | None, settings: So
     return None if whole is None else (hard, whole)
 
 
-def solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Schedule, engine: Engine,
+def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine: Engine,
                          settings: SolveSettings, budget: TimeBudget, short: ShortfallOutcome) -> Result:
     """Phase 2 once the shortfall run found a zero-miss schedule and it could be
     completed (``whole``, valid, within ``data.H``): the deadline-hard, trimmed model
@@ -58,20 +67,21 @@ def solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sch
     itself: the bound is the smaller of the hard model's bound and the floor of every
     schedule with a miss, and OPTIMAL needs the incumbent at or below that floor."""
     full = prep.data
-    mb = build_or_result(solver, prep, data, engine, settings, budget)
+    mb = build_or_result(prep, data, engine, settings, budget)
     if isinstance(mb, Result):
         return mb
     vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole))  # complete and zero-miss
     fallback = vals or None
     if vals:
         mb.backend.hint(vals)
-    coop: dict = {}
+    coop: CooperationReport | None = None
     solver_budget = budget.split(BRANCH_PRICE_AFTER) if settings.branch_price else budget
-    if settings.partner is None:
+    partner = partner_of(engine, settings)
+    if partner is None:
         out = engine.run(mb, solver_budget)
     else:
         first = mb
-        mb, out, coop = cooperate(mb, engine, settings.partner, settings, solver_budget, whole)
+        mb, out, coop = cooperate(mb, engine, partner, settings, solver_budget, whole)
         if mb is not first:  # the partner's incumbent won: the fallback in its variables
             fallback = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole)) or None
     bp = None
@@ -88,23 +98,20 @@ def solve_deadline_hard(solver: str, prep: Prepared, data: ModelData, whole: Sch
         status = Status.FEASIBLE
         msg += "; optimal among zero-miss schedules only: missing a deadline might cost less than it saves"
     out = replace(out, status=status, bound=min(bound, miss), message=msg)
-    lex = {"phase1_share": settings.phase1_share, "phase1": "skipped (shortfall 0: a zero-miss schedule exists)",
-           "shortfall": short.report.to_dict(), "phase2": "deadline-hard, trimmed"}
-    if coop:
-        lex["cooperation"] = coop
-    if bp is not None:
-        lex["branch_price"] = bp.to_dict()
-    params = base_params(solver, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
-                                                "lexicographic": lex, "complete_start": fallback is not None})
+    lex = LexicographicReport(phase1_share=settings.phase1_share, skipped=SKIPPED_ZERO_MISS, shortfall=short.report,
+                              phase2="deadline-hard, trimmed", cooperation=coop, branch_price=None if bp is None else bp.report())
+    params = base_params(engine, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
+                                                "complete_start": fallback is not None})
     if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
-        res = early_result(solver, data, Status.TIME_LIMIT, budget, params, msg + "; incumbent = the SensaScale schedule",
+        res = early_result(engine.name, data, Status.TIME_LIMIT, budget, params, msg + "; incumbent = the SensaScale schedule",
                             incumbent=prep.heuristic)
         res.model_size = model_size(mb)
         b = to_objective(data, out.bound) if out.bound is not None else None
         res = replace(res, bound=res.bound if b is None or res.objective is None else min(max(b, 0.0), res.objective))
     else:
-        res = make_result(solver, mb, out, budget.elapsed(), params, fallback)
+        res = make_result(engine.name, mb, out, budget.elapsed(), params, fallback)
     res.loss_proof = LossProof(fixed=True)  # phase 1 skipped: a zero-miss schedule exists
+    res.lexicographic = lex
     within = frozenset(k for k, end in data.ends.items() if end <= data.H)  # deadline slots inside the horizon
     exempt = within if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return with_horizon_proof(res, data, floors.loss, exempt)
@@ -137,18 +144,18 @@ def branch_and_price_after(mb: ModelBuild, out: SolveOutcome, whole: Schedule, b
 COOPERATE_SHARE = 0.1  # of the time left: the primary's, the partner gets the rest (measured: models/measurements.md)
 
 
-def _outcome_dict(out: SolveOutcome) -> dict:
-    return {"status": out.status.value, "objective": out.objective, "bound": out.bound, "seconds": round(out.wall_s, 3)}
+def _run_report(out: SolveOutcome) -> RunReport:
+    return RunReport(out.status, out.objective, out.bound, out.wall_s)
 
 
 def cooperate(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSettings, budget: TimeBudget,
-               whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, dict]:
+               whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, CooperationReport]:
     """The primary for ``COOPERATE_SHARE`` of the time left, then ``partner`` on the same
     data from the primary's incumbent (else from ``whole``) for the rest. Returned: the
     model holding the better incumbent, an outcome with that incumbent and the larger
     bound (OPTIMAL when either proved it or the two meet), and both runs' records."""
     first = engine.run(mb, budget.split(COOPERATE_SHARE))
-    record: dict = {"partner": partner.name, "primary_run": _outcome_dict(first)}
+    record = CooperationReport(partner.name, _run_report(first))
     if first.status == Status.OPTIMAL or budget.left() < MIN_EXTEND_S:
         return mb, first, record
     start = extract_schedule(mb.data, mb.vars, first.value) if first.value is not None else whole
@@ -160,7 +167,7 @@ def cooperate(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSe
     if vals:
         mb2.backend.hint(vals)
     second = partner.run(mb2, budget)
-    record["partner_run"] = _outcome_dict(second)
+    record = replace(record, partner_run=_run_report(second))
     best_mb, best = (mb2, second) if second.objective is not None and (first.objective is None or second.objective < first.objective) \
         else (mb, first)
     bounds = [b for b in (first.bound, second.bound) if b is not None]

@@ -60,13 +60,12 @@ def proof_of(data: ModelData, objective: float | None, bound: float | None, loss
 
 
 def with_horizon_proof(res: Result, data: ModelData, loss_lower: int, exempt: frozenset[int] = frozenset()) -> Result:
-    """``params["horizon_proof"]`` and the status message: OPTIMAL is the optimum when
+    """``Result.horizon_proof`` and the status message: OPTIMAL is the optimum when
     every optimal schedule provably ends within the horizon; otherwise
     ``params["optimal_within_horizon"] = H`` and the message say it is the optimum among
     schedules ending within H rounds."""
     loss_floor = loss_lower / (max(data.n, 1) * data.obj_scale)
     proof = proof_of(data, res.objective, res.bound, loss_floor, exempt)
-    res.params["horizon_proof"] = proof.to_dict()
     res.horizon_proof = proof
     if res.status != Status.OPTIMAL:
         return res

@@ -16,8 +16,8 @@ deadline decisions are still open. Here:
 Both added constraints are valid: no schedule has a loss below the proven ``B1``,
 and a schedule with a loss above the cap is worse than the phase-1 solution (its
 objective exceeds ``L1 + J1``). So phase 2's optimum is the global optimum and its
-bound is a global bound; the status is phase 2's. ``Result.params["lexicographic"]``
-records both phases (:meth:`LexicographicOutcome.params`).
+bound is a global bound; the status is phase 2's. ``Result.lexicographic`` records
+both phases (:meth:`LexicographicOutcome.report`; JSON: ``params["lexicographic"]``).
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from typing import Any
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.model.builder import Vars, add_constraint, loss_expr, model_variables, objective_expr
 from sensaopt.exact.outcome import ModelBuild, RunFn, SolveOutcome
-from sensaopt.exact.phases.shortfall import ShortfallReport
-from sensaopt.result import LossProof, Status
+from sensaopt.result import SKIPPED_NO_OPEN, LexicographicReport, LossProof, PhaseReport, ShortfallReport, Status
 from sensaopt.solvers import TimeBudget
 
 DEFAULT_PHASE1_SHARE = 0.5
@@ -75,21 +74,6 @@ def one_miss_floor(v: Vars, miss_cost: int) -> int:
 
 
 @dataclass(frozen=True)
-class PhaseReport:
-    """Phase 1 as recorded in ``params["lexicographic"]["phase1"]``: its status, seconds,
-    incumbent and proven bound of the lost value × violation_weight (metrics units)."""
-
-    status: Status
-    seconds: float
-    loss_incumbent: float | None
-    loss_bound: float | None
-
-    def to_dict(self) -> dict:
-        return {"status": self.status.value, "seconds": round(self.seconds, 3),
-                "loss_incumbent": self.loss_incumbent, "loss_bound": self.loss_bound}
-
-
-@dataclass(frozen=True)
 class LexicographicOutcome:
     """Both phases. ``final``: the last run, its bound raised to the global floors;
     ``start_values``: the phase-1 solution (a feasible incumbent of the phase-2 model)
@@ -108,16 +92,12 @@ class LexicographicOutcome:
     loss_lower: int = 0
 
     def loss_proof(self) -> LossProof:
-        """The typed form of ``params()["phase1"]``: phase 1's bound, or fixed when skipped."""
+        """What :meth:`report` proves about the loss: phase 1's bound, or fixed when skipped."""
         return LossProof(bound=self.phase1.loss_bound) if self.phase1 is not None else LossProof(fixed=True)
 
-    def params(self) -> dict:
-        out: dict = {"phase1_share": self.share, "phase1": self.phase1.to_dict() if self.phase1 else self.skipped}
-        if self.shortfall is not None:
-            out["shortfall"] = self.shortfall.to_dict()
-        if self.loss_cap is not None:
-            out["loss_cap"], out["loss_floor"] = self.loss_cap, self.loss_floor
-        return out
+    def report(self) -> LexicographicReport:
+        return LexicographicReport(phase1_share=self.share, phase1=self.phase1, skipped=self.skipped, shortfall=self.shortfall,
+                                   loss_cap=self.loss_cap, loss_floor=self.loss_floor)
 
 
 def _raised(out: SolveOutcome, floor: int, message: str | None = None) -> SolveOutcome:
@@ -143,7 +123,7 @@ def solve_lexicographic(mb: ModelBuild, run_fn: RunFn, budget: TimeBudget,
     if not v.loss_terms:  # no deadline decision left open: one phase
         out = run_fn(mb, budget)
         return LexicographicOutcome(final=_raised(out, floors.loss + floors.jct), share=phase1_share,
-                                    skipped="skipped (no open deadline decision)", shortfall=shortfall, loss_lower=floors.loss)
+                                    skipped=SKIPPED_NO_OPEN, shortfall=shortfall, loss_lower=floors.loss)
     if shortfall is not None and shortfall.proves_miss and one_miss_floor(v, shortfall.miss_cost) > floors.loss:
         floors = replace(floors, loss=one_miss_floor(v, shortfall.miss_cost))  # every schedule misses a deadline
         add_constraint(be, v, loss_expr(be, v) >= floors.loss, "lexicographic")

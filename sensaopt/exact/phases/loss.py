@@ -19,33 +19,35 @@ from sensaopt.solvers import TimeBudget
 from sensaopt.validator import check_schedule
 
 
-def solve_loss_phases(solver: str, prep: Prepared, short: ShortfallOutcome | None, engine: Engine, settings: SolveSettings,
+def solve_loss_phases(prep: Prepared, short: ShortfallOutcome | None, engine: Engine, settings: SolveSettings,
                       budget: TimeBudget) -> Result:
     """Build the model of ``prep.data``, hint the best start, solve (lexicographic when
     ``settings.lexicographic``; ``short``: the shortfall run's proof raises the loss
     floor), and package the validated Result with its horizon proof."""
     data = prep.data
-    mb = build_or_result(solver, prep, data, engine, settings, budget)
+    mb = build_or_result(prep, data, engine, settings, budget)
     if isinstance(mb, Result):
         return mb
     start, vals = _hint(mb, prep, short)
     hinted = bool(vals)
     if not settings.model_spec.warm_start_feasible:
         vals = {}  # a family the warm start may break: it is no fallback incumbent
-    lex: dict | bool = False
+    lex = None
     proof = None
     loss_lower = ObjectiveFloors.of(mb.vars).loss
     if settings.lexicographic:
         lo = solve_lexicographic(mb, engine.run, budget, settings.phase1_share, short.report if short else None)
-        out, lex, loss_lower, proof = lo.final, lo.params(), lo.loss_lower, lo.loss_proof()
+        out, lex, loss_lower, proof = lo.final, lo.report(), lo.loss_lower, lo.loss_proof()
         if lo.start_values:
             vals = lo.start_values  # feasible for the phase-2 model (the warm start may not be)
     else:
         out = engine.run(mb, budget)
-    params = base_params(solver, settings, mb, {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "lexicographic": lex,
-                                                "start": "none" if not hinted else "sensascale" if start is prep.hint else "shortfall"})
-    res = make_result(solver, mb, out, budget.elapsed(), params, vals)
-    res.loss_proof = proof
+    extra = {"hinted": hinted, "heuristic_objective": prep.heuristic.objective,
+             "start": "none" if not hinted else "sensascale" if start is prep.hint else "shortfall"}
+    if lex is None:
+        extra["lexicographic"] = False  # the setting: a weighted solve
+    res = make_result(engine.name, mb, out, budget.elapsed(), base_params(engine, settings, mb, extra), vals)
+    res.loss_proof, res.lexicographic = proof, lex
     return with_horizon_proof(res, data, loss_lower)
 
 

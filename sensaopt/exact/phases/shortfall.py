@@ -23,7 +23,7 @@ from sensaopt.exact.model.builder import BuildTimeout, ModelSpec, Strength, Vars
 from sensaopt.exact.model.data import ModelData, shortfall_data
 from sensaopt.exact.model.values import extract_schedule, finish_minutes, hint_values
 from sensaopt.exact.outcome import BuildFn, RunFn
-from sensaopt.result import Status
+from sensaopt.result import ShortfallReport, Status
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 
@@ -31,29 +31,8 @@ PROOF_UNITS = 0.5  # work units: the shortfall optimum is integral, a bound abov
 
 
 @dataclass(frozen=True)
-class ShortfallReport:
-    """Recorded in ``params["lexicographic"]["shortfall"]``: the run's status and
-    seconds, incumbent and bound in work units (1/``work_scale`` minute at speed 1),
-    the number of priced deadlines, and what was proven."""
-
-    status: Status
-    seconds: float
-    incumbent: float | None
-    bound: float | None
-    tiers: int
-    zero_miss: bool  # a schedule meeting every open deadline was found (validated arithmetic)
-    proves_miss: bool  # the bound proves that every schedule misses an open deadline
-    message: str = ""
-    miss_cost: int = 0  # scaled objective units: the cheapest priced deadline (what a proven miss costs at least)
-
-    def to_dict(self) -> dict:
-        return {"status": self.status.value, "seconds": round(self.seconds, 3), "incumbent": self.incumbent,
-                "bound": self.bound, "tiers": self.tiers, "zero_miss": self.zero_miss, "proves_miss": self.proves_miss}
-
-
-@dataclass(frozen=True)
 class ShortfallOutcome:
-    """The report and, when ``report.zero_miss``, the schedule of the deadline jobs
+    """The report (:class:`~sensaopt.result.ShortfallReport`) and, when ``report.zero_miss``, the schedule of the deadline jobs
     meeting every open deadline (the other jobs absent); ``best``: the incumbent's
     schedule whatever its shortfall (None without one)."""
 

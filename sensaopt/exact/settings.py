@@ -1,0 +1,91 @@
+"""The options of an exact solve, written once: :class:`SolveSettings` is the table of
+every keyword argument ``solve_cpsat``, ``solve_milp`` and ``solve(..., solver=...)``
+take besides the instance, the warm start and the MILP backend (types and defaults
+here, ranges in :data:`sensaopt.arguments.ARGUMENTS` / :data:`sensaopt.limits.OPTIONS`);
+:meth:`SolveSettings.of` checks a keyword dict against it (one-line
+:class:`~sensaopt.errors.ArgumentError`, before any work).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sensaopt.arguments import check_arguments
+from sensaopt.exact.model.builder import Family, ModelSpec, Strength
+from sensaopt.exact.model.data import DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE
+from sensaopt.exact.model.grid import DEFAULT_REFINE
+from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
+
+DEFAULT_HORIZON_SLACK = 2  # rounds added to the warm start's makespan
+MODEL_REFINE = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares; exact.model.grid)
+
+
+@dataclass(frozen=True)
+class SolveSettings:
+    """Every option of an exact solve (seconds, threads, rounds):
+
+    ``time_limit`` seconds for the whole call (the default warm start's simulation
+    included); ``workers`` search threads; ``seed`` the solver's random seed;
+    ``warm_start``: hint the warm start; ``horizon`` rounds (None: the warm start's
+    makespan + ``horizon_slack``); ``strength``: :class:`Strength` (or its fields as a
+    dict); ``work_scale``, ``max_vars``: the model's scaling and size limit;
+    ``log``: the solver's log; ``lexicographic``: deadline loss first
+    (:mod:`sensaopt.exact.phases.lexicographic`), ``phase1_share`` of the time for phase 1;
+    ``cooperate``: in the deadline-hard phase the other backend continues after
+    ``COOPERATE_SHARE`` of the time left (both bounds count); ``branch_price``: branch and
+    price after the deadline-hard phase's solver (:mod:`sensaopt.exact.decompositions.branch_price`);
+    ``solver_options``: raw solver options passed through (CP-SAT ``SatParameters``
+    fields, HiGHS option names, CBC command-line options); ``families``: the model's
+    constraint families (None: :data:`~sensaopt.exact.model.builder.BUILTIN_FAMILIES`);
+    ``refine``: the finest allocation relaxation (steps per profile cell and axis) that
+    may certify OPTIMAL over every valid allocation (:mod:`sensaopt.exact.phases.allocation`);
+    ``relax_time_limit``: seconds for those relaxations (None: ``RELAX_SHARE`` of
+    ``time_limit``; 0: none, only the instance's own bounds)."""
+
+    time_limit: float = 60.0
+    workers: int = 2
+    seed: int = 0
+    warm_start: bool = True
+    horizon: int | None = None
+    horizon_slack: int = DEFAULT_HORIZON_SLACK
+    strength: Strength | dict | None = None
+    work_scale: int = DEFAULT_WORK_SCALE
+    max_vars: int = DEFAULT_MAX_VARS
+    log: bool = False
+    lexicographic: bool = True
+    phase1_share: float = DEFAULT_PHASE1_SHARE
+    cooperate: bool = False
+    branch_price: bool = False
+    solver_options: dict | None = None
+    families: tuple[Family, ...] | None = None
+    refine: int = DEFAULT_REFINE
+    relax_time_limit: float | None = None
+
+    @classmethod
+    def of(cls, where: str, options: Mapping[str, Any]) -> SolveSettings:
+        """The settings of keyword ``options``; :class:`~sensaopt.errors.ArgumentError`
+        (naming ``where`` and the option) for an unknown option or a bad value."""
+        check_arguments(where, cls, options)
+        return cls(**options)
+
+    @property
+    def model_strength(self) -> Strength:
+        return strength_from(self.strength)
+
+    @property
+    def model_spec(self) -> ModelSpec:
+        """What every model of the solve is built from: strength and families."""
+        if self.families is None:
+            return ModelSpec(strength=self.model_strength)
+        return ModelSpec(strength=self.model_strength, families=self.families)
+
+
+def strength_from(kw: Strength | dict | None) -> Strength:
+    if isinstance(kw, Strength):
+        return kw
+    return Strength(**(kw or {}))
+
+
+__all__ = ["DEFAULT_HORIZON_SLACK", "MODEL_REFINE", "SolveSettings", "strength_from"]
