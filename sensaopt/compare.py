@@ -131,7 +131,17 @@ def compare(heuristic: Result, exact: Result, instance: Instance | None = None, 
     """Compare ``heuristic`` with ``exact`` part by part (see the module docstring).
     ``instance`` gives the violation weight (default: ``exact.truth``), ``label`` the
     policy column (default: the heuristic's solver), ``instance_label`` the instance
-    column (default: the instance's name)."""
+    column (default: the instance's name).
+
+    Args:
+        heuristic: the heuristic's Result.
+        exact: the exact Result on the same instance.
+        instance: gives the violation weight (None: ``exact.truth``).
+        label: the policy column (None: ``heuristic.solver``).
+        instance_label: the instance column (None: its name).
+
+    Returns:
+        The Comparison (minutes, deadline value; ``gap*`` fractions, ``*_pct`` percent)."""
     inst = instance if instance is not None else (exact.truth or heuristic.truth)
     h, e = Level.of(heuristic), Level.of(exact)
     b = PartBounds.of(exact, inst)

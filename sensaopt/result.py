@@ -24,6 +24,16 @@ VALUE_TOL = 1e-6  # deadline value: lost values closer than this are equal (solv
 
 
 class Status(str, enum.Enum):
+    """How a solve ended.
+
+    Attributes:
+        OPTIMAL: proven optimal by an exact solver, over every schedule the validator accepts.
+        FEASIBLE: a valid schedule, optimality not proven (every heuristic).
+        INFEASIBLE: proven to have no solution.
+        TIME_LIMIT: stopped by the time limit; may carry an incumbent.
+        ERROR: the solver failed (``message`` says why).
+    """
+
     OPTIMAL = "OPTIMAL"  # proven by an exact solver
     FEASIBLE = "FEASIBLE"  # a valid schedule, optimality not proven (every heuristic)
     INFEASIBLE = "INFEASIBLE"  # proven to have no solution
@@ -296,6 +306,25 @@ class AllocationReport:
 
 @dataclass
 class Result:
+    """What every solver (heuristic, baseline, CP-SAT, MILP) returns.
+
+    Attributes:
+        solver: e.g. ``heuristic:sensascale``, ``cpsat``, ``milp:highs``.
+        status: the :class:`Status`.
+        objective: the metrics module's objective of ``schedule`` (None without one).
+        bound: proven lower bound on the objective (None: none).
+        runtime_s: wall-clock seconds.
+        schedule: the schedule (None: none found).
+        metrics: its :class:`~sensaopt.metrics.Metrics` (minutes, counts, fractions).
+        params: time limit (s), workers, seed, policy config; the typed reports below in JSON.
+        versions: package versions.
+        message: the solver's note.
+        evaluation: the validator's evaluation of ``schedule``.
+        truth: the instance it was scored on (hidden speed factors under profile error).
+        loss_proof, horizon_proof, model_size, horizon, lexicographic, allocations:
+            exact solves only (None for heuristics).
+    """
+
     solver: str  # e.g. "heuristic:sensascale", "cpsat", "milp:highs"
     status: Status
     objective: float | None  # the metrics module's objective of ``schedule``

@@ -29,7 +29,13 @@ SOLVERS: Registry[SolverFn] = Registry("solver", {
 
 
 def register_solver(name: str, target: SolverFn | str) -> None:
-    """Add a solver: a function ``(instance, **params) -> Result`` or its ``"module:function"``."""
+    """Add a solver that :func:`solve` and ``sensaopt solve --solver`` know by name.
+
+    Args:
+        name: the solver's name.
+        target: a function ``(instance, **params) -> Result``, or its ``"module:function"``
+            (imported on first use).
+    """
     SOLVERS.register(name, target)
 
 
