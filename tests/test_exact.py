@@ -277,8 +277,8 @@ def test_per_round_gap_nonnegative():
     rows = per_round_gaps(inst, "sensascale", window=3, time_limit=2.0)
     assert rows
     for r in rows:
-        if r["optimum_proven"] and r.get("abs_gap") is not None:
-            assert r["abs_gap"] >= -1e-6
+        if r["optimum_proven"] and r.get("objective_diff") is not None:
+            assert r["objective_diff"] >= -1e-6
 
 
 def test_multi_node_job_and_heterogeneous_nodes():

@@ -192,7 +192,7 @@ def test_round_gap_prints_the_lexicographic_summary(tmp_path, capsys):
             assert r["jct_gap_pct"] is None
         if r["optimum_proven"] and r["extra_lost_value"] is not None:
             assert r["extra_lost_value"] >= -1e-6  # a proven window optimum never loses more than the policy
-            assert r["abs_gap"] >= -1e-6
+            assert r["objective_diff"] >= -1e-6
 
 
 # ---- notebooks ----------------------------------------------------------------------------------

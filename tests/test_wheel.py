@@ -174,10 +174,11 @@ def _user_commands(block: str) -> list[str] | None:
     return cmds if cmds and all(c.startswith("sensaopt ") for c in cmds) else None
 
 
+@pytest.mark.slow  # ~100 s on 2 cores: the same blocks run in this process in tests/test_readme.py and test_plot_tour.py
 def test_readme_and_tour_run_from_the_wheel_after_data_fetch(wheel_env: WheelEnv, tmp_path: Path) -> None:
     """Every README and tour example a user runs (Python blocks and `sensaopt` command
     blocks) runs from the installed wheel in a folder outside the repository, after
-    `sensaopt data fetch` from the loopback mirror; about 40 s here (exact solves)."""
+    `sensaopt data fetch` from the loopback mirror; about 100 s here (exact solves)."""
     work = tmp_path / "docs-work"
     work.mkdir()
     env = dict(wheel_env.env, XDG_CACHE_HOME=str(tmp_path / "cache"))

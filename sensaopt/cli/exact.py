@@ -26,7 +26,7 @@ TABLE_WIDTH = 100  # characters: the default tables fit a terminal this wide (--
 GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_misses", "forced", "avg_jct", "jct_gap_pct",
                      "jct_bound"]
 # `sensaopt round-gap` rows: per_round_gaps' fields, then the comparison of each round
-ROUND_GAP_COLUMNS = ["round", "jobs", "optimum_proven", "window_bound", "window_optimum", "policy_value", "policy_proven", "abs_gap",
+ROUND_GAP_COLUMNS = ["round", "jobs", "optimum_proven", "window_bound", "window_optimum", "policy_value", "policy_proven", "objective_diff",
                      "window_misses", "window_lost_value", "window_jct", "policy_misses", "policy_lost_value", "policy_jct",
                      *ROUND_COMPARISON_COLUMNS]
 ROUND_GAP_TABLE_COLUMNS = ["round", "jobs", "optimum_proven", "extra_misses", "extra_lost_value", "window_jct", "policy_jct",

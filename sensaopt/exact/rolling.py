@@ -187,7 +187,7 @@ class RoundGapRecorder(BasePolicy):
                "optimum_proven": bool(opt and opt[1]), "window_bound": opt[2] if opt else None,
                "policy_value": pol[0] if pol else None, "policy_proven": bool(pol and pol[1])}
         if row["window_optimum"] is not None and row["policy_value"] is not None:
-            row["abs_gap"] = row["policy_value"] - row["window_optimum"]
+            row["objective_diff"] = row["policy_value"] - row["window_optimum"]
         for side, wp in zip(("window", "policy"), parts):
             row[f"{side}_misses"], row[f"{side}_lost_value"], row[f"{side}_jct"] = (
                 (wp.misses, wp.lost_value, wp.avg_jct) if wp is not None else (None, None, None))
@@ -231,7 +231,7 @@ def per_round_gaps(instance: Instance, policy: str = "sensascale", window: int =
     window optimum (CP-SAT, ``window`` rounds, ``time_limit`` seconds and ``workers``
     threads per window solve, solver ``seed``). One row per round: round, jobs, the
     window objective of the optimum and of the policy's decision (``window_optimum``,
-    ``policy_value``, ``abs_gap``; window-objective units), proven flags, the parts of
+    ``policy_value``, ``objective_diff`` = policy − optimum; window-objective units), proven flags, the parts of
     each side (``window_``/``policy_`` ``misses``, ``lost_value``, ``jct``: deadline value,
     window-estimated avg JCT in minutes) and their comparison
     (:func:`sensaopt.compare.compare_round`: ``extra_misses``, ``extra_lost_value``,
