@@ -3,7 +3,8 @@
 
 On tiny instances (one node, one or two jobs, a few rounds) the oracle enumerates every
 start/pause pattern and, in every round, every allocation of a fine per-job grid (whole
-cores per job, the feasible set's granularity; the memory levels, half and all of the node), with the validator's progress and
+cores per job, the feasible set's granularity; memory at the levels, at what another
+job's levels leave, half and all of the node), with the validator's progress and
 change arithmetic (:mod:`sensaopt.progress`, :mod:`sensaopt.changes`). Its best
 schedule is valid (checked by the validator, its objective by the metrics module), so
 the true optimum is at most the oracle's. Every backend must then report a bound no
@@ -48,12 +49,15 @@ def _instance(node: tuple[int, float, float], jobs: list[dict], name: str = "ora
 
 def _grid(inst: Instance, job: Job) -> list[Placement]:
     """Per-job allocations of the oracle: whole cores per job from the floor to the node,
-    memory at the levels, half and all of the node; dominated ones dropped."""
+    memory at the levels, at what another job's levels leave of the node, half and all of
+    it; dominated ones dropped."""
     node = inst.cluster.nodes[0]
     fc, fm = job.profile.floor
     g = job.gpus
     cores = list(range(max(math.ceil(fc * g - 1e-9), 1), node.cpus + 1))
-    mems = sorted({lv * g for lv in job.profile.mem_levels} | {node.mem_gb / 2, node.mem_gb})
+    levels = {lv * g for lv in job.profile.mem_levels}
+    rest = {node.mem_gb - lv * o.gpus for o in inst.jobs if o is not job for lv in o.profile.mem_levels}  # what another job leaves
+    mems = sorted(levels | rest | {node.mem_gb / 2, node.mem_gb})
     pts = [(c, mm) for c in cores for mm in mems if fm * g - 1e-9 <= mm <= node.mem_gb + 1e-9]
     speed = {p: job.profile.speed(p[0] / g, p[1] / g) for p in pts}
     kept = [p for p in pts if not any(q != p and q[0] <= p[0] and q[1] <= p[1] and speed[q] >= speed[p] for q in pts)]
@@ -144,6 +148,21 @@ def test_issue_cases_reach_the_true_optimum(case, backend):
     assert value == pytest.approx(10.0)  # the oracle's schedule: one round at the in-between allocation
     assert res.status == sensaopt.Status.OPTIMAL and res.objective == pytest.approx(10.0), res.message
     assert res.metrics.slo_violations == 0
+
+
+# whole cores per job above a fractional top level (1.5 per GPU: 2 cores saturate), beside a job
+# that runs fastest on few cores; the inner grid had only 1 core (whole cores per GPU up to the top level)
+ABOVE_TOP = ((2, 3, 100.0), [
+    {"id": "j0", "gpus": 1, "work": 5.0, "cpu": [0.5, 1.5], "mem": [15, 45], "speeds": [[2.5, 2.5], [0.4, 2.5]]},
+    {"id": "j1", "gpus": 1, "work": 20.0, "deadline": 30.0, "cpu": [0.5, 1.5], "mem": [15, 45], "speeds": [[0.4, 0.4], [1.0, 0.4]]}])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_whole_cores_per_job_above_a_fractional_top_level(backend):
+    inst = _instance(*ABOVE_TOP, base=0.0)
+    value, res = _check(inst, 3, backend)
+    assert value == pytest.approx(15.0)  # j0 on 1 core for a round, j1 on 2 cores (flat above 1.5) for two
+    assert res.status == sensaopt.Status.OPTIMAL and res.objective == pytest.approx(15.0), res.message
 
 
 @st.composite

@@ -10,7 +10,8 @@ and axis, on a lattice of 1/:data:`LATTICE` cores and GB:
 
 * **inner** options (:func:`inner_options`): real allocations at their true speed — the
   policies' whole-core options (:func:`sensaopt.options.job_options`: whole cores at the
-  measured memory levels, each node type's proportional share), each node type's
+  measured memory levels, each node type's proportional share), whole cores per *job*
+  at or just above each measured CPU level (at the memory levels), each node type's
   whole-node share per GPU rounded *down* (a job alone on a node, or on its GPUs of a
   node) combined with the levels, and (``inner_refine`` > 1) the refined grid points
   rounded *up* to the lattice. Every schedule of
@@ -87,6 +88,10 @@ def inner_options(profile: SensitivityProfile, cluster: Cluster, gpus: int, refi
     per-GPU points (a warm start's)."""
     fc, fm = profile.floor
     pts = {(o.cpu, o.mem) for o in job_options(profile, cluster)}
+    # whole cores per job at (or just above) each measured CPU level: a fractional level
+    # (0.5, 1.5 per GPU) is otherwise reached only by its whole-cores-per-GPU neighbours
+    per_job = {math.ceil(c * gpus - EPS) / gpus for c in profile.cpu_levels}
+    pts |= {(c, m) for c in per_job for m in profile.mem_levels}
     cs = [_lattice(c, up=True) for c in refined_axis(profile.cpu_levels, refine)]
     ms = [_lattice(m, up=True) for m in refined_axis(profile.mem_levels, refine)]
     if refine > 1:

@@ -92,11 +92,12 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
             break  # no schedule within the horizon: a finer relaxation cannot change that
     res.allocations = AllocationReport("relaxation", settings.refine, res.bound, bound, floor, tuple(stages))
     res.loss_proof = LossProof(bound=floor)
-    refine = stages[-1].refine if stages else 0
     if res.objective is not None:
         bound = min(bound, res.objective)
         if res.objective - bound < step / 2 and res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.FEASIBLE):
-            note = f"; optimal over every valid allocation: the allocation relaxation (refine {refine}) proves {bound:.6g}"
+            prover = (f"the allocation relaxation (refine {stages[-1].refine})" if stages
+                      else "the instance's bounds (sensaopt.bounds)")
+            note = f"; optimal over every valid allocation: {prover} proves {bound:.6g}"
             return replace(res, status=Status.OPTIMAL, bound=bound, message=res.message + note)
     if res.status == Status.OPTIMAL:
         note = (f"; optimal over the model's allocation grid only; over every valid allocation "
