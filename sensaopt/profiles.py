@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -85,12 +86,15 @@ class SensitivityProfile:
         s11 = sp[i + 1][k + 1] if a > 0 and b > 0 else (s10 if a > 0 else s01)
         return (1 - a) * (1 - b) * s00 + a * (1 - b) * s10 + (1 - a) * b * s01 + a * b * s11
 
-    def box_max(self, c0: float, c1: float, m0: float, m1: float) -> float:
+    def box_max(self, c0: float, c1: float, m0: float, m1: float,
+                cpus: Iterable[float] | None = None) -> float:
         """Highest speed over the per-GPU box [c0, c1] × [m0, m1] (``c1``/``m1`` may be
         ``math.inf``: flat above the top level). The surface is bilinear on every grid
         cell, so its maximum over each cell's part of the box lies at a corner of that
-        part: the box's corners and the grid levels inside it are the only candidates."""
-        cs = _box_axis(self.cpu_levels, c0, c1)
+        part: the box's corners and the grid levels inside it are the only candidates.
+        ``cpus``: the CPU candidates instead (a box whose CPU side is a discrete set:
+        its extreme points on each linear piece, ``exact.model.grid.cpu_candidates``)."""
+        cs = list(cpus) if cpus is not None else _box_axis(self.cpu_levels, c0, c1)
         ms = _box_axis(self.mem_levels, m0, m1)
         return max(self.speed(c, m) for c in cs for m in ms)
 

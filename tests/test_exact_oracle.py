@@ -207,3 +207,38 @@ def test_random_tiny_instances_never_beat_the_oracle(backend, inst):
 @given(inst=tiny_instances())
 def test_random_tiny_instances_never_beat_the_oracle_many(backend, inst):
     _random_case(inst, backend)
+
+
+@st.composite
+def profiles(draw):
+    n_c, n_m = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    c0 = draw(st.sampled_from([0.5, 1.0, 1.5]))
+    cpu = [c0]
+    for _ in range(n_c - 1):
+        cpu.append(cpu[-1] + draw(st.sampled_from([0.5, 1.0, 2.5])))
+    mem = [10.0]
+    for _ in range(n_m - 1):
+        mem.append(mem[-1] + draw(st.sampled_from([5.0, 20.0])))
+    speeds = [[draw(st.sampled_from([0.2, 0.5, 1.0, 1.7, 3.0])) for _ in mem] for _ in cpu]
+    return SensitivityProfile("p", tuple(cpu), tuple(mem), tuple(map(tuple, speeds)))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(profile=profiles(), gpus=st.integers(1, 4), refine=st.integers(1, 3))
+def test_outer_grid_covers_every_whole_core_allocation(profile, gpus, refine):
+    """The Lemma's step: every allocation a node can give (k/d cores per GPU for d <= the
+    job's GPUs, any GB) has an outer option with no more CPU and memory and at least its
+    speed; the whole-core grid's boxes are never more optimistic than the real-CPU grid's."""
+    from sensaopt.exact.model.grid import outer_options
+    outer = outer_options(profile, refine, gpus)
+    real = outer_options(profile, refine)
+    top_c, top_m = profile.cpu_levels[-1] + 1.0, profile.mem_levels[-1] + 10.0
+    cpus = sorted({k / d for d in range(1, gpus + 1) for k in range(1, int(top_c * d) + 2)
+                   if profile.cpu_levels[0] - 1e-9 <= k / d})
+    mems = [profile.mem_levels[0] + i * 0.5 for i in range(int((top_m - profile.mem_levels[0]) / 0.5) + 1)]
+    for c in cpus:
+        for m in mems:
+            s = profile.speed(c, m)
+            assert any(o.cpu <= c + 1e-9 and o.mem <= m + 1e-9 and o.speed >= s - 1e-12 for o in outer), (c, m, s)
+    for o in outer:  # never above what the real-CPU relaxation credits at no more resources
+        assert any(r.cpu <= o.cpu + 1e-9 and r.mem <= o.mem + 1e-9 and r.speed >= o.speed - 1e-12 for r in real), o

@@ -624,6 +624,24 @@ def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
     be.minimize(objective_expr(be, v))
 
 
+def floor_loss(data: ModelData, be: Backend, v: Vars, floor: float) -> bool:
+    """Relaxation only: minimize the objective with its loss part raised to ``floor``
+    (metrics units, violation weight × value; a loss every *valid* schedule pays at
+    least), i.e. avg JCT + max(loss, ``floor``). A valid schedule costs at least that for
+    its relaxed image (which completes no later: no more loss, no more JCT), so the
+    bound stays a bound, and the relaxation can no longer trade a loss the problem
+    cannot avoid for JCT. False (nothing changed) when no deadline decision is open."""
+    units = math.floor(floor * max(data.n, 1) * data.obj_scale + 1e-6)
+    if not v.loss_terms or units <= v.loss_const - sum(-c for c, _ in v.loss_terms):  # the fixed misses pay it
+        return False
+    paid = be.int_var(0, max(v.loss_const, units), "loss_at_floor")  # loss_const: every open deadline missed
+    add_constraint(be, v, paid >= loss_expr(be, v), "loss_floor")
+    add_constraint(be, v, paid >= units, "loss_floor")
+    rest = v.objective_terms[:len(v.objective_terms) - len(v.loss_terms)]  # add_objective puts the loss terms last
+    be.minimize(be.sum([c * x for c, x in rest]) + (v.objective_const - v.loss_const) + paid)
+    return True
+
+
 def objective_expr(be: Backend, v: Vars) -> Any:
     """The whole scaled objective as a backend expression."""
     return be.sum([c * x for c, x in v.objective_terms]) + v.objective_const

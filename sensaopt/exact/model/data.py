@@ -234,7 +234,7 @@ def _options(instance: Instance, job: Job, extra: set[tuple[float, float]], rela
     """The job's per-GPU allocation options (:mod:`sensaopt.exact.model.grid`): the
     inner grid plus the ``extra`` (cores, GB) points, or the outer (relaxation) grid."""
     if relaxed:
-        return list(outer_options(job.profile, refine))
+        return list(outer_options(job.profile, refine, job.gpus))
     if inner_refine == 0:  # the policies' options alone (the rolling-horizon policies' windows)
         opts: list[Option] = []
         for o in job_options(job.profile, instance.cluster):

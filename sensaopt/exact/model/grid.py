@@ -103,21 +103,52 @@ def inner_options(profile: SensitivityProfile, cluster: Cluster, gpus: int, refi
     return pareto(o for o in opts if o.speed > 0)
 
 
-def outer_options(profile: SensitivityProfile, refine: int = DEFAULT_REFINE) -> tuple[Option, ...]:
+def outer_options(profile: SensitivityProfile, refine: int = DEFAULT_REFINE, gpus: int | None = None) -> tuple[Option, ...]:
     """Relaxation options: the refined grid rounded down to the lattice, each point with
-    the highest speed of its box (module doc)."""
-    cs = sorted({_lattice(c, up=False) for c in refined_axis(profile.cpu_levels, refine)})
+    the highest speed of its box (module doc). ``gpus``: the job's GPUs; its CPU axis then
+    holds only the per-GPU cores a node can give it in whole cores (:func:`cpu_values`),
+    each box's speed the highest over those values in it (None: any real CPU)."""
+    axis = refined_axis(profile.cpu_levels, refine)
+    if gpus is None:
+        cs = sorted({_lattice(c, up=False) for c in axis})
+    else:
+        cs = sorted({cpu_value(c, gpus, up=True) for c in axis})
     ms = sorted({_lattice(m, up=False) for m in refined_axis(profile.mem_levels, refine)})
     opts = []
     for i, c in enumerate(cs):
         c1 = cs[i + 1] if i + 1 < len(cs) else math.inf
+        cands = None if gpus is None else cpu_candidates(profile.cpu_levels, c, c1, gpus)
         for k, m in enumerate(ms):
             m1 = ms[k + 1] if k + 1 < len(ms) else math.inf
-            s = profile.box_max(c, c1, m, m1)
+            s = profile.box_max(c, c1, m, m1, cands)
             if s > 0:
                 # rounded up: the relaxation never credits less than the box's speed
-                opts.append(Option(c, m, math.ceil(s * 1e12 - 1e-3) / 1e12))
+                opts.append(Option(_lattice(c, up=False), m, math.ceil(s * 1e12 - 1e-3) / 1e12))
     return pareto(opts)
+
+
+def cpu_value(x: float, gpus: int, up: bool, strict: bool = False) -> float:
+    """The per-GPU cores nearest ``x`` (at or above it with ``up``, at or below it —
+    strictly below with ``strict`` — otherwise) that some node can give a ``gpus``-GPU job
+    in whole cores: k/d for whole k and d GPUs of the job on that node, 1 <= d <= ``gpus``."""
+    ds = range(1, max(gpus, 1) + 1)
+    if up:
+        return min(math.ceil(x * d - EPS) / d for d in ds)
+    return max((math.ceil(x * d - EPS) - 1 if strict else math.floor(x * d + EPS)) / d for d in ds)
+
+
+def cpu_candidates(levels: tuple[float, ...], c0: float, c1: float, gpus: int) -> list[float]:
+    """Where the speed over the per-GPU cores :func:`cpu_value` allows in [c0, c1) peaks:
+    the surface is linear in CPU between levels, so on each piece at its first or last
+    allowed value — c0, the last allowed value below c1, the allowed values on both sides
+    of each level inside (past the top level the surface is flat: the top level's next
+    allowed value stands for all of them)."""
+    last = math.inf if c1 == math.inf else cpu_value(c1, gpus, up=False, strict=True)
+    out = {c0} if c1 == math.inf else {c0, last}
+    for lv in levels:
+        if c0 < lv < c1:
+            out |= {v for v in (cpu_value(lv, gpus, up=False), cpu_value(lv, gpus, up=True)) if c0 <= v <= last}
+    return sorted(out)
 
 
 def dominated(outer: tuple[Option, ...], inner: tuple[Option, ...]) -> bool:

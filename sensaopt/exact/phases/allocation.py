@@ -28,7 +28,7 @@ from dataclasses import replace
 from sensaopt.bounds import jct_bound, miss_bound
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, trivial_bound
-from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, objective_step, round_bound, to_objective
+from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective
 from sensaopt.exact.model.data import ModelData, build_data
 from sensaopt.exact.model.grid import dominated, inner_options, outer_options
 from sensaopt.exact.outcome import Engine
@@ -48,7 +48,7 @@ def grid_dominates(instance: Instance, refine: int, inner_refine: int = 1) -> bo
     for job in instance.jobs:
         key = (id(job.profile), job.gpus)
         if key not in seen:
-            seen[key] = job.gpus <= max_g and dominated(outer_options(job.profile, refine),
+            seen[key] = job.gpus <= max_g and dominated(outer_options(job.profile, refine, job.gpus),
                                                         inner_options(job.profile, instance.cluster, job.gpus, inner_refine))
         if not seen[key]:
             return False
@@ -161,7 +161,7 @@ def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engin
                 covered = True
             except SensaoptError:
                 pass  # too large: keep H and bound the schedules ending later
-    bound, how = relaxation_bound(outer, engine, settings, budget)
+    bound, how = relaxation_bound(outer, engine, settings, budget, floor)
     how = f"refine {refine}: {how} over {outer.H} rounds; loss floor {floor:.6g} ({floor_how})"
     within = bound
     if not covered:
@@ -187,9 +187,12 @@ def loss_floor(outer: ModelData, engine: Engine, settings: SolveSettings, budget
     return base, f"hopeless deadlines; shortfall {short.report.status.value}, no miss proven"
 
 
-def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget) -> tuple[float, str]:
+def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget,
+                     floor: float = 0.0) -> tuple[float, str]:
     """The allocation relaxation's proven bound (metrics units) and how it was found:
-    its model solved once (weighted objective) in the time left, or — with no time left
+    its model solved once (weighted objective, its loss part raised to ``floor``, a loss
+    every valid schedule pays: :func:`~sensaopt.exact.model.builder.floor_loss`) in the
+    time left, or — with no time left
     or no bound from the solver — what is known without solving. A job that cannot
     finish within the horizon even at its best speed over every allocation makes it
     infinite before any build, whatever the time left."""
@@ -204,10 +207,12 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
         return float("inf"), "infeasible: some job cannot finish within the horizon even in the relaxation"
     except BuildTimeout:
         return trivial_bound(outer), "time ran out while building it: the relaxation's solo bound"
+    floored = floor_loss(outer, mb.backend, mb.vars, floor)
     out = engine.run(mb, budget)
     if out.status == Status.INFEASIBLE:
         return float("inf"), "infeasible: the relaxation has no schedule within the horizon"
     if out.bound is None:
         return trivial_bound(outer), f"{out.status.value} without a bound: the relaxation's solo bound"
     b = max(to_objective(outer, round_bound(outer, out.bound)), trivial_bound(outer))
-    return b, f"relaxation solved: {out.status.value}, {len(mb.vars.x)} placement variables"
+    at = f", loss at least the floor {floor:.6g}" if floored else ""
+    return b, f"relaxation solved: {out.status.value}, {len(mb.vars.x)} placement variables{at}"
