@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 
 from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.model.grid import DEFAULT_REFINE, inner_options, outer_options
+from sensaopt.exact.model.grid import DEFAULT_REFINE, inner_options, relaxation_options
 from sensaopt.instance import Change, Instance, Job
 from sensaopt.options import job_options
 from sensaopt.profiles import Option
@@ -234,7 +234,7 @@ def _options(instance: Instance, job: Job, extra: set[tuple[float, float]], rela
     """The job's per-GPU allocation options (:mod:`sensaopt.exact.model.grid`): the
     inner grid plus the ``extra`` (cores, GB) points, or the outer (relaxation) grid."""
     if relaxed:
-        return list(outer_options(job.profile, refine, job.gpus))
+        return list(relaxation_options(job.profile, refine, job.gpus))
     if inner_refine == 0:  # the policies' options alone (the rolling-horizon policies' windows)
         opts: list[Option] = []
         for o in job_options(job.profile, instance.cluster):

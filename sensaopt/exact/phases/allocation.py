@@ -30,7 +30,7 @@ from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, trivial_bound
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective
 from sensaopt.exact.model.data import ModelData, build_data
-from sensaopt.exact.model.grid import dominated, inner_options, outer_options
+from sensaopt.exact.model.grid import dominated, inner_options, relaxation_options
 from sensaopt.exact.outcome import Engine
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
 from sensaopt.exact.phases.shortfall import solve_shortfall
@@ -48,7 +48,7 @@ def grid_dominates(instance: Instance, refine: int, inner_refine: int = 1) -> bo
     for job in instance.jobs:
         key = (id(job.profile), job.gpus)
         if key not in seen:
-            seen[key] = job.gpus <= max_g and dominated(outer_options(job.profile, refine, job.gpus),
+            seen[key] = job.gpus <= max_g and dominated(relaxation_options(job.profile, refine, job.gpus),
                                                         inner_options(job.profile, instance.cluster, job.gpus, inner_refine))
         if not seen[key]:
             return False
