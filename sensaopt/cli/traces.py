@@ -112,7 +112,7 @@ def simulate(
     from sensaopt.config import policy_settings
     from sensaopt.datasets import require
     from sensaopt.io import instance_to_dict, json_text
-    from sensaopt.outputs import Kept, check_output, check_output_dir, write_text
+    from sensaopt.outputs import Kept, check_distinct, check_output, check_output_dir, write_text
     from sensaopt.simulator import simulate as run
     from sensaopt.traces.run import output_paths, write_outputs
     from sensaopt.traces.sources import data_needed, workload_instance
@@ -122,12 +122,11 @@ def simulate(
     require(data_needed(workload.trace, workload.guided))  # a missing data file: one line naming `sensaopt data fetch`
     inputs = (workload.trace,)  # a trace file (a generator's name is no file and never matches)
     check_output_dir(output, field=OUT_DIR)
-    for pol in policy:  # every output file checked before the first policy runs
-        for p in output_paths(output, pol, fmt):
-            check_output(p, inputs=inputs, field=OUT_DIR)
     saved = schedule_files(save_schedule, policy) if save_schedule is not None else {}
-    for p in saved.values():
-        check_output(p, inputs=inputs, field="--save-schedule")
+    files = [(p, OUT_DIR) for pol in policy for p in output_paths(output, pol, fmt)] + [(p, "--save-schedule") for p in saved.values()]
+    for p, opt in files:  # every output file checked before the first policy runs
+        check_output(p, inputs=inputs, field=opt)
+    check_distinct(files)
     inst, data = workload_instance(workload, on_error="skip" if skip_malformed else "raise")
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(data.skipped.items())) or "none"
     size = f"{len(inst.jobs)} jobs on {inst.cluster.num_nodes} nodes / {inst.cluster.total_gpus} GPUs"
