@@ -134,6 +134,7 @@ OPTIONS: dict[str, Range] = {
     "step_minutes": Range(0, TRACE_MAX_MINUTES, "minutes"),
     "workers": Range(1, 256, integer=True),
     "seed": Range(0, MAX_SEED, integer=True),
+    "seeds": Range(1, 1000, "seeds", integer=True),  # experiment --seeds: runs per cell
     "profile_error": Range(0, 1),
     "jobs": Range(1, 1_000_000, "jobs", integer=True),
     "limit": Range(1, 10_000_000, "jobs", integer=True),

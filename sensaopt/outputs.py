@@ -126,7 +126,7 @@ def check_path_text(path: PathLike, field: str, what: str) -> None:
 
 
 FILE_OPTIONS = ("-o", "--output", "--save-schedule")  # command-line options naming an output file
-FOLDER_OPTIONS = ("--out-dir", "--results")  # ... an output folder
+FOLDER_OPTIONS = ("--out-dir", "--results", "--data-dir")  # ... a folder written into
 
 
 def check_output_words(argv: list[str]) -> None:
