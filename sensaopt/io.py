@@ -11,6 +11,7 @@ import contextlib
 import json
 import math
 import os
+import stat
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -221,15 +222,26 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
+def check_regular_file(path: str | Path) -> os.stat_result:
+    """The ``os.stat`` of an input file; :class:`InputError` for a FIFO, socket or device
+    (read, a FIFO blocks for ever and ``/dev/zero`` fills the memory). A directory passes
+    (reading it gives its own line); a missing file raises ``FileNotFoundError``."""
+    st = os.stat(path)
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise InputError(os.fspath(path), "(file)", "not a regular file (a FIFO, socket or device)")
+    return st
+
+
 def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
     """Parse a UTF-8 JSON file (a byte-order mark is allowed). One-line :class:`InputError`
     for a missing or unreadable file, one larger than ``max_bytes`` (None: any size;
     checked before reading), a file that is not UTF-8 text (gzip, UTF-16, a bad byte:
     line and column), malformed JSON, a key given twice in one object, nesting deeper
-    than the parser's recursion limit (~1000 levels) or an integer of more than 4300 digits."""
+    than the parser's recursion limit (~1000 levels), an integer of more than 4300 digits,
+    or a FIFO, socket or device (read before any byte: a FIFO blocks, ``/dev/zero`` never ends)."""
     p = Path(path)
     try:
-        size = p.stat().st_size
+        size = check_regular_file(p).st_size
         if max_bytes is not None and size > max_bytes:
             raise InputError(str(p), "(file)", f"{size / 2**20:.0f} MiB; JSON files up to {max_bytes // 2**20} MiB are read")
         data = p.read_bytes()
