@@ -294,3 +294,12 @@ def test_a_fifo_as_an_instance_does_not_block(tmp_path):
     p = subprocess.run([sys.executable, "-m", "sensaopt", "solve", fifo], env=ENV, capture_output=True, text=True,
                        timeout=120)  # a guard against the old hang, not a timing assertion
     assert p.returncode == 2 and p.stderr.strip() == f"error: {fifo}: (file): not a regular file (a FIFO, socket or device)", p.stderr
+
+
+def test_a_file_as_the_data_dir_is_refused(tmp_path, capsys):
+    """Before: `data fetch` failed inside the download (`Not a directory: FILE/tmpXXXX`)
+    and `data list` listed every file as missing."""
+    f = tmp_path / "plain.txt"
+    f.write_text("x\n")
+    code, out, err = run(["--data-dir", f, "data", "list"], capsys)
+    assert one_line(code, err) == f"error: {f}: --data-dir: is not a directory (a data folder is needed here)" and out == ""
