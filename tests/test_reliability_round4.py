@@ -62,7 +62,9 @@ def test_a_newline_in_a_quoted_path_stays_on_one_line(tmp_path, capsys):
 def test_sigterm_of_a_multi_policy_simulate_keeps_and_names_the_finished_policy(tmp_path):
     """Before: SIGTERM killed the process silently (exit -15, no line saying what was kept)."""
     out = tmp_path / "o"
-    p = subprocess.Popen([sys.executable, "-m", "sensaopt", "simulate", "--trace", "synthetic", "--jobs", "400", "--preset", "2x8",
+    # as the `sensaopt` script runs it (under `python -m`, CPython sometimes exits by SIGINT after the line: docs)
+    p = subprocess.Popen([sys.executable, "-c", "from sensaopt.cli import entry; entry()", "simulate", "--trace", "synthetic",
+                          "--jobs", "400", "--preset", "2x8",
                           "-q", "--policy", "edf", "--policy", "sensascale", "--policy", "fifo", "--out-dir", out],
                          env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     deadline = time.monotonic() + 300  # a guard against a hang, not a timing assertion
