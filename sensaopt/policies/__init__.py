@@ -126,8 +126,16 @@ def check_policy(name: str, field: str = "--policy") -> None:
 
 
 def check_policies(names: Iterable[str], field: str = "--policy") -> None:
-    """:func:`check_policy` for each of ``names``, and each named once (a policy given
-    twice would run twice into the same files or table rows). Raises :class:`InputError`."""
+    """Check every name with :func:`check_policy`, and that each is named once (a policy
+    given twice would run twice into the same files or table rows).
+
+    Args:
+        names: the policy names or import paths.
+        field: the option or field named in the error.
+
+    Raises:
+        InputError: one line, for an unknown policy or one given twice.
+    """
     from sensaopt.errors import InputError
 
     seen: set[str] = set()
