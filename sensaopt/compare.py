@@ -141,7 +141,16 @@ def compare(heuristic: Result, exact: Result, instance: Instance | None = None, 
         instance_label: the instance column (None: its name).
 
     Returns:
-        The Comparison (minutes, deadline value; ``gap*`` fractions, ``*_pct`` percent)."""
+        The Comparison (minutes, deadline value; ``gap*`` fractions, ``*_pct`` percent).
+
+    Raises:
+        ArgumentError: an argument of the wrong type (named)."""
+    from sensaopt.errors import ArgumentError
+
+    for name, value, kind in (("heuristic", heuristic, Result), ("exact", exact, Result), ("instance", instance, Instance)):
+        if not isinstance(value, kind) and not (name == "instance" and value is None):
+            raise ArgumentError("compare()", name, f"must be a {kind.__name__}{' or None' if name == 'instance' else ''}, "
+                                                   f"got {type(value).__name__}")
     inst = instance if instance is not None else (exact.truth or heuristic.truth)
     h, e = Level.of(heuristic), Level.of(exact)
     b = PartBounds.of(exact, inst)

@@ -29,6 +29,15 @@ class ArgumentError(InputError, TypeError):
         super().__init__(where, name, message, job)
 
 
+class UnknownNameError(SensaoptError, KeyError):
+    """An unknown name in a registry (solver, policy, ...): a :class:`SensaoptError` for
+    the Python API, and a ``KeyError``, which it was before. Prints as its message
+    (a plain ``KeyError`` would quote it)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class ScheduleError(SensaoptError):
     """A schedule breaks a rule of the instance (raised by the validator)."""
 

@@ -53,6 +53,11 @@ class GeneratorConfig:
                 raise ValueError(f"{name} must be within [0, 1]")
         if not (1.0 <= self.deadline_lo <= self.deadline_hi):
             raise ValueError("need 1 <= deadline_lo <= deadline_hi")
+        if not (0 < self.work_min <= self.work_median <= self.work_max):
+            raise ValueError(f"need 0 < work_min ({self.work_min:g}) <= work_median ({self.work_median:g}) <= work_max ({self.work_max:g})")
+        weights = [w for _, w in self.gpu_mix]
+        if not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0:
+            raise ValueError(f"gpu_mix weights must be finite, >= 0 and not all 0, got {', '.join(f'{w:g}' for w in weights)}")
 
 
 def model_classes(threshold: float = 0.1) -> tuple[list[str], list[str]]:

@@ -26,7 +26,7 @@ from functools import cached_property
 from typing import NoReturn
 
 from sensaopt.errors import ArgumentError, InputError
-from sensaopt.limits import INSTANCE, MAX_ROUNDS, Range, describe
+from sensaopt.limits import INSTANCE, MAX_ROUNDS, Range, describe, name_problem
 from sensaopt.profiles import SensitivityProfile
 
 
@@ -364,6 +364,7 @@ def check_instance(inst: Instance) -> None:
     :data:`sensaopt.limits.INSTANCE` for instances built in code (a range also refuses
     NaN and infinities, so no separate finiteness check precedes it). Raises :class:`InputError`."""
     where = inst.source or inst.name
+    _check_name(where, "name", inst.name)
     _check_range(where, "round_minutes", inst.round_minutes, INSTANCE["round_minutes"])
     _check_cluster(where, inst.cluster)
     if not inst.jobs:
@@ -372,6 +373,7 @@ def check_instance(inst: Instance) -> None:
     cap = inst.cluster.total_gpus
     fits: dict[tuple[int, int], str | None] = {}  # (profile id, gpus) -> why no node can run it
     for k, j in enumerate(inst.jobs):
+        _check_name(where, f"jobs[{k}].id", j.id)
         if j.id in seen:
             _bad(where, f"jobs[{k}].id", "duplicate job id", j.id)
         seen.add(j.id)
@@ -396,6 +398,12 @@ def _bad(where: str, field_: str, msg: str, job: str | None = None) -> NoReturn:
     raise InputError(where, field_, msg, job=job)
 
 
+def _check_name(where: str, field_: str, text: str) -> None:
+    msg = name_problem(text)
+    if msg is not None:
+        _bad(where, field_, f"{describe(text)}: {msg}")
+
+
 def _check_range(where: str, field_: str, x: float, r: Range, job: str | None = None) -> None:
     msg = r.problem(x)
     if msg is not None:
@@ -416,6 +424,7 @@ def _check_node_names(where: str, cluster: Cluster) -> None:
     schedule naming it could not say which)."""
     first: dict[str, int] = {}
     for k, nt in enumerate(cluster.node_types):
+        _check_name(where, f"cluster.node_types[{k}].name", nt.name)
         if nt.name in first:
             _bad(where, f"cluster.node_types[{k}].name", f"node type name {nt.name!r} is also node type {first[nt.name]}'s "
                                                          f"(node names NAME-i must be unique)")

@@ -11,6 +11,7 @@ import contextlib
 import json
 import math
 import os
+import stat
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -128,7 +129,7 @@ class InstanceModel(_Strict):
     """A sensaopt scheduling instance. Time in minutes, CPU in cores, memory in GB."""
 
     model_config = ConfigDict(extra="forbid", title="sensaopt instance")
-    format_version: int = Field(FORMAT_VERSION, ge=1, le=FORMAT_VERSION)
+    format_version: int = Field(FORMAT_VERSION, ge=1, le=FORMAT_VERSION, strict=True)
     name: str = Field(min_length=1)
     round_minutes: RoundMinutes
     cluster: ClusterModel
@@ -221,15 +222,26 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
+def check_regular_file(path: str | Path) -> os.stat_result:
+    """The ``os.stat`` of an input file; :class:`InputError` for a FIFO, socket or device
+    (read, a FIFO blocks for ever and ``/dev/zero`` fills the memory). A directory passes
+    (reading it gives its own line); a missing file raises ``FileNotFoundError``."""
+    st = os.stat(path)
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise InputError(os.fspath(path), "(file)", "not a regular file (a FIFO, socket or device)")
+    return st
+
+
 def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
     """Parse a UTF-8 JSON file (a byte-order mark is allowed). One-line :class:`InputError`
     for a missing or unreadable file, one larger than ``max_bytes`` (None: any size;
     checked before reading), a file that is not UTF-8 text (gzip, UTF-16, a bad byte:
     line and column), malformed JSON, a key given twice in one object, nesting deeper
-    than the parser's recursion limit (~1000 levels) or an integer of more than 4300 digits."""
+    than the parser's recursion limit (~1000 levels), an integer of more than 4300 digits,
+    or a FIFO, socket or device (read before any byte: a FIFO blocks, ``/dev/zero`` never ends)."""
     p = Path(path)
     try:
-        size = p.stat().st_size
+        size = check_regular_file(p).st_size
         if max_bytes is not None and size > max_bytes:
             raise InputError(str(p), "(file)", f"{size / 2**20:.0f} MiB; JSON files up to {max_bytes // 2**20} MiB are read")
         data = p.read_bytes()
@@ -323,7 +335,9 @@ def load_instance(path: str | Path) -> Instance:
         The instance (minutes, cores, GB).
 
     Raises:
-        InputError: a missing, unreadable or invalid file (one line naming the field)."""
+        InputError: a missing, unreadable or invalid file (one line naming the field);
+            an ArgumentError (one) for a ``path`` that is not a str or path."""
+    _check_path_argument("load_instance()", "path", path)
     if not _exists(path):
         from sensaopt.datasets import instance_names, packaged_instance
 
@@ -332,6 +346,16 @@ def load_instance(path: str | Path) -> Instance:
             raise InputError(str(path), "(file)", f"no such file, nor a packaged instance (known: {', '.join(instance_names())})")
         return instance_from_dict(json.loads(packaged.read_text()), str(path))
     return instance_from_dict(read_json(path), str(path))
+
+
+def _check_path_argument(where: str, name: str, path: object) -> None:
+    """:class:`ArgumentError` unless ``path`` is a str or an ``os.PathLike``."""
+    import os
+
+    from sensaopt.errors import ArgumentError
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError(where, name, f"must be a path (str or pathlib.Path), got {type(path).__name__}")
 
 
 def _exists(path: str | Path) -> bool:
@@ -395,7 +419,18 @@ def save_instance(inst: Instance, path: str | Path, provenance: dict | None = No
         inst: the instance to write.
         path: the file to write; refused if it is a symlink, FIFO, device or directory.
         provenance: recorded with the instance (e.g. the command that made it).
+
+    Raises:
+        ArgumentError: ``inst`` is not an Instance, ``path`` not a str or path, ``provenance`` not a dict.
+        InputError: ``path`` refused as an output (sensaopt.outputs) or the write failed.
     """
+    from sensaopt.errors import ArgumentError
+
+    if not isinstance(inst, Instance):
+        raise ArgumentError("save_instance()", "inst", f"must be an Instance, got {type(inst).__name__}")
+    _check_path_argument("save_instance()", "path", path)
+    if provenance is not None and not isinstance(provenance, dict):
+        raise ArgumentError("save_instance()", "provenance", f"must be a dict or None, got {type(provenance).__name__}")
     atomic_write_text(path, json_text(instance_to_dict(inst, provenance), indent=1, where=str(path)))
 
 
@@ -415,7 +450,7 @@ class SegmentModel(_Strict):
 
 
 class ScheduleModel(_Strict):
-    format_version: int = Field(SCHEDULE_FORMAT_VERSION, ge=1, le=SCHEDULE_FORMAT_VERSION)
+    format_version: int = Field(SCHEDULE_FORMAT_VERSION, ge=1, le=SCHEDULE_FORMAT_VERSION, strict=True)
     instance: str | None = None
     round_minutes: RoundMinutes
     segments: list[SegmentModel]

@@ -27,6 +27,21 @@ TRACE_MAX_MINUTES = 1e6  # trace times (submit from the origin, durations, relat
 MAX_SEED = 2**31 - 1  # CP-SAT and HiGHS take a 32-bit signed seed
 MAX_JOBS = 1_000_000  # jobs in an instance file
 MAX_FILE_BYTES = 200 * 2**20  # instance and schedule files larger than this are refused before reading
+MAX_NAME_CHARS = 1000  # instance names, node type names and job ids (they appear in file names, tables and one-line errors)
+
+
+def name_problem(text: str) -> str | None:
+    """None when ``text`` suits a name or job id: at most :data:`MAX_NAME_CHARS`
+    characters, no control characters (a newline would split a table row or an error
+    line); else what is wrong."""
+    if not text:
+        return "an empty name"
+    if len(text) > MAX_NAME_CHARS:
+        return f"{len(text)} characters; at most {MAX_NAME_CHARS} are supported"
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        return f"contains the control character {bad!r} (names are one line of printable text)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -119,6 +134,7 @@ OPTIONS: dict[str, Range] = {
     "step_minutes": Range(0, TRACE_MAX_MINUTES, "minutes"),
     "workers": Range(1, 256, integer=True),
     "seed": Range(0, MAX_SEED, integer=True),
+    "seeds": Range(1, 1000, "seeds", integer=True),  # experiment --seeds: runs per cell
     "profile_error": Range(0, 1),
     "jobs": Range(1, 1_000_000, "jobs", integer=True),
     "limit": Range(1, 10_000_000, "jobs", integer=True),

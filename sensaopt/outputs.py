@@ -115,10 +115,42 @@ def _check_parent(p: Path, field: str) -> None:
         raise InputError(str(p), field, f"cannot write into directory {q} (permission denied)")
 
 
+def check_path_text(path: PathLike, field: str, what: str) -> None:
+    """An empty path (``-o ""``: an unset shell variable), and for a file a name ending in
+    ``/`` (a folder's name), are refused instead of read as ``.`` or as a file ``NAME``."""
+    text = os.fspath(path)
+    if text == "":
+        raise InputError("(empty path)", field, f"an empty path; name {what}")
+    if what == "a file" and text.endswith(("/", os.sep)) and not os.path.isdir(text):
+        raise InputError(text, field, "ends in '/', a folder's name; name a file here")
+
+
+FILE_OPTIONS = ("-o", "--output", "--save-schedule")  # command-line options naming an output file
+FOLDER_OPTIONS = ("--out-dir", "--results", "--data-dir")  # ... a folder written into
+
+
+def check_output_words(argv: list[str]) -> None:
+    """:func:`check_path_text` on the command line's words, before click makes a
+    :class:`Path` of them (``Path("")`` is ``.``, ``Path("out/")`` is ``out``)."""
+    for i, word in enumerate(argv):
+        if word == "--":
+            return
+        name, eq, value = word.partition("=")
+        if not eq:
+            if i + 1 >= len(argv):
+                return
+            name, value = word, argv[i + 1]
+        if name in FILE_OPTIONS:
+            check_path_text(value, name, "a file")
+        elif name in FOLDER_OPTIONS:
+            check_path_text(value, name, "a folder (. for this one)")
+
+
 def check_output(path: PathLike, *, inputs: Iterable[PathLike | None] = (), field: str = OUTPUT) -> Path:
     """Refuse ``path`` as an output file unless writing it is safe (see the module doc);
     ``inputs`` are the files the command reads (names that are not files are ignored).
     Returns ``path`` as a :class:`Path`. Raises :class:`InputError`."""
+    check_path_text(path, field, "a file")
     p = Path(path)
     st = _lstat(p)
     if st is not None:
@@ -144,6 +176,7 @@ def _check_packaged(p: Path, field: str) -> None:
 def check_output_dir(path: PathLike, *, field: str = OUTPUT) -> Path:
     """Refuse ``path`` as an output folder unless it is a writable directory (a symlink
     to one is fine) or can be created. Returns it as a :class:`Path`. Raises :class:`InputError`."""
+    check_path_text(path, field, "a folder (. for this one)")
     p = Path(path)
     _check_packaged(p, field)
     if _lstat(p) is None:
@@ -153,6 +186,30 @@ def check_output_dir(path: PathLike, *, field: str = OUTPUT) -> Path:
     elif not os.access(p, os.W_OK | os.X_OK):
         raise InputError(str(p), field, "cannot write into this directory (permission denied)")
     return p
+
+
+def _identity(p: Path) -> tuple[object, ...]:
+    """What makes two output paths one file: device and inode when it exists, else the
+    resolved path (symbolic links and ``..`` followed)."""
+    try:
+        st = os.stat(p)
+        return (st.st_dev, st.st_ino)
+    except (OSError, ValueError):
+        return (os.path.normcase(os.path.realpath(p)),)
+
+
+def check_distinct(outputs: Iterable[tuple[PathLike, str]]) -> None:
+    """Refuse two outputs of one command that are one file (``simulate --save-schedule
+    DIR/edf.summary.json --out-dir DIR``, ``--policy edf`` given twice): the second would
+    replace the first. ``outputs``: (path, the option that names it). Raises :class:`InputError`."""
+    seen: dict[tuple[object, ...], tuple[PathLike, str]] = {}
+    for path, field in outputs:
+        key = _identity(Path(path))
+        if key in seen:
+            first, first_field = seen[key]
+            raise InputError(os.fspath(path), field, f"is also the {first_field} output {os.fspath(first)}; two outputs of one "
+                                                     "command would be one file (choose other names, or give each --policy once)")
+        seen[key] = (path, field)
 
 
 def _cannot(p: Path, field: str, e: OSError) -> InputError:

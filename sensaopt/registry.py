@@ -13,6 +13,8 @@ import importlib
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from sensaopt.errors import UnknownNameError
+
 T = TypeVar("T")
 
 
@@ -68,7 +70,7 @@ class Registry(Generic[T]):
         self._read_plugins()
         if name not in self._entries and not (self.import_paths and is_import_path(name)):
             hint = "; or package.module:Class" if self.import_paths else ""
-            raise KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}{hint}")
+            raise UnknownNameError(f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}{hint}")
         if name not in self._entries:
             self._remembered.add(name)
         target = self._entries.get(name, name)  # an import path is kept only once it imports
@@ -101,9 +103,9 @@ def _import(target: str, what: str) -> object:
     except ModuleNotFoundError as e:
         if e.name is None or not (module == e.name or module.startswith(e.name + ".")):
             raise
-        raise KeyError(f"{what}: no module named {e.name!r} (is the package installed?)") from None
+        raise UnknownNameError(f"{what}: no module named {e.name!r} (is the package installed?)") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise KeyError(f"{what}: module {module!r} has no {attr!r}")
+            raise UnknownNameError(f"{what}: module {module!r} has no {attr!r}")
         obj = getattr(obj, part)
     return obj

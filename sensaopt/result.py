@@ -438,7 +438,24 @@ class Result:
         (a weighted solve's ``"lexicographic": false`` stays in ``params``), the schedule
         with ``instance`` (else None), ``instance`` also as the truth (the violation
         weight of the part bounds), the loss proof as the solver derived it
-        (:func:`loss_proof_of`). No evaluation: validate the schedule again for it."""
+        (:func:`loss_proof_of`). No evaluation: validate the schedule again for it.
+        Not a dict: :class:`~sensaopt.errors.ArgumentError`; a missing or bad field:
+        :class:`~sensaopt.errors.InputError` naming it."""
+        from sensaopt.errors import ArgumentError, InputError
+
+        if not isinstance(d, dict):
+            raise ArgumentError("Result.from_dict()", "d", f"must be a dict (Result.to_dict's form), got {type(d).__name__}")
+        try:
+            return cls._from_dict(d, instance)
+        except KeyError as e:
+            raise InputError("result", str(e.args[0]), "missing required field") from None
+        except (TypeError, ValueError, AttributeError) as e:
+            if isinstance(e, InputError):
+                raise
+            raise InputError("result", "(fields)", f"not a result: {e}") from None
+
+    @classmethod
+    def _from_dict(cls, d: dict[str, Any], instance: Instance | None) -> Result:
         params = dict(d.get("params") or {})
         lex, proof, size, alloc = (params.pop(k, None) for k in ("lexicographic", "horizon_proof", "model_size", "allocations"))
         if lex is False:

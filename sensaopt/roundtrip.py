@@ -89,8 +89,11 @@ class Imported:
 
 def read_sidecar(model: Path, sidecar: Path) -> dict[str, Any]:
     """The sidecar of ``model``, checked: its version and that it describes this very file (SHA-256)."""
-    from sensaopt.io import read_json
+    from sensaopt.io import check_regular_file, read_json
 
+    for f in (model, sidecar):
+        if f.exists():
+            check_regular_file(f)
     if not sidecar.is_file():
         raise InputError(str(sidecar), "(file)", f"no sidecar of {model} (written by `sensaopt export` beside the model; --sidecar PATH)")
     raw = read_json(sidecar)

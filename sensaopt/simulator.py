@@ -222,6 +222,9 @@ def _policy(policy: Decider | str, policy_config: dict[str, Any] | None) -> Deci
                                                     f"or a registered name")
     if policy_config is not None and not isinstance(policy_config, dict):
         raise ArgumentError("simulate()", "policy_config", f"must be a dict of knobs, got {type(policy_config).__name__}")
+    odd = next((k for k in policy_config or {} if not isinstance(k, str)), None)
+    if odd is not None:
+        raise ArgumentError("simulate()", "policy_config", f"knob names must be strings, got {type(odd).__name__} {odd!r}")
     if not isinstance(policy, str) and policy_config:
         raise ArgumentError("simulate()", "policy_config", "applies to a policy given by name; configure a policy object directly")
     pol = make_policy(policy, **(policy_config or {})) if isinstance(policy, str) else policy

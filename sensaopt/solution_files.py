@@ -54,8 +54,11 @@ def detect(text: str) -> str:
 def read_solution(path: str | Path, fmt: str | None = None) -> SolutionFile:
     """The solution in ``path`` (``fmt``: one of :data:`FORMATS`, None: detected);
     :class:`InputError` naming the file and line when it cannot be read."""
+    from sensaopt.io import check_regular_file
+
     p = Path(path)
     try:
+        check_regular_file(p)
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InputError(str(p), "(file)", "not a text file") from None

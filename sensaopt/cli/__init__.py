@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from typing import Any
 
@@ -129,9 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     _load_extra()
     outputs.last_kept = None
     saved = {k: os.environ.get(k) for k in _root_env()}
+    from sensaopt.solvers.interrupt import terminate_interrupts
+
     try:
         try:
-            rv = _command().main(args=argv, standalone_mode=False, prog_name="sensaopt")
+            with terminate_interrupts():  # SIGTERM ends a command like Ctrl-C: finished parts kept and named, temp files removed
+                outputs.check_output_words(list(sys.argv[1:] if argv is None else argv))
+                rv = _command().main(args=argv, standalone_mode=False, prog_name="sensaopt")
         finally:
             _restore_env(saved)  # --data-dir / --mirror hold for this command (and its workers) only
             _flush_stdout()  # a full or closed stdout fails here, inside the boundary, not at interpreter exit
@@ -141,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return code
     if rv == 130:  # typer (non-standalone) turns Ctrl-C into a returned 130; finished work is already saved
-        print(f"interrupted{_kept()}", file=sys.stderr)
+        _say(f"interrupted{_kept()}")
     return rv if isinstance(rv, int) else 0
 
 
@@ -168,6 +173,15 @@ def _kept(e: BaseException | None = None) -> str:
     return f" ({t})" if t else ""
 
 
+def _say(text: str) -> None:
+    """Print ``text`` on stderr as one line: control characters it quotes from user input
+    (a newline in a job id or a file name) are shown escaped (``\\n``)."""
+    print(_CONTROL.sub(lambda m: repr(m.group())[1:-1], text), file=sys.stderr)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # ASCII control characters
+
+
 def _ended_by(e: BaseException) -> int | None:
     """The exit code for an exception leaving a command, its line printed; None: not a
     user-facing error (a programming error keeps its traceback)."""
@@ -175,23 +189,23 @@ def _ended_by(e: BaseException) -> int | None:
 
     click_exc, exit_exc, abort_exc = _usage_classes()
     if isinstance(e, SensaoptError):
-        print(f"error: {e}{_kept(e)}", file=sys.stderr)
+        _say(f"error: {e}{_kept(e)}")
         return 2
     if isinstance(e, KeyError):  # an unknown name in a registry
-        print(f"error: {e.args[0] if e.args else e}{_kept(e)}", file=sys.stderr)
+        _say(f"error: {e.args[0] if e.args else e}{_kept(e)}")
         return 2
     if isinstance(e, KeyboardInterrupt):
-        print(f"interrupted{_kept(e)}", file=sys.stderr)
+        _say(f"interrupted{_kept(e)}")
         return 130
     if isinstance(e, click_exc):  # usage errors (unknown command or option, missing argument, bad value): exit 2
         msg = _one_line(e)
         if msg:  # empty: a group called without a command (its help is already printed)
-            print(f"error: {msg}", file=sys.stderr)
+            _say(f"error: {msg}")
         return 2
     if isinstance(e, exit_exc):
         return int(getattr(e, "exit_code", 0))
     if isinstance(e, abort_exc):
-        print(f"aborted{_kept(e)}", file=sys.stderr)
+        _say(f"aborted{_kept(e)}")
         return 130
     if os.environ.get(TRACEBACK_ENV):
         return None
@@ -220,7 +234,7 @@ def _os_error(e: OSError, note: str = "") -> int:
         where += f" -> {_short(os.fsdecode(e.filename2))}"
     code = errno.errorcode.get(e.errno or 0, "")
     what = e.strerror or str(e)
-    print(f"error: {where}: {what}{f' ({code})' if code else ''}{note}", file=sys.stderr)
+    _say(f"error: {where}: {what}{f' ({code})' if code else ''}{note}")
     if isinstance(e, BrokenPipeError) or e.errno in (errno.EPIPE, errno.ENOSPC):
         _silence_stdout()
     return 2

@@ -48,6 +48,8 @@ def _root(
         raise InputError("(command line)", "--log-level", f"unknown level {log_level!r} (use {', '.join(LOG_LEVELS)})")
     configure_logging(log_level.lower())
     if data_dir is not None:  # this process and the workers it starts read the environment
+        if data_dir.exists() and not data_dir.is_dir():
+            raise InputError(str(data_dir), "--data-dir", "is not a directory (a data folder is needed here)")
         os.environ[TRACES_ENV] = str(data_dir.resolve())
     if mirror is not None:
         if not mirror.startswith(("http://", "https://", "file://")):

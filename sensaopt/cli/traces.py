@@ -112,7 +112,7 @@ def simulate(
     from sensaopt.config import policy_settings
     from sensaopt.datasets import require
     from sensaopt.io import instance_to_dict, json_text
-    from sensaopt.outputs import Kept, check_output, check_output_dir, write_text
+    from sensaopt.outputs import Kept, check_distinct, check_output, check_output_dir, write_text
     from sensaopt.simulator import simulate as run
     from sensaopt.traces.run import output_paths, write_outputs
     from sensaopt.traces.sources import data_needed, workload_instance
@@ -122,12 +122,11 @@ def simulate(
     require(data_needed(workload.trace, workload.guided))  # a missing data file: one line naming `sensaopt data fetch`
     inputs = (workload.trace,)  # a trace file (a generator's name is no file and never matches)
     check_output_dir(output, field=OUT_DIR)
-    for pol in policy:  # every output file checked before the first policy runs
-        for p in output_paths(output, pol, fmt):
-            check_output(p, inputs=inputs, field=OUT_DIR)
     saved = schedule_files(save_schedule, policy) if save_schedule is not None else {}
-    for p in saved.values():
-        check_output(p, inputs=inputs, field="--save-schedule")
+    files = [(p, OUT_DIR) for pol in policy for p in output_paths(output, pol, fmt)] + [(p, "--save-schedule") for p in saved.values()]
+    for p, opt in files:  # every output file checked before the first policy runs
+        check_output(p, inputs=inputs, field=opt)
+    check_distinct(files)
     inst, data = workload_instance(workload, on_error="skip" if skip_malformed else "raise")
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(data.skipped.items())) or "none"
     size = f"{len(inst.jobs)} jobs on {inst.cluster.num_nodes} nodes / {inst.cluster.total_gpus} GPUs"
@@ -249,6 +248,7 @@ def sweep(
     check_output_dir(store, field=OUT_DIR)
     check_output(table, inputs=traces, field=OUT_DIR)
     cfgs = [RunConfig(**asdict(w), policy=p, policy_config=as_pairs(knobs[p])) for w in workload for p in policy]
+    cfgs = list({c.key(): c for c in cfgs}.values())  # a value repeated in a grid (--load 1 --load 1) is one run, one row
     check_configs(cfgs, trace_files=scheduler is None)  # a bad trace or preset: one line before any run, not N failed runs
     st, notes = _store(store)
     bar, cb = _run_bar(len(cfgs), "sweep", quiet, progress_every)
@@ -283,7 +283,7 @@ def experiment_paper(
     policy: list[str] = typer.Option([], "--policy", metavar="NAME",
                                      help="Policies, repeat (default: the second edition's, those registered: sensascale "
                                           "sensascale-paper chronus synergy-tune edf edf-demote edf-tune edf-tune-demote lst fifo)."),
-    seeds: int = typer.Option(3, "--seeds", min=1, metavar="N",
+    seeds: int = typer.Option(3, "--seeds", callback=in_range("seeds"), metavar="N",
                               help="Number of seeds: --seed, --seed + 1, ... (each a run of every cell)."),
     seed: int = typer.Option(0, callback=in_range("seed"), help="First seed (model types, generator, Helios deadlines, thinning)."),
     round_minutes: float = typer.Option(5.0, callback=in_range("round_minutes"), help="Round length, minutes."),
@@ -320,8 +320,9 @@ def experiment_paper(
     import time
 
     from sensaopt.errors import InputError
+    from sensaopt.limits import MAX_SEED
     from sensaopt.outputs import check_output, check_output_dir, write_text
-    from sensaopt.policies import check_policy, policy_names
+    from sensaopt.policies import check_policies, policy_names
     from sensaopt.sweep import paper
     from sensaopt.sweep.paper import POLICIES, PaperSettings, paper_configs
     from sensaopt.sweep.provenance import git_state, machine
@@ -330,8 +331,9 @@ def experiment_paper(
     t0, git, host = time.perf_counter(), git_state(), machine()  # the code and machine as the command starts
     known = set(policy_names())
     pols = tuple(policy) if policy else tuple(p for p in POLICIES if p in known)
-    for p in pols:
-        check_policy(p)
+    check_policies(pols)
+    if seed + seeds - 1 > MAX_SEED:
+        raise InputError("--seeds", "seeds", f"--seed {seed} + --seeds {seeds} - 1 passes the largest seed {MAX_SEED}")
     fmt = check_table_format(table_format)
     extra = paper.PARQUET_FILES if fmt == "parquet" else ()
     if not (0 < scale <= 1):
@@ -473,15 +475,14 @@ def _experiment(name: str, workload: WorkloadConfig, output: Path, seeds: int, p
     """Shared body of ``experiment ablation`` / ``experiment robustness``: check every option
     and output, run the grid through the resumable store, write table (md, csv) and figure."""
     from sensaopt.datasets import require
-    from sensaopt.errors import InputError
     from sensaopt.outputs import check_output, check_output_dir, write_text
+    from sensaopt.policies import check_policies
     from sensaopt.sweep import experiment_plot as plot
     from sensaopt.sweep import experiments as ex
     from sensaopt.sweep.runner import check_configs
     from sensaopt.traces.sources import data_needed
 
-    if not 1 <= seeds <= 1000:
-        raise InputError("--seeds", "seeds", f"must be an integer within [1, 1000], got {seeds}")
+    check_policies(policies)
     check_output_dir(output, field=OUT_DIR)
     md_path, csv_path, png_path = (check_output(output / n, inputs=(workload.trace,), field=OUT_DIR) for n in ex.output_names(name))
     if name == "ablation":
@@ -534,7 +535,7 @@ def experiment_ablation(
     workload: WorkloadConfig,
     output: Path = out_dir_option(_OUT_HELP),
     _retired: str | None = retired_folder_option("-o", "--out", "--output"),
-    seeds: int = typer.Option(3, "--seeds", metavar="N", help=_SEEDS_HELP),
+    seeds: int = typer.Option(3, "--seeds", callback=in_range("seeds"), metavar="N", help=_SEEDS_HELP),
     days: str = typer.Option("2", "--days", help=_DAYS_HELP),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     workers: int = typer.Option(2, callback=in_range("workers"), metavar="N", help="LocalCluster worker processes."),
@@ -552,7 +553,7 @@ def experiment_robustness(
     workload: WorkloadConfig,
     output: Path = out_dir_option(_OUT_HELP),
     _retired: str | None = retired_folder_option("-o", "--out", "--output"),
-    seeds: int = typer.Option(3, "--seeds", metavar="N", help=_SEEDS_HELP),
+    seeds: int = typer.Option(3, "--seeds", callback=in_range("seeds"), metavar="N", help=_SEEDS_HELP),
     days: str = typer.Option("2", "--days", help=_DAYS_HELP),
     policy: list[str] = typer.Option([], "--policy", metavar="NAME",
                                      help=f"Policies, repeat (default: {' '.join(_ROBUSTNESS_POLICIES)})."),

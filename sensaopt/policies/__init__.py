@@ -15,7 +15,7 @@ or, without touching sensaopt, from an installed package: an entry point in the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import is_dataclass
 from typing import Any
 
@@ -123,6 +123,27 @@ def check_policy(name: str, field: str = "--policy") -> None:
         policy_class(name)
     except KeyError as e:
         raise InputError(field, "policy", str(e.args[0])) from None
+
+
+def check_policies(names: Iterable[str], field: str = "--policy") -> None:
+    """Check every name with :func:`check_policy`, and that each is named once (a policy
+    given twice would run twice into the same files or table rows).
+
+    Args:
+        names: the policy names or import paths.
+        field: the option or field named in the error.
+
+    Raises:
+        InputError: one line, for an unknown policy or one given twice.
+    """
+    from sensaopt.errors import InputError
+
+    seen: set[str] = set()
+    for name in names:
+        check_policy(name, field)
+        if name in seen:
+            raise InputError(field, "policy", f"{name!r} given twice (name each policy once)")
+        seen.add(name)
 
 
 def make_policy(name: str, config: Any = None, **overrides: Any) -> Policy:
