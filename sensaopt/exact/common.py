@@ -254,7 +254,7 @@ def build_or_result(prep: Prepared, data: ModelData, engine: Engine, settings: S
         if prep.hint is None or not settings.model_spec.warm_start_feasible:
             return early_result(engine.name, data, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
         return early_result(engine.name, data, Status.TIME_LIMIT, budget, stub_params,
-                             f"{e}; incumbent = the SensaScale warm start, bound known without solving", incumbent=prep.heuristic)
+                             f"{e}; incumbent = the warm start, bound known without solving", incumbent=prep.heuristic)
 
 
 __all__ = ["DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "INTEGRAL_GAP", "MIN_EXTEND_S", "Prepared",
