@@ -350,8 +350,6 @@ def load_instance(path: str | Path) -> Instance:
 
 def _check_path_argument(where: str, name: str, path: object) -> None:
     """:class:`ArgumentError` unless ``path`` is a str or an ``os.PathLike``."""
-    import os
-
     from sensaopt.errors import ArgumentError
 
     if not isinstance(path, (str, os.PathLike)):

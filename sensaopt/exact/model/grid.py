@@ -106,7 +106,7 @@ def inner_options(profile: SensitivityProfile, cluster: Cluster, gpus: int, refi
 def outer_options(profile: SensitivityProfile, refine: int = DEFAULT_REFINE, gpus: int | None = None) -> tuple[Option, ...]:
     """Relaxation options: the refined grid rounded down to the lattice, each point with
     the highest speed of its box (module doc). ``gpus``: the job's GPUs; its CPU axis then
-    holds only the per-GPU cores a node can give it in whole cores (:func:`cpu_values`),
+    holds only the per-GPU cores a node can give it in whole cores (:func:`cpu_value`),
     each box's speed the highest over those values in it (None: any real CPU)."""
     axis = refined_axis(profile.cpu_levels, refine)
     if gpus is None:
@@ -135,8 +135,12 @@ def relaxation_options(profile: SensitivityProfile, refine: int, gpus: int) -> t
     Measured on a 20-job Philly window (1-GPU jobs): refine 1 has 53 / 62 options (real /
     whole-core), refine 2 173 / 119, refine 4 653 / 233; the larger, tighter refine-1
     grid reached a lower bound within the relaxation's share of 60 s."""
-    real, whole = outer_options(profile, refine), outer_options(profile, refine, gpus)
-    return whole if len(whole) <= len(real) else real
+    key = ("relaxation_options", refine, gpus)  # per profile: build_data asks once per job and stage
+    hit = profile._cache.get(key)
+    if hit is None:
+        real, whole = outer_options(profile, refine), outer_options(profile, refine, gpus)
+        hit = profile._cache[key] = whole if len(whole) <= len(real) else real
+    return hit
 
 
 def cpu_value(x: float, gpus: int, up: bool, strict: bool = False) -> float:
