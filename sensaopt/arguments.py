@@ -30,6 +30,7 @@ ARGUMENTS: dict[str, Range] = {
     "work_scale": Range(1, 1e6, integer=True),
     "refine": Range(1, 64, "steps per profile cell", integer=True),  # the allocation relaxation's grid (exact.model.grid)
     "relax_time_limit": Range(0, 604800, "seconds"),  # the allocation relaxations' time (exact.phases.allocation)
+    "lns_share": Range(0, 0.9, "of the deadline-hard phase's time"),  # large-neighbourhood search first (exact.phases.lns)
 }
 
 

@@ -217,11 +217,35 @@ class BranchPriceReport:
 
 
 @dataclass(frozen=True)
+class LnsReport:
+    """Large-neighbourhood search before the deadline-hard phase's solver
+    (:mod:`sensaopt.exact.phases.lns`): the start's and the result's objective (metrics
+    units), rounds, rounds that improved, the last neighbourhood size (jobs), seconds.
+    JSON: ``params["lexicographic"]["lns"]``."""
+
+    start: float
+    objective: float
+    rounds: int
+    improved: int
+    size: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "objective": self.objective, "rounds": self.rounds, "improved": self.improved,
+                "size": self.size, "seconds": round(self.seconds, 3)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LnsReport:
+        return cls(**d)
+
+
+@dataclass(frozen=True)
 class LexicographicReport:
     """The phases of a lexicographic exact solve: ``phase1`` (None: not run, ``skipped``
     says why: :data:`SKIPPED_NO_OPEN` or :data:`SKIPPED_ZERO_MISS`), the shortfall run
     before it, the scaled loss limits added for phase 2 (``loss_cap``, ``loss_floor``),
-    and in the deadline-hard phase (``phase2``) its cooperation and branch and price.
+    and in the deadline-hard phase (``phase2``) its large-neighbourhood search, cooperation
+    and branch and price.
     JSON: ``params["lexicographic"]`` (``phase1`` is the ``skipped`` string when not run)."""
 
     phase1_share: float
@@ -233,6 +257,7 @@ class LexicographicReport:
     phase2: str | None = None
     cooperation: CooperationReport | None = None
     branch_price: BranchPriceReport | None = None
+    lns: LnsReport | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"phase1_share": self.phase1_share,
@@ -247,6 +272,8 @@ class LexicographicReport:
             out["cooperation"] = self.cooperation.to_dict()
         if self.branch_price is not None:
             out["branch_price"] = self.branch_price.to_dict()
+        if self.lns is not None:
+            out["lns"] = self.lns.to_dict()
         return out
 
     @classmethod
@@ -256,7 +283,8 @@ class LexicographicReport:
                    skipped=p1 if isinstance(p1, str) else "", shortfall=None if sf is None else ShortfallReport.from_dict(sf),
                    loss_cap=d.get("loss_cap"), loss_floor=d.get("loss_floor"), phase2=d.get("phase2"),
                    cooperation=None if coop is None else CooperationReport.from_dict(coop),
-                   branch_price=None if bp is None else BranchPriceReport.from_dict(bp))
+                   branch_price=None if bp is None else BranchPriceReport.from_dict(bp),
+                   lns=None if d.get("lns") is None else LnsReport.from_dict(d["lns"]))
 
 
 @dataclass(frozen=True)

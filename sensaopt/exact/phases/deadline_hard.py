@@ -28,12 +28,14 @@ from sensaopt.exact.model.values import extract_schedule, hint_values, relabel_i
 from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
 from sensaopt.exact.phases.complete import complete_schedule
 from sensaopt.exact.phases.horizon import with_horizon_proof
+from sensaopt.exact.phases.lns import improve
 from sensaopt.exact.phases.lexicographic import ObjectiveFloors
 from sensaopt.exact.phases.shortfall import ShortfallOutcome
 from sensaopt.result import (
     SKIPPED_ZERO_MISS,
     CooperationReport,
     LexicographicReport,
+    LnsReport,
     LossProof,
     Result,
     RunReport,
@@ -67,6 +69,7 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     itself: the bound is the smaller of the hard model's bound and the floor of every
     schedule with a miss, and OPTIMAL needs the incumbent at or below that floor."""
     full = prep.data
+    whole, lns = search_first(prep, data, whole, settings, budget)
     mb = build_or_result(prep, data, engine, settings, budget)
     if isinstance(mb, Result):
         return mb
@@ -99,7 +102,8 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
         msg += "; optimal among zero-miss schedules only: missing a deadline might cost less than it saves"
     out = replace(out, status=status, bound=min(bound, miss), message=msg)
     lex = LexicographicReport(phase1_share=settings.phase1_share, skipped=SKIPPED_ZERO_MISS, shortfall=short.report,
-                              phase2="deadline-hard, trimmed", cooperation=coop, branch_price=None if bp is None else bp.report())
+                              phase2="deadline-hard, trimmed", cooperation=coop, branch_price=None if bp is None else bp.report(),
+                              lns=lns)
     params = base_params(engine, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
                                                 "complete_start": fallback is not None})
     if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
@@ -115,6 +119,19 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     within = frozenset(k for k, end in data.ends.items() if end <= data.H)  # deadline slots inside the horizon
     exempt = within if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return with_horizon_proof(res, data, floors.loss, exempt)
+
+
+def search_first(prep: Prepared, data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget
+                 ) -> tuple[Schedule, LnsReport | None]:
+    """Large-neighbourhood search (:func:`~sensaopt.exact.phases.lns.improve`) for
+    ``settings.lns_share`` of the time left, from the better of ``whole`` (the complete
+    zero-miss start) and the warm start where that fits the trimmed model: the schedule
+    the solver then starts from, and the search's record (None when it did not run)."""
+    if settings.lns_share <= 0 or budget.left() < MIN_EXTEND_S:
+        return whole, None
+    ws = relabel_identical_nodes(data.instance, prep.heuristic.schedule)
+    out = improve(data, [whole, ws], settings.model_spec, budget.split(settings.lns_share), settings.seed)
+    return out.schedule, LnsReport(out.start, out.objective, out.rounds, out.improved, out.size, round(out.seconds, 3))
 
 
 BRANCH_PRICE_AFTER = 0.5  # with branch and price: the solver(s) get this share of the deadline-hard phase's time
