@@ -29,12 +29,51 @@ FOLLOW = "sensaopt.exact.pipeline.solve_exact"
 GROUP = ("sensaopt.allocations",)
 
 
-def _sequence_stats(seq: list[str], group: tuple[str, ...]) -> dict:
-    """Stays (runs of one module), distinct modules, returns to a module already left
-    and the group's runs in the flat call sequence ``seq`` (modules, in call order)."""
-    runs = [m for k, m in enumerate(seq) if k == 0 or seq[k - 1] != m]
-    return {"calls": len(seq), "stays": len(runs), "modules": len(set(seq)), "returns": len(runs) - len(set(runs)),
-            "group_runs": sum(1 for m in runs if m in group)}
+class Follower:
+    """The calls made while ``follow`` (``module.function``) runs: the modules of its first
+    ``first`` calls and the entries into ``group`` from outside it."""
+
+    def __init__(self, follow: str, group: tuple[str, ...], first: int) -> None:
+        self.follow, self.group, self.first = follow, group, first
+        self.frame = None  # the followed function's frame while it runs
+        self.seq: list[str] = []
+        self.stretches: collections.Counter = collections.Counter()  # by entering caller and function entered
+
+    def see(self, frame, event: str, mod: str) -> None:
+        """One profiler event of a sensaopt frame (``mod`` its module)."""
+        if event == "return" and frame is self.frame:
+            self.frame = None
+        if event != "call":
+            return
+        if self.frame is None and f"{mod}.{frame.f_code.co_name}" == self.follow:
+            self.frame = frame
+        if self.frame is None:
+            return
+        if len(self.seq) < self.first:
+            self.seq.append(mod)
+        if mod in self.group and not any(m in self.group for m in _modules_below(frame)):
+            self.stretches[f"{frame.f_back.f_globals.get('__name__', '')} -> {mod}.{frame.f_code.co_name}"] += 1
+
+    def report(self) -> dict:
+        """Entries into the group, and the flat sequence: stays (runs of calls in one
+        module), distinct modules, returns to a module already left, the group's stays."""
+        seq = self.seq
+        runs = [m for k, m in enumerate(seq) if k == 0 or seq[k - 1] != m]
+        return {"stretches": sum(self.stretches.values()), "stretch_list": dict(self.stretches.most_common()),
+                "first_calls": {"calls": len(seq), "stays": len(runs), "modules": len(set(seq)),
+                                "returns": len(runs) - len(set(runs)), "group_runs": sum(1 for m in runs if m in self.group)}}
+
+
+def _modules_below(frame) -> list[str]:
+    """The sensaopt modules on the stack below ``frame``, nearest first, each run once."""
+    chain: list[str] = []
+    f = frame.f_back
+    while f is not None:
+        m = f.f_globals.get("__name__", "")
+        if m.startswith("sensaopt") and (not chain or chain[-1] != m):
+            chain.append(m)
+        f = f.f_back
+    return chain
 
 
 def trace(instance: str, solver: str, follow: str = FOLLOW, group: tuple[str, ...] = GROUP, first: int = 400,
@@ -46,38 +85,17 @@ def trace(instance: str, solver: str, follow: str = FOLLOW, group: tuple[str, ..
     calls: collections.Counter = collections.Counter()
     edges: set[tuple[str, str]] = set()
     back: collections.Counter = collections.Counter()
-    inside: list = []  # the followed function's frame while it runs
-    seq: list[str] = []  # modules of its first ``first`` calls
-    stretches: collections.Counter = collections.Counter()  # entries into the group while following, by entering caller
+    follower = Follower(follow, group, first)
 
     def prof(frame, event, arg):  # noqa: ARG001
-        if event == "return" and inside and frame is inside[0]:
-            inside.clear()
-        if event != "call":
-            return
         mod = frame.f_globals.get("__name__", "")
         if not mod.startswith("sensaopt"):
             return
-        if not inside and f"{mod}.{frame.f_code.co_name}" == follow:
-            inside.append(frame)
-        if inside:
-            if len(seq) < first:
-                seq.append(mod)
-            if mod in group:
-                f, entered = frame.f_back, True
-                while f is not None and entered:
-                    entered = f.f_globals.get("__name__", "") not in group
-                    f = f.f_back
-                if entered:
-                    stretches[f"{frame.f_back.f_globals.get('__name__', '')} -> {mod}.{frame.f_code.co_name}"] += 1
+        follower.see(frame, event, mod)
+        if event != "call":
+            return
         calls[mod, frame.f_code.co_name] += 1
-        chain = []
-        f = frame.f_back
-        while f is not None:
-            m = f.f_globals.get("__name__", "")
-            if m.startswith("sensaopt") and (not chain or chain[-1] != m):
-                chain.append(m)
-            f = f.f_back
+        chain = _modules_below(frame)
         if chain and chain[0] != mod:
             edges.add((chain[0], mod))
             if mod in chain[1:]:
@@ -94,9 +112,8 @@ def trace(instance: str, solver: str, follow: str = FOLLOW, group: tuple[str, ..
     return {"status": res.status.value, "objective": res.objective, "bound": res.bound,
             "modules": len(mods), "functions": len(calls), "calls": sum(calls.values()), "edges": len(edges),
             "re_entries": sum(back.values()), "re_entry_sites": len(back),
-            "stretches": sum(stretches.values()), "stretch_list": dict(stretches.most_common()),
-            "first_calls": _sequence_stats(seq, group),
-            "calls_per_module": dict(mods.most_common()), "re_entry_list": {" <- ".join((f"{m}.{fn}", c)): n for (m, fn, c), n in back.most_common()}}
+            **follower.report(), "calls_per_module": dict(mods.most_common()),
+            "re_entry_list": {" <- ".join((f"{m}.{fn}", c)): n for (m, fn, c), n in back.most_common()}}
 
 
 def main(argv=None) -> int:
