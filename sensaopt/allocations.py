@@ -40,8 +40,9 @@ other option as fast with no more CPU and memory):
 * an exact model's options of every job and the options each node holds
   (:func:`model_grids`, one call per model data build).
 
-**One cache**: every set is computed once per profile and arguments (:func:`_cached`;
-the entries live as long as the profile).
+**One cache**: every set is computed once per profile (by value) and arguments
+(:func:`_cached`; the entries live as long as the profile), except a model grid with a
+warm start's points (those differ from solve to solve).
 """
 
 from __future__ import annotations
@@ -508,14 +509,16 @@ def model_grids(instance: Instance, jobs: Iterable[Job], *, relaxed: bool, refin
 
 def _job_grid(profile: SensitivityProfile, cluster: Cluster, gpus: int, relaxed: bool, refine: int, inner_refine: int,
               extra: frozenset[tuple[float, float]]) -> JobGrid:
-    """:func:`model_grids` of one job (cached)."""
+    """:func:`model_grids` of one job (cached unless it has ``extra`` points: a warm
+    start's points differ from solve to solve, and the cache would only grow)."""
     def make() -> JobGrid:
         opts = _model_options(profile, cluster, gpus, relaxed, refine, inner_refine, extra)
         holds = {(t, g): frozenset(k for k, o in enumerate(opts) if fits(t, g, o, whole=not relaxed))
                  for t in cluster.node_types for g in range(1, min(gpus, t.gpus) + 1)}
         return JobGrid(opts, holds)
-    key = ("model", gpus, True, refine) if relaxed else ("model", gpus, False, inner_refine, extra)
-    return _cached(profile, (*key, cluster.node_types), make)
+    if extra and not relaxed:
+        return make()
+    return _cached(profile, ("model", gpus, relaxed, refine if relaxed else inner_refine, cluster.node_types), make)
 
 
 def _model_options(profile: SensitivityProfile, cluster: Cluster, gpus: int, relaxed: bool, refine: int,

@@ -107,3 +107,13 @@ def test_one_cache_per_profile_by_value_released_with_it():
     del p, first
     gc.collect()
     assert len(al._CACHE) == n - 1
+
+
+def test_warm_start_points_do_not_grow_the_cache():
+    inst = load_instance("tiny-8gpu")
+    job = inst.jobs[0]
+    sizes = []
+    for c in (1.0, 2.0, 3.0, 4.0):
+        al.model_grids(inst, [job], relaxed=False, refine=2, inner_refine=1, extra={job.id: {(c, 62.5)}})
+        sizes.append(len(al._CACHE[job.profile]))
+    assert sizes[1:] == sizes[:1] * 3
