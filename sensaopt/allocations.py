@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from sensaopt.schedule import Schedule
 
 __all__ = [
-    "DEFAULT_REFINE", "LATTICE", "JobGrid", "Option", "box_max", "cpu_candidates", "cpu_value", "dominated", "fits",
+    "DEFAULT_REFINE", "LATTICE", "JobGrid", "Option", "best_speed", "box_max", "cpu_candidates", "cpu_value", "dominated", "fits",
     "grids_dominate", "inner_options", "job_options", "meets_floor", "model_grids", "optimal_demand", "outer_options",
     "pareto", "proportional_share", "refined_axis", "relaxation_options", "schedule_points", "whole_core_options",
     "whole_cores", "whole_node_shares",
@@ -145,6 +145,38 @@ def proportional_share(node: Node | NodeType) -> tuple[int, float]:
     return math.floor(node.cpus / node.gpus + 1e-9), node.mem_gb / node.gpus
 
 
+def _gpus_on(node: NodeType, gpus: int) -> int:
+    """A ``gpus``-GPU job's GPUs on a node of type ``node`` that holds the most of them:
+    all of them, or the whole node's (a gang job)."""
+    return gpus if gpus <= node.gpus else node.gpus
+
+
+def best_speed(profile: SensitivityProfile, gpus: int, cluster: Cluster) -> float:
+    """The highest speed a job reaches over every allocation one node can give its GPUs.
+
+    Per GPU up to (node cores / g, node GB / g) for a job of g GPUs that fits the node,
+    up to (node cores / G, node GB / G) for a gang job on G-GPU nodes (its slowest node
+    is a whole node); at least the floor (:func:`box_max` over that box). Over several
+    node types the best of them.
+
+    Args:
+        profile: the job's profile.
+        gpus: the job's GPUs.
+        cluster: the cluster.
+
+    Returns:
+        The speed (without the job's ``speed_factor``); 0.0 when no node type gives the floor.
+    """
+    best = 0.0
+    fc, fm = profile.floor
+    for t in cluster.node_types:
+        per = _gpus_on(t, gpus)
+        cmax, mmax = t.cpus / per, t.mem_gb / per
+        if meets_floor(profile, cmax, mmax):
+            best = max(best, box_max(profile, fc, cmax, fm, mmax))
+    return best
+
+
 def whole_node_shares(cluster: Cluster, gpus: int) -> set[tuple[float, float]]:
     """Per-GPU allocations of a whole node of each type shared by a job's GPUs on it.
 
@@ -158,7 +190,7 @@ def whole_node_shares(cluster: Cluster, gpus: int) -> set[tuple[float, float]]:
     """
     out = set()
     for t in cluster.node_types:
-        per = gpus if gpus <= t.gpus else t.gpus
+        per = _gpus_on(t, gpus)
         out.add((t.cpus / per, _lattice(t.mem_gb / per, up=False)))
     return out
 

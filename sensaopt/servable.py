@@ -23,7 +23,7 @@ Rules matched exactly with :mod:`sensaopt.validator` (and the simulator, which i
   Over several node types the best of them (an upper bound, so never a servable job
   counted as unservable). The profile's bilinear surface reaches its maximum over such a
   box at a grid level or the box's corner, so only those points are evaluated
-  (:func:`sensaopt.allocations.box_max`).
+  (:func:`sensaopt.allocations.best_speed`, :func:`~sensaopt.allocations.box_max`).
 
 Vectorised over jobs (numpy), the speeds computed once per (profile, GPU count).
 """
@@ -35,30 +35,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sensaopt.allocations import box_max, meets_floor, proportional_share
+from sensaopt.allocations import best_speed, proportional_share
 from sensaopt.metrics import DEADLINE_EPS
 from sensaopt.validator import WORK_EPS
 
 if TYPE_CHECKING:
-    from sensaopt.instance import Cluster, Instance, Job
+    from sensaopt.instance import Instance, Job
     from sensaopt.profiles import SensitivityProfile
 
 
-def best_speed(profile: SensitivityProfile, gpus: int, cluster: Cluster) -> float:
-    """Highest profile speed of a ``gpus``-GPU job on ``cluster`` (module doc; 0.0 when
-    no node type can give it its floor)."""
-    best = 0.0
-    fc, fm = profile.floor
-    for t in cluster.node_types:
-        share = gpus if gpus <= t.gpus else t.gpus  # per-GPU divisor: the job's GPUs on one node, or a whole node
-        cmax, mmax = t.cpus / share, t.mem_gb / share
-        if meets_floor(profile, cmax, mmax):
-            best = max(best, box_max(profile, fc, cmax, fm, mmax))
-    return best
-
-
 def best_speeds(instance: Instance) -> np.ndarray:
-    """Per job (instance order), its best speed (:func:`best_speed`) × its ``speed_factor``."""
+    """Per job (instance order), its best speed (:func:`sensaopt.allocations.best_speed`) × its ``speed_factor``."""
     cache: dict[tuple[int, int], float] = {}
     keep: list[SensitivityProfile] = []  # the profiles keyed by id stay alive while cached
     out = np.empty(len(instance.jobs), dtype=float)
