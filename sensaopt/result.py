@@ -270,13 +270,16 @@ class LexicographicReport:
 class RelaxationStage:
     """One allocation relaxation tried (:mod:`sensaopt.exact.phases.allocation`): its
     refinement, horizon (rounds), bound within that horizon, loss floor and bound over
-    every schedule (metrics units)."""
+    every schedule (metrics units); ``model``: ``weighted`` (loss floored) or
+    ``deadline-hard`` (every deadline a constraint), ``backend``: the solver that ran it."""
 
     refine: int
     horizon: int
     within_horizon_bound: float
     loss_floor: float
     bound: float
+    model: str = "weighted"
+    backend: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
