@@ -14,13 +14,20 @@ from typing import TYPE_CHECKING, Any
 from sensaopt.io import check_json_numbers, parse_schedule_dict, read_json
 from sensaopt.metrics import JobMetrics, Metrics
 from sensaopt.metrics import job_metrics as _job_metrics
+from sensaopt.registry import Registry
 from sensaopt.schedule import Schedule
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from sensaopt.instance import Instance
     from sensaopt.validator import Evaluation
 
 VALUE_TOL = 1e-6  # deadline value: lost values closer than this are equal (solver round-off)
+VIEWS: Registry[Any] = Registry("result view", {"frame": "sensaopt.frames:result_frame"})
+"""Views of a Result from the layers above this module (``tests/test_layers.py``: a Result
+never imports the reports), as lazy ``"module:attr"`` paths imported on first use
+(:meth:`Result.to_frame`)."""
 
 
 class Status(str, enum.Enum):
@@ -428,6 +435,17 @@ class Result:
         if self.evaluation is None or self.truth is None:
             raise ValueError(f"result of {self.solver} ({self.status.value}) carries no evaluation")
         return _job_metrics(self.truth, self.evaluation)
+
+    def to_frame(self, label: str | None = None) -> pd.DataFrame:
+        """This result as a one-row pandas DataFrame (:func:`sensaopt.frames.result_frame`).
+
+        Args:
+            label: the row's index (None: the result's ``solver``).
+
+        Returns:
+            One row with the columns of :func:`sensaopt.frames.metrics_frame`.
+        """
+        return VIEWS.get("frame")(self, label)
 
     def json_params(self) -> dict[str, Any]:
         """``params`` with the typed reports written in (the JSON form: keys ``horizon``,

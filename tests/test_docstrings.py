@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-FULLY = ("sensaopt.plot", "sensaopt.palette", "sensaopt.policies", "sensaopt.sweep.experiment_plot")
+FULLY = ("sensaopt.plot", "sensaopt.palette", "sensaopt.policies", "sensaopt.sweep.experiment_plot", "sensaopt.allocations")
 """Modules whose every public function (defined there) is documented so."""
 NAMED = {
     "sensaopt.io": ("load_instance", "save_instance", "load_schedule", "save_schedule"),

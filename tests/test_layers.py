@@ -21,7 +21,7 @@ PACKAGE = ROOT / "sensaopt"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", (
         "sensaopt.errors", "sensaopt.limits", "sensaopt.registry", "sensaopt.quiet", "sensaopt.palette",
-        "sensaopt.profile_data", "sensaopt.profiles", "sensaopt.options", "sensaopt.instance", "sensaopt.datasets",
+        "sensaopt.profile_data", "sensaopt.profiles", "sensaopt.instance", "sensaopt.allocations", "sensaopt.datasets",
         "sensaopt.helios_data",  # files derived from HeliosData's data.zip (imports nothing of sensaopt)
         "sensaopt.solution_files",  # external solvers' solution files (imports only the core)
         "sensaopt.outputs", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",

@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sensaopt.allocations import DEFAULT_REFINE
 from sensaopt.arguments import check_arguments
 from sensaopt.exact.model.builder import Family, ModelSpec, Strength
 from sensaopt.exact.model.data import DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE
-from sensaopt.exact.model.grid import DEFAULT_REFINE
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the warm start's makespan
-MODEL_REFINE = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares; exact.model.grid)
+MODEL_REFINE = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares; sensaopt.allocations)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The allocation check (``models/formulation.md``, "Exact over every valid allocation").
 
 The model offers finitely many per-GPU allocations (the inner grid,
-:mod:`sensaopt.exact.model.grid`); a valid schedule may take any amount in between. Its
+:mod:`sensaopt.allocations`); a valid schedule may take any amount in between. Its
 optimum is therefore an optimum of the problem only when a relaxation that covers every
 allocation cannot do better:
 
@@ -30,7 +30,6 @@ from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, trivial_bound
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective
 from sensaopt.exact.model.data import ModelData, build_data, hard_data
-from sensaopt.exact.model.grid import dominated, inner_options, relaxation_options
 from sensaopt.exact.outcome import Engine, highs_partner
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
 from sensaopt.exact.phases.shortfall import solve_shortfall
@@ -39,20 +38,6 @@ from sensaopt.result import AllocationReport, LossProof, RelaxationStage, Result
 from sensaopt.solvers import TimeBudget, resolve
 
 RELAX_SHARE = 0.25  # share of the time limit the relaxation gets at most (kept for it when the grid is not dominated)
-
-
-def grid_dominates(instance: Instance, refine: int, inner_refine: int = 1) -> bool:
-    """Whether the inner grid dominates the outer one for every job (module doc)."""
-    max_g = instance.cluster.max_node_gpus
-    seen: dict[tuple[int, int], bool] = {}
-    for job in instance.jobs:
-        key = (id(job.profile), job.gpus)
-        if key not in seen:
-            seen[key] = job.gpus <= max_g and dominated(relaxation_options(job.profile, refine, job.gpus),
-                                                        inner_options(job.profile, instance.cluster, job.gpus, inner_refine))
-        if not seen[key]:
-            return False
-    return True
 
 
 def ladder(refine: int) -> list[int]:
@@ -67,7 +52,7 @@ def ladder(refine: int) -> list[int]:
 def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, budget: TimeBudget,
             dominated: bool) -> Result:
     """``res`` (the inner model's Result) with a status and bound valid over every
-    allocation the validator accepts (module doc): ``dominated`` (:func:`grid_dominates`,
+    allocation the validator accepts (module doc): ``dominated`` (:func:`~sensaopt.allocations.grids_dominate`,
     which the pipeline computes once) keeps it as it is; otherwise the relaxations of
     :func:`ladder` in turn, each bound valid, the best one kept, until one meets the
     incumbent."""
