@@ -10,7 +10,8 @@ import pytest
 
 import sensaopt
 from sensaopt.exact.model.builder import spec_of
-from sensaopt.exact.model.data import build_data, extra_options_from, hard_data
+from sensaopt.allocations import schedule_points
+from sensaopt.exact.model.data import build_data, hard_data
 from sensaopt.exact.phases.lns import improve, neighbourhood, score
 from sensaopt.result import Result
 from sensaopt.simulator import simulate
@@ -22,7 +23,7 @@ def _data(name: str, policy: str = "lst"):
     optimum is 78) and the deadline-hard model data of that horizon."""
     inst = sensaopt.load_instance(name)
     h = simulate(inst, policy)
-    extra = extra_options_from(h.schedule)  # its allocations, as the pipeline adds the warm start's
+    extra = schedule_points(h.schedule)  # its allocations, as the pipeline adds the warm start's
     return inst, h, hard_data(build_data(inst, h.schedule.num_rounds + 2, inner_refine=1, extra_options=extra), grow=True)
 
 
