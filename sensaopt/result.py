@@ -181,14 +181,17 @@ class RunReport:
 @dataclass(frozen=True)
 class CooperationReport:
     """The deadline-hard phase's cooperation: the ``partner``'s name, the primary's run
-    and the partner's (None: not run). JSON: ``params["lexicographic"]["cooperation"]``."""
+    and the partner's (None: not run); ``mode``: ``sequential`` (the partner after the
+    primary, from its incumbent) or ``parallel`` (side by side, one core each).
+    JSON: ``params["lexicographic"]["cooperation"]``."""
 
     partner: str
     primary_run: RunReport
     partner_run: RunReport | None = None
+    mode: str = "sequential"
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"partner": self.partner, "primary_run": self.primary_run.to_dict()}
+        out: dict[str, Any] = {"partner": self.partner, "primary_run": self.primary_run.to_dict(), "mode": self.mode}
         if self.partner_run is not None:
             out["partner_run"] = self.partner_run.to_dict()
         return out
@@ -196,7 +199,8 @@ class CooperationReport:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CooperationReport:
         run = d.get("partner_run")
-        return cls(d["partner"], RunReport.from_dict(d["primary_run"]), None if run is None else RunReport.from_dict(run))
+        return cls(d["partner"], RunReport.from_dict(d["primary_run"]), None if run is None else RunReport.from_dict(run),
+                   d.get("mode", "sequential"))
 
 
 @dataclass(frozen=True)

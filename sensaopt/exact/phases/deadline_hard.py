@@ -6,7 +6,10 @@ branch and price (:func:`branch_and_price_after`)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from sensaopt.exact.common import (
     INTEGRAL_GAP,
@@ -168,9 +171,12 @@ def _run_report(out: SolveOutcome) -> RunReport:
 def cooperate(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSettings, budget: TimeBudget,
                whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, CooperationReport]:
     """The primary for ``COOPERATE_SHARE`` of the time left, then ``partner`` on the same
-    data from the primary's incumbent (else from ``whole``) for the rest. Returned: the
+    data from the primary's incumbent (else from ``whole``) for the rest; with two
+    workers or more, both side by side instead (:func:`side_by_side`). Returned: the
     model holding the better incumbent, an outcome with that incumbent and the larger
     bound (OPTIMAL when either proved it or the two meet), and both runs' records."""
+    if settings.workers >= 2:
+        return side_by_side(mb, engine, partner, settings, budget, whole)
     first = engine.run(mb, budget.split(COOPERATE_SHARE))
     record = CooperationReport(partner.name, _run_report(first))
     if first.status == Status.OPTIMAL or budget.left() < MIN_EXTEND_S:
@@ -185,12 +191,64 @@ def cooperate(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSe
         mb2.backend.hint(vals)
     second = partner.run(mb2, budget)
     record = replace(record, partner_run=_run_report(second))
+    return (*combine(mb, first, mb2, second, f"{first.message}; then {partner.name} from its incumbent: {second.message}"), record)
+
+
+def combine(mb: ModelBuild, first: SolveOutcome, mb2: ModelBuild, second: SolveOutcome, msg: str
+            ) -> tuple[ModelBuild, SolveOutcome]:
+    """Two runs on the same data as one: the model holding the better incumbent, that
+    incumbent with the larger bound, OPTIMAL when either proved it or the two meet."""
     best_mb, best = (mb2, second) if second.objective is not None and (first.objective is None or second.objective < first.objective) \
         else (mb, first)
     bounds = [b for b in (first.bound, second.bound) if b is not None]
     bound = max(bounds) if bounds else None
     proven = Status.OPTIMAL in (first.status, second.status) or (
         best.objective is not None and bound is not None and best.objective - bound < INTEGRAL_GAP)
-    status = Status.OPTIMAL if proven else best.status
-    msg = f"{first.message}; then {partner.name} from its incumbent: {second.message}"
-    return best_mb, replace(best, status=status, bound=bound, message=msg), record
+    return best_mb, replace(best, status=Status.OPTIMAL if proven else best.status, bound=bound, message=msg)
+
+
+def side_by_side(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSettings, budget: TimeBudget,
+                 whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, CooperationReport]:
+    """The portfolio of ``settings.workers`` >= 2: the primary (``workers`` - 1 threads)
+    and the partner (one thread) on the same data, both from ``whole``, side by side for
+    the whole budget (each in its own thread; the C++ searches run without the GIL). They
+    share their incumbents and bounds when both end (:func:`combine`), not during the
+    search. Falls back to the primary alone when the partner's model cannot be built."""
+    try:
+        mb2 = partner.build(mb.data, settings.model_spec, budget)
+    except BuildTimeout:
+        out = engine.run(mb, budget)
+        return mb, out, CooperationReport(partner.name, _run_report(out), mode="parallel")
+    if whole is not None and (vals := hint_values(mb.data, mb2.vars, relabel_identical_nodes(mb.data.instance, whole))):
+        mb2.backend.hint(vals)
+    one = replace(engine, params=replace(engine.params, workers=max(settings.workers - 1, 1)))
+    two = replace(partner, params=replace(partner.params, workers=1))
+    first, second = run_both(lambda: one.run(mb, budget), lambda: two.run(mb2, budget))
+    record = CooperationReport(partner.name, _run_report(first), _run_report(second), mode="parallel")
+    return (*combine(mb, first, mb2, second, f"{first.message}; beside it {partner.name}: {second.message}"), record)
+
+
+def run_both(a: Callable[[], SolveOutcome], b: Callable[[], SolveOutcome]) -> tuple[SolveOutcome, SolveOutcome]:
+    """``a()`` and ``b()`` in two threads; both results (an exception in either is raised
+    here). Ctrl-C while waiting propagates at once; each search still stops by its
+    budget's deadline (its backend stops it from outside then)."""
+    box: dict[str, Any] = {}
+    done = {k: threading.Event() for k in "ab"}
+
+    def target(key: str, fn: Callable[[], SolveOutcome]) -> None:
+        try:
+            box[key] = fn()
+        except BaseException as e:  # handed to the waiting thread
+            box[key + "!"] = e
+        finally:
+            done[key].set()
+
+    for key, fn in (("a", a), ("b", b)):
+        threading.Thread(target=target, args=(key, fn), name=f"sensaopt-portfolio-{key}", daemon=True).start()
+    for ev in done.values():
+        while not ev.wait(0.05):  # not Thread.join: Ctrl-C must reach this thread
+            pass
+    for key in "ab":
+        if key + "!" in box:
+            raise box[key + "!"]  # type: ignore[misc]
+    return box["a"], box["b"]
