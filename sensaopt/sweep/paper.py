@@ -202,15 +202,15 @@ def policy_label(cfg: RunConfig) -> str:
     :data:`DECOMPOSITION` variant, or ``policy [k=v, ...]`` for other knob overrides
     (the knobs of a work budget, :func:`budget_knobs`, are not named: they change how
     long a solve may search, recorded in the run's config and provenance)."""
-    knobs = cfg.policy_config
-    if dict(knobs).get("budget") is not None:
-        knobs = tuple((k, v) for k, v in knobs if k not in BUDGET_KNOBS)
-    if not knobs:
+    own = cfg.policy_config
+    if dict(own).get("budget") is not None:
+        own = tuple((k, v) for k, v in own if k not in BUDGET_KNOBS)
+    if not own:
         return cfg.policy
     for name, knobs in DECOMPOSITION:
         if cfg.policy == "sensascale" and tuple(cfg.policy_config) == knobs:
             return f"sensascale ({name})"
-    return f"{cfg.policy} [{', '.join(f'{k}={v}' for k, v in knobs)}]"
+    return f"{cfg.policy} [{', '.join(f'{k}={v}' for k, v in own)}]"
 
 
 def workload_choice(names: Iterable[str]) -> tuple[str, ...]:
