@@ -98,6 +98,8 @@ def test_bad_budget_is_refused_before_any_work(window):
 
     with pytest.raises(ArgumentError, match=r"^solve_cpsat\(\): budget: 'work:0' is not a budget"):
         solve_cpsat(load_instance(window), budget="work:0")
+    with pytest.raises(ArgumentError, match="branch_price: branch and price runs on wall-clock seconds only"):
+        solve_cpsat(load_instance(window), budget="work:1", branch_price=True)
     assert main(["gap", str(window), "--budget", "work:0", "-q"]) == 2
     assert main(["solve", str(window), "--budget", "work:1"]) == 2  # the heuristic takes no budget
 

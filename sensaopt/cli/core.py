@@ -11,8 +11,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app, command_line
-from sensaopt.cli.options import (TextCodec, budget_option, dataclass_options, in_range, move_cost_option, policy_option,
-                                  set_option)
+from sensaopt.cli.options import TextCodec, budget_option, dataclass_options, in_range, move_cost_option, policy_option, set_option
 from sensaopt.generate import GeneratorConfig
 from sensaopt.result import Result
 

@@ -22,7 +22,8 @@ from sensaopt.tables import GAP_COLUMNS as FRAME_GAP_COLUMNS
 BOUND_COLUMNS = ["forced", "above_forced", "instance_jct_bound", "jct_above_instance_bound_pct"]
 # the exact solve's budget ("work:N" or "time") and whether a work budget's wall-clock safety net fired (None: no work budget)
 BUDGET_COLUMNS = ["budget", "safety_net"]
-GAP_COLUMNS = list(FRAME_GAP_COLUMNS) + BOUND_COLUMNS + BUDGET_COLUMNS  # `sensaopt gap` rows: CSV/JSON and --wide (gap_frame's columns, then the bounds)
+# `sensaopt gap` rows: CSV/JSON and --wide (gap_frame's columns, then the bounds, then the budget)
+GAP_COLUMNS = list(FRAME_GAP_COLUMNS) + BOUND_COLUMNS + BUDGET_COLUMNS
 TABLE_WIDTH = 100  # characters: the default tables fit a terminal this wide (--wide: every column)
 # the default `sensaopt gap` table: lexicographic parts, the objective is in --wide / CSV / JSON
 GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_misses", "forced", "avg_jct", "jct_gap_pct",
@@ -66,7 +67,8 @@ def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: floa
     from sensaopt.simulator import simulate
     from sensaopt.tables import gap_record
 
-    e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic, cooperate, budget)  # first: a model it refuses is refused at once
+    # first: a model it refuses is refused at once
+    e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic, cooperate, budget)
     h = simulate(inst, policy, policy_config=policy_config)
     row = gap_record(compare(h, e, inst, label=policy, instance_label=name))
     return {**row, **bound_values(inst, h), "budget": e.params.get("budget"), "safety_net": e.params.get("safety_net_fired")}

@@ -325,9 +325,9 @@ def experiment_paper(
     from sensaopt.limits import MAX_SEED
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import check_policies, policy_names
+    from sensaopt.solvers.budget import budget_spec, parse_budget
     from sensaopt.sweep import paper
     from sensaopt.sweep.paper import POLICIES, PaperSettings, paper_configs
-    from sensaopt.solvers.budget import budget_spec, parse_budget
     from sensaopt.sweep.provenance import git_state, machine
     from sensaopt.sweep.runner import check_configs
 

@@ -76,9 +76,11 @@ class SolveSettings:
         (naming ``where`` and the option) for an unknown option or a bad value."""
         check_arguments(where, cls, options)
         try:
-            parse_budget(options.get("budget"), "budget")
+            work = parse_budget(options.get("budget"), "budget")
         except SensaoptError as e:
             raise ArgumentError(where, "budget", str(e).removeprefix("budget: ")) from None
+        if work is not None and options.get("branch_price"):
+            raise ArgumentError(where, "branch_price", "branch and price runs on wall-clock seconds only; use budget='time' with it")
         return cls(**options)
 
     @property
