@@ -55,7 +55,7 @@ class RollingConfig:
         if self.window < 1 or not self.time_limit > 0:
             raise ValueError("rolling window must be >= 1 round and time_limit > 0 seconds")
         try:
-            parse_budget(self.budget, "rolling budget")
+            parse_budget(self.budget, "rolling")
         except SensaoptError as e:
             raise ValueError(str(e)) from None
 

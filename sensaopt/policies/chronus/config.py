@@ -64,6 +64,6 @@ class ChronusConfig:
         if not self.time_limit_s > 0:
             raise ValueError("chronus time_limit_s must be positive")
         try:
-            parse_budget(self.budget, "chronus budget")
+            parse_budget(self.budget, "chronus")
         except SensaoptError as e:
             raise ValueError(str(e)) from None
