@@ -1,7 +1,8 @@
 """Instance-size ladder for the exact models, and the strength ablation.
 
 Ladder (default): every ``instances/*.json`` (filtered by ``--rungs``, name prefixes),
-each solved by CP-SAT, HiGHS and CBC (``--workers`` threads, ``--time-limit`` s):
+each solved by CP-SAT, HiGHS and CBC (``--workers`` threads, ``--time-limit`` s; or
+``--budget work:N``: N deterministic work units, the time limit then a safety net):
 proven or not, wall time, final gap (objective − bound) / objective, and the SensaScale
 heuristic's gap to the exact objective and to the bound. If ``instances/`` holds no
 files, equivalent instances are generated (same generator settings as
@@ -91,10 +92,10 @@ def _shortfall(r) -> str | None:
     return f"{sf['status']} {sf['seconds']:.1f}s {fmt(sf['incumbent'])}>={fmt(sf['bound'])}: {proof}"
 
 
-def run_one(name, inst, solver, heur, time_limit, workers, **kw) -> dict:
+def run_one(name, inst, solver, heur, time_limit, workers, budget="time", **kw) -> dict:
     t0 = time.perf_counter()
     try:
-        r = SOLVERS[solver](inst, time_limit=time_limit, workers=workers, **kw)
+        r = SOLVERS[solver](inst, time_limit=time_limit, workers=workers, budget=budget, **kw)
     except SensaoptError as e:
         return {"instance": name, "solver": solver, "status": "REFUSED", "message": str(e), "time_s": round(time.perf_counter() - t0, 2)}
     return {
@@ -116,6 +117,9 @@ def run_one(name, inst, solver, heur, time_limit, workers, **kw) -> dict:
         "horizon_proven": (r.json_params().get("horizon_proof") or {}).get("contains_optimum"),
         "global_bound": (r.json_params().get("horizon_proof") or {}).get("global_bound"),
         "x_vars": r.json_params().get("model_size", {}).get("x_vars"),
+        "budget": r.params.get("budget"),
+        "work_spent": r.params.get("work_spent"),
+        "safety_net": r.params.get("safety_net_fired"),
         "message": r.message,
     }
 
@@ -126,6 +130,7 @@ def main(argv=None) -> int:
     ap.add_argument("--solvers", default="cpsat,highs,cbc")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--budget", default="time", help="work:N (deterministic work units per solve) or time (default)")
     ap.add_argument("--ablation", action="store_true")
     ap.add_argument("--gen", default=None, help="JOBS,NODES,SEED[;JOBS,NODES,SEED...]: generated instances instead of instances/")
     ap.add_argument("-o", "--output", default=None)
@@ -153,14 +158,14 @@ def main(argv=None) -> int:
                                   "strength": {"symmetry": False, "aggregate": False, "trim": False, "prune": False}})]
             for solver in a.solvers.split(","):
                 for label, kw in variants:
-                    row = run_one(name, inst, solver, heur, a.time_limit, a.workers, **kw)
+                    row = run_one(name, inst, solver, heur, a.time_limit, a.workers, a.budget, **kw)
                     row["variant"] = label
                     rows.append(row)
                     print(format_table([row], ["instance", "solver", "variant", "status", "time_s", "objective", "bound", "x_vars"]).splitlines()[1], flush=True)
             cols = ["instance", "solver", "variant", "status", "time_s", "objective", "bound", "final_gap", "x_vars"]
         else:
             for solver in a.solvers.split(","):
-                row = run_one(name, inst, solver, heur, a.time_limit, a.workers)
+                row = run_one(name, inst, solver, heur, a.time_limit, a.workers, a.budget)
                 rows.append(row)
                 print(format_table([row], cols).splitlines()[1], flush=True)
     print()
@@ -170,7 +175,7 @@ def main(argv=None) -> int:
         from sensaopt.result import package_versions
 
         with open(a.output, "w") as f:
-            json.dump({"time_limit": a.time_limit, "workers": a.workers, "versions": package_versions(), "rows": rows}, f, indent=1)
+            json.dump({"time_limit": a.time_limit, "budget": a.budget, "workers": a.workers, "versions": package_versions(), "rows": rows}, f, indent=1)
     return 0
 
 

@@ -222,7 +222,7 @@ def test_rolling_policy_valid_and_not_better_than_optimum(policy):
     res = simulate(inst, policy, policy_config={"window": 3, "time_limit": 1.0})  # validates the schedule
     assert check_schedule(inst, res.schedule).errors == []
     backend = {"rolling-cpsat": "cpsat", "rolling-milp": "highs"}[policy]
-    assert res.params["config"] == {"window": 3, "time_limit": 1.0, "workers": 1, "seed": 0, "backend": backend}
+    assert res.params["config"] == {"window": 3, "time_limit": 1.0, "workers": 1, "seed": 0, "backend": backend, "budget": None}
     st = res.params["policy_stats"]
     assert st["rounds"] > 0 and st["optimal_rounds"] + st["fallback_rounds"] <= st["rounds"]
     opt = solve_cpsat(inst, time_limit=PROOF_S)

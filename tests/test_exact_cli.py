@@ -9,7 +9,7 @@ import pulp
 import pytest
 
 from sensaopt.cli import main
-from sensaopt.cli.exact import BOUND_COLUMNS
+from sensaopt.cli.exact import BOUND_COLUMNS, BUDGET_COLUMNS
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import save_instance
 from sensaopt.tables import GAP_COLUMNS
@@ -37,7 +37,8 @@ def test_gap_csv_and_json(inst_file, tmp_path, capsys):
     assert float(r["exact_objective"]) <= float(r["objective"]) + 1e-6
     assert float(r["objective_diff"]) == pytest.approx(float(r["objective"]) - float(r["exact_objective"]))
     assert float(r["objective_gap_pct"]) == pytest.approx(100 * float(r["objective_diff"]) / float(r["exact_objective"]))
-    assert list(r) == list(GAP_COLUMNS) + BOUND_COLUMNS  # CSV keeps every column: gap_frame's, then the bounds
+    assert list(r) == list(GAP_COLUMNS) + BOUND_COLUMNS + BUDGET_COLUMNS  # CSV keeps every column: gap_frame's, the bounds, the budget
+    assert r["budget"] == "time" and r["safety_net"] == ""  # no work budget: no safety net
     assert "gap" not in r and "abs_gap" not in r  # named for what they hold
     # the instance's own bounds (sensaopt.bounds): below the exact optimum, the policy's distance to them
     assert int(r["forced"]) <= int(r["exact_misses"]) and float(r["instance_jct_bound"]) <= float(r["exact_avg_jct"]) + 1e-9

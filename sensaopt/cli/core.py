@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app, command_line
-from sensaopt.cli.options import TextCodec, dataclass_options, in_range, move_cost_option, policy_option, set_option
+from sensaopt.cli.options import TextCodec, budget_option, dataclass_options, in_range, move_cost_option, policy_option, set_option
 from sensaopt.generate import GeneratorConfig
 from sensaopt.result import Result
 
@@ -58,9 +58,9 @@ def _root(
 
 
 def _exact_params(time_limit: float | None, workers: int | None, weighted: bool, cooperate: bool, branch_price: bool,
-                  solver_log: bool) -> dict[str, Any]:
+                  solver_log: bool, budget: str | None = None) -> dict[str, Any]:
     """The exact solvers' keyword arguments of ``solve``'s options (only those given)."""
-    given = {"time_limit": time_limit, "workers": workers, "lexicographic": False if weighted else None,
+    given = {"time_limit": time_limit, "budget": budget, "workers": workers, "lexicographic": False if weighted else None,
              "cooperate": cooperate or None, "branch_price": branch_price or None, "log": solver_log or None}
     return {k: v for k, v in given.items() if v is not None}
 
@@ -101,6 +101,7 @@ def solve(
     settings: list[str] = set_option(),
     time_limit: float | None = typer.Option(None, callback=in_range("time_limit"), metavar="SECONDS",
                                             help="Exact solvers: seconds (> 0)."),
+    budget: str | None = budget_option(None, "exact solve (exact solvers)"),
     workers: int | None = typer.Option(None, callback=in_range("workers"), metavar="N",
                                        help="Exact solvers: solver threads (>= 1)."),
     weighted: bool = typer.Option(False, "--weighted",
@@ -128,7 +129,8 @@ def solve(
     SOLVERS.get(solver)  # an unknown name fails before the instance is read
     params: dict[str, Any] = {"seed": seed}
     if solver == HEURISTIC:
-        exact_only = [name for name, given in (("--time-limit", time_limit is not None), ("--workers", workers is not None),
+        exact_only = [name for name, given in (("--time-limit", time_limit is not None), ("--budget", budget is not None),
+                                               ("--workers", workers is not None),
                                                ("--weighted", weighted), ("--cooperate", cooperate),
                                                ("--branch-price", branch_price), ("--solver-log", solver_log)) if given]
         if exact_only:  # silently ignoring them would report a run that did not use them
@@ -138,7 +140,7 @@ def solve(
     else:
         if settings:
             raise InputError("--set", settings[0].partition("=")[0], "policy knobs apply to --solver heuristic only")
-        params.update(_exact_params(time_limit, workers, weighted, cooperate, branch_price, solver_log))
+        params.update(_exact_params(time_limit, workers, weighted, cooperate, branch_price, solver_log, budget))
     if output is not None:  # never the instance itself, a symlink, FIFO or device; checked before the solve
         check_output(output, inputs=[instance], field="-o")
     inst = load_instance(instance).with_move_cost_scale(move_cost_scale)

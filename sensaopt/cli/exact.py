@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.app import app
-from sensaopt.cli.options import in_range, move_cost_option, policy_option, set_option
+from sensaopt.cli.options import budget_option, in_range, move_cost_option, policy_option, set_option
 from sensaopt.compare import ROUND_COMPARISON_COLUMNS
 from sensaopt.instance import Instance
 from sensaopt.outputs import Kept
@@ -20,7 +20,10 @@ from sensaopt.tables import GAP_COLUMNS as FRAME_GAP_COLUMNS
 
 # the instance's own lower bounds (sensaopt.bounds, best speed: valid for every schedule) and the policy's distance to them
 BOUND_COLUMNS = ["forced", "above_forced", "instance_jct_bound", "jct_above_instance_bound_pct"]
-GAP_COLUMNS = list(FRAME_GAP_COLUMNS) + BOUND_COLUMNS  # `sensaopt gap` rows: CSV/JSON and --wide (gap_frame's columns, then the bounds)
+# the exact solve's budget ("work:N" or "time") and whether a work budget's wall-clock safety net fired (None: no work budget)
+BUDGET_COLUMNS = ["budget", "safety_net"]
+# `sensaopt gap` rows: CSV/JSON and --wide (gap_frame's columns, then the bounds, then the budget)
+GAP_COLUMNS = list(FRAME_GAP_COLUMNS) + BOUND_COLUMNS + BUDGET_COLUMNS
 TABLE_WIDTH = 100  # characters: the default tables fit a terminal this wide (--wide: every column)
 # the default `sensaopt gap` table: lexicographic parts, the objective is in --wide / CSV / JSON
 GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_misses", "forced", "avg_jct", "jct_gap_pct",
@@ -28,41 +31,47 @@ GAP_TABLE_COLUMNS = ["instance", "policy", "exact_status", "misses", "extra_miss
 # `sensaopt round-gap` rows: per_round_gaps' fields, then the comparison of each round
 ROUND_GAP_COLUMNS = ["round", "jobs", "optimum_proven", "window_bound", "window_optimum", "policy_value", "policy_proven", "objective_diff",
                      "window_misses", "window_lost_value", "window_jct", "policy_misses", "policy_lost_value", "policy_jct",
-                     *ROUND_COMPARISON_COLUMNS]
+                     *ROUND_COMPARISON_COLUMNS, "safety_net"]
 ROUND_GAP_TABLE_COLUMNS = ["round", "jobs", "optimum_proven", "extra_misses", "extra_lost_value", "window_jct", "policy_jct",
                            "jct_gap_pct"]
 
 
 def exact_solve(inst: Instance, exact: str, time_limit: float, workers: int, seed: int = 0, lexicographic: bool = True,
-                cooperate: bool = False) -> Result:
+                cooperate: bool = False, budget: str | None = None) -> Result:
     """Run an exact solver of :data:`sensaopt.solve.SOLVERS` by name: cpsat, milp (= highs), highs, cbc;
-    ``cooperate``: the other backend continues its deadline-hard phase (``solve_cpsat``/``solve_milp``)."""
+    ``cooperate``: the other backend continues its deadline-hard phase (``solve_cpsat``/``solve_milp``);
+    ``budget``: "work:N" (N work units, ``time_limit`` the safety net) or None / "time"."""
     from sensaopt.errors import InputError
     from sensaopt.solve import SOLVERS, exact_solver_names
 
     if exact not in exact_solver_names():
         raise InputError("(command line)", "--exact", f"unknown exact solver {exact!r}; use {', '.join(exact_solver_names())}")
-    extra = {"cooperate": True} if cooperate else {}
+    extra: dict[str, Any] = {"cooperate": True} if cooperate else {}
+    if budget is not None:
+        extra["budget"] = budget
     return SOLVERS.get(exact)(inst, time_limit=time_limit, workers=workers, seed=seed, lexicographic=lexicographic, **extra)
 
 
 def gap_row(name: str, inst: Instance, policy: str, exact: str, time_limit: float, workers: int, seed: int = 0,
-            lexicographic: bool = True, policy_config: dict[str, Any] | None = None, cooperate: bool = False) -> dict[str, Any]:
+            lexicographic: bool = True, policy_config: dict[str, Any] | None = None, cooperate: bool = False,
+            budget: str | None = None) -> dict[str, Any]:
     """One row of ``sensaopt gap``: ``policy`` simulated on ``inst`` against the ``exact``
-    solver (``time_limit`` seconds, ``workers`` threads, ``seed``), compared part by part
+    solver (``time_limit`` seconds, ``budget`` as :func:`exact_solve`'s, ``workers`` threads, ``seed``), compared part by part
     by :func:`sensaopt.compare.compare` (:func:`sensaopt.tables.gap_record`: gap_frame's columns;
     ``name`` fills the instance column): extra misses and lost value, the avg JCT gap in
     percent only among equal misses and lost value, the bound of each part, and the
-    weighted objective (``objective_gap_pct`` in percent); then :data:`BOUND_COLUMNS` (:func:`bound_values`).
+    weighted objective (``objective_gap_pct`` in percent); then :data:`BOUND_COLUMNS` (:func:`bound_values`)
+    and :data:`BUDGET_COLUMNS`.
     Minutes, deadline value, seconds."""
     from sensaopt.compare import compare
     from sensaopt.simulator import simulate
     from sensaopt.tables import gap_record
 
-    e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic, cooperate)  # first: a model it refuses is refused at once
+    # first: a model it refuses is refused at once
+    e = exact_solve(inst, exact, time_limit, workers, seed, lexicographic, cooperate, budget)
     h = simulate(inst, policy, policy_config=policy_config)
     row = gap_record(compare(h, e, inst, label=policy, instance_label=name))
-    return {**row, **bound_values(inst, h)}
+    return {**row, **bound_values(inst, h), "budget": e.params.get("budget"), "safety_net": e.params.get("safety_net_fired")}
 
 
 def bound_values(inst: Instance, res: Result) -> dict[str, Any]:
@@ -140,6 +149,7 @@ def gap(
     policy: str = policy_option("Heuristic policy to compare."),
     settings: list[str] = set_option(),
     time_limit: float = typer.Option(60.0, callback=in_range("time_limit"), metavar="SECONDS", help="Seconds per exact solve (> 0)."),
+    budget: str = budget_option("time", "exact solve"),
     workers: int = typer.Option(2, callback=in_range("workers"), metavar="N", help="Exact solver threads (>= 1)."),
     seed: int = typer.Option(0, callback=in_range("seed"), help="Exact solver random seed."),
     weighted: bool = typer.Option(False, "--weighted",
@@ -169,7 +179,7 @@ def gap(
         with kept.guard():  # each finished row is written at once: Ctrl-C or an error keeps the rows done (and says so)
             for p, inst in loaded:
                 bar.set_postfix_str(p.name, refresh=False)
-                rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted, knobs, cooperate))
+                rows.append(gap_row(str(p), inst, policy, exact, time_limit, workers, seed, not weighted, knobs, cooperate, budget))
                 if output is not None:
                     write_rows(rows, output, GAP_COLUMNS, inputs=instances)
                     kept.note(output, f"{len(rows)} of {len(loaded)} rows")
@@ -246,6 +256,7 @@ def round_gap(
     policy: str = policy_option("Policy whose round decisions are scored."),
     window: int = typer.Option(4, callback=in_range("window"), metavar="N", help="Window length, rounds."),
     time_limit: float = typer.Option(2.0, callback=in_range("time_limit"), metavar="SECONDS", help="Seconds per window solve (> 0)."),
+    budget: str = budget_option("time", "window solve"),
     move_cost_scale: float = move_cost_option(),
     output: Path | None = typer.Option(None, "-o", "--output", help=TABLE_OUTPUT_HELP),
     wide: bool = typer.Option(False, "--wide", help="Show every column (the default table fits 100 characters)."),
@@ -263,7 +274,8 @@ def round_gap(
         check_table_output(output, [instance])
     inst = load_instance(instance).with_move_cost_scale(move_cost_scale)
     # sensaopt.exact.rolling.per_round_gaps, with each finished round's row written as it completes
-    rec = RoundGapRecorder(make_policy(policy), RollingConfig(window=window, time_limit=time_limit, workers=1, seed=0))
+    rec = RoundGapRecorder(make_policy(policy), RollingConfig(window=window, time_limit=time_limit, workers=1, seed=0,
+                                                                             budget=budget))
     kept = Kept()
 
     def rows_so_far() -> list[dict]:

@@ -47,6 +47,7 @@ NONE_MEANS: dict[str, str | Callable[[], str]] = {
     "duration_at": "none: node, or reference on nodes at that share",
     "columns": "none: a recognised header",
     "bin_minutes": "one round, no averaging",
+    "budget": "time: the wall-clock --time-limit alone",
 }
 
 
@@ -100,6 +101,27 @@ def _refuse_retired(ctx: typer.Context, param: typer.CallbackParam, value: Any) 
         used = "/".join(param.opts)
         raise InputError("(command line)", used, f"this command writes a folder: give it as {OUT_DIR} DIR "
                                                  f"(-o/--output names a file in every command)")
+
+
+BUDGET_HELP = ("work:N: a deterministic limit of N work units per {per} (CP-SAT: deterministic seconds; HiGHS, CBC: 100 "
+               "branch-and-bound nodes; the same numbers on any machine load, --time-limit only a safety net, recorded when "
+               "it fires) | time: the wall-clock --time-limit alone.")
+
+
+def budget_option(default: str | None, per: str) -> Any:
+    """``--budget work:N|time`` (:func:`sensaopt.solvers.budget.parse_budget`), checked before any work."""
+    return typer.Option(default, "--budget", metavar="work:N|time", callback=_check_budget, help=BUDGET_HELP.format(per=per))
+
+
+def _check_budget(value: str | None) -> str | None:
+    from sensaopt.errors import SensaoptError
+    from sensaopt.solvers.budget import parse_budget
+
+    try:
+        parse_budget(value)
+    except SensaoptError as e:
+        raise typer.BadParameter(str(e).removeprefix("--budget: "), param_hint="'--budget'") from None
+    return value
 
 
 def move_cost_option() -> Any:

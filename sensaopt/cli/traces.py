@@ -13,6 +13,7 @@ from sensaopt.cli.app import app, command_line, progress_bar
 from sensaopt.cli.batch import dask_ready
 from sensaopt.cli.options import (
     OUT_DIR,
+    budget_option,
     check_table_format,
     dataclass_options,
     in_range,
@@ -309,6 +310,7 @@ def experiment_paper(
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the runs already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     progress_every: float = _progress_every_option(),
+    budget: str = budget_option(_PAPER.budget, "lease MILP of Chronus (its time_limit_s then the safety net)"),
     workloads: list[str] = typer.Option(
         [], "--workloads", metavar="NAME[,NAME...]",
         help="Workloads (trace sources or labels, comma-separated or repeated; also helios-venus, the real Venus job log). Cells "
@@ -323,6 +325,7 @@ def experiment_paper(
     from sensaopt.limits import MAX_SEED
     from sensaopt.outputs import check_output, check_output_dir, write_text
     from sensaopt.policies import check_policies, policy_names
+    from sensaopt.solvers.budget import budget_spec, parse_budget
     from sensaopt.sweep import paper
     from sensaopt.sweep.paper import POLICIES, PaperSettings, paper_configs
     from sensaopt.sweep.provenance import git_state, machine
@@ -353,7 +356,8 @@ def experiment_paper(
     s = PaperSettings(scale=scale, policies=pols, seeds=tuple(range(seed, seed + seeds)), round_minutes=round_minutes,
                       sensitive_fraction=sensitive_fraction, node=node, helios_days=helios_days, shapes=shapes,
                       shape_gpus=tuple(shape_gpus) or PaperSettings.shape_gpus, decomposition=decomposition,
-                      duration_at=None if duration_at.lower() == "none" else duration_at, workloads=chosen)
+                      duration_at=None if duration_at.lower() == "none" else duration_at, workloads=chosen,
+                      budget=budget_spec(parse_budget(budget)))
     if decomposition:
         try:
             paper.check_decomposition()

@@ -41,7 +41,7 @@ from sensaopt.solvers.base import known_values
 from sensaopt.validator import Evaluation, check_schedule
 
 INTEGRAL_GAP = 0.5  # scaled units: the model objective is integral, so a smaller gap is a proof
-MIN_EXTEND_S = 1.0  # seconds left at least for a later step (the horizon extension, branch and price)
+MIN_EXTEND_S = 1.0  # seconds (work units under a work budget) left at least for a later step (the horizon extension, branch and price)
 
 
 def engine_of(backend: str, settings: SolveSettings, label: str = "") -> Engine:
@@ -251,6 +251,7 @@ def build_or_result(prep: Prepared, data: ModelData, engine: Engine, settings: S
     except HorizonTooShort as e:
         return early_result(engine.name, data, Status.INFEASIBLE, budget, stub_params, str(e))
     except BuildTimeout as e:
+        budget.charge(0.0, safety_net=True)  # under a work limit the clock is only the safety net
         if prep.hint is None or not settings.model_spec.warm_start_feasible:
             return early_result(engine.name, data, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
         return early_result(engine.name, data, Status.TIME_LIMIT, budget, stub_params,

@@ -35,7 +35,8 @@ from sensaopt.exact.settings import MODEL_REFINE, SolveSettings
 from sensaopt.instance import Instance
 from sensaopt.result import Result, Status
 from sensaopt.schedule import Schedule
-from sensaopt.solvers import TimeBudget
+from sensaopt.solvers import TimeBudget, budget_spec
+from sensaopt.solvers.budget import SAFETY_NET_NOTE
 from sensaopt.solvers.interrupt import terminate_interrupts
 
 
@@ -56,8 +57,9 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
         res = solve_within_horizon(instance, engine, settings, warm, inner)
         if settings.horizon is None and res.optimal_within_horizon_only:
             res = extend_horizon(res, instance, engine, settings, warm, inner)
-        res = certify(res, instance, engine, settings, budget.at_most(relax_s), dominated)
-        return replace(res, runtime_s=budget.elapsed())
+        relax_work = None if budget.work is None else budget.work.limit * relax_s / settings.time_limit
+        res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), dominated)
+        return with_budget(replace(res, runtime_s=budget.elapsed()), settings, budget)
 
 
 def begin(instance: Instance, engine: Engine, settings: SolveSettings, simulate_start: bool) -> TimeBudget:
@@ -69,9 +71,23 @@ def begin(instance: Instance, engine: Engine, settings: SolveSettings, simulate_
     _ = engine.limits  # imports the backend module (ortools, highspy or pulp)
     if simulate_start:
         import scipy.optimize  # noqa: F401  (SensaScale's pairing)
-    budget = TimeBudget.start(settings.time_limit)
+    budget = TimeBudget.start(settings.time_limit, settings.work)
     refuse_early(instance, engine, settings)
     return budget
+
+
+def with_budget(res: Result, settings: SolveSettings, budget: TimeBudget) -> Result:
+    """``res`` with its budget in ``params``: ``budget`` (``"work:N"`` or ``"time"``) and,
+    under a work limit, ``work_spent`` (units) and ``safety_net_fired``; a fired safety
+    net is named in the message too (the result is then not deterministic)."""
+    res.params["budget"] = budget_spec(settings.work)
+    if budget.work is None:
+        return res
+    res.params["work_spent"] = round(budget.work.spent, 6)
+    res.params["safety_net_fired"] = budget.work.safety_net
+    if budget.work.safety_net:
+        return replace(res, message=f"{res.message}; {SAFETY_NET_NOTE} (the {settings.time_limit:g} s time limit)")
+    return res
 
 
 def refuse_early(instance: Instance, engine: Engine, settings: SolveSettings) -> None:
@@ -108,7 +124,7 @@ def extend_horizon(res: Result, instance: Instance, engine: Engine, settings: So
     assert res.horizon_proof is not None
     needed = res.horizon_proof.needed
     why = ""
-    if budget.left() < MIN_EXTEND_S:
+    if budget.short_of(MIN_EXTEND_S):
         why = "no time left"
     else:
         try:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sensaopt.errors import SensaoptError
 from sensaopt.exact.model.builder import Strength, build, to_objective
 from sensaopt.exact.model.data import ModelData, build_data, pair_of, placements_of
 from sensaopt.exact.model.numeric import check_numbers
@@ -28,7 +29,8 @@ from sensaopt.policies.base import Allocation, BasePolicy, Policy, RoundState
 from sensaopt.policies.simple import EDFPolicy
 from sensaopt.result import Status
 from sensaopt.schedule import Placement
-from sensaopt.solvers import TimeBudget, new_backend
+from sensaopt.solvers import TimeBudget, new_backend, parse_budget
+from sensaopt.solvers.budget import WALL_CLOCK
 
 ROLLING_BACKENDS = ("cpsat", "highs", "cbc")
 
@@ -36,19 +38,26 @@ ROLLING_BACKENDS = ("cpsat", "highs", "cbc")
 @dataclass(frozen=True)
 class RollingConfig:
     """``window`` rounds per model, ``time_limit`` seconds per round, ``workers``
-    solver threads, ``seed`` solver seed, ``backend`` cpsat | highs | cbc."""
+    solver threads, ``seed`` solver seed, ``backend`` cpsat | highs | cbc; ``budget``:
+    "work:N", N work units per window solve (:mod:`sensaopt.solvers.budget`,
+    ``time_limit`` then the safety net), or None / "time": the wall-clock limit alone."""
 
     window: int = 4
     time_limit: float = 2.0
     workers: int = 1
     seed: int = 0
     backend: str = "cpsat"
+    budget: str | None = None
 
     def __post_init__(self) -> None:
         if self.backend not in ROLLING_BACKENDS:
             raise ValueError(f"rolling backend must be one of {', '.join(ROLLING_BACKENDS)}, not {self.backend!r}")
         if self.window < 1 or not self.time_limit > 0:
             raise ValueError("rolling window must be >= 1 round and time_limit > 0 seconds")
+        try:
+            parse_budget(self.budget, "rolling")
+        except SensaoptError as e:
+            raise ValueError(str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -78,7 +87,8 @@ def solve_window(data: ModelData, cfg: RollingConfig, fix: Allocation | None = N
     v = build(data, be, Strength(symmetry=False))
     if fix is not None and not _fix_first_round(data, be, v, fix):
         return None, v
-    return be.solve(TimeBudget.start(cfg.time_limit), exact_params(cfg.backend, cfg.workers, cfg.seed)), v
+    budget = TimeBudget.start(cfg.time_limit, parse_budget(cfg.budget, "rolling budget"))
+    return be.solve(budget, exact_params(cfg.backend, cfg.workers, cfg.seed)), v
 
 
 def _fix_first_round(data: ModelData, be: Any, v: Any, alloc: Allocation) -> bool:
@@ -173,8 +183,10 @@ class RoundGapRecorder(BasePolicy):
                           extra_options=extra)
         vals: list[tuple[float | None, bool, float | None] | None] = []
         parts: list[WindowParts | None] = []
+        fired = False
         for fix in (None, alloc):
             out, v = solve_window(data, self.config, fix)
+            fired = fired or (out is not None and out.safety_net)
             if out is None:
                 vals.append(None)  # decision not representable in the window model
                 parts.append(None)
@@ -188,6 +200,8 @@ class RoundGapRecorder(BasePolicy):
                "policy_value": pol[0] if pol else None, "policy_proven": bool(pol and pol[1])}
         if row["window_optimum"] is not None and row["policy_value"] is not None:
             row["objective_diff"] = row["policy_value"] - row["window_optimum"]
+        if self.config.budget not in (None, WALL_CLOCK):
+            row["safety_net"] = fired  # the work budget's wall-clock safety net stopped a solve: not deterministic
         for side, wp in zip(("window", "policy"), parts):
             row[f"{side}_misses"], row[f"{side}_lost_value"], row[f"{side}_jct"] = (
                 (wp.misses, wp.lost_value, wp.avg_jct) if wp is not None else (None, None, None))
@@ -226,10 +240,10 @@ class WindowParts:
 
 
 def per_round_gaps(instance: Instance, policy: str = "sensascale", window: int = 4, time_limit: float = 2.0, workers: int = 1,
-                   seed: int = 0) -> list[dict]:
+                   seed: int = 0, budget: str | None = None) -> list[dict]:
     """Run ``policy`` through the simulator and score every round decision against the
     window optimum (CP-SAT, ``window`` rounds, ``time_limit`` seconds and ``workers``
-    threads per window solve, solver ``seed``). One row per round: round, jobs, the
+    threads per window solve, solver ``seed``; ``budget``: :class:`RollingConfig`'s). One row per round: round, jobs, the
     window objective of the optimum and of the policy's decision (``window_optimum``,
     ``policy_value``, ``objective_diff`` = policy − optimum; window-objective units), proven flags, the parts of
     each side (``window_``/``policy_`` ``misses``, ``lost_value``, ``jct``: deadline value,
@@ -240,6 +254,7 @@ def per_round_gaps(instance: Instance, policy: str = "sensascale", window: int =
     from sensaopt.policies import make_policy
     from sensaopt.simulator import simulate
 
-    rec = RoundGapRecorder(make_policy(policy), RollingConfig(window=window, time_limit=time_limit, workers=workers, seed=seed))
+    rec = RoundGapRecorder(make_policy(policy), RollingConfig(window=window, time_limit=time_limit, workers=workers, seed=seed,
+                                                              budget=budget))
     simulate(instance, rec)
     return [{**row, **compare_round(row)} for row in rec.rows]

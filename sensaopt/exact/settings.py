@@ -14,9 +14,11 @@ from typing import Any
 
 from sensaopt.allocations import DEFAULT_REFINE
 from sensaopt.arguments import check_arguments
+from sensaopt.errors import ArgumentError, SensaoptError
 from sensaopt.exact.model.builder import Family, ModelSpec, Strength
 from sensaopt.exact.model.data import DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
+from sensaopt.solvers.budget import parse_budget
 
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the warm start's makespan
 MODEL_REFINE = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares; sensaopt.allocations)
@@ -27,7 +29,10 @@ class SolveSettings:
     """Every option of an exact solve (seconds, threads, rounds):
 
     ``time_limit`` seconds for the whole call (the default warm start's simulation
-    included); ``workers`` search threads; ``seed`` the solver's random seed;
+    included; under a work ``budget`` only the safety net); ``budget``: ``"work:N"``, a
+    deterministic limit of N work units for the whole call (:mod:`sensaopt.solvers.budget`:
+    one unit is a CP-SAT deterministic second, or 100 HiGHS / CBC nodes), or ``"time"`` /
+    None: the wall-clock ``time_limit`` alone; ``workers`` search threads; ``seed`` the solver's random seed;
     ``warm_start``: hint the warm start; ``horizon`` rounds (None: the warm start's
     makespan + ``horizon_slack``); ``strength``: :class:`Strength` (or its fields as a
     dict); ``work_scale``, ``max_vars``: the model's scaling and size limit;
@@ -42,7 +47,8 @@ class SolveSettings:
     ``refine``: the finest allocation relaxation (steps per profile cell and axis) that
     may certify OPTIMAL over every valid allocation (:mod:`sensaopt.exact.phases.allocation`);
     ``relax_time_limit``: seconds for those relaxations (None: ``RELAX_SHARE`` of
-    ``time_limit``; 0: none, only the instance's own bounds); ``lns_share``: the share of
+    ``time_limit``; 0: none, only the instance's own bounds; under a work budget the
+    relaxations get the same share of the work units); ``lns_share``: the share of
     the deadline-hard phase's time that large-neighbourhood search
     (:mod:`sensaopt.exact.phases.lns`) spends improving its start before the solver runs
     (0: none)."""
@@ -66,13 +72,25 @@ class SolveSettings:
     refine: int = DEFAULT_REFINE
     relax_time_limit: float | None = None
     lns_share: float = 0.0
+    budget: str | None = None
 
     @classmethod
     def of(cls, where: str, options: Mapping[str, Any]) -> SolveSettings:
         """The settings of keyword ``options``; :class:`~sensaopt.errors.ArgumentError`
         (naming ``where`` and the option) for an unknown option or a bad value."""
         check_arguments(where, cls, options)
+        try:
+            work = parse_budget(options.get("budget"), "budget")
+        except SensaoptError as e:
+            raise ArgumentError(where, "budget", str(e).removeprefix("budget: ")) from None
+        if work is not None and options.get("branch_price"):
+            raise ArgumentError(where, "branch_price", "branch and price runs on wall-clock seconds only; use budget='time' with it")
         return cls(**options)
+
+    @property
+    def work(self) -> float | None:
+        """The work units of ``budget`` (None: wall-clock only)."""
+        return parse_budget(self.budget, "budget")
 
     @property
     def model_strength(self) -> Strength:

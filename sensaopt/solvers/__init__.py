@@ -5,7 +5,8 @@ the policies (the Chronus lease model) and the exact models, knowing neither.
   variables, sums, constraints, objective, hint, ``solve(budget, params)``),
   :class:`SolverParams` (``workers``, ``seed``, ``log``, raw ``extra`` options),
   :class:`SolveOutcome`, the numeric limits of each backend;
-* :mod:`~sensaopt.solvers.budget`: the one wall-clock :class:`TimeBudget` of a solve;
+* :mod:`~sensaopt.solvers.budget`: the one :class:`TimeBudget` of a solve (wall-clock
+  seconds, and optionally a deterministic :class:`WorkMeter`: ``budget="work:N"``);
 * :mod:`~sensaopt.solvers.interrupt`, :mod:`~sensaopt.solvers.child`: Ctrl-C/SIGTERM
   and stopping a search from outside; a solver child process that never outlives sensaopt;
 * :mod:`~sensaopt.solvers.cpsat`, :mod:`~sensaopt.solvers.highs`,
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from sensaopt.errors import SensaoptError
 from sensaopt.registry import Registry
 from sensaopt.solvers.base import Backend, NumericLimits, SolveOutcome, SolverParams, ValueFn, gc_paused
-from sensaopt.solvers.budget import TimeBudget
+from sensaopt.solvers.budget import TimeBudget, WorkMeter, budget_spec, parse_budget
 
 BackendFactory = Callable[[str], Backend]  # (model name) -> an empty backend
 
@@ -50,4 +51,4 @@ def new_backend(name: str, model_name: str = "") -> Backend:
 
 
 __all__ = ["ALIASES", "BACKENDS", "Backend", "NumericLimits", "SolveOutcome", "SolverParams", "TimeBudget", "ValueFn",
-           "gc_paused", "new_backend", "resolve"]
+           "WorkMeter", "budget_spec", "gc_paused", "new_backend", "parse_budget", "resolve"]

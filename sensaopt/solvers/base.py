@@ -4,7 +4,7 @@ A backend is both a build target and a solver: the model writers above this laye
 (the exact model, :mod:`sensaopt.exact.model`; the Chronus lease model,
 :mod:`sensaopt.policies.chronus.lease_model`) create variables and constraints through
 it, then call :meth:`Backend.solve` with a :class:`~sensaopt.solvers.budget.TimeBudget`
-and :class:`SolverParams`. Nothing here knows any model.
+(wall-clock seconds and, optionally, a deterministic work limit) and :class:`SolverParams`. Nothing here knows any model.
 """
 
 from __future__ import annotations
@@ -46,7 +46,10 @@ class SolverParams:
 class SolveOutcome:
     """One backend run. ``status`` is the solver's own proof (OPTIMAL only when
     proven); ``value`` is None without an incumbent; ``objective`` and ``bound`` are
-    in the model's own units (None: no incumbent / no bound); ``wall_s`` seconds."""
+    in the model's own units (None: no incumbent / no bound); ``wall_s`` seconds;
+    ``work``: the work units the run spent (:mod:`sensaopt.solvers.budget`; 0 when
+    not measured); ``safety_net``: under a work limit, the wall-clock safety net
+    stopped the run (its outcome is then not deterministic)."""
 
     status: Status
     value: ValueFn | None
@@ -54,6 +57,8 @@ class SolveOutcome:
     bound: float | None
     message: str
     wall_s: float
+    work: float = 0.0
+    safety_net: bool = False
 
 
 @dataclass(frozen=True)

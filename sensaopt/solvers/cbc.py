@@ -15,7 +15,16 @@ preprocessing ran for minutes past a 60 s limit), so it gets the seconds left wh
 starts and its process group is killed ``CBC_GRACE_S`` after the phase's deadline,
 at the latest ``OVERRUN_S`` after the whole call's (:meth:`TimeBudget.stop_at`;
 TIME_LIMIT without a CBC solution); once the call's time is spent CBC is not started
-at all. CBC is a :class:`~sensaopt.solvers.child.GuardedChild`: it dies with sensaopt,
+at all.
+
+Under a work limit (:mod:`sensaopt.solvers.budget`) one unit is
+:data:`CBC_NODES_PER_UNIT` nodes (``-maxNodes``: "a repeatable way to limit search",
+CBC's help) and more than one thread runs CBC's repeatable parallel mode
+(``-threads 100+n``); preprocessing, the root LP and root cuts are not limited by
+nodes (they run to their end or to the safety net, ``-sec`` and the kill). The nodes
+done are read from the log's "Enumerated nodes" line.
+
+CBC is a :class:`~sensaopt.solvers.child.GuardedChild`: it dies with sensaopt,
 even on SIGKILL, and its temporary folder goes with it.
 """
 
@@ -30,18 +39,20 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pulp
 
 from sensaopt.result import Status
 from sensaopt.solvers.base import MILP_LIMITS, SolveOutcome, SolverParams
-from sensaopt.solvers.budget import MIN_SOLVE_S, TimeBudget
+from sensaopt.solvers.budget import MIN_SOLVE_S, SAFETY_NET_NOTE, TimeBudget
 from sensaopt.solvers.child import GuardedChild
 
 CBC_GRACE_S = 2.0  # seconds CBC gets past the deadline to write its solution before it is killed
 CBC_PATH: str | None = None  # the CBC binary; None: the one PuLP ships
+CBC_NODES_PER_UNIT = 100  # nodes per work unit (docs/reliability.md: about a second here)
+CBC_REPEATABLE_THREADS = 100  # CBC's -threads 100+n: n threads, repeatable search
 
 
 class PulpBackend:
@@ -188,7 +199,12 @@ def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool,
     """Write the MPS (and MIPSTART) into ``tmp``, run CBC with PuLP's command line."""
     prob = be.prob
     seeds = [f"randomSeed {int(opts.seed) + 1}", f"randomCbcSeed {int(opts.seed) + 1}"]
-    solver = pulp.PULP_CBC_CMD(msg=False, threads=int(opts.threads), warmStart=warm,
+    work = budget.work_left()
+    threads = int(opts.threads)
+    if work is not None:
+        seeds.append(f"maxNodes {max(1, int(work * CBC_NODES_PER_UNIT))}")
+        threads += CBC_REPEATABLE_THREADS if threads > 1 else 0
+    solver = pulp.PULP_CBC_CMD(msg=False, threads=threads, warmStart=warm,
                                options=seeds + [f"{k} {v}" for k, v in opts.extra])
     mps, sol, mst, log = (os.path.join(tmp, f"model.{ext}") for ext in ("mps", "sol", "mst", "log"))
     with contextlib.suppress(FileNotFoundError):  # a crashed earlier attempt's solution is no solution
@@ -224,12 +240,17 @@ def _cbc_attempts(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted:
     note = ""
     for warm in ((True, False) if hinted else (False,)):
         if time.perf_counter() >= budget.outer_deadline:  # writing the MPS file alone takes seconds on large models
-            return _no_solution(Status.TIME_LIMIT, f"cbc not run: the time limit was spent{note}", t0)
+            budget.charge(0.0, safety_net=True)
+            net = f"; {SAFETY_NET_NOTE}" if budget.deterministic else ""
+            return replace(_no_solution(Status.TIME_LIMIT, f"cbc not run: the time limit was spent{note}{net}", t0),
+                           safety_net=budget.deterministic)
         run = _cbc_once(be, budget, opts, warm, tmp)
         wall = time.perf_counter() - t0
         if run.returncode is None:
-            return _no_solution(Status.TIME_LIMIT, f"cbc killed after {wall:.2f} s on a {budget.limit_s:.1f} s limit "
-                                                   f"(it did not stop on its own){note}", t0)
+            budget.charge(0.0, safety_net=True)
+            net = f"; {SAFETY_NET_NOTE}" if budget.deterministic else ""
+            return replace(_no_solution(Status.TIME_LIMIT, f"cbc killed after {wall:.2f} s on a {budget.limit_s:.1f} s limit "
+                                                           f"(it did not stop on its own){note}{net}", t0), safety_net=budget.deterministic)
         if run.returncode == 0 and os.path.exists(run.solution):
             return run, note
         if not warm:  # CBC 2.10.3 crashes on some MIPSTART files: then retried without
@@ -242,6 +263,7 @@ def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool)
     """Solve with CBC within ``budget``; the temporary files are always removed."""
     prob = be.prob
     const = prob.objective.constant if prob.objective is not None else 0  # CBC drops it: add it back to the bound
+    work = budget.work_left()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="sensaopt-cbc-") as tmp:
         got = _cbc_attempts(be, budget, opts, hinted, tmp, t0)
@@ -271,6 +293,9 @@ def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool)
     if status == Status.OPTIMAL and not has_sol:
         status = Status.ERROR
     msg = f"cbc {pulp.LpStatus[lp_status]}/sol_status {ss}{note}"
+    spent, fired = cbc_work(text, budget)
+    if work is not None:
+        msg += f", {spent:g} of {work:g} work units" + (f" ({SAFETY_NET_NOTE})" if fired else "")
     objective = pulp.value(prob.objective) if has_sol else None
     msg += f", model objective {objective:g}" if has_sol else ", no solution found"
     wall = time.perf_counter() - t0
@@ -279,4 +304,15 @@ def run_cbc(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool)
         return x if isinstance(x, (int, float)) else (x.varValue or 0.0)
 
     return SolveOutcome(status=status, value=value if has_sol else None, objective=objective, bound=bound,
-                        message=f"{msg}, {wall:.2f} s", wall_s=wall)
+                        message=f"{msg}, {wall:.2f} s", wall_s=wall, work=spent, safety_net=fired)
+
+
+def cbc_work(log: str, budget: TimeBudget) -> tuple[float, bool]:
+    """The work units a CBC run spent (its log's "Enumerated nodes", per
+    :data:`CBC_NODES_PER_UNIT`) and whether, under a work limit, its time limit stopped
+    it (the safety net); both charged to ``budget``."""
+    m = re.search(r"Enumerated nodes:\s*(\d+)", log)
+    spent = int(m.group(1)) / CBC_NODES_PER_UNIT if m else 0.0
+    fired = budget.deterministic and re.search(r"Stopped on time|Result - Stopped on (iterations or )?time", log, re.I) is not None
+    budget.charge(spent, fired)
+    return spent, fired

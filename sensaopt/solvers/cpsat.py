@@ -1,8 +1,13 @@
 """CP-SAT (OR-Tools) as a :class:`~sensaopt.solvers.base.Backend`.
 
 Integer coefficients only. Status: OPTIMAL only when CP-SAT says OPTIMAL; an incumbent
-without proof is TIME_LIMIT when the time limit was reached, else FEASIBLE; the bound
-is ``best_objective_bound``.
+without proof is TIME_LIMIT when the time limit was reached (always under a work
+limit), else FEASIBLE; the bound is ``best_objective_bound``.
+
+Under a work limit (:mod:`sensaopt.solvers.budget`) one unit is one second of CP-SAT's
+deterministic time (``max_deterministic_time``) and more than one worker runs the
+deterministic parallel search (``interleave_search``: "deterministic independently of
+num_workers", sat_parameters.proto); ``max_time_in_seconds`` is the safety net.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from ortools.sat.python import cp_model
 from sensaopt.errors import SensaoptError
 from sensaopt.result import Status
 from sensaopt.solvers.base import CPSAT_LIMITS, SolveOutcome, SolverParams
-from sensaopt.solvers.budget import MIN_SOLVE_S, TimeBudget
+from sensaopt.solvers.budget import MIN_SOLVE_S, SAFETY_NET_NOTE, TimeBudget
 from sensaopt.solvers.interrupt import run_stoppable
 
 
@@ -61,8 +66,12 @@ class CpSatBackend:
 def run_cpsat(be: CpSatBackend, budget: TimeBudget, params: SolverParams) -> SolveOutcome:
     """Solve ``be``'s model with what is left of ``budget``."""
     limit = budget.left(MIN_SOLVE_S)
+    work = budget.work_left()
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(limit)
+    if work is not None:
+        solver.parameters.max_deterministic_time = float(work)
+        solver.parameters.interleave_search = params.workers > 1
     solver.parameters.num_workers = int(params.workers)
     solver.parameters.random_seed = int(params.seed)
     solver.parameters.log_search_progress = params.log
@@ -79,7 +88,7 @@ def run_cpsat(be: CpSatBackend, budget: TimeBudget, params: SolverParams) -> Sol
     if st == cp_model.OPTIMAL:
         status = Status.OPTIMAL
     elif st == cp_model.FEASIBLE:
-        status = Status.TIME_LIMIT if wall >= 0.95 * limit else Status.FEASIBLE
+        status = Status.TIME_LIMIT if work is not None or wall >= 0.95 * limit else Status.FEASIBLE
     elif st == cp_model.INFEASIBLE:
         status = Status.INFEASIBLE
     elif st == cp_model.UNKNOWN:
@@ -88,7 +97,14 @@ def run_cpsat(be: CpSatBackend, budget: TimeBudget, params: SolverParams) -> Sol
         status = Status.ERROR
     has_sol = st in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     bound = solver.best_objective_bound if st in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.UNKNOWN) else None
+    spent = float(solver.deterministic_time)
+    # the safety net: stopped unproven by the clock before the deterministic limit
+    fired = work is not None and st in (cp_model.FEASIBLE, cp_model.UNKNOWN) and spent < work and wall >= 0.95 * limit
+    budget.charge(spent, fired)
     msg = f"cp-sat {name}, {wall:.2f} s, {solver.num_branches} branches"
+    if work is not None:
+        msg += f", {spent:.3f} of {work:.3f} work units" + (f" ({SAFETY_NET_NOTE})" if fired else "")
     msg += f", model objective {solver.objective_value:g}" if has_sol else ", no solution found"
     return SolveOutcome(status=status, value=solver.value if has_sol else None,
-                        objective=solver.objective_value if has_sol else None, bound=bound, message=msg, wall_s=wall)
+                        objective=solver.objective_value if has_sol else None, bound=bound, message=msg, wall_s=wall,
+                        work=spent, safety_net=fired)

@@ -11,6 +11,12 @@ implied in the exact model). So results are those of the earlier PuLP path.
 Statuses: HiGHS's model status (``kOptimal`` → OPTIMAL, time/iteration/solution
 limits and interrupts → TIME_LIMIT, ``kInfeasible`` → INFEASIBLE, else ERROR); a
 claimed optimum without a primal solution is an ERROR. The bound is ``mip_dual_bound``.
+
+Under a work limit (:mod:`sensaopt.solvers.budget`) one unit is
+:data:`HIGHS_NODES_PER_UNIT` branch-and-bound nodes (``mip_max_nodes``; HiGHS's
+``simplex_iteration_limit`` does not apply to the LPs of its MIP solver, so presolve,
+the root LP and root cuts are not limited: they run to their end or to the safety net,
+``time_limit``). HiGHS's MIP search is deterministic for given options and threads.
 """
 
 from __future__ import annotations
@@ -26,10 +32,11 @@ from sensaopt.errors import SensaoptError
 from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Status
 from sensaopt.solvers.base import MILP_LIMITS, SolveOutcome, SolverParams
-from sensaopt.solvers.budget import MIN_SOLVE_S, TimeBudget
+from sensaopt.solvers.budget import MIN_SOLVE_S, SAFETY_NET_NOTE, TimeBudget
 from sensaopt.solvers.interrupt import run_stoppable
 
 Number = int | float
+HIGHS_NODES_PER_UNIT = 100  # branch-and-bound nodes per work unit (docs/reliability.md: about a second here)
 
 
 class HighsVar:
@@ -287,6 +294,8 @@ class HighsSearch:
     has_solution: bool
     dual_bound: float | None
     message: str
+    work: float = 0.0
+    safety_net: bool = False
 
 
 def limit_from_now(h: Any, seconds: float) -> None:
@@ -300,10 +309,14 @@ def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
     """Run the MIP search of the prepared ``h`` (a ``highspy.Highs``) until it ends or
     ``budget``'s stop time (then stopped from outside: cancelSolve and time limit 0), and
     map HiGHS's model status to the common Status: OPTIMAL only when HiGHS proved it and
-    holds a feasible solution. Shared by :class:`HighsBackend` and the Chronus lease
-    model's array path."""
+    holds a feasible solution. Under ``budget``'s work limit the search stops after the
+    nodes it allows (module doc), and the nodes done are charged to it. Shared by
+    :class:`HighsBackend` and the Chronus lease model's array path."""
     import highspy
 
+    work = budget.work_left()
+    if work is not None:
+        h.setOptionValue("mip_max_nodes", max(1, int(work * HIGHS_NODES_PER_UNIT)))
     h.HandleUserInterrupt = True  # cancelSolve (on Ctrl-C) interrupts the search
 
     def search() -> None:
@@ -329,7 +342,12 @@ def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
         status = Status.ERROR
     bound = info.mip_dual_bound if ms != S.kInfeasible and abs(info.mip_dual_bound) < 1e30 else None
     msg = f"highs {h.modelStatusToString(ms)}, gap {info.mip_gap:.3g}, {info.mip_node_count} nodes"
-    return HighsSearch(status, has_sol, bound, msg)
+    spent = max(int(info.mip_node_count), 0) / HIGHS_NODES_PER_UNIT
+    fired = work is not None and ms in (S.kTimeLimit, S.kInterrupt)
+    budget.charge(spent, fired)
+    if work is not None:
+        msg += f", {spent:g} of {work:g} work units" + (f" ({SAFETY_NET_NOTE})" if fired else "")
+    return HighsSearch(status, has_sol, bound, msg, spent, fired)
 
 
 def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted: bool = False) -> SolveOutcome:
@@ -357,4 +375,5 @@ def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted
     else:
         msg += ", no solution found"
     wall = time.perf_counter() - t0
-    return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall)
+    return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall,
+                        work=run.work, safety_net=run.safety_net)

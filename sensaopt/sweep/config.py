@@ -111,13 +111,14 @@ def grid(base: RunConfig | None = None, **axes: Any) -> list[RunConfig]:
     return out
 
 
-LEASE_COUNTERS = ("lease_solves", "milp_optimal", "milp_time_limit", "fallbacks")
+LEASE_COUNTERS = ("lease_solves", "milp_optimal", "milp_time_limit", "fallbacks", "safety_net")
 
 
 def lease_counters(stats: object) -> dict[str, int]:
     """The lease-solve counters of a Chronus run (solves, proven optimal, stopped at the
-    time limit with an incumbent, greedy fallbacks); empty for other policies. Kept with
-    each run because Chronus's 5-s wall-clock limit makes its plans load-dependent."""
+    time limit with an incumbent, greedy fallbacks, stopped by a work budget's safety
+    net); empty for other policies. Kept with each run because Chronus's 5-s wall-clock
+    limit makes its plans load-dependent (a work budget does not, unless its safety net fired)."""
     if not isinstance(stats, dict):
         return {}
     return {k: int(stats[k]) for k in LEASE_COUNTERS if k in stats}

@@ -69,6 +69,12 @@ most its proportional share), and "ordering only" (also no backfill reservations
 repack, no stay-put: its order with greedy proportional placement); rows labelled
 ``sensascale (speed<=1)``, ``sensascale (ordering)`` on the Philly SLO cell with
 8-GPU nodes of the main node shape."""
+PAPER_BUDGET = "work:5"
+"""The lease MILPs' budget (``--budget``): deterministic work units per solve (HiGHS: 100
+nodes a unit, :mod:`sensaopt.solvers.budget`), so the table is the same on any machine load;
+"time": Chronus's own 5-s wall-clock limit (the tables made before the budget existed)."""
+SAFETY_NET_S = 60.0  # seconds: a lease solve's wall-clock safety net under a work budget (Chronus's time_limit_s)
+BUDGET_KNOBS = ("budget", "time_limit_s")  # the knobs budget_knobs sets
 FULL_GPUS = {"philly": 960, "helios": 768}
 # the paper's average relative change of SensaScale vs Chronus (%); its queueing figure is shown
 # under both queueing definitions (the paper does not say which; the Chronus artifact counts pending time)
@@ -132,10 +138,11 @@ class PaperSettings:
     decomposition: bool = False
     duration_at: str | None = None
     workloads: tuple[str, ...] = DEFAULT_WORKLOADS  # labels of WORKLOADS
+    budget: str = PAPER_BUDGET  # the solver-based policies' budget (budget_knobs)
 
 
 LEGACY_SETTINGS: dict[str, Any] = {"shapes": [], "shape_gpus": [8, 16], "decomposition": False, "duration_at": "reference",
-                                   "workloads": list(DEFAULT_WORKLOADS)}
+                                   "workloads": list(DEFAULT_WORKLOADS), "budget": "time"}
 """What a provenance record whose settings lack a field did (made before the field existed)."""
 
 
@@ -148,6 +155,8 @@ def legacy_args(settings: dict[str, Any]) -> list[str]:
         out += ["--shape", "none"]
     if "duration_at" not in settings:
         out += ["--duration-at", "reference"]
+    if "budget" not in settings:
+        out += ["--budget", "time"]
     return out
 
 
@@ -190,13 +199,18 @@ def node_of(cfg: RunConfig) -> str:
 
 def policy_label(cfg: RunConfig) -> str:
     """The policy column of a run: its policy, or ``sensascale (speed<=1)`` for a
-    :data:`DECOMPOSITION` variant, or ``policy [k=v, ...]`` for other knob overrides."""
-    if not cfg.policy_config:
+    :data:`DECOMPOSITION` variant, or ``policy [k=v, ...]`` for other knob overrides
+    (the knobs of a work budget, :func:`budget_knobs`, are not named: they change how
+    long a solve may search, recorded in the run's config and provenance)."""
+    own = cfg.policy_config
+    if dict(own).get("budget") is not None:
+        own = tuple((k, v) for k, v in own if k not in BUDGET_KNOBS)
+    if not own:
         return cfg.policy
     for name, knobs in DECOMPOSITION:
         if cfg.policy == "sensascale" and tuple(cfg.policy_config) == knobs:
             return f"sensascale ({name})"
-    return f"{cfg.policy} [{', '.join(f'{k}={v}' for k, v in cfg.policy_config)}]"
+    return f"{cfg.policy} [{', '.join(f'{k}={v}' for k, v in own)}]"
 
 
 def workload_choice(names: Iterable[str]) -> tuple[str, ...]:
@@ -250,7 +264,7 @@ def paper_configs(s: PaperSettings) -> list[tuple[str, int, RunConfig]]:
     for seed in s.seeds:
         for label, trace, family, g, node in cells:
             preset, frac = cluster_for(family, g, s, node)
-            variants: list[tuple[str, dict[str, Any]]] = [(pol, {}) for pol in s.policies]
+            variants: list[tuple[str, dict[str, Any]]] = [(pol, budget_knobs(pol, s.budget)) for pol in s.policies]
             if s.decomposition and label == SHAPE_WORKLOAD and g == 8 and node == s.node:
                 variants += [("sensascale", dict(knobs)) for _, knobs in DECOMPOSITION]
             for pol, knobs in variants:
@@ -259,6 +273,18 @@ def paper_configs(s: PaperSettings) -> list[tuple[str, int, RunConfig]]:
                                 duration_at=s.duration_at, policy_config=as_pairs(knobs))
                 out.append((label, g, cfg))
     return out
+
+
+def budget_knobs(policy: str, budget: str) -> dict[str, Any]:
+    """The knobs giving ``policy`` the work ``budget`` (a policy with a ``budget`` knob:
+    Chronus's lease MILPs; its ``time_limit_s`` becomes the :data:`SAFETY_NET_S` safety
+    net); none for "time" (the policy's own wall-clock limit) or a policy without solver."""
+    from sensaopt.solvers.budget import WALL_CLOCK
+
+    knobs = policy_defaults(policy) or {}
+    if budget == WALL_CLOCK or "budget" not in knobs:
+        return {}
+    return {"budget": budget, **({"time_limit_s": SAFETY_NET_S} if "time_limit_s" in knobs else {})}
 
 
 def run_values(metrics: dict[str, Any]) -> dict[str, float | None]:
@@ -898,7 +924,7 @@ def paper_args(s: PaperSettings, output: str | Path, results: str | Path | None 
     for g in s.shape_gpus:
         args += ["--shape-gpus", str(g)]
     args += ["--duration-at", s.duration_at or "none"] + (["--decomposition"] if s.decomposition else [])
-    args += ["--workloads", ",".join(s.workloads)]
+    args += ["--workloads", ",".join(s.workloads), "--budget", s.budget]
     if results is not None:
         args += ["--results", str(results)]
     return args

@@ -66,7 +66,7 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
     stages: list[RelaxationStage] = []
     step = grain(instance)
     for refine in ladder(settings.refine):
-        if budget.left() < MIN_EXTEND_S or (res.objective is not None and res.objective - bound < step / 2):
+        if budget.short_of(MIN_EXTEND_S) or (res.objective is not None and res.objective - bound < step / 2):
             break
         b, f, h, stage = relaxation(res, instance, H, refine, engine, settings, budget, floor)
         stages.append(stage)
@@ -221,7 +221,7 @@ def loss_floor(outer: ModelData, engine: Engine, settings: SolveSettings, budget
     cheapest open one when the relaxation's shortfall model (horizon-free,
     :mod:`sensaopt.exact.phases.shortfall`) proves that some open deadline is missed."""
     base = hopeless_loss(outer)
-    if budget.left() < MIN_EXTEND_S:
+    if budget.short_of(MIN_EXTEND_S):
         return base, "hopeless deadlines only: no time left"
     short = solve_shortfall(outer, settings.model_spec, engine.build, engine.run, budget.split(0.5), None, settings.max_vars)
     if short is None:
@@ -243,7 +243,7 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
     late = outer.unfinishable()
     if late is not None:
         return float("inf"), f"infeasible: job {late.id} cannot finish within the horizon even at its best speed"
-    if budget.left() < MIN_EXTEND_S:
+    if budget.short_of(MIN_EXTEND_S):
         return trivial_bound(outer), "no time left: the relaxation's solo bound"
     try:
         mb = engine.build(outer, settings.model_spec, budget)

@@ -91,7 +91,7 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
         if mb is not first:  # the partner's incumbent won: the fallback in its variables
             fallback = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole)) or None
     bp = None
-    if settings.branch_price and out.status != Status.OPTIMAL and budget.left() >= MIN_EXTEND_S:
+    if settings.branch_price and out.status != Status.OPTIMAL and not budget.short_of(MIN_EXTEND_S):
         out, bp = branch_and_price_after(mb, out, whole, budget)
     floors = ObjectiveFloors.of(mb.vars)
     slot_coef = objective_parts(full)[0]
@@ -179,7 +179,7 @@ def cooperate(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSe
         return side_by_side(mb, engine, partner, settings, budget, whole)
     first = engine.run(mb, budget.split(COOPERATE_SHARE))
     record = CooperationReport(partner.name, _run_report(first))
-    if first.status == Status.OPTIMAL or budget.left() < MIN_EXTEND_S:
+    if first.status == Status.OPTIMAL or budget.short_of(MIN_EXTEND_S):
         return mb, first, record
     start = extract_schedule(mb.data, mb.vars, first.value) if first.value is not None else whole
     try:

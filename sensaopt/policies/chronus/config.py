@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sensaopt.errors import SensaoptError
+from sensaopt.solvers.budget import parse_budget
+
 
 @dataclass(frozen=True)
 class ChronusConfig:
@@ -25,7 +28,13 @@ class ChronusConfig:
     "greedy" (the artifact's fallback only; counted as a fallback every lease)."""
     time_limit_s: float = 5.0
     """Per-solve time limit (artifact: 5 s). Without an incumbent by then -> greedy
-    fallback, counted in ``policy.stats['fallbacks']``."""
+    fallback, counted in ``policy.stats['fallbacks']``. Under a work ``budget``: the
+    safety net only."""
+    budget: str | None = None
+    """None or "time": ``time_limit_s`` limits each solve (the artifact's); "work:N": N
+    work units per solve (:mod:`sensaopt.solvers.budget`; HiGHS: 100 nodes a unit),
+    the same plans on any machine load; a solve the safety net stops is counted in
+    ``policy.stats['safety_net']``."""
     threads: int = 1
     seed: int = 0
     """Solver random seed (the policy itself makes no random choice)."""
@@ -54,3 +63,7 @@ class ChronusConfig:
             raise ValueError(f"chronus solver must be highs, highspy, cpsat or greedy, not {self.solver!r}")
         if not self.time_limit_s > 0:
             raise ValueError("chronus time_limit_s must be positive")
+        try:
+            parse_budget(self.budget, "chronus")
+        except SensaoptError as e:
+            raise ValueError(str(e)) from None

@@ -246,7 +246,8 @@ def run_highs_arrays(model: LeaseModel, budget: TimeBudget, threads: int, seed: 
     else:
         msg += ", no solution found"
     wall = time.perf_counter() - t0
-    return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall)
+    return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall,
+                        work=run.work, safety_net=run.safety_net)
 
 
 def plans_of(model: LeaseModel, outcome: SolveOutcome) -> dict[Hashable, Plan]:

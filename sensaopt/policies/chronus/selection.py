@@ -10,7 +10,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from sensaopt.result import Status
-from sensaopt.solvers import TimeBudget, gc_paused
+from sensaopt.solvers import TimeBudget, gc_paused, parse_budget
 
 from . import lease_model
 from .lease_model import LEASE_SOLVERS, LeaseJob, build_lease_model, new_backend, plans_of
@@ -28,7 +28,8 @@ class Selection:
     """The plans of one lease solve. ``status``: the solver's (OPTIMAL; TIME_LIMIT: its
     incumbent is used); for a fallback (``fallback`` True) why it was needed
     (INFEASIBLE, TIME_LIMIT without incumbent, ERROR), FEASIBLE when greedy was
-    configured. ``solve_s`` wall seconds; ``objective`` of the plans (model units)."""
+    configured. ``solve_s`` wall seconds; ``objective`` of the plans (model units);
+    ``safety_net``: under a work budget the wall-clock limit stopped the solve (not deterministic)."""
 
     plans: Plans
     status: Status
@@ -38,6 +39,7 @@ class Selection:
     solve_s: float = 0.0
     objective: float | None = None
     variables: int = 0
+    safety_net: bool = False
 
 
 def objective_value(jobs: list[LeaseJob], plans: Plans, capacity: list[int], sign: float) -> float:
@@ -102,12 +104,14 @@ def solve_selection(
     time_limit: float = 5.0,
     threads: int = 1,
     seed: int = 0,
+    budget: str | None = None,
 ) -> Selection:
     """Solve the lease MILP (``solver``: highs, cpsat, or greedy for the fallback only)
-    within ``time_limit`` seconds; on any solver failure (no incumbent in the time
+    within ``time_limit`` seconds (under a work ``budget``, "work:N", within N work units,
+    ``time_limit`` the safety net); on any solver failure (no incumbent in the time
     limit, infeasible model, solver error) fall back to :func:`greedy_selection` and
     say so in the returned ``fallback``, status and reason (never silently)."""
-    budget = TimeBudget.start(time_limit)
+    clock = TimeBudget.start(time_limit, parse_budget(budget, "chronus budget"))
     if not jobs:
         return Selection(plans={}, status=Status.OPTIMAL, solver=solver, objective=0.0)
     horizon = max(m for j in jobs for m, _ in j.options)
@@ -115,7 +119,7 @@ def solve_selection(
     if solver == "greedy":
         plans = greedy_selection(jobs, cap)
         return Selection(plans=plans, status=Status.FEASIBLE, solver=solver, fallback=True, reason="greedy selected by configuration",
-                         solve_s=budget.elapsed(), objective=objective_value(jobs, plans, cap, sign))
+                         solve_s=clock.elapsed(), objective=objective_value(jobs, plans, cap, sign))
     if solver not in LEASE_SOLVERS:
         raise ValueError(f"unknown lease solver {solver!r} ({', '.join(LEASE_SOLVERS)}, greedy)")
     nvar, status, reason = 0, Status.ERROR, ""
@@ -124,7 +128,7 @@ def solve_selection(
         with gc_paused():
             model = build_lease_model(new_backend(solver), jobs, cap, sign)
             nvar = model.variables
-            out = lease_model.run_lease_model(model, solver, budget, threads, seed)
+            out = lease_model.run_lease_model(model, solver, clock, threads, seed)
             status = out.status
             if out.value is not None:
                 found = plans_of(model, out)
@@ -135,8 +139,14 @@ def solve_selection(
     if found is None:
         plans = greedy_selection(jobs, cap)
         log.warning("chronus lease MILP (%s) failed (%s); greedy fallback planned %d of %d jobs", solver, reason, len(plans), len(jobs))
-        return Selection(plans=plans, status=status, solver=solver, fallback=True, reason=reason, solve_s=budget.elapsed(),
-                         objective=objective_value(jobs, plans, cap, sign), variables=nvar)
+        return Selection(plans=plans, status=status, solver=solver, fallback=True, reason=reason, solve_s=clock.elapsed(),
+                         objective=objective_value(jobs, plans, cap, sign), variables=nvar, safety_net=fired(clock))
     check_plans(jobs, found, cap)
     return Selection(plans=found, status=status if status == Status.OPTIMAL else Status.TIME_LIMIT, solver=solver,
-                     solve_s=budget.elapsed(), objective=objective_value(jobs, found, cap, sign), variables=nvar)
+                     solve_s=clock.elapsed(), objective=objective_value(jobs, found, cap, sign), variables=nvar,
+                     safety_net=fired(clock))
+
+
+def fired(clock: TimeBudget) -> bool:
+    """Under a work limit, whether the wall-clock safety net stopped the solve."""
+    return clock.work is not None and clock.work.safety_net

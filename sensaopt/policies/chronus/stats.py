@@ -25,6 +25,8 @@ class ChronusStats:
     """Solves stopped by the time limit with an incumbent."""
     fallbacks: int = 0
     """Solves answered by the greedy fallback (never silent)."""
+    safety_net: int = 0
+    """Solves a work budget's wall-clock safety net stopped (their plans depend on the machine's load)."""
     fallback_reasons: dict[str, int] = field(default_factory=dict)
     """Fallbacks by reason (text before any parenthesis)."""
     unplanned_by_fallback: int = 0
@@ -59,6 +61,7 @@ class ChronusStats:
         self.solve_s_max = max(self.solve_s_max, selection.solve_s)
         self.max_lease_jobs = max(self.max_lease_jobs, jobs)
         self.max_variables = max(self.max_variables, selection.variables)
+        self.safety_net += selection.safety_net
         if selection.fallback:
             self.fallbacks += 1
             reason = selection.reason.split("(")[0].strip() or "unknown"
