@@ -9,8 +9,8 @@ import random
 import pytest
 
 import sensaopt
-from sensaopt.exact.model.builder import spec_of
 from sensaopt.allocations import schedule_points
+from sensaopt.exact.model.builder import spec_of
 from sensaopt.exact.model.data import build_data, hard_data
 from sensaopt.exact.phases.lns import improve, neighbourhood, score
 from sensaopt.result import Result

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sensaopt.exact.model.builder import Strength
 from sensaopt.exact.common import finish_minutes, prepare
 from sensaopt.exact.cpsat import build_cpsat
+from sensaopt.exact.model.builder import Strength
 from sensaopt.exact.model.data import hard_data, open_tiers, shortfall_data
 from sensaopt.exact.phases.horizon import horizon_needed
 from sensaopt.exact.phases.shortfall import solve_shortfall
@@ -119,11 +119,11 @@ def test_horizon_needed_monotone():
 def test_cooperation_partner_takes_over():
     """Deadline-hard phase with a partner: a primary run without incumbent, HiGHS
     started from the complete zero-miss start proves tiny-16gpu's optimum 78.0."""
-    from sensaopt.exact.model.builder import to_objective
     from sensaopt.exact.common import SolveSettings
-    from sensaopt.exact.phases.deadline_hard import cooperate
-    from sensaopt.exact.phases.complete import complete_schedule
+    from sensaopt.exact.model.builder import to_objective
     from sensaopt.exact.outcome import Engine, highs_partner
+    from sensaopt.exact.phases.complete import complete_schedule
+    from sensaopt.exact.phases.deadline_hard import cooperate
     from sensaopt.solvers import SolveOutcome
 
     prep, out = _shortfall("tiny-16gpu", warm=True)

@@ -31,8 +31,8 @@ from sensaopt.exact.model.values import extract_schedule, hint_values, relabel_i
 from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
 from sensaopt.exact.phases.complete import complete_schedule
 from sensaopt.exact.phases.horizon import with_horizon_proof
-from sensaopt.exact.phases.lns import improve
 from sensaopt.exact.phases.lexicographic import ObjectiveFloors
+from sensaopt.exact.phases.lns import improve
 from sensaopt.exact.phases.shortfall import ShortfallOutcome
 from sensaopt.result import (
     SKIPPED_ZERO_MISS,
@@ -130,7 +130,7 @@ def search_first(prep: Prepared, data: ModelData, whole: Schedule, settings: Sol
     ``settings.lns_share`` of the time left, from the better of ``whole`` (the complete
     zero-miss start) and the warm start where that fits the trimmed model: the schedule
     the solver then starts from, and the search's record (None when it did not run)."""
-    if settings.lns_share <= 0 or budget.left() < MIN_EXTEND_S:
+    if settings.lns_share <= 0 or budget.short_of(MIN_EXTEND_S):
         return whole, None
     ws = relabel_identical_nodes(data.instance, prep.heuristic.schedule)
     out = improve(data, [whole, ws], settings.model_spec, budget.split(settings.lns_share), settings.seed)
@@ -250,5 +250,5 @@ def run_both(a: Callable[[], SolveOutcome], b: Callable[[], SolveOutcome]) -> tu
             pass
     for key in "ab":
         if key + "!" in box:
-            raise box[key + "!"]  # type: ignore[misc]
+            raise box[key + "!"]
     return box["a"], box["b"]

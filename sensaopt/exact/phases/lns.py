@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from sensaopt.exact.model.builder import BuildTimeout, ModelSpec
 from sensaopt.exact.model.data import ModelData
@@ -26,6 +27,9 @@ from sensaopt.result import Status
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 from sensaopt.validator import check_schedule
+
+if TYPE_CHECKING:
+    from sensaopt.solvers.cpsat import CpSatBackend
 
 ROUND_S = 2.0  # seconds per round at most
 MIN_ROUND_S = 0.5  # a round needs at least this much time left
@@ -73,8 +77,9 @@ def improve(data: ModelData, starts: list[Schedule], spec: ModelSpec, budget: Ti
     """Rounds of large-neighbourhood search until ``budget`` runs out, from the best of
     ``starts`` (valid schedules; the first is kept when no other is valid, better and
     representable in ``data``'s model); each round CP-SAT, 1 worker, seed ``seed`` +
-    round, at most :data:`ROUND_S` seconds. ``size``: the first neighbourhood's jobs
-    (default: a third of the jobs, at least 4)."""
+    round, at most :data:`ROUND_S` seconds (under a work limit: :data:`ROUND_S` work
+    units, so that the rounds, and the search, are the same on any machine load).
+    ``size``: the first neighbourhood's jobs (default: a third of the jobs, at least 4)."""
     rng = random.Random(seed)
     best, best_obj = starts[0], score(data, starts[0])
     if best_obj is None:
@@ -86,14 +91,14 @@ def improve(data: ModelData, starts: list[Schedule], spec: ModelSpec, budget: Ti
         mb = build_model(data, "cpsat", spec, budget)  # built once; each round narrows domains
     except BuildTimeout:
         return LnsOutcome(best, best_obj, best_obj, 0, 0, size, budget.elapsed())
-    proto = mb.backend.model.proto
+    proto = cast("CpSatBackend", mb.backend).model.proto
     vals = hint_values(data, mb.vars, best)
     for other in starts[1:]:
         obj = score(data, other)
         if obj is not None and obj < best_obj - 1e-9 and (ov := hint_values(data, mb.vars, other)):
             best, best_obj, vals = other, obj, ov
     first = best_obj
-    while vals and budget.left() >= MIN_ROUND_S:
+    while vals and not budget.short_of(MIN_ROUND_S):
         free = neighbourhood(data, best, rng, size)
         mb.backend.hint(vals)
         fixed = [(x.index, int(vals[x])) for (k, _t, _p), x in mb.vars.x.items() if data.jobs[k].id not in free]
@@ -101,7 +106,7 @@ def improve(data: ModelData, starts: list[Schedule], spec: ModelSpec, budget: Ti
             dom = proto.variables[i].domain
             dom[0], dom[1] = val, val
         try:
-            out = mb.backend.solve(budget.at_most(ROUND_S), exact_params("cpsat", 1, seed + rounds))
+            out = mb.backend.solve(budget.at_most(ROUND_S, ROUND_S), exact_params("cpsat", 1, seed + rounds))
         finally:
             for i, _ in fixed:
                 dom = proto.variables[i].domain
