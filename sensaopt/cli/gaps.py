@@ -1,0 +1,215 @@
+"""``sensaopt experiment gaps``: certified gaps of the policies on trace windows, one exact
+solve per window on Dask (:mod:`sensaopt.sweep.gaps`), resumable, with tables, figures and
+provenance."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from sensaopt.cli.options import OUT_DIR, in_range, out_dir_option, retired_folder_option
+from sensaopt.cli.traces import _progress_every_option, _resume_summary, _run_bar, _stored_runs, experiment_app
+from sensaopt.config import WorkloadConfig, field_help
+from sensaopt.sweep.gaps import POLICIES, TRACE, ExactSettings, GapSettings, WindowCut
+
+_CUT = WindowCut()
+_EXACT = ExactSettings()
+_OUT_HELP = ("Output folder: runs/ is the resumable store (rerun to resume), instances/ the windows, plus gaps.md/csv, windows.csv, "
+             "gaps.png (and scaling.csv/png with several --jobs) and provenance.json.")
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    """``--jobs``: one size or several, comma-separated, each checked (one line, exit 2)."""
+    from sensaopt.errors import InputError
+    from sensaopt.limits import OPTIONS
+
+    sizes = []
+    for part in text.split(","):
+        try:
+            n = int(part.strip())
+        except ValueError:
+            raise InputError("--jobs", "jobs", f"{part.strip()!r} is not a whole number of jobs (give N or N,N,...)") from None
+        problem = OPTIONS["jobs"].problem(n)
+        if problem is not None:
+            raise InputError("--jobs", "jobs", problem)
+        sizes.append(n)
+    if len(set(sizes)) != len(sizes):
+        raise InputError("--jobs", "jobs", f"a size is given twice in {text!r}")
+    return tuple(sizes)
+
+
+def _policies(given: list[str]) -> tuple[str, ...]:
+    """``--policies`` (comma-separated or repeated; default :data:`POLICIES`), each checked."""
+    from sensaopt.policies import check_policies
+
+    names = tuple(p.strip() for g in given for p in g.split(",") if p.strip()) or POLICIES
+    check_policies(names, field="--policies")
+    return names
+
+
+def _check_exact(name: str) -> None:
+    from sensaopt.errors import InputError
+    from sensaopt.solve import exact_solver_names
+
+    if name not in exact_solver_names():
+        raise InputError("(command line)", "--exact", f"unknown exact solver {name!r}; use {', '.join(exact_solver_names())}")
+
+
+def _check_outputs(folder: Path, names: tuple[str, ...], field: str) -> None:
+    from sensaopt.outputs import check_output, check_output_dir
+
+    check_output_dir(folder, field=field)
+    for n in (*names, "provenance.json"):
+        check_output(folder / n, field=field)
+
+
+def _save_instances(folder: Path, tasks: list[Any]) -> None:
+    """Each window's instance file (with its from-trace provenance), unless it is there already."""
+    from sensaopt.io import json_text
+    from sensaopt.outputs import write_text
+    from sensaopt.sweep.gaps import instance_path
+
+    for task, prov in tasks:
+        p = instance_path(folder, task)
+        if not p.is_file():
+            p.parent.mkdir(parents=True, exist_ok=True)
+            write_text(p, json_text({**task.instance, "provenance": prov}, indent=1, where=str(p)) + "\n", field=OUT_DIR)
+
+
+def _run(tasks: list[Any], output: Path, quiet: bool, report_only: bool, serial: bool, scheduler: str | None, processes: int,
+         every_s: float, commit: str | None) -> tuple[Any, dict[str, dict]]:
+    """Run the windows not yet stored under ``output`` (or only count them): the sweep report
+    and key -> record of every stored window (each computed one with ``commit``, the code's
+    git commit). A line per finished window unless ``quiet``."""
+    from tqdm import tqdm
+
+    from sensaopt.cli.batch import ResumeNotes, dask_ready
+    from sensaopt.sweep import SweepReport, run_serial, run_sweep
+    from sensaopt.sweep.gaps import record_problem, solve_window, task_cost
+    from sensaopt.sweep.gaps_report import window_line
+    from sensaopt.sweep.store import ResultStore
+
+    class Store(ResultStore):
+        def put(self, record: dict) -> None:
+            super().put({**record, "commit": commit})  # the code that computed this window (a rerun may run newer code)
+            if not quiet:
+                tqdm.write(window_line(record), file=sys.stderr)
+
+    notes = ResumeNotes()
+    store = Store(output, warn=notes, verify=record_problem)
+    keys = {t.key() for t in tasks}
+    bar, cb = _run_bar(len(keys), "gaps", quiet or report_only, every_s)
+    try:
+        if report_only:
+            rep = SweepReport(len(keys), sum(store.has(k) for k in keys))
+        else:
+            if not serial:
+                dask_ready()
+            with _stored_runs(tasks, store, store.root / "runs").guard():
+                rep = (run_serial(tasks, store, cb, run=solve_window) if serial else
+                       run_sweep(tasks, store, scheduler=scheduler, n_workers=processes, progress=cb, run=solve_window, cost=task_cost))
+    finally:
+        bar.close()
+        _resume_summary(notes)
+    return rep, {k: r for t in tasks if (r := store.get(k := t.key())) is not None}
+
+
+def _title(s: GapSettings, planned: int) -> str:
+    c, e = s.cut, s.exact
+    seeds = f"seed {s.seeds[0]}" if len(s.seeds) == 1 else f"seeds {s.seeds[0]}–{s.seeds[-1]}"
+    return (f"# Certified gaps on {c.trace} windows\n\n{planned} windows of {', '.join(map(str, s.sizes))} consecutive jobs "
+            f"(first job {c.first}; nodes of {c.node_gpus} GPUs, at most {c.max_nodes}, load {c.load:g}, {c.round_minutes:g}-minute "
+            f"rounds, {seeds}). Exact: {e.label}, {e.time_limit:g} s and {e.workers} thread(s) per window, solver seed {e.seed}; "
+            f"policies: {', '.join(s.policies)}.")
+
+
+@experiment_app.command("gaps")
+def experiment_gaps(
+    output: Path = out_dir_option(_OUT_HELP),
+    _retired: str | None = retired_folder_option("-o", "--output", "--out"),
+    trace: str = typer.Option(TRACE, "--trace", callback=in_range("trace"), help=field_help(WorkloadConfig, "trace")),
+    jobs: str = typer.Option(str(_CUT.jobs), "--jobs", "-n", metavar="N[,N...]",
+                             help="Jobs per window (consecutive by arrival); several sizes, comma-separated, add the scaling table "
+                                  "and figure (e.g. 10,20,40,80)."),
+    windows: int = typer.Option(20, "--windows", callback=in_range("windows"), metavar="N", help="Windows per size and seed."),
+    first: int = typer.Option(_CUT.first, callback=in_range("first"), metavar="N", help="Trace index of the first window's first job."),
+    stride: int | None = typer.Option(None, callback=in_range("stride"), metavar="N", help="Jobs between window starts (default: --jobs)."),
+    node_gpus: int = typer.Option(_CUT.node_gpus, callback=in_range("node_gpus"), help="GPUs per node (3 cores, 62.5 GB per GPU)."),
+    max_nodes: int = typer.Option(_CUT.max_nodes, callback=in_range("max_nodes"), metavar="N", help="At most this many nodes per window."),
+    load: float = typer.Option(_CUT.load, callback=in_range("load"), help="Target offered load of each window's cluster."),
+    round_minutes: float = typer.Option(_CUT.round_minutes, callback=in_range("round_minutes"), help="Round length, minutes."),
+    sensitive_fraction: float = typer.Option(_CUT.sensitive_fraction, callback=in_range("sensitive_fraction"),
+                                             help="Fraction of sensitive model types."),
+    seed: int = typer.Option(0, callback=in_range("seed"), help="First seed (window k of seed s draws its model types with s + k)."),
+    seeds: int = typer.Option(1, "--seeds", callback=in_range("seeds"), metavar="N",
+                              help="Seeds: --seed .. --seed + N - 1 (each cuts every window)."),
+    exact: str = typer.Option(_EXACT.exact, help="Exact solver: cpsat | milp (HiGHS) | highs | cbc"),
+    time_limit: float = typer.Option(_EXACT.time_limit, callback=in_range("time_limit"), metavar="SECONDS",
+                                     help="Seconds per exact solve (> 0)."),
+    workers: int = typer.Option(_EXACT.workers, callback=in_range("workers"), metavar="N", help="Exact solver threads per window."),
+    solver_seed: int = typer.Option(_EXACT.seed, callback=in_range("solver_seed"), help="Exact solver random seed."),
+    cooperate: bool = typer.Option(False, "--cooperate", help="The other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
+    policies: list[str] = typer.Option([], "--policies", metavar="NAME[,NAME...]",
+                                       help="Policies compared with each exact solve, comma-separated or repeated "
+                                            f"(default: {','.join(POLICIES)})."),
+    results: Path | None = typer.Option(None, "--results", metavar="DIR",
+                                        help="Also write the tables, figures and provenance.json into DIR (default: not written)."),
+    scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
+    processes: int | None = typer.Option(None, callback=in_range("processes"), metavar="N",
+                                         help="LocalCluster worker processes (default: the cores // --workers, at least 1)."),
+    serial: bool = typer.Option(False, help="Run in this process, without Dask."),
+    report_only: bool = typer.Option(False, help="Run nothing: tabulate the windows already stored (a partial table if some are missing)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no line per window."),
+    progress_every: float = _progress_every_option(),
+) -> None:
+    """Certified gaps of the policies on trace windows: one exact solve per window (on Dask, resumable), each policy compared with
+    it; per policy windows proven, extra misses, gap to the exact incumbent and to the bound (gaps.md/csv, windows.csv, gaps.png)."""
+    import json
+    import time
+
+    from sensaopt.cli.traces import _echo_runs
+    from sensaopt.datasets import require
+    from sensaopt.errors import InputError
+    from sensaopt.limits import MAX_SEED
+    from sensaopt.outputs import write_text
+    from sensaopt.sweep import gaps
+    from sensaopt.sweep.gaps_report import output_names, report_markdown, write_report
+    from sensaopt.sweep.provenance import git_state, machine
+    from sensaopt.traces.sources import data_needed
+
+    t0, git, host = time.perf_counter(), git_state(), machine()
+    sizes, pols = _sizes(jobs), _policies(policies)
+    _check_exact(exact)
+    if seed + seeds - 1 > MAX_SEED:
+        raise InputError("--seeds", "seeds", f"--seed {seed} + --seeds {seeds} - 1 passes the largest seed {MAX_SEED}")
+    names = output_names(len(sizes))
+    _check_outputs(output, names, OUT_DIR)  # every output checked before the trace is read
+    if results is not None:
+        _check_outputs(results, names, "--results")
+    require(data_needed(trace))
+    cut = WindowCut(trace, sizes[0], first, stride, node_gpus, max_nodes, load, round_minutes, sensitive_fraction)
+    solve = ExactSettings(exact, time_limit, workers, solver_seed, cooperate)
+    s = GapSettings(sizes, windows, cut, tuple(range(seed, seed + seeds)), solve, pols)
+    planned = gaps.plan(s)
+    if not planned:
+        raise InputError(trace, "windows", "no window could be cut (trace too short from --first, or jobs too large for --max-nodes)")
+    _save_instances(output / "instances", planned)
+    tasks = [t for t, _ in planned]
+    n_proc = processes or max(1, (os.cpu_count() or 1) // workers)
+    rep, records = _run(tasks, output, quiet, report_only, serial, scheduler, n_proc, progress_every, git["commit"])
+    md = report_markdown(_title(s, len(tasks)), len(tasks), list(records.values()), pols)
+    status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")
+    execution = {"serial": serial, "processes": None if serial or scheduler else n_proc, "scheduler": scheduler, "report_only": report_only}
+    written = []
+    for folder, field in [(output, OUT_DIR)] + ([(results, "--results")] if results is not None else []):
+        prov = gaps.provenance(s, gaps.command_args(s, output, results), tasks, records, status, git=git, machine=host,
+                               wall_s=time.perf_counter() - t0, execution=execution)
+        written += write_report(folder, md, list(records.values()), pols, len(sizes), time_limit, field=field)
+        write_text(folder / "provenance.json", json.dumps(prov, indent=1) + "\n", field=field)
+        written.append(folder / "provenance.json")
+    typer.echo(md)
+    _echo_runs(rep, records, written)
