@@ -245,3 +245,20 @@ def test_public_functions_document_their_arguments(module):
     assert names
     for name in names:
         check(module, name)
+
+
+def test_the_former_window_gaps_script_maps_its_options_onto_the_command():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "window_gaps.py"
+    spec = importlib.util.spec_from_file_location("window_gaps", path)
+    assert spec is not None and spec.loader is not None
+    wg = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(wg)
+    args = wg.command(["--jobs", "40", "--count", "5", "--time-limit", "60", "--cooperate", "--out", "OUT"])
+    text = " ".join(args)
+    assert text.startswith("experiment gaps --jobs 40 --windows 5 --out-dir OUT/w40 --trace chronus-slo --first 3000")
+    assert "--time-limit 60" in text and "--time-limit 30" not in text and text.endswith("--serial --time-limit 60 --cooperate")
+    table = wg.command(["--table", "--processes", "2"])
+    assert "--report-only" in table and "--serial" not in table

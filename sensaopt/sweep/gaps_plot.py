@@ -79,7 +79,7 @@ def gaps_figure(records: Sequence[dict[str, Any]], summary: Sequence[dict[str, A
     from matplotlib.figure import Figure
 
     sizes = sorted({r["jobs"] for r in records}) or [0]
-    fig = Figure(figsize=(1.2 + (0.9 * len(policies) + 0.8) * len(sizes), 6.2), layout="constrained")
+    fig = Figure(figsize=(max(6.0, 1.2 + (0.9 * len(policies) + 0.8) * len(sizes)), 6.6), layout="constrained")
     axes = fig.subplots(len(ROWS), len(sizes), squeeze=False)
     for j, n in enumerate(sizes):
         rs = [r for r in records if r["jobs"] == n]
@@ -92,7 +92,7 @@ def gaps_figure(records: Sequence[dict[str, Any]], summary: Sequence[dict[str, A
             if i == 0:
                 ax.set_title(f"{n} jobs: {proven} of {len(rs)} windows proven", fontsize=9)
     seeds = seeds_text([len({r["seed"] for r in records})])
-    fig.suptitle(f"Gaps over the windows ({seeds}): box = quartiles, points = windows, ◇ = mean\n{INTERVAL_NOTE}", fontsize=9)
+    fig.suptitle(f"Gaps over the windows ({seeds}): box = quartiles, points = windows, ◇ = mean;\n{INTERVAL_NOTE}", fontsize=9)
     return fig
 
 
