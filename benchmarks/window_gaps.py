@@ -44,6 +44,16 @@ def command(argv: list[str]) -> list[str]:
     return args + rest
 
 
+def ensure_windows(out: Path, jobs: int, count: int, first: int) -> list[Path]:
+    """The instance files of ``count`` windows of ``jobs`` Philly SLO jobs from trace index
+    ``first``, as this script's command keeps them (under ``out/w<jobs>/instances/``;
+    written if missing): the windows of ``benchmarks/gap_reference.py``."""
+    from sensaopt.sweep.gaps import GapSettings, WindowCut, plan, save_instances
+
+    s = GapSettings(sizes=(jobs,), windows=count, cut=WindowCut(trace=DEFAULTS["--trace"], first=first))
+    return save_instances(out / f"w{jobs}" / "instances", plan(s), field="--out")
+
+
 def main(argv: list[str] | None = None) -> int:
     from sensaopt.cli import main as sensaopt
 

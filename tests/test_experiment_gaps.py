@@ -103,6 +103,10 @@ def test_the_dask_path_with_a_scheduler(tmp_path, capsys):
     (["--time-limit", "0"], "--time-limit"),
     (["--processes", "0"], "--processes"),
     (["--seed", "2147483647", "--seeds", "2"], "largest seed"),
+    (["--exact-option", "lns_share=2"], "lns_share: must be within"),
+    (["--exact-option", "time_limit=3"], "set it with --time-limit"),
+    (["--exact-option", "nope=1"], "nope: not an option of the exact solve"),
+    (["--exact-option", "lns_share"], "give KEY=VALUE"),
 ])
 def test_bad_options_are_one_line_exit_2(tmp_path, capsys, extra, says):
     trace = small_chronus(tmp_path, n=12)
@@ -142,8 +146,13 @@ def test_a_task_key_names_what_determines_the_window_and_its_solve():
     changed = [WindowTask(WindowCut(jobs=20, first=3000, seed=1), 3, ExactSettings(), ("sensascale",)),
                WindowTask(WindowCut(jobs=20, first=3000), 4, ExactSettings(), ("sensascale",)),
                WindowTask(WindowCut(jobs=20, first=3000), 3, ExactSettings(cooperate=True), ("sensascale",)),
-               WindowTask(WindowCut(jobs=20, first=3000), 3, ExactSettings(), ("sensascale", "edf"))]
-    assert len({t.key(), *(c.key() for c in changed)}) == 5
+               WindowTask(WindowCut(jobs=20, first=3000), 3, ExactSettings(), ("sensascale", "edf")),
+               WindowTask(WindowCut(jobs=20, first=3000), 3, ExactSettings(settings=(("lns_share", 0.3),)), ("sensascale",))]
+    assert len({t.key(), *(c.key() for c in changed)}) == 6
+    e = ExactSettings(settings=(("relax_time_limit", 5.0), ("lns_share", 0.3)))
+    task = WindowTask(WindowCut(), 0, e, ("edf",))
+    assert WindowTask.from_dict(json.loads(json.dumps(task.to_dict()))) == task
+    assert e.options() == {"lns_share": 0.3, "relax_time_limit": 5.0, "time_limit": 60.0, "workers": 1, "seed": 0, "lexicographic": True}
 
 
 def test_the_store_sets_aside_a_file_that_is_not_the_windows_record(tmp_path):
@@ -160,11 +169,12 @@ def test_the_store_sets_aside_a_file_that_is_not_the_windows_record(tmp_path):
 
 def test_command_args_spell_every_setting():
     s = GapSettings(sizes=(10, 20), windows=5, cut=WindowCut(trace="chronus-slo", first=7, stride=3), seeds=(2, 3),
-                    exact=ExactSettings("highs", 9.0, 2, 4, True), policies=("edf",))
+                    exact=ExactSettings("highs", 9.0, 2, 4, True, (("lns_share", 0.3), ("warm_start", False))), policies=("edf",))
     args = gaps.command_args(s, "OUT", "RES")
     text = " ".join(args)
     for part in ("--jobs 10,20", "--windows 5", "--first 7", "--stride 3", "--seed 2 --seeds 2", "--exact highs", "--time-limit 9.0",
-                 "--workers 2", "--solver-seed 4", "--cooperate", "--policies edf", "--results RES"):
+                 "--workers 2", "--solver-seed 4", "--cooperate", "--exact-option lns_share=0.3 --exact-option warm_start=false",
+                 "--policies edf", "--results RES"):
         assert part in text, part
     with pytest.raises(ValueError, match="consecutive"):
         gaps.command_args(GapSettings(seeds=(0, 2)), "OUT")

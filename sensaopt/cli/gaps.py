@@ -59,25 +59,42 @@ def _check_exact(name: str) -> None:
         raise InputError("(command line)", "--exact", f"unknown exact solver {name!r}; use {', '.join(exact_solver_names())}")
 
 
+def _exact_options(given: list[str]) -> tuple[tuple[str, Any], ...]:
+    """``--exact-option KEY=VALUE`` (repeatable): options of the exact solve beyond the
+    command's own, each a scalar field of :class:`sensaopt.exact.settings.SolveSettings`,
+    parsed by its type and checked (one line, exit 2)."""
+    from sensaopt.config import field_types, parse_value
+    from sensaopt.errors import InputError
+    from sensaopt.exact.settings import SolveSettings
+    from sensaopt.sweep.gaps import OWN_OPTIONS
+
+    types = field_types(SolveSettings)
+    out: dict[str, Any] = {}
+    for item in given:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError("--exact-option", item, "give KEY=VALUE (e.g. lns_share=0.3)")
+        if key in OWN_OPTIONS:
+            raise InputError("--exact-option", key, f"set it with --{key.replace('_', '-')}" if key != "lexicographic"
+                             else "always true here (deadline loss first)")
+        if key not in types:
+            known = ", ".join(k for k in types if k not in OWN_OPTIONS)
+            raise InputError("--exact-option", key, f"not an option of the exact solve ({known})")
+        try:
+            out[key] = parse_value(types[key], text)
+        except ValueError as e:
+            raise InputError("--exact-option", key, str(e)) from None
+    SolveSettings.of("--exact-option", out)  # types and ranges: one line naming the option
+    return tuple(sorted(out.items()))
+
+
 def _check_outputs(folder: Path, names: tuple[str, ...], field: str) -> None:
     from sensaopt.outputs import check_output, check_output_dir
 
     check_output_dir(folder, field=field)
     for n in (*names, "provenance.json"):
         check_output(folder / n, field=field)
-
-
-def _save_instances(folder: Path, tasks: list[Any]) -> None:
-    """Each window's instance file (with its from-trace provenance), unless it is there already."""
-    from sensaopt.io import json_text
-    from sensaopt.outputs import write_text
-    from sensaopt.sweep.gaps import instance_path
-
-    for task, prov in tasks:
-        p = instance_path(folder, task)
-        if not p.is_file():
-            p.parent.mkdir(parents=True, exist_ok=True)
-            write_text(p, json_text({**task.instance, "provenance": prov}, indent=1, where=str(p)) + "\n", field=OUT_DIR)
 
 
 def _run(tasks: list[Any], output: Path, quiet: bool, report_only: bool, serial: bool, scheduler: str | None, processes: int,
@@ -123,8 +140,8 @@ def _title(s: GapSettings, planned: int) -> str:
     seeds = f"seed {s.seeds[0]}" if len(s.seeds) == 1 else f"seeds {s.seeds[0]}–{s.seeds[-1]}"
     return (f"# Certified gaps on {c.trace} windows\n\n{planned} windows of {', '.join(map(str, s.sizes))} consecutive jobs "
             f"(first job {c.first}; nodes of {c.node_gpus} GPUs, at most {c.max_nodes}, load {c.load:g}, {c.round_minutes:g}-minute "
-            f"rounds, {seeds}). Exact: {e.label}, {e.time_limit:g} s and {e.workers} thread(s) per window, solver seed {e.seed}; "
-            f"policies: {', '.join(s.policies)}.")
+            f"rounds, {seeds}). Exact: {e.label}, {e.time_limit:g} s and {e.workers} thread(s) per window, solver seed {e.seed}"
+            f"{''.join(f', {k}={v}' for k, v in e.settings)}; policies: {', '.join(s.policies)}.")
 
 
 @experiment_app.command("gaps")
@@ -153,6 +170,9 @@ def experiment_gaps(
     workers: int = typer.Option(_EXACT.workers, callback=in_range("workers"), metavar="N", help="Exact solver threads per window."),
     solver_seed: int = typer.Option(_EXACT.seed, callback=in_range("solver_seed"), help="Exact solver random seed."),
     cooperate: bool = typer.Option(False, "--cooperate", help="The other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
+    exact_option: list[str] = typer.Option([], "--exact-option", metavar="KEY=VALUE",
+                                           help="A further option of the exact solve, repeat: a field of "
+                                                "sensaopt.exact.settings.SolveSettings, e.g. lns_share=0.3 (default: none)."),
     policies: list[str] = typer.Option([], "--policies", metavar="NAME[,NAME...]",
                                        help="Policies compared with each exact solve, comma-separated or repeated "
                                             f"(default: {','.join(POLICIES)})."),
@@ -192,12 +212,12 @@ def experiment_gaps(
         _check_outputs(results, names, "--results")
     require(data_needed(trace))
     cut = WindowCut(trace, sizes[0], first, stride, node_gpus, max_nodes, load, round_minutes, sensitive_fraction)
-    solve = ExactSettings(exact, time_limit, workers, solver_seed, cooperate)
+    solve = ExactSettings(exact, time_limit, workers, solver_seed, cooperate, _exact_options(exact_option))
     s = GapSettings(sizes, windows, cut, tuple(range(seed, seed + seeds)), solve, pols)
     planned = gaps.plan(s)
     if not planned:
         raise InputError(trace, "windows", "no window could be cut (trace too short from --first, or jobs too large for --max-nodes)")
-    _save_instances(output / "instances", planned)
+    gaps.save_instances(output / "instances", planned, field=OUT_DIR)
     tasks = [t for t, _ in planned]
     n_proc = processes or max(1, (os.cpu_count() or 1) // workers)
     rep, records = _run(tasks, output, quiet, report_only, serial, scheduler, n_proc, progress_every, git["commit"])

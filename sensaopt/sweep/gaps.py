@@ -30,29 +30,39 @@ POLICIES = ("sensascale", "edf", "chronus")  # the policies compared by default
 TRACE = "chronus-slo"  # the Philly SLO trace (Chronus artifact): the default trace
 
 
+OWN_OPTIONS = ("time_limit", "workers", "seed", "cooperate", "lexicographic")
+"""Solve options that are :class:`ExactSettings` fields (the command's own options), never in its ``settings``."""
+
+
 @dataclass(frozen=True)
 class ExactSettings:
     """The one exact solve per window (:func:`sensaopt.solve.solve` options): solver name,
     ``time_limit`` seconds for the whole solve, ``workers`` search threads, the solver's
-    random ``seed``, and ``cooperate`` (the other backend continues the deadline-hard
-    phase, ``sensaopt gap --cooperate``). Deadline loss first, then the whole objective."""
+    random ``seed``, ``cooperate`` (the other backend continues the deadline-hard phase,
+    ``sensaopt gap --cooperate``) and ``settings``: further options of the solve as sorted
+    (name, value) pairs (``--exact-option``: any field of
+    :class:`sensaopt.exact.settings.SolveSettings`, e.g. ``lns_share``). Deadline loss
+    first, then the whole objective."""
 
     exact: str = "cpsat"
     time_limit: float = 60.0
     workers: int = 1
     seed: int = 0
     cooperate: bool = False
+    settings: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "time_limit", float(self.time_limit))  # 60 and 60.0: one key
+        object.__setattr__(self, "settings", tuple(sorted((str(k), v) for k, v in self.settings)))  # JSON lists: pairs again
 
     def options(self) -> dict[str, Any]:
         """The keyword options of :func:`sensaopt.solve.solve` (every field but ``exact``).
 
         Returns:
-            The options (a new setting of the exact solvers is one field here and one key below)."""
+            The options."""
         extra = {"cooperate": True} if self.cooperate else {}
-        return {"time_limit": self.time_limit, "workers": self.workers, "seed": self.seed, "lexicographic": True, **extra}
+        return {**dict(self.settings), "time_limit": self.time_limit, "workers": self.workers, "seed": self.seed, "lexicographic": True,
+                **extra}
 
     @property
     def label(self) -> str:
@@ -199,6 +209,30 @@ def instance_path(folder: Path, task: WindowTask) -> Path:
     return folder / f"{task.cut.jobs}-jobs" / f"seed-{task.cut.seed}" / f"{name}.json"
 
 
+def save_instances(folder: Path, planned: Sequence[tuple[WindowTask, dict[str, Any]]], field: str = "--out-dir") -> list[Path]:
+    """Write each planned window's instance file (with its from-trace provenance) under
+    ``folder`` (:func:`instance_path`), unless it is there already.
+
+    Args:
+        folder: the instances folder.
+        planned: (task, provenance) pairs of :func:`plan`.
+        field: the option named in errors.
+
+    Returns:
+        The files, in plan order."""
+    from sensaopt.io import json_text
+    from sensaopt.outputs import write_text
+
+    paths = []
+    for task, prov in planned:
+        p = instance_path(folder, task)
+        if not p.is_file():
+            p.parent.mkdir(parents=True, exist_ok=True)
+            write_text(p, json_text({**(task.instance or {}), "provenance": prov}, indent=1, where=str(p)) + "\n", field=field)
+        paths.append(p)
+    return paths
+
+
 def solve_window(task: WindowTask) -> dict[str, Any]:
     """The record of one window: its exact solve and each policy's comparison with it
     (JSON-ready; minutes, seconds, percent). A model the exact solver refuses is recorded
@@ -324,8 +358,14 @@ def command_args(s: GapSettings, out_dir: str | Path, results: str | Path | None
              str(len(seeds)), "--exact", e.exact, "--time-limit", repr(e.time_limit), "--workers", str(e.workers), "--solver-seed",
              str(e.seed)]
     args += ["--cooperate"] if e.cooperate else []
+    args += [x for k, v in e.settings for x in ("--exact-option", f"{k}={_text(v)}")]
     args += ["--policies", ",".join(s.policies)]
     return args + (["--results", str(results)] if results is not None else [])
+
+
+def _text(v: Any) -> str:
+    """A setting's value as the command line gives it (``true``, ``none``, ``0.3``)."""
+    return "none" if v is None else str(v).lower() if isinstance(v, bool) else repr(v) if isinstance(v, float) else str(v)
 
 
 def provenance(s: GapSettings, args: list[str], tasks: Sequence[WindowTask], records: dict[str, dict[str, Any]],
