@@ -274,8 +274,9 @@ def _load() -> float | None:
 
 
 def _exact_fields(e: Any, inst: Any) -> dict[str, Any]:
-    """The record's exact-solve fields of Result ``e`` (status, seconds, objective and
-    bound, misses and avg JCT, the JCT bound and the incumbent's distance to it in percent)."""
+    """The record's exact-solve fields of Result ``e`` on ``inst`` (status, seconds, objective
+    and bound, misses and avg JCT, the JCT bound and the incumbent's distance to it in
+    percent, and the solve's JSON params)."""
     from sensaopt.result import PartBounds
 
     params = e.json_params()
@@ -287,7 +288,8 @@ def _exact_fields(e: Any, inst: Any) -> dict[str, Any]:
     return {"status": e.status.value, "seconds": round(e.runtime_s, 2), "objective": e.objective, "bound": e.bound,
             "misses": m.slo_violations if m else None, "avg_jct": avg, "jct_bound": jct_bound,
             "jct_gap_to_bound_pct": None if avg is None or not jct_bound else 100.0 * (avg - jct_bound) / jct_bound,
-            "horizon_proof": params.get("horizon_proof"), "zero_miss": (shortfall or {}).get("zero_miss"), "message": e.message}
+            "horizon_proof": params.get("horizon_proof"), "zero_miss": (shortfall or {}).get("zero_miss"), "message": e.message,
+            "exact_params": params}  # the solve's own report (phases, model size, warm start, allocations): where the gap lives
 
 
 def _comparisons(inst: Any, e: Any, policies: Sequence[str]) -> dict[str, dict[str, Any]]:
