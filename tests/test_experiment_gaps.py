@@ -105,8 +105,8 @@ def test_the_dask_path_with_a_scheduler(tmp_path, capsys):
     (["--seed", "2147483647", "--seeds", "2"], "largest seed"),
     (["--exact-option", "lns_share=2"], "lns_share: must be within"),
     (["--exact-option", "time_limit=3"], "set it with --time-limit"),
-    (["--exact-option", "nope=1"], "nope: not an option of the exact solve"),
-    (["--exact-option", "lns_share"], "give KEY=VALUE"),
+    (["--exact-option", "nope=1"], "--exact-option: nope: the exact solve has no such setting"),
+    (["--exact-option", "lns_share"], "--exact-option: lns_share: expected key=value"),
 ])
 def test_bad_options_are_one_line_exit_2(tmp_path, capsys, extra, says):
     trace = small_chronus(tmp_path, n=12)

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from sensaopt.cli.options import OUT_DIR, in_range, out_dir_option, retired_folder_option
-from sensaopt.cli.traces import _progress_every_option, _resume_summary, _run_bar, _stored_runs, experiment_app
+from sensaopt.cli.traces import _progress_every_option, _resume_summary, experiment_app
 from sensaopt.config import WorkloadConfig, field_help
 from sensaopt.sweep.gaps import POLICIES, TRACE, ExactSettings, GapSettings, WindowCut
 
@@ -61,30 +61,19 @@ def _check_exact(name: str) -> None:
 
 def _exact_options(given: list[str]) -> tuple[tuple[str, Any], ...]:
     """``--exact-option KEY=VALUE`` (repeatable): options of the exact solve beyond the
-    command's own, each a scalar field of :class:`sensaopt.exact.settings.SolveSettings`,
-    parsed by its type and checked (one line, exit 2)."""
-    from sensaopt.config import field_types, parse_value
+    command's own, each a field of :class:`sensaopt.exact.settings.SolveSettings` parsed
+    by its type (:func:`sensaopt.config.parse_settings`) and checked (one line, exit 2)."""
+    from sensaopt.config import parse_settings
     from sensaopt.errors import InputError
     from sensaopt.exact.settings import SolveSettings
     from sensaopt.sweep.gaps import OWN_OPTIONS
 
-    types = field_types(SolveSettings)
-    out: dict[str, Any] = {}
     for item in given:
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise InputError("--exact-option", item, "give KEY=VALUE (e.g. lns_share=0.3)")
+        key = item.partition("=")[0].strip()
         if key in OWN_OPTIONS:
             raise InputError("--exact-option", key, f"set it with --{key.replace('_', '-')}" if key != "lexicographic"
                              else "always true here (deadline loss first)")
-        if key not in types:
-            known = ", ".join(k for k in types if k not in OWN_OPTIONS)
-            raise InputError("--exact-option", key, f"not an option of the exact solve ({known})")
-        try:
-            out[key] = parse_value(types[key], text)
-        except ValueError as e:
-            raise InputError("--exact-option", key, str(e)) from None
+    out = parse_settings(given, SolveSettings, "the exact solve", field="--exact-option")
     SolveSettings.of("--exact-option", out)  # types and ranges: one line naming the option
     return tuple(sorted(out.items()))
 
@@ -104,8 +93,8 @@ def _run(tasks: list[Any], output: Path, quiet: bool, report_only: bool, serial:
     git commit). A line per finished window unless ``quiet``."""
     from tqdm import tqdm
 
-    from sensaopt.cli.batch import ResumeNotes, dask_ready
-    from sensaopt.sweep import SweepReport, run_serial, run_sweep
+    from sensaopt.cli.batch import ResumeNotes
+    from sensaopt.cli.traces import _run_grid
     from sensaopt.sweep.gaps import record_problem, solve_window, task_cost
     from sensaopt.sweep.gaps_report import window_line
     from sensaopt.sweep.store import ResultStore
@@ -118,21 +107,11 @@ def _run(tasks: list[Any], output: Path, quiet: bool, report_only: bool, serial:
 
     notes = ResumeNotes()
     store = Store(output, warn=notes, verify=record_problem)
-    keys = {t.key() for t in tasks}
-    bar, cb = _run_bar(len(keys), "gaps", quiet or report_only, every_s)
     try:
-        if report_only:
-            rep = SweepReport(len(keys), sum(store.has(k) for k in keys))
-        else:
-            if not serial:
-                dask_ready()
-            with _stored_runs(tasks, store, store.root / "runs").guard():
-                rep = (run_serial(tasks, store, cb, run=solve_window) if serial else
-                       run_sweep(tasks, store, scheduler=scheduler, n_workers=processes, progress=cb, run=solve_window, cost=task_cost))
+        return _run_grid(tasks, store, "gaps", quiet, report_only, serial, scheduler, processes, every_s,
+                         task={"run": solve_window, "cost": task_cost})
     finally:
-        bar.close()
         _resume_summary(notes)
-    return rep, {k: r for t in tasks if (r := store.get(k := t.key())) is not None}
 
 
 def _title(s: GapSettings, planned: int) -> str:

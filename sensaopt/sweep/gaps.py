@@ -302,7 +302,8 @@ def _comparisons(inst: Any, e: Any, policies: Sequence[str]) -> dict[str, dict[s
 
 def record_problem(record: Any, key: str) -> str | None:
     """Why ``record`` is not window ``key``'s record (None when it is): an object naming
-    ``key`` whose ``config`` is a window task hashing to ``key``, with its ``policies``.
+    ``key`` whose ``config`` is a window task hashing to ``key``, with its ``policies``
+    (:func:`sensaopt.sweep.store.record_problem`).
 
     Args:
         record: what a store file holds.
@@ -310,19 +311,9 @@ def record_problem(record: Any, key: str) -> str | None:
 
     Returns:
         The problem, or None."""
-    if not isinstance(record, dict):
-        return f"holds a JSON {type(record).__name__}, not a window record"
-    if record.get("key") != key:
-        return f"holds the record of run {record.get('key')!r}"
-    try:
-        own = WindowTask.from_dict(record["config"]).key()
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return "its config is not a window task"
-    if own != key:
-        return f"its config is run {own}'s"
-    if not isinstance(record.get("policies"), dict):
-        return "has no policies"
-    return None
+    from sensaopt.sweep.store import record_problem as problem
+
+    return problem(record, key, WindowTask.from_dict, "policies")
 
 
 def task_cost(task: WindowTask) -> float:

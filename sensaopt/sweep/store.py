@@ -55,21 +55,22 @@ class Claim:
     token: str
 
 
-def record_problem(record: Any, key: str) -> str | None:
+def record_problem(record: Any, key: str, task: Callable[[Any], Any] = RunConfig.from_dict, part: str = "metrics") -> str | None:
     """Why ``record`` is not run ``key``'s record (None when it is): it must be an object
-    naming ``key``, whose ``config`` hashes to ``key`` and which has ``metrics``."""
+    naming ``key``, whose ``config`` is a run (``task``: its JSON form -> the run, default a
+    sweep's :class:`RunConfig`) hashing to ``key``, and which has ``part`` (an object)."""
     if not isinstance(record, dict):
         return f"holds a JSON {type(record).__name__}, not a run record"
     if record.get("key") != key:
         return f"holds the record of run {record.get('key')!r}"
     try:
-        own = RunConfig.from_dict(record["config"]).key()
+        own = task(record["config"]).key()
     except (KeyError, TypeError, ValueError, AttributeError):
         return "its config is not a run configuration"
     if own != key:
         return f"its config is run {own}'s"
-    if not isinstance(record.get("metrics"), dict):
-        return "has no metrics"
+    if not isinstance(record.get(part), dict):
+        return f"has no {part}"
     return None
 
 
