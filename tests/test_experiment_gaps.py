@@ -272,3 +272,38 @@ def test_the_former_window_gaps_script_maps_its_options_onto_the_command():
     assert "--time-limit 60" in text and "--time-limit 30" not in text and text.endswith("--serial --time-limit 60 --cooperate")
     table = wg.command(["--table", "--processes", "2"])
     assert "--report-only" in table and "--serial" not in table
+
+
+# ---- committed gaps folders (results/*/ made by `experiment gaps --results`) -----------------------
+def _gaps_dirs():
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[1] / "results"
+    return sorted(p.parent for p in results.glob("*/provenance.json") if json.loads(p.read_text())["args"][:2] == ["experiment", "gaps"])
+
+
+@pytest.mark.parametrize("folder", _gaps_dirs() or [None], ids=lambda p: p.name if p else "none")
+def test_a_committed_gaps_folder_replays_to_the_same_windows(folder, tmp_path, capsys):
+    """Its rows parse, and its recorded command, replayed with --report-only into a new
+    folder (nothing runs), plans exactly the windows it recorded (their keys)."""
+    if folder is None:
+        pytest.skip("results/ has no experiment gaps folder yet (`sensaopt experiment gaps ... --results results/NAME`)")
+    prov = json.loads((folder / "provenance.json").read_text())
+    rows = _csv(folder / "windows.csv")
+    assert {r["window"] for r in rows} <= {w["window"] for w in prov["windows"]}
+    assert all(r["policy"] in prov["settings"]["policies"] for r in rows)
+    args, skip = [], False
+    for a in prov["args"]:
+        if skip:
+            skip = False
+            continue
+        if a in ("--out-dir", "--results"):
+            skip = True
+            continue
+        args.append(a)
+    code, _, err = run([*args, "--out-dir", tmp_path / "replay", "--report-only", "-q"], capsys)
+    if code == 2 and "not found" in err:
+        pytest.skip(f"the trace's data is not here: {err.strip()}")
+    assert code == 0, err
+    replay = json.loads((tmp_path / "replay" / "provenance.json").read_text())
+    assert [w["key"] for w in replay["windows"]] == [w["key"] for w in prov["windows"]]
