@@ -123,6 +123,29 @@ def _title(s: GapSettings, planned: int) -> str:
             f"{''.join(f', {k}={v}' for k, v in e.settings)}; policies: {', '.join(s.policies)}.")
 
 
+def _write(s: GapSettings, md: str, folders: list[tuple[Path, str]], args: list[str], tasks: list[Any], rep: Any,
+           records: dict[str, dict], start: tuple[float, dict, dict], execution: dict[str, Any]) -> list[Path]:
+    """The report (:func:`sensaopt.sweep.gaps_report.write_report`) and provenance.json into
+    each (folder, option) of ``folders``; ``start``: the command's start time, git state and
+    machine. Returns the files written."""
+    import json
+    import time
+
+    from sensaopt.outputs import write_text
+    from sensaopt.sweep import gaps
+    from sensaopt.sweep.gaps_report import write_report
+
+    t0, git, host = start
+    status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")
+    written = []
+    for folder, field in folders:
+        prov = gaps.provenance(s, args, tasks, records, status, git=git, machine=host, wall_s=time.perf_counter() - t0, execution=execution)
+        written += write_report(folder, md, list(records.values()), s.policies, len(s.sizes), s.exact.time_limit, field=field)
+        write_text(folder / "provenance.json", json.dumps(prov, indent=1) + "\n", field=field)
+        written.append(folder / "provenance.json")
+    return written
+
+
 @experiment_app.command("gaps")
 def experiment_gaps(
     output: Path = out_dir_option(_OUT_HELP),
@@ -167,16 +190,14 @@ def experiment_gaps(
 ) -> None:
     """Certified gaps of the policies on trace windows: one exact solve per window (on Dask, resumable), each policy compared with
     it; per policy windows proven, extra misses, gap to the exact incumbent and to the bound (gaps.md/csv, windows.csv, gaps.png)."""
-    import json
     import time
 
     from sensaopt.cli.traces import _echo_runs
     from sensaopt.datasets import require
     from sensaopt.errors import InputError
     from sensaopt.limits import MAX_SEED
-    from sensaopt.outputs import write_text
     from sensaopt.sweep import gaps
-    from sensaopt.sweep.gaps_report import output_names, report_markdown, write_report
+    from sensaopt.sweep.gaps_report import output_names, report_markdown
     from sensaopt.sweep.provenance import git_state, machine
     from sensaopt.traces.sources import data_needed
 
@@ -201,14 +222,8 @@ def experiment_gaps(
     n_proc = processes or max(1, (os.cpu_count() or 1) // workers)
     rep, records = _run(tasks, output, quiet, report_only, serial, scheduler, n_proc, progress_every, git["commit"])
     md = report_markdown(_title(s, len(tasks)), len(tasks), list(records.values()), pols)
-    status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")
     execution = {"serial": serial, "processes": None if serial or scheduler else n_proc, "scheduler": scheduler, "report_only": report_only}
-    written = []
-    for folder, field in [(output, OUT_DIR)] + ([(results, "--results")] if results is not None else []):
-        prov = gaps.provenance(s, gaps.command_args(s, output, results), tasks, records, status, git=git, machine=host,
-                               wall_s=time.perf_counter() - t0, execution=execution)
-        written += write_report(folder, md, list(records.values()), pols, len(sizes), time_limit, field=field)
-        write_text(folder / "provenance.json", json.dumps(prov, indent=1) + "\n", field=field)
-        written.append(folder / "provenance.json")
+    folders = [(output, OUT_DIR)] + ([(results, "--results")] if results is not None else [])
+    written = _write(s, md, folders, gaps.command_args(s, output, results), tasks, rep, records, (t0, git, host), execution)
     typer.echo(md)
     _echo_runs(rep, records, written)
