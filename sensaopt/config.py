@@ -119,27 +119,27 @@ def _number(kind: type, what: str) -> Any:
 _SCALARS: dict[Any, Any] = {bool: _bool, int: _number(int, "an integer"), float: _number(float, "a number"), str: str}
 
 
-def parse_settings(items: Sequence[str], config_class: type, owner: str = "policy") -> dict[str, Any]:
+def parse_settings(items: Sequence[str], config_class: type, owner: str = "policy", field: str = "--set") -> dict[str, Any]:
     """``["key=value", ...]`` as knob overrides of the dataclass ``config_class``, each
     value converted to its field's type and the whole checked by building the config.
-    Raises :class:`InputError` naming the key and the allowed keys or the expected type."""
+    Raises :class:`InputError` naming ``field`` (the option), the key and the allowed keys or the expected type."""
     types_ = field_types(config_class)
     out: dict[str, Any] = {}
     for item in items:
         key, sep, text = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise InputError("--set", item, "expected key=value")
+            raise InputError(field, item, "expected key=value")
         if key not in types_:
             known = ", ".join(sorted(types_)) or "none"
-            raise InputError("--set", key, f"{owner} has no such setting (settings: {known})")
+            raise InputError(field, key, f"{owner} has no such setting (settings: {known})")
         try:
             out[key] = parse_value(types_[key], text.strip())
         except ValueError as e:
-            raise InputError("--set", key, str(e)) from None
+            raise InputError(field, key, str(e)) from None
     from sensaopt.policies.base import make_config
 
-    make_config(config_class, None, out, where="--set")  # types, finiteness, ranges (sensaopt.limits.KNOBS) and the dataclass's own checks
+    make_config(config_class, None, out, where=field)  # types, finiteness, ranges (sensaopt.limits.KNOBS) and the dataclass's own checks
     return out
 
 

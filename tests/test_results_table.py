@@ -31,7 +31,8 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
 def result_dirs() -> list[Path]:
-    return sorted(p.parent for p in RESULTS.glob("*/provenance.json"))
+    """The ``experiment paper`` folders (``experiment gaps`` folders: tests/test_experiment_gaps.py)."""
+    return sorted(p.parent for p in RESULTS.glob("*/provenance.json") if json.loads(p.read_text())["args"][:2] != ["experiment", "gaps"])
 
 
 @pytest.fixture(params=result_dirs() or [None], ids=lambda p: p.name if p else "none")

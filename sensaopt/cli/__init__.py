@@ -14,7 +14,7 @@ from typing import Any
 from sensaopt.cli import core  # noqa: F401  (registers commands)
 from sensaopt.cli.app import app
 
-_EXTRA = ("sensaopt.cli.exact", "sensaopt.cli.bounds", "sensaopt.cli.traces", "sensaopt.cli.plot", "sensaopt.cli.data")
+_EXTRA = ("sensaopt.cli.exact", "sensaopt.cli.bounds", "sensaopt.cli.traces", "sensaopt.cli.gaps", "sensaopt.cli.plot", "sensaopt.cli.data")
 
 
 def _load_extra() -> None:

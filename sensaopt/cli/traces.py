@@ -427,11 +427,14 @@ def _stored_runs(cfgs: list[Any], store: Any, where: Any) -> Any:
 
 
 def _run_grid(cfgs: list[Any], store: Any, desc: str, quiet: bool, report_only: bool, serial: bool, scheduler: str | None,
-              workers: int, every_s: float = PROGRESS_EVERY_S) -> tuple[Any, dict[str, Any]]:
+              workers: int, every_s: float = PROGRESS_EVERY_S, task: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """Run the configurations ``cfgs`` not yet in ``store`` (serially or on Dask) with a
     progress bar, or only count them (``report_only``); return the sweep report and the
-    stored record of every configuration that has one. Shared by the experiment commands."""
+    stored record of every configuration that has one. Shared by the experiment commands;
+    ``task``: the runner's ``run`` and ``cost`` for runs that are not sweep configurations."""
     from sensaopt.sweep import SweepReport, run_serial, run_sweep
+
+    own = task or {}  # run_serial takes the run, run_sweep the run and its cost
 
     keys = {c.key() for c in cfgs}
     bar, cb = _run_bar(len(keys), desc, quiet if not report_only else True, every_s)
@@ -442,8 +445,8 @@ def _run_grid(cfgs: list[Any], store: Any, desc: str, quiet: bool, report_only: 
             if not serial:
                 dask_ready()
             with _stored_runs(cfgs, store, store.root / "runs").guard():
-                rep = run_serial(cfgs, store, cb) if serial else run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers,
-                                                                           progress=cb)
+                rep = (run_serial(cfgs, store, cb, **{k: own[k] for k in own if k == "run"}) if serial else
+                       run_sweep(cfgs, store, scheduler=scheduler, n_workers=workers, progress=cb, **own))
     finally:
         bar.close()
     return rep, {c.key(): r for c in cfgs if (r := store.get(c.key())) is not None}

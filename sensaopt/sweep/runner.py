@@ -11,6 +11,10 @@ store share the work instead of doing it twice: a run another live sweep has cla
 left to it, and this sweep waits (polling every ``poll_s`` seconds) until its record is
 stored, counting it as reused. If that sweep stops without storing it (its claim is
 released, or goes stale because its process ended), this sweep computes it.
+
+The runs are :class:`RunConfig` by default; any :class:`Task` (a ``key()`` naming its
+stored record and a ``to_dict()`` kept with a failure) runs the same way with its own
+``run`` function and ``cost`` (e.g. :mod:`sensaopt.sweep.gaps`' trace windows).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sensaopt.errors import InputError
 from sensaopt.sweep.config import RunConfig, expected_cost, run_config
@@ -27,7 +31,17 @@ from sensaopt.sweep.store import ResultStore
 
 POLL_S = 1.0  # seconds between looks at runs another sweep is computing
 
-RunFn = Callable[[RunConfig], dict]  # a configuration -> its record (run_config, or a test's fake)
+
+class Task(Protocol):
+    """What the runner needs of a run: the key of its stored record, and its JSON form."""
+
+    def key(self) -> str: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+RunFn = Callable[[Any], dict]  # a task -> its record (run_config for a RunConfig, or a test's fake)
+CostFn = Callable[[Any], float]  # a task -> its rough cost (only an ordering: the longest runs start first)
 
 
 @dataclass
@@ -51,8 +65,8 @@ class SweepReport:
         return not self.failed
 
 
-def _unique(configs: Iterable[RunConfig]) -> dict[str, RunConfig]:
-    out: dict[str, RunConfig] = {}
+def _unique(configs: Iterable[Task]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for c in configs:
         out.setdefault(c.key(), c)
     return out
@@ -85,7 +99,7 @@ def check_configs(configs: Iterable[RunConfig], *, trace_files: bool = True) -> 
         traces.add(c.trace)
 
 
-def _run_safely(cfg: RunConfig, run: RunFn = run_config) -> tuple[bool, object]:
+def _run_safely(cfg: Task, run: RunFn = run_config) -> tuple[bool, object]:
     try:
         return True, run(cfg)
     except Exception as e:  # reported per run; the sweep continues
@@ -153,7 +167,7 @@ def _drive(store: ResultStore, rep: SweepReport, pending: list[str], tick: _Tick
         store.release_all()
 
 
-def run_serial(configs: Iterable[RunConfig], store: ResultStore, progress: Callable[[int, int], None] | None = None, *,
+def run_serial(configs: Iterable[Task], store: ResultStore, progress: Callable[[int, int], None] | None = None, *,
                run: RunFn = run_config, poll_s: float = POLL_S) -> SweepReport:
     """Run the configurations not yet in ``store`` in this process, one at a time.
 
@@ -180,7 +194,7 @@ def run_serial(configs: Iterable[RunConfig], store: ResultStore, progress: Calla
 
 
 def run_sweep(
-    configs: Iterable[RunConfig],
+    configs: Iterable[Task],
     store: ResultStore,
     *,
     scheduler: str | None = None,
@@ -189,6 +203,7 @@ def run_sweep(
     progress: Callable[[int, int], None] | None = None,
     run: RunFn = run_config,
     poll_s: float = POLL_S,
+    cost: CostFn = expected_cost,
 ) -> SweepReport:
     """Run the configurations not yet in ``store`` on Dask, longest first; see the module doc.
 
@@ -201,13 +216,14 @@ def run_sweep(
         progress: called with (done, total).
         run: configuration -> record (default :func:`run_config`).
         poll_s: seconds between looks at runs another sweep is computing.
+        cost: configuration -> its rough cost, any unit (default :func:`expected_cost`): the costliest start first.
 
     Returns:
         The SweepReport."""
     if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
         raise InputError("run_sweep", "n_workers", f"must be an integer >= 1, got {n_workers!r}")
     todo = _unique(configs)
-    pending = sorted((k for k in todo if not store.has(k)), key=lambda k: -expected_cost(todo[k]))  # longest first
+    pending = sorted((k for k in todo if not store.has(k)), key=lambda k: -cost(todo[k]))  # longest first
     rep = SweepReport(len(todo), len(todo) - len(pending))
     if not pending:
         return rep
@@ -242,7 +258,7 @@ def run_sweep(
     return rep
 
 
-def _record(store: ResultStore, rep: SweepReport, key: str, cfg: RunConfig, ok: bool, out: object) -> None:
+def _record(store: ResultStore, rep: SweepReport, key: str, cfg: Task, ok: bool, out: object) -> None:
     if ok:
         assert isinstance(out, dict)
         store.put(out)

@@ -55,21 +55,22 @@ class Claim:
     token: str
 
 
-def record_problem(record: Any, key: str) -> str | None:
+def record_problem(record: Any, key: str, task: Callable[[Any], Any] = RunConfig.from_dict, part: str = "metrics") -> str | None:
     """Why ``record`` is not run ``key``'s record (None when it is): it must be an object
-    naming ``key``, whose ``config`` hashes to ``key`` and which has ``metrics``."""
+    naming ``key``, whose ``config`` is a run (``task``: its JSON form -> the run, default a
+    sweep's :class:`RunConfig`) hashing to ``key``, and which has ``part`` (an object)."""
     if not isinstance(record, dict):
         return f"holds a JSON {type(record).__name__}, not a run record"
     if record.get("key") != key:
         return f"holds the record of run {record.get('key')!r}"
     try:
-        own = RunConfig.from_dict(record["config"]).key()
+        own = task(record["config"]).key()
     except (KeyError, TypeError, ValueError, AttributeError):
         return "its config is not a run configuration"
     if own != key:
         return f"its config is run {own}'s"
-    if not isinstance(record.get("metrics"), dict):
-        return "has no metrics"
+    if not isinstance(record.get(part), dict):
+        return f"has no {part}"
     return None
 
 
@@ -108,11 +109,15 @@ def _pid_alive(pid: int) -> bool:
 class ResultStore:
     """The store under ``root`` (see the module doc). ``warn`` gets one line per moved
     file or taken-over claim (default: ``warning: ...`` on stderr); a claim older than
-    ``stale_after_s`` seconds, or whose process on this host has ended, is stale."""
+    ``stale_after_s`` seconds, or whose process on this host has ended, is stale; ``verify``
+    (record, key) says why a file's record is not run ``key``'s (None: it is; default
+    :func:`record_problem`, a sweep run's record)."""
 
-    def __init__(self, root: str | Path, *, warn: Callable[[str], None] | None = None, stale_after_s: float = STALE_CLAIM_S):
+    def __init__(self, root: str | Path, *, warn: Callable[[str], None] | None = None, stale_after_s: float = STALE_CLAIM_S,
+                 verify: Callable[[Any, str], str | None] = record_problem):
         self.root = Path(root)
         self.warn = warn or _warn_stderr
+        self.verify = verify
         self.stale_after_s = stale_after_s
         self._held: dict[str, str] = {}  # key -> token of the claims this object holds
 
@@ -125,7 +130,7 @@ class ResultStore:
         return self.get(key) is not None
 
     def get(self, key: str) -> dict | None:
-        """Run ``key``'s record, verified (:func:`record_problem`); None when there is none.
+        """Run ``key``'s record, verified (``verify``: :func:`record_problem`); None when there is none.
         A file that is there but does not hold it is moved to ``failed/`` (one warning)."""
         p = self.path(key)
         try:
@@ -138,7 +143,7 @@ class ResultStore:
         else:
             try:
                 record = json.loads(p.read_bytes().decode("utf-8"))
-                problem = record_problem(record, key)
+                problem = self.verify(record, key)
             except FileNotFoundError:
                 return None  # moved aside by another sweep meanwhile
             except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
