@@ -260,6 +260,24 @@ class LexicographicReport:
 
 
 @dataclass(frozen=True)
+class WarmStartReport:
+    """Where an exact solve's warm start came from: the registered ``policy`` whose
+    simulated schedule it is (None: the caller's schedule) and the policies simulated to
+    choose it with their objectives (``candidates``, metrics units, in the order tried;
+    empty when one policy was named or a schedule given). JSON: ``params["warm_start_from"]``."""
+
+    policy: str | None
+    candidates: tuple[tuple[str, float | None], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "candidates": dict(self.candidates)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> WarmStartReport:
+        return cls(d["policy"], tuple(d["candidates"].items()))
+
+
+@dataclass(frozen=True)
 class RelaxationStage:
     """One allocation relaxation tried (:mod:`sensaopt.exact.phases.allocation`): its
     refinement, horizon (rounds), bound within that horizon, loss floor and bound over
@@ -321,7 +339,7 @@ class Result:
         message: the solver's note.
         evaluation: the validator's evaluation of ``schedule``.
         truth: the instance it was scored on (hidden speed factors under profile error).
-        loss_proof, horizon_proof, model_size, horizon, lexicographic, allocations:
+        loss_proof, horizon_proof, model_size, horizon, lexicographic, allocations, warm_start_from:
             exact solves only (None for heuristics).
     """
 
@@ -352,6 +370,8 @@ class Result:
     lexicographic: LexicographicReport | None = field(default=None, repr=False, compare=False)
     # the allocation check of an exact solve (None: a heuristic); JSON: params["allocations"]
     allocations: AllocationReport | None = field(default=None, repr=False, compare=False)
+    # where an exact solve's warm start came from (None: a heuristic); JSON: params["warm_start_from"]
+    warm_start_from: WarmStartReport | None = field(default=None, repr=False, compare=False)
 
     @property
     def optimal_within_horizon_only(self) -> bool:
@@ -400,10 +420,10 @@ class Result:
 
     def json_params(self) -> dict[str, Any]:
         """``params`` with the typed reports written in (the JSON form: keys ``horizon``,
-        ``model_size``, ``lexicographic``, ``horizon_proof``, ``allocations``)."""
+        ``model_size``, ``lexicographic``, ``horizon_proof``, ``allocations``, ``warm_start_from``)."""
         out = dict(self.params)
         typed = {"horizon": self.horizon, "model_size": self.model_size, "lexicographic": self.lexicographic,
-                 "horizon_proof": self.horizon_proof, "allocations": self.allocations}
+                 "horizon_proof": self.horizon_proof, "allocations": self.allocations, "warm_start_from": self.warm_start_from}
         for key, value in typed.items():
             if value is not None:
                 out[key] = value if isinstance(value, int) else value.to_dict()
@@ -457,7 +477,8 @@ class Result:
     @classmethod
     def _from_dict(cls, d: dict[str, Any], instance: Instance | None) -> Result:
         params = dict(d.get("params") or {})
-        lex, proof, size, alloc = (params.pop(k, None) for k in ("lexicographic", "horizon_proof", "model_size", "allocations"))
+        lex, proof, size, alloc, start = (params.pop(k, None) for k in ("lexicographic", "horizon_proof", "model_size", "allocations",
+                                                                         "warm_start_from"))
         if lex is False:
             params["lexicographic"] = False
         raw_schedule = d.get("schedule")
@@ -469,7 +490,8 @@ class Result:
             metrics=Metrics(**d["metrics"]) if d.get("metrics") else None, params=params, versions=dict(d.get("versions") or {}),
             message=d.get("message", ""), horizon=params.pop("horizon", None),
             lexicographic=lex_report, allocations=alloc_report, loss_proof=loss_proof_of(lex_report, alloc_report), truth=instance,
-            horizon_proof=HorizonProof.from_dict(proof) if proof else None, model_size=ModelSize.from_dict(size) if size else None)
+            horizon_proof=HorizonProof.from_dict(proof) if proof else None, model_size=ModelSize.from_dict(size) if size else None,
+            warm_start_from=WarmStartReport.from_dict(start) if start else None)
 
 
 def loss_proof_of(lexicographic: LexicographicReport | None, allocations: AllocationReport | None) -> LossProof | None:

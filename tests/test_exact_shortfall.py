@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sensaopt.exact.model.builder import Strength
 from sensaopt.exact.common import finish_minutes, prepare
 from sensaopt.exact.cpsat import build_cpsat
+from sensaopt.exact.model.builder import Strength
 from sensaopt.exact.model.data import hard_data, open_tiers, shortfall_data
 from sensaopt.exact.phases.horizon import horizon_needed
 from sensaopt.exact.phases.shortfall import solve_shortfall
@@ -18,6 +18,7 @@ from sensaopt.result import Status
 from sensaopt.solvers import SolverParams, TimeBudget
 from sensaopt.solvers.cpsat import run_cpsat
 from sensaopt.validator import check_schedule
+from sensaopt.warm_start import policy_warm_start
 
 from .conftest import PROOF_S
 from .util import grid_optimal
@@ -27,7 +28,7 @@ INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 
 def _shortfall(name: str, warm: bool = False):
     inst = load_instance(INSTANCES / f"{name}.json")
-    prep = prepare(inst, None, 2, True, 10_000, 10**6)
+    prep = prepare(inst, None, 2, True, 10_000, 10**6, policy_warm_start(inst))
     run = lambda mb, b: run_cpsat(mb.backend, b, SolverParams(workers=2))  # noqa: E731
     return prep, solve_shortfall(prep.data, Strength(), build_cpsat, run, TimeBudget.start(20), prep.hint if warm else None)
 
@@ -53,7 +54,8 @@ def test_shortfall_zero_gives_a_zero_miss_schedule():
 def test_trimmed_data():
     """Shortfall model: deadline jobs up to their last open deadline slot, others
     without slots; hard model: deadline jobs up to their first open deadline slot."""
-    prep = prepare(load_instance(INSTANCES / "small-8gpu.json"), None, 2, False, 10_000, 10**6)
+    inst = load_instance(INSTANCES / "small-8gpu.json")
+    prep = prepare(inst, None, 2, False, 10_000, 10**6, policy_warm_start(inst))
     data = prep.data
     sd, hd = shortfall_data(data), hard_data(data)
     tiers = open_tiers(data)
@@ -83,7 +85,7 @@ def test_deadline_hard_phase2_reproduces_optimum(exact_backend):
 def test_optimal_within_horizon_flagged():
     """A user-given horizon shorter than the proof needs: OPTIMAL, flagged as optimal
     within that horizon only (no re-solve: the horizon was given)."""
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
     short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24, relax_time_limit=0)
@@ -96,7 +98,7 @@ def test_optimal_within_horizon_flagged():
 def test_default_solve_extends_the_horizon_the_proof_needs():
     """The default horizon (24) is shorter than the proof needs: solved again with it,
     the optimum is global."""
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
     full = solve_cpsat(inst, time_limit=PROOF_S)
@@ -109,7 +111,8 @@ def test_default_solve_extends_the_horizon_the_proof_needs():
 
 
 def test_horizon_needed_monotone():
-    prep = prepare(load_instance(INSTANCES / "tiny-8gpu.json"), None, 2, False, 10_000, 10**6)
+    inst = load_instance(INSTANCES / "tiny-8gpu.json")
+    prep = prepare(inst, None, 2, False, 10_000, 10**6, policy_warm_start(inst))
     a = horizon_needed(prep.data, 100115.4, 1e5)
     assert a >= 1
     assert horizon_needed(prep.data, 100200.0, 1e5) >= a
@@ -119,11 +122,11 @@ def test_horizon_needed_monotone():
 def test_cooperation_partner_takes_over():
     """Deadline-hard phase with a partner: a primary run without incumbent, HiGHS
     started from the complete zero-miss start proves tiny-16gpu's optimum 78.0."""
-    from sensaopt.exact.model.builder import to_objective
     from sensaopt.exact.common import SolveSettings
-    from sensaopt.exact.phases.deadline_hard import cooperate
-    from sensaopt.exact.phases.complete import complete_schedule
+    from sensaopt.exact.model.builder import to_objective
     from sensaopt.exact.outcome import Engine, highs_partner
+    from sensaopt.exact.phases.complete import complete_schedule
+    from sensaopt.exact.phases.deadline_hard import cooperate
     from sensaopt.solvers import SolveOutcome
 
     prep, out = _shortfall("tiny-16gpu", warm=True)
@@ -144,7 +147,7 @@ def test_cooperation_partner_takes_over():
 
 
 def test_cooperating_solve_keeps_the_optimum():
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-16gpu.json")
     res = solve_cpsat(inst, time_limit=PROOF_S, cooperate=True)
@@ -170,7 +173,8 @@ def test_unfinished_shortfall_schedule_is_completed():
 
 def test_shortfall_model_size_is_guarded():
     """A shortfall model larger than max_vars is skipped (None: the loss phases run)."""
-    prep = prepare(load_instance(INSTANCES / "tiny-8gpu.json"), None, 2, False, 10_000, 10**6)
+    inst = load_instance(INSTANCES / "tiny-8gpu.json")
+    prep = prepare(inst, None, 2, False, 10_000, 10**6, policy_warm_start(inst))
     run = lambda mb, b: run_cpsat(mb.backend, b, SolverParams(workers=1))  # noqa: E731
     sd = shortfall_data(prep.data)
     assert sd.estimate_vars() > 0

@@ -1,10 +1,11 @@
 """The exact solve as one pipeline of phases (``models/formulation.md``, "Flow"):
 
-1. (:func:`begin`, called by the public entry :mod:`sensaopt.exact.entry` before it
-   simulates the default warm start) the clock, and the refusals from the instance alone
+1. (:func:`begin`, called by the public entries of :mod:`sensaopt.solve` before they
+   simulate the default warm start) the clock, and the refusals from the instance alone
    (model too large, numbers outside the backend's exact range), before any work;
-2. the warm start, an argument (a schedule; the public entry's default: SensaScale's),
-   validated; its makespan also sets the default horizon;
+2. the warm start, an argument (a schedule; the public entries' default: the best
+   registered policy's, :mod:`sensaopt.warm_start`), validated; its makespan also sets
+   the default horizon;
 3. the model data (:func:`~sensaopt.exact.common.prepare`) and their numeric check;
 4. the shortfall phase (:mod:`sensaopt.exact.phases.shortfall`): can every open deadline be met?
 5. yes: the deadline-hard phase (:mod:`sensaopt.exact.phases.deadline_hard`); no or unknown:
@@ -32,20 +33,21 @@ from sensaopt.exact.phases.loss import solve_loss_phases
 from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.exact.settings import MODEL_REFINE, SolveSettings
 from sensaopt.instance import Instance
-from sensaopt.result import Result, Status
+from sensaopt.result import Result, Status, WarmStartReport
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 from sensaopt.solvers.interrupt import terminate_interrupts
 
 
 def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, start: Schedule,
-                budget: TimeBudget | None = None) -> Result:
+                budget: TimeBudget | None = None, origin: WarmStartReport | None = None) -> Result:
     """The exact optimum of ``instance`` on ``engine`` (its backend, parameters and
     build; ``engine.name`` is the Result's solver), from the warm start ``start`` (a
     valid schedule; its makespan also sets the default horizon). ``budget``: the
     clock :func:`begin` started (the public entries call it before they simulate the
     default warm start; None: :func:`begin` here, ``settings.time_limit`` seconds from
-    now). SIGTERM stops it like Ctrl-C (:mod:`sensaopt.solvers.interrupt`)."""
+    now). ``origin``: where ``start`` came from, recorded as ``Result.warm_start_from``
+    (None: the caller's schedule). SIGTERM stops it like Ctrl-C (:mod:`sensaopt.solvers.interrupt`)."""
     budget = begin(instance, engine, settings, simulate_start=False) if budget is None else budget
     warm = WarmStart.of(instance, start)
     with terminate_interrupts():
@@ -56,7 +58,7 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
         if settings.horizon is None and res.optimal_within_horizon_only:
             res = extend_horizon(res, instance, engine, settings, warm, inner)
         res = certify(res, instance, engine, settings, budget.at_most(relax_s), dominated)
-        return replace(res, runtime_s=budget.elapsed())
+        return replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
 
 
 def begin(instance: Instance, engine: Engine, settings: SolveSettings, simulate_start: bool) -> TimeBudget:
