@@ -172,7 +172,7 @@ def test_gpu_lanes_keep_a_continuing_job_on_its_lanes():
 
 
 def test_lane_choice_is_best_fit_contiguous():
-    from sensaopt.plot import _pick_lanes
+    from sensaopt.plot.schedules import _pick_lanes
 
     assert _pick_lanes([0, 1, 2, 5, 6], 2) == [5, 6]  # the 2-run fits exactly
     assert _pick_lanes([0, 1, 2, 5, 6], 3) == [0, 1, 2]
