@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import math
 import platform
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from html import escape
 from importlib import metadata
 from pathlib import Path
@@ -52,6 +52,7 @@ class HorizonProof:
     needed: int | None
     outside_bound: float | None = None  # metrics units: no schedule running past the horizon does better
     bound: float | None = None  # metrics units: the model's bound, valid within the horizon
+    extended_from: int | None = None  # the default horizon a solve with the horizon the proof needed replaced
 
     @property
     def contains_optimum(self) -> bool:
@@ -420,13 +421,19 @@ class Result:
 
     def json_params(self) -> dict[str, Any]:
         """``params`` with the typed reports written in (the JSON form: keys ``horizon``,
-        ``model_size``, ``lexicographic``, ``horizon_proof``, ``allocations``, ``warm_start_from``)."""
+        ``model_size``, ``lexicographic``, ``horizon_proof``, ``allocations``, ``warm_start_from``; from the
+        horizon proof ``optimal_within_horizon`` (rounds, only when optimal within them only) and
+        ``horizon_extended_from``)."""
         out = dict(self.params)
         typed = {"horizon": self.horizon, "model_size": self.model_size, "lexicographic": self.lexicographic,
                  "horizon_proof": self.horizon_proof, "allocations": self.allocations, "warm_start_from": self.warm_start_from}
         for key, value in typed.items():
             if value is not None:
                 out[key] = value if isinstance(value, int) else value.to_dict()
+        if self.optimal_within_horizon_only and self.horizon_proof is not None:
+            out["optimal_within_horizon"] = self.horizon_proof.horizon
+        if self.horizon_proof is not None and self.horizon_proof.extended_from is not None:
+            out["horizon_extended_from"] = self.horizon_proof.extended_from
         return out
 
     def to_dict(self, instance: Instance | None = None, with_schedule: bool = True) -> dict[str, Any]:
@@ -481,6 +488,11 @@ class Result:
                                                                          "warm_start_from"))
         if lex is False:
             params["lexicographic"] = False
+        params.pop("optimal_within_horizon", None)  # derived from the horizon proof
+        extended = params.pop("horizon_extended_from", None)
+        horizon_proof = HorizonProof.from_dict(proof) if proof else None
+        if horizon_proof is not None and extended is not None:
+            horizon_proof = replace(horizon_proof, extended_from=extended)
         raw_schedule = d.get("schedule")
         lex_report = LexicographicReport.from_dict(lex) if isinstance(lex, dict) else None
         alloc_report = AllocationReport.from_dict(alloc) if alloc else None
@@ -490,7 +502,7 @@ class Result:
             metrics=Metrics(**d["metrics"]) if d.get("metrics") else None, params=params, versions=dict(d.get("versions") or {}),
             message=d.get("message", ""), horizon=params.pop("horizon", None),
             lexicographic=lex_report, allocations=alloc_report, loss_proof=loss_proof_of(lex_report, alloc_report), truth=instance,
-            horizon_proof=HorizonProof.from_dict(proof) if proof else None, model_size=ModelSize.from_dict(size) if size else None,
+            horizon_proof=horizon_proof, model_size=ModelSize.from_dict(size) if size else None,
             warm_start_from=WarmStartReport.from_dict(start) if start else None)
 
 

@@ -79,7 +79,7 @@ def test_deadline_hard_phase2_reproduces_optimum(exact_backend):
     assert check_schedule(inst, res.schedule).errors == []
     lex = res.lexicographic
     assert lex is not None and lex.shortfall is not None and lex.shortfall.zero_miss and lex.phase2 == "deadline-hard, trimmed"
-    assert res.horizon_proof is not None and res.horizon_proof.contains_optimum and "optimal_within_horizon" not in res.params
+    assert res.horizon_proof is not None and res.horizon_proof.contains_optimum and not res.optimal_within_horizon_only
 
 
 def test_optimal_within_horizon_flagged():
@@ -90,7 +90,8 @@ def test_optimal_within_horizon_flagged():
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
     short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24, relax_time_limit=0)
     assert grid_optimal(short) and short.objective == pytest.approx(100115.4, abs=1e-6)
-    assert short.params["optimal_within_horizon"] == 24 and "optimal within a horizon of 24 rounds" in short.message
+    assert short.optimal_within_horizon_only and short.horizon == 24 and "optimal within a horizon of 24 rounds" in short.message
+    assert short.json_params()["optimal_within_horizon"] == 24  # JSON: the proof's horizon
     assert short.horizon_proof is not None and not short.horizon_proof.contains_optimum
 
 
@@ -105,7 +106,8 @@ def test_default_solve_extends_the_horizon_the_proof_needs():
     assert grid_optimal(full) and full.objective == pytest.approx(100115.4, abs=1e-6)
     proof = full.horizon_proof
     assert proof is not None and proof.needed is not None and proof.contains_optimum and full.horizon >= proof.needed
-    assert "optimal_within_horizon" not in full.params and full.params["horizon_extended_from"] == 24
+    assert not full.optimal_within_horizon_only and full.horizon_proof.extended_from == 24
+    assert full.json_params()["horizon_extended_from"] == 24 and "optimal_within_horizon" not in full.json_params()
     # every job of the optimal schedule ends within what the proof needs
     assert max(s.end for s in full.schedule.segments) <= proof.needed
 
