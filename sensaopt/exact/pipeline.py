@@ -118,6 +118,7 @@ def extend_horizon(res: Result, instance: Instance, engine: Engine, settings: So
             why = str(e)
         else:
             if again.status == Status.OPTIMAL and not again.optimal_within_horizon_only:
-                return replace(again, horizon_proof=replace(again.horizon_proof, extended_from=res.horizon_proof.horizon))
+                proof = again.horizon_proof
+                return again if proof is None else replace(again, horizon_proof=replace(proof, extended_from=res.horizon_proof.horizon))
             why = f"{again.status.value}: {again.message}"
     return replace(res, message=res.message + f"; a solve with the {needed} rounds the proof needs did not prove it ({why})")
