@@ -88,7 +88,8 @@ def test_optimal_within_horizon_flagged():
     from sensaopt.solve import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
-    short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24, relax_time_limit=0)
+    # SensaScale's warm start: the numbers below are of its model (its allocations join the grid)
+    short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24, relax_time_limit=0, start_policy="sensascale")
     assert grid_optimal(short) and short.objective == pytest.approx(100115.4, abs=1e-6)
     assert short.optimal_within_horizon_only and short.horizon == 24 and "optimal within a horizon of 24 rounds" in short.message
     assert short.json_params()["optimal_within_horizon"] == 24  # JSON: the proof's horizon
@@ -102,7 +103,7 @@ def test_default_solve_extends_the_horizon_the_proof_needs():
     from sensaopt.solve import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
-    full = solve_cpsat(inst, time_limit=PROOF_S)
+    full = solve_cpsat(inst, time_limit=PROOF_S, start_policy="sensascale")  # its makespan + 2 = 24 rounds by default
     assert grid_optimal(full) and full.objective == pytest.approx(100115.4, abs=1e-6)
     proof = full.horizon_proof
     assert proof is not None and proof.needed is not None and proof.contains_optimum and full.horizon >= proof.needed

@@ -391,7 +391,7 @@ def test_bound_known_without_solving_is_a_bound():
 
     i = inst("tiny-8gpu")
     data = prepare(i, None, 2, False, 10_000, 10**9, policy_warm_start(i)).data
-    r = solve_cpsat(i, time_limit=PROOF_S, workers=1, relax_time_limit=0)
+    r = solve_cpsat(i, time_limit=PROOF_S, workers=1, relax_time_limit=0, start_policy="sensascale")  # the data's start
     assert grid_optimal(r)
     assert 0 < trivial_bound(data) <= r.objective + 1e-9
 
