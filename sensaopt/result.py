@@ -53,6 +53,7 @@ class HorizonProof:
     outside_bound: float | None = None  # metrics units: no schedule running past the horizon does better
     bound: float | None = None  # metrics units: the model's bound, valid within the horizon
     extended_from: int | None = None  # the default horizon a solve with the horizon the proof needed replaced
+    optimal_within_horizon: bool = False  # the solver's OPTIMAL holds among schedules ending within the horizon only
 
     @property
     def contains_optimum(self) -> bool:
@@ -422,15 +423,15 @@ class Result:
     def json_params(self) -> dict[str, Any]:
         """``params`` with the typed reports written in (the JSON form: keys ``horizon``,
         ``model_size``, ``lexicographic``, ``horizon_proof``, ``allocations``, ``warm_start_from``; from the
-        horizon proof ``optimal_within_horizon`` (rounds, only when optimal within them only) and
-        ``horizon_extended_from``)."""
+        horizon proof ``optimal_within_horizon`` (its rounds, when the solver's optimum holds within them
+        only) and ``horizon_extended_from``)."""
         out = dict(self.params)
         typed = {"horizon": self.horizon, "model_size": self.model_size, "lexicographic": self.lexicographic,
                  "horizon_proof": self.horizon_proof, "allocations": self.allocations, "warm_start_from": self.warm_start_from}
         for key, value in typed.items():
             if value is not None:
                 out[key] = value if isinstance(value, int) else value.to_dict()
-        if self.optimal_within_horizon_only and self.horizon_proof is not None:
+        if self.horizon_proof is not None and self.horizon_proof.optimal_within_horizon:
             out["optimal_within_horizon"] = self.horizon_proof.horizon
         if self.horizon_proof is not None and self.horizon_proof.extended_from is not None:
             out["horizon_extended_from"] = self.horizon_proof.extended_from
@@ -488,11 +489,10 @@ class Result:
                                                                          "warm_start_from"))
         if lex is False:
             params["lexicographic"] = False
-        params.pop("optimal_within_horizon", None)  # derived from the horizon proof
-        extended = params.pop("horizon_extended_from", None)
+        within, extended = params.pop("optimal_within_horizon", None), params.pop("horizon_extended_from", None)
         horizon_proof = HorizonProof.from_dict(proof) if proof else None
-        if horizon_proof is not None and extended is not None:
-            horizon_proof = replace(horizon_proof, extended_from=extended)
+        if horizon_proof is not None:
+            horizon_proof = replace(horizon_proof, extended_from=extended, optimal_within_horizon=within is not None)
         raw_schedule = d.get("schedule")
         lex_report = LexicographicReport.from_dict(lex) if isinstance(lex, dict) else None
         alloc_report = AllocationReport.from_dict(alloc) if alloc else None

@@ -79,7 +79,7 @@ def test_deadline_hard_phase2_reproduces_optimum(exact_backend):
     assert check_schedule(inst, res.schedule).errors == []
     lex = res.lexicographic
     assert lex is not None and lex.shortfall is not None and lex.shortfall.zero_miss and lex.phase2 == "deadline-hard, trimmed"
-    assert res.horizon_proof is not None and res.horizon_proof.contains_optimum and not res.optimal_within_horizon_only
+    assert res.horizon_proof is not None and res.horizon_proof.contains_optimum and not res.horizon_proof.optimal_within_horizon
 
 
 def test_optimal_within_horizon_flagged():
@@ -91,7 +91,7 @@ def test_optimal_within_horizon_flagged():
     # SensaScale's warm start: the numbers below are of its model (its allocations join the grid)
     short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24, relax_time_limit=0, start_policy="sensascale")
     assert grid_optimal(short) and short.objective == pytest.approx(100115.4, abs=1e-6)
-    assert short.optimal_within_horizon_only and short.horizon == 24 and "optimal within a horizon of 24 rounds" in short.message
+    assert short.horizon_proof.optimal_within_horizon and short.horizon == 24 and "optimal within a horizon of 24 rounds" in short.message
     assert short.json_params()["optimal_within_horizon"] == 24  # JSON: the proof's horizon
     assert short.horizon_proof is not None and not short.horizon_proof.contains_optimum
 
@@ -107,7 +107,7 @@ def test_default_solve_extends_the_horizon_the_proof_needs():
     assert grid_optimal(full) and full.objective == pytest.approx(100115.4, abs=1e-6)
     proof = full.horizon_proof
     assert proof is not None and proof.needed is not None and proof.contains_optimum and full.horizon >= proof.needed
-    assert not full.optimal_within_horizon_only and full.horizon_proof.extended_from == 24
+    assert not full.horizon_proof.optimal_within_horizon and full.horizon_proof.extended_from == 24
     assert full.json_params()["horizon_extended_from"] == 24 and "optimal_within_horizon" not in full.json_params()
     # every job of the optimal schedule ends within what the proof needs
     assert max(s.end for s in full.schedule.segments) <= proof.needed
