@@ -5,8 +5,15 @@ Every tiny instance and a few seeded 6-job instances, solved by CP-SAT, HiGHS an
 Proven solves only are reproducible bit for bit (a time limit stops a search anywhere),
 so the instances are small enough to be proven well within the limit.
 
+``--data``: no solve, the models themselves (deterministic, whatever the load): for the
+same instances and the medium ones, the model data of six grids — the inner grid at
+refine 0, 1 and 2 (with the SensaScale warm start's points), the outer grid at refine 1,
+2 and 4 — hashed (every job's options, patterns, pairs, progress units per change kind,
+the data's scales), and the dominance check at refine 1, 2 and 4.
+
     PYTHONPATH=. python benchmarks/exact_fixed.py -o /tmp/exact_fixed.json
     python benchmarks/exact_fixed.py --against /tmp/exact_fixed.json   # exit 1 on any difference
+    python benchmarks/exact_fixed.py --data -o /tmp/model_data.json    # then --data --against it
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ def cases():
     return out
 
 
+GRIDS = {"inner0": {"inner_refine": 0}, "inner1": {"inner_refine": 1}, "inner2": {"inner_refine": 2},
+         "outer1": {"relaxed": True, "refine": 1}, "outer2": {"relaxed": True, "refine": 2}, "outer4": {"relaxed": True, "refine": 4}}
 SKIP = {"tiny-8gpu/cbc/lex", "tiny-8gpu/cbc/weighted"}  # CBC needs about the whole minute there: not reproducible
 
 
@@ -46,12 +55,38 @@ def run() -> dict:
     return res
 
 
+def run_data() -> dict:
+    import hashlib
+
+    from sensaopt.exact.model.data import build_data
+    from sensaopt.io import load_instance
+    from sensaopt.simulator import simulate
+
+    try:
+        from sensaopt.allocations import grids_dominate, schedule_points
+    except ImportError:  # a tree before sensaopt.allocations (issue 36)
+        from sensaopt.exact.model.data import extra_options_from as schedule_points
+        from sensaopt.exact.phases.allocation import grid_dominates as grids_dominate
+    out: dict = {}
+    for name, inst in cases() + [(n, load_instance(n)) for n in ("medium-8gpu", "medium-16gpu")]:
+        extra = schedule_points(simulate(inst, "sensascale").schedule)
+        for key, kw in GRIDS.items():
+            d = build_data(inst, 40, **kw, **({} if kw.get("relaxed") else {"extra_options": extra}))
+            rec = [(jd.id, [(o.cpu, o.mem, o.speed) for o in jd.options], [p.parts for p in jd.patterns], jd.pairs, jd.full,
+                    sorted((c.value, v) for c, v in jd.kept.items())) for jd in d.jobs] + [(d.mem_scale, d.cpu_scale, d.obj_scale)]
+            out[f"{name}/{key}"] = (f"{hashlib.sha256(repr(rec).encode()).hexdigest()[:16]} options "
+                                    f"{sum(len(j.options) for j in d.jobs)} pairs {sum(len(j.pairs) for j in d.jobs)}")
+        out[f"{name}/dominates"] = [grids_dominate(inst, r, 1) for r in (1, 2, 4)]
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-o", "--output")
     ap.add_argument("--against")
+    ap.add_argument("--data", action="store_true", help="the models' data instead of solves (module doc)")
     a = ap.parse_args(argv)
-    now = run()
+    now = run_data() if a.data else run()
     if a.output:
         Path(a.output).write_text(json.dumps(now, indent=1))
     if a.against:

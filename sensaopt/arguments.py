@@ -28,8 +28,9 @@ ARGUMENTS: dict[str, Range] = {
     "horizon_slack": Range(0, MAX_ROUNDS, "rounds", integer=True),
     "max_vars": Range(1, 1e9, "variables", integer=True),
     "work_scale": Range(1, 1e6, integer=True),
-    "refine": Range(1, 64, "steps per profile cell", integer=True),  # the allocation relaxation's grid (exact.model.grid)
+    "refine": Range(1, 64, "steps per profile cell", integer=True),  # the allocation relaxation's grid (sensaopt.allocations)
     "relax_time_limit": Range(0, 604800, "seconds"),  # the allocation relaxations' time (exact.phases.allocation)
+    "lns_share": Range(0, 0.9, "of the deadline-hard phase's time"),  # large-neighbourhood search first (exact.phases.lns)
 }
 
 

@@ -7,17 +7,15 @@ every grid line (the curves the exact models use); above the largest measured va
 of an axis it stays flat. An allocation below the smallest measured value of either
 axis (the *floor*) is not allowed: the validator rejects it.
 
-Allocations that policies and exact models may choose are :class:`Option`s: integer
-CPU cores per GPU and memory at one of the measured memory levels (plus any extra
-per-GPU points the caller adds, e.g. a node type's proportional share), keeping only
-the Pareto-efficient ones (no other option is as fast with no more CPU and memory).
+An :class:`Option` is a per-GPU allocation with the speed it gives. Which allocations
+are valid and which ones policies and exact models choose from (the optimal demand
+among them): :mod:`sensaopt.allocations`.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -28,7 +26,7 @@ from sensaopt import profile_data
 class Option:
     """A per-GPU allocation and the profile speed it gives."""
 
-    cpu: float  # cores per GPU (whole cores in the policies' options; finer in the exact models' grids)
+    cpu: float  # cores per GPU (whole cores in the policies' options; finer in the exact models' grids: sensaopt.allocations)
     mem: float  # GB per GPU
     speed: float
 
@@ -86,62 +84,7 @@ class SensitivityProfile:
         s11 = sp[i + 1][k + 1] if a > 0 and b > 0 else (s10 if a > 0 else s01)
         return (1 - a) * (1 - b) * s00 + a * (1 - b) * s10 + (1 - a) * b * s01 + a * b * s11
 
-    def box_max(self, c0: float, c1: float, m0: float, m1: float,
-                cpus: Iterable[float] | None = None) -> float:
-        """Highest speed over the per-GPU box [c0, c1] × [m0, m1] (``c1``/``m1`` may be
-        ``math.inf``: flat above the top level). The surface is bilinear on every grid
-        cell, so its maximum over each cell's part of the box lies at a corner of that
-        part: the box's corners and the grid levels inside it are the only candidates.
-        ``cpus``: the CPU candidates instead (a box whose CPU side is a discrete set:
-        its extreme points on each linear piece, ``exact.model.grid.cpu_candidates``)."""
-        cs = list(cpus) if cpus is not None else _box_axis(self.cpu_levels, c0, c1)
-        ms = _box_axis(self.mem_levels, m0, m1)
-        return max(self.speed(c, m) for c in cs for m in ms)
-
-    # ---- options, demand, classification -------------------------------------------
-    def options(self, extra: tuple[tuple[float, float], ...] = ()) -> tuple[Option, ...]:
-        """Pareto-efficient per-GPU allocations, cheapest (and slowest) first.
-
-        Candidates: every integer core count from the floor to the largest CPU level,
-        at every memory level, plus the ``extra`` (cpu, mem) points (CPU floored to an
-        integer). Sorted by speed, then CPU, then memory.
-        """
-        key = ("options", extra)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        cpus = range(math.ceil(self.cpu_levels[0]), math.floor(self.cpu_levels[-1]) + 1)
-        cand = {(c, m) for c in cpus for m in self.mem_levels}
-        for c, m in extra:
-            c = math.floor(c + 1e-9)
-            if c >= self.cpu_levels[0] - 1e-9 and m >= self.mem_levels[0] - 1e-9:
-                cand.add((c, float(m)))
-        opts = [Option(c, m, round(self.speed(c, m), 12)) for c, m in cand]
-        opts = [o for o in opts if o.speed > 0]
-        # keep o unless another option is at least as fast with no more CPU and memory
-        opts.sort(key=lambda o: (o.cpu, o.mem, -o.speed))
-        kept: list[Option] = []
-        for o in opts:
-            if not any(p.cpu <= o.cpu and p.mem <= o.mem and p.speed >= o.speed for p in kept):
-                kept = [p for p in kept if not (o.cpu <= p.cpu and o.mem <= p.mem and o.speed >= p.speed)]
-                kept.append(o)
-        kept.sort(key=lambda o: (o.speed, o.cpu, o.mem))
-        result = tuple(kept)
-        self._cache[key] = result
-        return result
-
-    def optimal_demand(self, tolerance: float = 0.1, share: tuple[float, float] | None = None) -> Option:
-        """Smallest allocation reaching ``(1 - tolerance) * peak`` speed.
-
-        "Smallest" = least dominant share relative to ``share`` (default: the
-        reference share, 3 cores and 62.5 GB per GPU), ties broken by less CPU,
-        then less memory.
-        """
-        sc, sm = share or profile_data.REFERENCE_SHARE
-        target = (1 - tolerance) * self.peak - 1e-9
-        good = [o for o in self.options() if o.speed >= target]
-        return min(good, key=lambda o: (max(o.cpu / sc, o.mem / sm), o.cpu, o.mem))
-
+    # ---- classification -------------------------------------------------------------
     def sensitivity(self, share: tuple[float, float] | None = None) -> tuple[float, float]:
         """(gain, loss): relative speed-up from the proportional share to the peak, and
         relative slow-down from the share to the floor."""
@@ -157,13 +100,6 @@ class SensitivityProfile:
         their CPU and memory away at (almost) no cost."""
         gain, loss = self.sensitivity(share)
         return gain > threshold or loss > threshold
-
-
-def _box_axis(levels: tuple[float, ...], lo: float, hi: float) -> list[float]:
-    """The candidate points of one axis of a box [lo, hi]: its ends (``hi`` capped at the
-    top level, where the surface turns flat) and every level strictly inside."""
-    hi = min(hi, max(levels[-1], lo))
-    return [lo, hi] + [x for x in levels if lo < x < hi]
 
 
 def _locate(levels: tuple[float, ...], x: float) -> tuple[int, float]:

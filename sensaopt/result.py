@@ -14,13 +14,20 @@ from typing import TYPE_CHECKING, Any
 from sensaopt.io import check_json_numbers, parse_schedule_dict, read_json
 from sensaopt.metrics import JobMetrics, Metrics
 from sensaopt.metrics import job_metrics as _job_metrics
+from sensaopt.registry import Registry
 from sensaopt.schedule import Schedule
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from sensaopt.instance import Instance
     from sensaopt.validator import Evaluation
 
 VALUE_TOL = 1e-6  # deadline value: lost values closer than this are equal (solver round-off)
+VIEWS: Registry[Any] = Registry("result view", {"frame": "sensaopt.frames:result_frame"})
+"""Views of a Result from the layers above this module (``tests/test_layers.py``: a Result
+never imports the reports), as lazy ``"module:attr"`` paths imported on first use
+(:meth:`Result.to_frame`)."""
 
 
 class Status(str, enum.Enum):
@@ -176,14 +183,17 @@ class RunReport:
 @dataclass(frozen=True)
 class CooperationReport:
     """The deadline-hard phase's cooperation: the ``partner``'s name, the primary's run
-    and the partner's (None: not run). JSON: ``params["lexicographic"]["cooperation"]``."""
+    and the partner's (None: not run); ``mode``: ``sequential`` (the partner after the
+    primary, from its incumbent) or ``parallel`` (side by side, one core each).
+    JSON: ``params["lexicographic"]["cooperation"]``."""
 
     partner: str
     primary_run: RunReport
     partner_run: RunReport | None = None
+    mode: str = "sequential"
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"partner": self.partner, "primary_run": self.primary_run.to_dict()}
+        out: dict[str, Any] = {"partner": self.partner, "primary_run": self.primary_run.to_dict(), "mode": self.mode}
         if self.partner_run is not None:
             out["partner_run"] = self.partner_run.to_dict()
         return out
@@ -191,7 +201,8 @@ class CooperationReport:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CooperationReport:
         run = d.get("partner_run")
-        return cls(d["partner"], RunReport.from_dict(d["primary_run"]), None if run is None else RunReport.from_dict(run))
+        return cls(d["partner"], RunReport.from_dict(d["primary_run"]), None if run is None else RunReport.from_dict(run),
+                   d.get("mode", "sequential"))
 
 
 @dataclass(frozen=True)
@@ -219,11 +230,35 @@ class BranchPriceReport:
 
 
 @dataclass(frozen=True)
+class LnsReport:
+    """Large-neighbourhood search before the deadline-hard phase's solver
+    (:mod:`sensaopt.exact.phases.lns`): the start's and the result's objective (metrics
+    units), rounds, rounds that improved, the last neighbourhood size (jobs), seconds.
+    JSON: ``params["lexicographic"]["lns"]``."""
+
+    start: float
+    objective: float
+    rounds: int
+    improved: int
+    size: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "objective": self.objective, "rounds": self.rounds, "improved": self.improved,
+                "size": self.size, "seconds": round(self.seconds, 3)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LnsReport:
+        return cls(**d)
+
+
+@dataclass(frozen=True)
 class LexicographicReport:
     """The phases of a lexicographic exact solve: ``phase1`` (None: not run, ``skipped``
     says why: :data:`SKIPPED_NO_OPEN` or :data:`SKIPPED_ZERO_MISS`), the shortfall run
     before it, the scaled loss limits added for phase 2 (``loss_cap``, ``loss_floor``),
-    and in the deadline-hard phase (``phase2``) its cooperation and branch and price.
+    and in the deadline-hard phase (``phase2``) its large-neighbourhood search, cooperation
+    and branch and price.
     JSON: ``params["lexicographic"]`` (``phase1`` is the ``skipped`` string when not run)."""
 
     phase1_share: float
@@ -235,6 +270,7 @@ class LexicographicReport:
     phase2: str | None = None
     cooperation: CooperationReport | None = None
     branch_price: BranchPriceReport | None = None
+    lns: LnsReport | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"phase1_share": self.phase1_share,
@@ -249,6 +285,8 @@ class LexicographicReport:
             out["cooperation"] = self.cooperation.to_dict()
         if self.branch_price is not None:
             out["branch_price"] = self.branch_price.to_dict()
+        if self.lns is not None:
+            out["lns"] = self.lns.to_dict()
         return out
 
     @classmethod
@@ -258,7 +296,8 @@ class LexicographicReport:
                    skipped=p1 if isinstance(p1, str) else "", shortfall=None if sf is None else ShortfallReport.from_dict(sf),
                    loss_cap=d.get("loss_cap"), loss_floor=d.get("loss_floor"), phase2=d.get("phase2"),
                    cooperation=None if coop is None else CooperationReport.from_dict(coop),
-                   branch_price=None if bp is None else BranchPriceReport.from_dict(bp))
+                   branch_price=None if bp is None else BranchPriceReport.from_dict(bp),
+                   lns=None if d.get("lns") is None else LnsReport.from_dict(d["lns"]))
 
 
 @dataclass(frozen=True)
@@ -283,13 +322,16 @@ class WarmStartReport:
 class RelaxationStage:
     """One allocation relaxation tried (:mod:`sensaopt.exact.phases.allocation`): its
     refinement, horizon (rounds), bound within that horizon, loss floor and bound over
-    every schedule (metrics units)."""
+    every schedule (metrics units); ``model``: ``weighted`` (loss floored) or
+    ``deadline-hard`` (every deadline a constraint), ``backend``: the solver that ran it."""
 
     refine: int
     horizon: int
     within_horizon_bound: float
     loss_floor: float
     bound: float
+    model: str = "weighted"
+    backend: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -419,6 +461,17 @@ class Result:
         if self.evaluation is None or self.truth is None:
             raise ValueError(f"result of {self.solver} ({self.status.value}) carries no evaluation")
         return _job_metrics(self.truth, self.evaluation)
+
+    def to_frame(self, label: str | None = None) -> pd.DataFrame:
+        """This result as a one-row pandas DataFrame (:func:`sensaopt.frames.result_frame`).
+
+        Args:
+            label: the row's index (None: the result's ``solver``).
+
+        Returns:
+            One row with the columns of :func:`sensaopt.frames.metrics_frame`.
+        """
+        return VIEWS.get("frame")(self, label)
 
     def json_params(self) -> dict[str, Any]:
         """``params`` with the typed reports written in (the JSON form: keys ``horizon``,

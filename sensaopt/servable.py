@@ -22,45 +22,30 @@ Rules matched exactly with :mod:`sensaopt.validator` (and the simulator, which i
   job on G-GPU nodes (its slowest node is a whole node); at least the profile's floor.
   Over several node types the best of them (an upper bound, so never a servable job
   counted as unservable). The profile's bilinear surface reaches its maximum over such a
-  box at a grid level or the box's corner, so only those points are evaluated.
+  box at a grid level or the box's corner, so only those points are evaluated
+  (:func:`sensaopt.allocations.best_speed`, :func:`~sensaopt.allocations.box_max`).
 
 Vectorised over jobs (numpy), the speeds computed once per (profile, GPU count).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sensaopt.allocations import best_speed, proportional_share
 from sensaopt.metrics import DEADLINE_EPS
 from sensaopt.validator import WORK_EPS
 
 if TYPE_CHECKING:
-    from sensaopt.instance import Cluster, Instance, Job
+    from sensaopt.instance import Instance, Job
     from sensaopt.profiles import SensitivityProfile
 
 
-def best_speed(profile: SensitivityProfile, gpus: int, cluster: Cluster) -> float:
-    """Highest profile speed of a ``gpus``-GPU job on ``cluster`` (module doc; 0.0 when
-    no node type can give it its floor)."""
-    best = 0.0
-    fc, fm = profile.floor
-    for t in cluster.node_types:
-        share = gpus if gpus <= t.gpus else t.gpus  # per-GPU divisor: the job's GPUs on one node, or a whole node
-        cmax, mmax = t.cpus / share, t.mem_gb / share
-        if cmax < fc - 1e-9 or mmax < fm - 1e-9:
-            continue
-        cs = [c for c in profile.cpu_levels if c <= cmax] + [cmax]
-        ms = [m for m in profile.mem_levels if m <= mmax] + [mmax]
-        best = max(best, max(profile.speed(c, m) for c, m in itertools.product(cs, ms)))
-    return best
-
-
 def best_speeds(instance: Instance) -> np.ndarray:
-    """Per job (instance order), its best speed (:func:`best_speed`) × its ``speed_factor``."""
+    """Per job (instance order), its best speed (:func:`sensaopt.allocations.best_speed`) × its ``speed_factor``."""
     cache: dict[tuple[int, int], float] = {}
     keep: list[SensitivityProfile] = []  # the profiles keyed by id stay alive while cached
     out = np.empty(len(instance.jobs), dtype=float)
@@ -76,11 +61,9 @@ def best_speeds(instance: Instance) -> np.ndarray:
 
 def share_speeds(instance: Instance) -> np.ndarray:
     """Per job (instance order), its speed at the GPU-proportional share
-    (:func:`sensaopt.options.proportional_share`; the best over node types) × its
+    (:func:`sensaopt.allocations.proportional_share`; the best over node types) × its
     ``speed_factor``: the fastest a job runs under a policy that gives every job the
     share (EDF, FIFO, Chronus). 1.0 × ``speed_factor`` on the reference server."""
-    from sensaopt.options import proportional_share
-
     shares = [proportional_share(t) for t in instance.cluster.node_types]
     cache: dict[int, float] = {}
     keep: list[SensitivityProfile] = []

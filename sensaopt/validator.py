@@ -58,6 +58,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from sensaopt.allocations import meets_floor, whole_cores
 from sensaopt.changes import MIGRATION, RESIZE, RESTART, ChangeCosts, classify
 from sensaopt.errors import ScheduleError
 from sensaopt.instance import Instance, Job, Node
@@ -197,24 +198,26 @@ def rule_whole_nodes(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
 
 
 def rule_floor(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
-    """floor: every placement has a GPU and at least the profile's floor of cores and GB per GPU."""
-    fc, fm = job.profile.floor
+    """floor: every placement has a GPU and at least the profile's floor of cores and GB per GPU
+    (:func:`sensaopt.allocations.meets_floor`)."""
+    profile = job.profile
     found: Findings = NONE
     for p in seg.placements:
         if p.gpus <= 0:
             found += (ScheduleError("floor", "a placement with no GPU", seg.job, seg.start),)
-        elif p.cpus / p.gpus < fc - 1e-9 or p.mem_gb / p.gpus < fm - 1e-9:
+        elif not meets_floor(profile, p.cpus / p.gpus, p.mem_gb / p.gpus):
             msg = (f"{p.cpus / p.gpus:g} cores and {p.mem_gb / p.gpus:g} GB per GPU on node {ctx.nodes[p.node].name} "
-                   f"is below the profile floor ({fc:g}, {fm:g})")
+                   f"is below the profile floor ({profile.floor[0]:g}, {profile.floor[1]:g})")
             found += (ScheduleError("floor", msg, seg.job, seg.start),)
     return found
 
 
 def rule_whole_cores(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
     """whole_cores: every placement gives the job a whole number of cores on its node
-    (the feasible set, ``models/formulation.md``: whole cores per job and node, any GB)."""
+    (the feasible set, ``models/formulation.md``: whole cores per job and node, any GB;
+    :func:`sensaopt.allocations.whole_cores`)."""
     for p in seg.placements:
-        if abs(p.cpus - round(p.cpus)) > 1e-9:
+        if not whole_cores(p.cpus):
             msg = f"{p.cpus:g} cores on node {ctx.nodes[p.node].name} is not a whole number of cores"
             return (ScheduleError("whole_cores", msg, seg.job, seg.start),)
     return NONE

@@ -55,8 +55,9 @@ def site(tmp_path_factory):
 def test_strict_build_has_every_page(site):
     home = (site / "index.html").read_text()
     assert "A research toolkit" in home  # the README
-    for page in ("tour", "traces", "reliability", "experiments", "benchmarks", "models/formulation", "models/sensascale",
-                 "models/chronus", "models/costs", "models/measurements", "api"):
+    for page in ("tour", "concepts", "traces", "extending", "exact", "results", "performance", "development", "reliability",
+                 "experiments", "benchmarks", "models/formulation", "models/sensascale", "models/chronus", "models/costs",
+                 "models/measurements", "api"):
         assert (site / page / "index.html").is_file(), page
     modules = hooks().public_modules(REPO)
     assert {"sensaopt", "sensaopt.solve", "sensaopt.plot", "sensaopt.palette", "sensaopt.exact.model.builder"} <= set(modules)
@@ -102,6 +103,9 @@ def test_api_pages_render_the_docstrings_and_link_the_cited_objects(site):
 def test_repository_links_point_at_site_pages(site):
     home = (site / "index.html").read_text()
     assert 'href="traces/"' in home and 'href="models/chronus/"' in home and 'href="benchmarks/"' in home  # docs/traces.md, ...
+    assert 'href="results/#full-philly-slo-trace"' in home  # a headline figure links to its section of the moved results
+    results = (site / "results" / "index.html").read_text()
+    assert 'href="../models/measurements/"' in results  # ../models/measurements.md from docs/results.md
     h = hooks()
     outside = {"README.md": "index.md", "models/chronus.md": "models/chronus.md"}
     md = "[a](docs/traces.md#sweeps) [b](models/chronus.md) [c](sensaopt/plot.py) [d](https://x.org/docs/a.md) [e](#top)"

@@ -11,7 +11,7 @@ import re
 import pytest
 
 FULLY = ("sensaopt.plot", "sensaopt.plot.base", "sensaopt.plot.captions", "sensaopt.plot.curves", "sensaopt.plot.schedules",
-         "sensaopt.palette", "sensaopt.policies", "sensaopt.sweep.experiment_plot")
+         "sensaopt.palette", "sensaopt.policies", "sensaopt.sweep.experiment_plot", "sensaopt.allocations")
 """Modules whose every public function (defined there) is documented so."""
 NAMED = {
     "sensaopt.io": ("load_instance", "save_instance", "load_schedule", "save_schedule"),

@@ -229,7 +229,7 @@ def test_outer_grid_covers_every_whole_core_allocation(profile, gpus, refine):
     """The Lemma's step: every allocation a node can give (k/d cores per GPU for d <= the
     job's GPUs, any GB) has an outer option with no more CPU and memory and at least its
     speed; the whole-core grid's boxes are never more optimistic than the real-CPU grid's."""
-    from sensaopt.exact.model.grid import outer_options
+    from sensaopt.allocations import outer_options
     outer = outer_options(profile, refine, gpus)
     real = outer_options(profile, refine)
     top_c, top_m = profile.cpu_levels[-1] + 1.0, profile.mem_levels[-1] + 10.0

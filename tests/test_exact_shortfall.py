@@ -183,3 +183,30 @@ def test_shortfall_model_size_is_guarded():
     assert sd.estimate_vars() > 0
     assert solve_shortfall(prep.data, Strength(), build_cpsat, run, TimeBudget.start(5), None, sd.estimate_vars() - 1) is None
     assert solve_shortfall(prep.data, Strength(), build_cpsat, run, TimeBudget.start(5), None, sd.estimate_vars()) is not None
+
+
+@pytest.mark.parametrize("workers,mode", [(1, "sequential"), (2, "parallel")])
+def test_cooperation_mode_follows_the_workers(workers, mode):
+    """One worker: the partner after the primary; two: side by side, one core each
+    (issue 33 item 4). Either way the optimum of tiny-16gpu is kept."""
+    from sensaopt.solve import solve_cpsat
+
+    inst = load_instance(INSTANCES / "tiny-16gpu.json")
+    res = solve_cpsat(inst, time_limit=PROOF_S, cooperate=True, workers=workers)
+    coop = res.lexicographic.cooperation
+    assert coop is not None and coop.mode == mode and coop.partner == "highs"
+    assert res.objective == pytest.approx(78.0, abs=1e-6) and res.bound <= res.objective + 1e-9
+    if mode == "parallel":
+        assert coop.partner_run is not None  # both ran, whichever proved first
+
+
+def test_run_both_returns_both_and_raises_either_error():
+    from sensaopt.exact.phases.deadline_hard import run_both
+
+    assert run_both(lambda: 1, lambda: 2) == (1, 2)
+
+    def boom():
+        raise RuntimeError("partner failed")
+
+    with pytest.raises(RuntimeError, match="partner failed"):
+        run_both(lambda: 1, boom)

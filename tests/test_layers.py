@@ -25,7 +25,7 @@ PACKAGE = ROOT / "sensaopt"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", (
         "sensaopt.errors", "sensaopt.limits", "sensaopt.registry", "sensaopt.quiet", "sensaopt.palette",
-        "sensaopt.profile_data", "sensaopt.profiles", "sensaopt.options", "sensaopt.instance", "sensaopt.datasets",
+        "sensaopt.profile_data", "sensaopt.profiles", "sensaopt.instance", "sensaopt.allocations", "sensaopt.datasets",
         "sensaopt.helios_data",  # files derived from HeliosData's data.zip (imports nothing of sensaopt)
         "sensaopt.solution_files",  # external solvers' solution files (imports only the core)
         "sensaopt.outputs", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",
@@ -209,6 +209,9 @@ LONG = "# long:"  # the comment that says why a definition may be longer: ``# lo
 # Too long, and in a file another change is rewriting for speed (issue 36, item 2): split there.
 SIZE_ALLOWED: set[str] = {
     "sensaopt.simulator.simulate",  # the round loop; sensaopt/simulator.py is being optimised in parallel
+    # the Result and every exact solve's typed report (646 lines); result.py's reading back (from_dict) is being
+    # reworked in parallel: the reports then move to a module of their own
+    "sensaopt.result",
 }
 
 

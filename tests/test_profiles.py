@@ -5,6 +5,7 @@ import math
 import pytest
 
 from sensaopt import profile_data
+from sensaopt.allocations import optimal_demand, whole_core_options
 from sensaopt.profiles import SensitivityProfile, catalog, get_profile
 
 SENSITIVE = {"alexnet", "deepspeech", "m5", "mobilenet", "res18", "res50", "shufflenet"}
@@ -40,7 +41,7 @@ def test_below_floor_is_zero():
 @pytest.mark.parametrize("model", sorted(profile_data.BEST))
 def test_optimal_demand_at_zero_tolerance_matches_synergy_profiler(model):
     cpus, mem, speed = profile_data.BEST[model][1]
-    o = get_profile(model).optimal_demand(tolerance=0.0)
+    o = optimal_demand(get_profile(model), tolerance=0.0)
     assert o.cpu == cpus
     assert o.mem == pytest.approx(max(mem, profile_data.MEM_PER_GPU_GB[0]))  # Synergy writes 20 for the 20.83 floor
     assert o.speed == pytest.approx(speed)
@@ -48,10 +49,10 @@ def test_optimal_demand_at_zero_tolerance_matches_synergy_profiler(model):
 
 def test_optimal_demand_with_tolerance_hand_values():
     # res18: peak 2.4; 90% = 2.16; 8 cores give 1.75 + 2/3·0.65 = 2.1833 >= 2.16, 7 give 1.9667
-    o = get_profile("res18").optimal_demand(0.1)
+    o = optimal_demand(get_profile("res18"), 0.1)
     assert (o.cpu, o.mem) == (8, 62.5) and o.speed == pytest.approx(2.183333333)
     # mobilenet: peak 1.55; 90% = 1.395; 5 cores give 1.49, 4 give 1.3
-    assert get_profile("mobilenet").optimal_demand(0.1).cpu == 5
+    assert optimal_demand(get_profile("mobilenet"), 0.1).cpu == 5
 
 
 @pytest.mark.parametrize("model", sorted(catalog()))
@@ -69,7 +70,7 @@ def test_classification_threshold_matters():
 
 @pytest.mark.parametrize("model", sorted(catalog()))
 def test_options_are_pareto_efficient_and_sorted(model):
-    opts = get_profile(model).options()
+    opts = whole_core_options(get_profile(model))
     assert [o.speed for o in opts] == sorted(o.speed for o in opts)
     for a in opts:
         for b in opts:

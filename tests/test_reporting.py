@@ -215,6 +215,13 @@ def test_result_frame_is_one_metrics_frame_row(heur):
     assert frames.result_frame(heur, "mine").index[0] == "mine"
 
 
+def test_result_to_frame_is_its_result_frame(heur):
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(heur.to_frame(), frames.result_frame(heur))
+    assert list(heur.to_frame("mine").index) == ["mine"]
+
+
 def test_all_names_importable_and_listed():
     listed = dir(sensaopt)
     for name in sensaopt.__all__:

@@ -1,8 +1,8 @@
 """Packaging: the committed instances ship in the package and load by name, and the
 wheel works outside the repository — built, installed into a fresh venv, and run from a
 temporary folder (a solve by name, `data list`, `data fetch` from a loopback mirror of
-the shared traces, the README's trace example, and every user example of the README and
-the tour)."""
+the shared traces, the README's trace example, and every user example of the README, the tour
+and the pages that took the README's examples, docs/extending.md and docs/exact.md)."""
 
 from __future__ import annotations
 
@@ -187,7 +187,7 @@ def test_readme_and_tour_run_from_the_wheel_after_data_fetch(wheel_env: WheelEnv
     held = [f.name for f in DATA_FILES.values() if f.sha256 is not None]
     with LoopbackServer(wheel_env.shared) as srv:
         _run(wheel_env.exe, "data", "fetch", *held, cwd=work, env=dict(env, **{MIRROR_ENV: srv.url}))
-    docs = [REPO / "README.md", REPO / "docs" / "tour.md"]
+    docs = [REPO / "README.md", REPO / "docs" / "tour.md", REPO / "docs" / "extending.md", REPO / "docs" / "exact.md"]
     ran = 0
     for doc in docs:
         for block in _code_blocks(doc, "bash"):
@@ -200,7 +200,7 @@ def test_readme_and_tour_run_from_the_wheel_after_data_fetch(wheel_env: WheelEnv
             script.write_text(block.replace("/tmp/", f"{work}/"))
             _run(wheel_env.py, script, cwd=work, env=env)
             ran += 1
-    assert ran >= 15  # README: 4 Python blocks and its command lines; the tour: its Python block and commands
+    assert ran >= 15  # README, tour, extending, exact: their Python blocks and `sensaopt` command lines
 
 
 @pytest.mark.slow

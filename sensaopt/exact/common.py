@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from sensaopt.allocations import schedule_points
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.model.builder import (
     BuildTimeout,
@@ -27,7 +28,6 @@ from sensaopt.exact.model.data import (
     DEFAULT_WORK_SCALE,
     ModelData,
     build_data,
-    extra_options_from,
 )
 from sensaopt.exact.model.values import extract_schedule, finish_minutes, hint_values, relabel_identical_nodes
 from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome, cpsat_partner, exact_params, highs_partner
@@ -105,7 +105,7 @@ def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_st
     mk = int(round(heur.metrics.makespan / R))
     H = horizon if horizon is not None else mk + horizon_slack
     hint = relabel_identical_nodes(instance, heur.schedule) if warm_start and mk <= H else None
-    data = build_data(instance, H, work_scale=work_scale, extra_options=extra_options_from(heur.schedule), max_vars=max_vars,
+    data = build_data(instance, H, work_scale=work_scale, extra_options=schedule_points(heur.schedule), max_vars=max_vars,
                       inner_refine=MODEL_REFINE)
     return Prepared(data=data, heuristic=heur, hint=hint)
 

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from sensaopt.allocations import grids_dominate
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, WarmStart, prepare
 from sensaopt.exact.model.data import precheck_size
 from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
-from sensaopt.exact.phases.allocation import RELAX_SHARE, certify, grid_dominates
+from sensaopt.exact.phases.allocation import RELAX_SHARE, certify
 from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_start
 from sensaopt.exact.phases.lexicographic import check_phase1_share
 from sensaopt.exact.phases.loss import solve_loss_phases
@@ -52,7 +53,7 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
     warm = WarmStart.of(instance, start)
     with terminate_interrupts():
         relax_s = RELAX_SHARE * settings.time_limit if settings.relax_time_limit is None else settings.relax_time_limit
-        dominated = grid_dominates(instance, settings.refine, MODEL_REFINE)
+        dominated = grids_dominate(instance, settings.refine, MODEL_REFINE)
         inner = budget if dominated or relax_s <= 0 else budget.split(max(1 - relax_s / settings.time_limit, 0.05))
         res = solve_within_horizon(instance, engine, settings, warm, inner)
         if settings.horizon is None and res.optimal_within_horizon_only:

@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sensaopt.allocations import DEFAULT_REFINE
 from sensaopt.arguments import check_arguments
 from sensaopt.exact.model.builder import Family, ModelSpec, Strength
 from sensaopt.exact.model.data import DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE
-from sensaopt.exact.model.grid import DEFAULT_REFINE
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the warm start's makespan
-MODEL_REFINE = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares; exact.model.grid)
+MODEL_REFINE = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares; sensaopt.allocations)
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,10 @@ class SolveSettings:
     ``refine``: the finest allocation relaxation (steps per profile cell and axis) that
     may certify OPTIMAL over every valid allocation (:mod:`sensaopt.exact.phases.allocation`);
     ``relax_time_limit``: seconds for those relaxations (None: ``RELAX_SHARE`` of
-    ``time_limit``; 0: none, only the instance's own bounds)."""
+    ``time_limit``; 0: none, only the instance's own bounds); ``lns_share``: the share of
+    the deadline-hard phase's time that large-neighbourhood search
+    (:mod:`sensaopt.exact.phases.lns`) spends improving its start before the solver runs
+    (0: none)."""
 
     time_limit: float = 60.0
     workers: int = 2
@@ -62,6 +65,7 @@ class SolveSettings:
     families: tuple[Family, ...] | None = None
     refine: int = DEFAULT_REFINE
     relax_time_limit: float | None = None
+    lns_share: float = 0.0
 
     @classmethod
     def of(cls, where: str, options: Mapping[str, Any]) -> SolveSettings:

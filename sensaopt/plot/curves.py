@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sensaopt.allocations import optimal_demand
 from sensaopt.instance import Instance
 from sensaopt.palette import RESOURCE_COLORS, model_colors, policy_color
 from sensaopt.result import Result
@@ -209,7 +210,7 @@ def sensitivity_curves(
     so only the plotted resource limits the speed). Sensitive models are solid lines,
     insensitive ones dashed; each model has a shade of its class colour
     (:func:`sensaopt.palette.model_colors`) and its own marker. With ``demand``, a dot
-    marks each model's optimal demand (:meth:`SensitivityProfile.optimal_demand` with
+    marks each model's optimal demand (:func:`sensaopt.allocations.optimal_demand` with
     ``tolerance``) on the plotted axis.
 
     Args:
@@ -253,7 +254,7 @@ def sensitivity_curves(
                 marker=MODEL_MARKERS[k % len(MODEL_MARKERS)], markevery=(k % 5 * 8, 40), markersize=4,
                 label=f"{name} ({cat[name].task}{'' if sens else ', insensitive'})", gid=f"model:{name}")
         if demand:
-            d = p.optimal_demand(tolerance)
+            d = optimal_demand(p, tolerance)
             dx = d.cpu if axis == "cpu" else d.mem
             dy = p.speed(dx, other) if axis == "cpu" else p.speed(other, dx)
             ax.plot([dx], [dy], marker="o", color=color, markeredgecolor="black", linestyle="none", gid=f"demand:{name}")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 
+from sensaopt.allocations import job_options, proportional_share
 from sensaopt.instance import Cluster, Node
-from sensaopt.options import job_options, proportional_share
 from sensaopt.profiles import Option
 from sensaopt.schedule import Placement
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sensaopt.allocations import proportional_share
 from sensaopt.instance import Instance
-from sensaopt.options import proportional_share
 from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
 from sensaopt.policies.placement import NodePool
 from sensaopt.policies.queue import check_order, queue_order, sticky_order

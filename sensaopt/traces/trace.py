@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+from sensaopt.allocations import proportional_share
 from sensaopt.errors import InputError
 from sensaopt.generate import deadline_rule
 from sensaopt.instance import Cluster, Instance, Job, SoftDeadline
-from sensaopt.options import proportional_share
 from sensaopt.profiles import catalog
 from sensaopt.traces._rows import RowError, within
 from sensaopt.traces.sensitivity import SensitivityMix

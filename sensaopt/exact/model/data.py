@@ -27,8 +27,8 @@ Units and scaling (the same for both backends, so that CP-SAT gets integers):
 Placements are enumerated as *patterns*: a tuple of ``(node, gpus)`` pairs that
 satisfies the gang rule (one node if the job fits a node, else whole nodes plus at
 most one partial node). Every per-GPU
-option of :func:`sensaopt.options.job_options` may be combined with every pattern
-whose nodes can hold it.
+option of the job's grid (:func:`sensaopt.allocations.model_grids`) may be combined
+with every pattern whose nodes can hold it.
 """
 
 from __future__ import annotations
@@ -37,14 +37,13 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 
+from sensaopt.allocations import DEFAULT_REFINE, JobGrid, model_grids
 from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.model.grid import DEFAULT_REFINE, inner_options, relaxation_options
 from sensaopt.instance import Change, Instance, Job
-from sensaopt.options import job_options
 from sensaopt.profiles import Option
 from sensaopt.progress import WORK_EPS, first_round
-from sensaopt.schedule import Placement, Schedule
+from sensaopt.schedule import Placement
 
 CHANGES = (Change.RESTART, Change.MIGRATION, Change.RESIZE)  # the kinds that cost minutes
 DEFAULT_WORK_SCALE = 10_000
@@ -215,51 +214,13 @@ def slot_units(speed: float, round_minutes: float, cost: float, work_scale: int)
     return work_units(first_round(math.inf, speed, round_minutes, cost)[1], work_scale)
 
 
-def extra_options_from(schedule: Schedule | None) -> dict[str, set[tuple[float, float]]]:
-    """Per-GPU (cores, GB) points a schedule uses uniformly on all its nodes (added to
-    the model's options so that this schedule stays representable)."""
-    out: dict[str, set[tuple[float, float]]] = {}
-    if schedule is None:
-        return out
-    for s in schedule.segments:
-        pts = {(p.cpus / p.gpus, p.mem_gb / p.gpus) for p in s.placements}
-        if len(pts) == 1:
-            c, m = next(iter(pts))
-            out.setdefault(s.job, set()).add((float(c), float(m)))
-    return out
-
-
-def _options(instance: Instance, job: Job, extra: set[tuple[float, float]], relaxed: bool, refine: int,
-             inner_refine: int) -> list[Option]:
-    """The job's per-GPU allocation options (:mod:`sensaopt.exact.model.grid`): the
-    inner grid plus the ``extra`` (cores, GB) points, or the outer (relaxation) grid."""
-    if relaxed:
-        return list(relaxation_options(job.profile, refine, job.gpus))
-    if inner_refine == 0:  # the policies' options alone (the rolling-horizon policies' windows)
-        opts: list[Option] = []
-        for o in job_options(job.profile, instance.cluster):
-            if not any(p.cpu == o.cpu and p.mem == o.mem for p in opts):
-                opts.append(o)
-    else:
-        opts = list(inner_options(job.profile, instance.cluster, job.gpus, inner_refine))  # distinct (cores, GB): another option = a resize
-    for c, m in sorted(extra):
-        if not any(abs(o.cpu - c) < 1e-9 and abs(o.mem - m) < 1e-9 for o in opts):
-            sp = round(job.profile.speed(c, m), 12)
-            if sp > 0:
-                opts.append(Option(c, m, sp))
-    return opts
-
-
-def _holds(data_nodes: tuple, pattern: Pattern, o: Option, relaxed: bool) -> bool:
-    """Whether every node of ``pattern`` can hold option ``o`` on its GPUs there, in whole
-    cores per job and node (the validator's ``whole_cores``). The relaxation drops the
-    whole-core rule (a superset stays a relaxation) and does not charge a gang job's
-    whole nodes (:func:`uncharged`)."""
-    if relaxed:
-        return all(g * o.cpu <= data_nodes[n].cpus + 1e-9 and g * o.mem <= data_nodes[n].mem_gb + 1e-6
-                   for n, g in pattern.parts if not uncharged(data_nodes, pattern, n, g))
-    return all(g * o.cpu <= data_nodes[n].cpus + 1e-9 and g * o.mem <= data_nodes[n].mem_gb + 1e-6
-               and abs(g * o.cpu - round(g * o.cpu)) < 1e-6 for n, g in pattern.parts)
+def _holds(nodes: tuple, pattern: Pattern, grid: JobGrid, k: int, relaxed: bool) -> bool:
+    """Whether every node of ``pattern`` holds option ``k`` of the job's grid on its GPUs
+    there (:func:`sensaopt.allocations.fits`: in whole cores per job and node, the
+    validator's ``whole_cores``, except in the relaxation, which also does not charge a
+    gang job's whole nodes, :func:`uncharged`)."""
+    holds = grid.holds
+    return all(k in holds[nodes[n].type, g] for n, g in pattern.parts if not (relaxed and uncharged(nodes, pattern, n, g)))
 
 
 def uncharged(nodes: tuple, pattern: Pattern, node: int, gpus: int) -> bool:
@@ -267,6 +228,19 @@ def uncharged(nodes: tuple, pattern: Pattern, node: int, gpus: int) -> bool:
     and memory. No other job can run there, and the job's speed is its slowest node's,
     so the relaxation may credit it the speed its partial node (or any node) allows."""
     return len(pattern.parts) > 1 and gpus >= nodes[node].gpus
+
+
+def _deadline_slots(job: Job, R: float, start_round: int, earliest: int) -> tuple[list[tuple[int, float]], list[float]]:
+    """``job``'s deadlines as (last slot that meets it, value), slots counted from
+    ``start_round`` in rounds of ``R`` minutes, and the deadlines (minutes) whose last
+    slot comes before its ``earliest`` finishing slot: missed by every schedule."""
+    dl, missed = [], []
+    for at, v in job.deadlines():
+        last = math.floor((at + 1e-9) / R) - 1 - start_round
+        dl.append((last, v))
+        if last < earliest:
+            missed.append(at)
+    return dl, missed
 
 
 def build_data(
@@ -292,9 +266,9 @@ def build_data(
     from ``states`` are left out.
 
     ``relaxed``: the allocation relaxation's data (outer grid of ``refine`` steps per
-    cell, :mod:`sensaopt.exact.model.grid`), whose bound is a bound of the problem;
-    otherwise the inner grid's (``inner_refine`` steps; 0: the policies' options alone,
-    :func:`sensaopt.options.job_options`), whose schedules are valid.
+    cell), whose bound is a bound of the problem; otherwise the inner grid's
+    (``inner_refine`` steps; 0: the policies' options alone), whose schedules are valid;
+    every job's options from one call of :func:`sensaopt.allocations.model_grids`.
     """
     R = instance.round_minutes
     nodes = instance.cluster.nodes
@@ -302,12 +276,13 @@ def build_data(
     mems: list[float] = [n.mem_gb for n in nodes]
     cpus: list[float] = [float(n.cpus) for n in nodes]
     hopeless: dict[str, list[float]] = {}
-    for job in instance.jobs:
-        if states is not None and job.id not in states:
-            continue
-        opts = _options(instance, job, (extra_options or {}).get(job.id, set()), relaxed, refine, inner_refine)
+    model_jobs = [job for job in instance.jobs if states is None or job.id in states]
+    grids = model_grids(instance, model_jobs, relaxed=relaxed, refine=refine, inner_refine=inner_refine, extra=extra_options or {})
+    for job in model_jobs:
+        grid = grids[job.id]
+        opts = grid.options
         pats = patterns_for(instance, job.gpus)
-        pairs = [(pi, oi) for pi, p in enumerate(pats) for oi, o in enumerate(opts) if _holds(nodes, p, o, relaxed)]
+        pairs = [(pi, oi) for pi, p in enumerate(pats) for oi in range(len(opts)) if _holds(nodes, p, grid, oi, relaxed)]
         sf = job.speed_factor
         full = tuple(slot_units(o.speed * sf, R, 0.0, work_scale) for o in opts)
         minutes = {c: instance.overheads.minutes(c, job.gpus) for c in CHANGES}
@@ -325,12 +300,9 @@ def build_data(
             raise SensaoptError(f"job {job.id} fits no node with any allocation option")
         best = max(usable)
         earliest = release + math.ceil(W / best) - 1
-        dl = []
-        for at, v in job.deadlines():
-            last = math.floor((at + 1e-9) / R) - 1 - start_round
-            dl.append((last, v))
-            if last < earliest:
-                hopeless.setdefault(job.id, []).append(at)
+        dl, missed = _deadline_slots(job, R, start_round, earliest)
+        if missed:
+            hopeless[job.id] = missed
         mems.extend(o.mem for o in opts)
         cpus.extend(o.cpu for o in opts)
         jobs.append(

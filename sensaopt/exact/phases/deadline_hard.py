@@ -6,7 +6,10 @@ branch and price (:func:`branch_and_price_after`)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from sensaopt.exact.common import (
     INTEGRAL_GAP,
@@ -29,11 +32,13 @@ from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome
 from sensaopt.exact.phases.complete import complete_schedule
 from sensaopt.exact.phases.horizon import with_horizon_proof
 from sensaopt.exact.phases.lexicographic import ObjectiveFloors
+from sensaopt.exact.phases.lns import improve
 from sensaopt.exact.phases.shortfall import ShortfallOutcome
 from sensaopt.result import (
     SKIPPED_ZERO_MISS,
     CooperationReport,
     LexicographicReport,
+    LnsReport,
     LossProof,
     Result,
     RunReport,
@@ -67,6 +72,7 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     itself: the bound is the smaller of the hard model's bound and the floor of every
     schedule with a miss, and OPTIMAL needs the incumbent at or below that floor."""
     full = prep.data
+    whole, lns = search_first(prep, data, whole, settings, budget)
     mb = build_or_result(prep, data, engine, settings, budget)
     if isinstance(mb, Result):
         return mb
@@ -99,7 +105,8 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
         msg += "; optimal among zero-miss schedules only: missing a deadline might cost less than it saves"
     out = replace(out, status=status, bound=min(bound, miss), message=msg)
     lex = LexicographicReport(phase1_share=settings.phase1_share, skipped=SKIPPED_ZERO_MISS, shortfall=short.report,
-                              phase2="deadline-hard, trimmed", cooperation=coop, branch_price=None if bp is None else bp.report())
+                              phase2="deadline-hard, trimmed", cooperation=coop, branch_price=None if bp is None else bp.report(),
+                              lns=lns)
     params = base_params(engine, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
                                                 "complete_start": fallback is not None})
     if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
@@ -115,6 +122,19 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     within = frozenset(k for k, end in data.ends.items() if end <= data.H)  # deadline slots inside the horizon
     exempt = within if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return with_horizon_proof(res, data, floors.loss, exempt)
+
+
+def search_first(prep: Prepared, data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget
+                 ) -> tuple[Schedule, LnsReport | None]:
+    """Large-neighbourhood search (:func:`~sensaopt.exact.phases.lns.improve`) for
+    ``settings.lns_share`` of the time left, from the better of ``whole`` (the complete
+    zero-miss start) and the warm start where that fits the trimmed model: the schedule
+    the solver then starts from, and the search's record (None when it did not run)."""
+    if settings.lns_share <= 0 or budget.left() < MIN_EXTEND_S:
+        return whole, None
+    ws = relabel_identical_nodes(data.instance, prep.heuristic.schedule)
+    out = improve(data, [whole, ws], settings.model_spec, budget.split(settings.lns_share), settings.seed)
+    return out.schedule, LnsReport(out.start, out.objective, out.rounds, out.improved, out.size, round(out.seconds, 3))
 
 
 BRANCH_PRICE_AFTER = 0.5  # with branch and price: the solver(s) get this share of the deadline-hard phase's time
@@ -151,9 +171,12 @@ def _run_report(out: SolveOutcome) -> RunReport:
 def cooperate(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSettings, budget: TimeBudget,
                whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, CooperationReport]:
     """The primary for ``COOPERATE_SHARE`` of the time left, then ``partner`` on the same
-    data from the primary's incumbent (else from ``whole``) for the rest. Returned: the
+    data from the primary's incumbent (else from ``whole``) for the rest; with two
+    workers or more, both side by side instead (:func:`side_by_side`). Returned: the
     model holding the better incumbent, an outcome with that incumbent and the larger
     bound (OPTIMAL when either proved it or the two meet), and both runs' records."""
+    if settings.workers >= 2:
+        return side_by_side(mb, engine, partner, settings, budget, whole)
     first = engine.run(mb, budget.split(COOPERATE_SHARE))
     record = CooperationReport(partner.name, _run_report(first))
     if first.status == Status.OPTIMAL or budget.left() < MIN_EXTEND_S:
@@ -168,12 +191,64 @@ def cooperate(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSe
         mb2.backend.hint(vals)
     second = partner.run(mb2, budget)
     record = replace(record, partner_run=_run_report(second))
+    return (*combine(mb, first, mb2, second, f"{first.message}; then {partner.name} from its incumbent: {second.message}"), record)
+
+
+def combine(mb: ModelBuild, first: SolveOutcome, mb2: ModelBuild, second: SolveOutcome, msg: str
+            ) -> tuple[ModelBuild, SolveOutcome]:
+    """Two runs on the same data as one: the model holding the better incumbent, that
+    incumbent with the larger bound, OPTIMAL when either proved it or the two meet."""
     best_mb, best = (mb2, second) if second.objective is not None and (first.objective is None or second.objective < first.objective) \
         else (mb, first)
     bounds = [b for b in (first.bound, second.bound) if b is not None]
     bound = max(bounds) if bounds else None
     proven = Status.OPTIMAL in (first.status, second.status) or (
         best.objective is not None and bound is not None and best.objective - bound < INTEGRAL_GAP)
-    status = Status.OPTIMAL if proven else best.status
-    msg = f"{first.message}; then {partner.name} from its incumbent: {second.message}"
-    return best_mb, replace(best, status=status, bound=bound, message=msg), record
+    return best_mb, replace(best, status=Status.OPTIMAL if proven else best.status, bound=bound, message=msg)
+
+
+def side_by_side(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSettings, budget: TimeBudget,
+                 whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, CooperationReport]:
+    """The portfolio of ``settings.workers`` >= 2: the primary (``workers`` - 1 threads)
+    and the partner (one thread) on the same data, both from ``whole``, side by side for
+    the whole budget (each in its own thread; the C++ searches run without the GIL). They
+    share their incumbents and bounds when both end (:func:`combine`), not during the
+    search. Falls back to the primary alone when the partner's model cannot be built."""
+    try:
+        mb2 = partner.build(mb.data, settings.model_spec, budget)
+    except BuildTimeout:
+        out = engine.run(mb, budget)
+        return mb, out, CooperationReport(partner.name, _run_report(out), mode="parallel")
+    if whole is not None and (vals := hint_values(mb.data, mb2.vars, relabel_identical_nodes(mb.data.instance, whole))):
+        mb2.backend.hint(vals)
+    one = replace(engine, params=replace(engine.params, workers=max(settings.workers - 1, 1)))
+    two = replace(partner, params=replace(partner.params, workers=1))
+    first, second = run_both(lambda: one.run(mb, budget), lambda: two.run(mb2, budget))
+    record = CooperationReport(partner.name, _run_report(first), _run_report(second), mode="parallel")
+    return (*combine(mb, first, mb2, second, f"{first.message}; beside it {partner.name}: {second.message}"), record)
+
+
+def run_both(a: Callable[[], SolveOutcome], b: Callable[[], SolveOutcome]) -> tuple[SolveOutcome, SolveOutcome]:
+    """``a()`` and ``b()`` in two threads; both results (an exception in either is raised
+    here). Ctrl-C while waiting propagates at once; each search still stops by its
+    budget's deadline (its backend stops it from outside then)."""
+    box: dict[str, Any] = {}
+    done = {k: threading.Event() for k in "ab"}
+
+    def target(key: str, fn: Callable[[], SolveOutcome]) -> None:
+        try:
+            box[key] = fn()
+        except BaseException as e:  # handed to the waiting thread
+            box[key + "!"] = e
+        finally:
+            done[key].set()
+
+    for key, fn in (("a", a), ("b", b)):
+        threading.Thread(target=target, args=(key, fn), name=f"sensaopt-portfolio-{key}", daemon=True).start()
+    for ev in done.values():
+        while not ev.wait(0.05):  # not Thread.join: Ctrl-C must reach this thread
+            pass
+    for key in "ab":
+        if key + "!" in box:
+            raise box[key + "!"]  # type: ignore[misc]
+    return box["a"], box["b"]

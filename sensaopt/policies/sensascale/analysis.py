@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from sensaopt.allocations import fits
 from sensaopt.changes import MIGRATION, NONE, RESIZE, RESTART, classify
 from sensaopt.instance import Change, Cluster, NodeType
 from sensaopt.policies.base import JobState, RoundState
@@ -60,7 +61,7 @@ def profile_facts(profile: SensitivityProfile, gpus: int, cluster: Cluster, cfg:
     ref = cluster.reference_type
     share = (ref.cpu_per_gpu, ref.mem_per_gpu)
     per_node = min(gpus, ref.gpus)
-    opts = tuple(o for o in job_options(profile, cluster) if o.cpu * per_node <= ref.cpus and o.mem * per_node <= ref.mem_gb + 1e-9)
+    opts = tuple(o for o in job_options(profile, cluster) if fits(ref, per_node, o, whole=False))
     peak = max(o.speed for o in opts)
     target = (1 - cfg.demand_tolerance) * peak - 1e-12
     opt = min((o for o in opts if o.speed >= target), key=lambda o: (max(o.cpu / share[0], o.mem / share[1]), o.cpu, o.mem))

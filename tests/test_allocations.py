@@ -1,0 +1,119 @@
+"""The valid allocations of a job on a node (:mod:`sensaopt.allocations`): the rule, the
+sets against brute force, and the one cache."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from sensaopt import allocations as al
+from sensaopt.instance import Cluster, NodeType
+from sensaopt.io import load_instance
+from sensaopt.profiles import Option, SensitivityProfile, catalog, get_profile
+from sensaopt.schedule import Placement, Schedule, Segment
+from sensaopt.validator import check_schedule
+
+NODE = NodeType("n", gpus=4, cpus=10, mem_gb=250.0)
+CLUSTER = Cluster((NODE, NodeType("m", gpus=8, cpus=24, mem_gb=500.0)))
+
+
+def test_the_rule():
+    p = get_profile("res18")
+    fc, fm = p.floor
+    assert al.meets_floor(p, fc, fm) and not al.meets_floor(p, fc - 1e-6, fm) and not al.meets_floor(p, fc, fm - 1e-6)
+    assert al.whole_cores(3.0) and al.whole_cores(3 + 1e-12) and not al.whole_cores(2.5)
+    assert al.fits(NODE, 4, Option(2.5, 62.5, 1.0))  # 10 cores, 250 GB: the whole node
+    assert not al.fits(NODE, 4, Option(2.75, 62.5, 1.0))  # 11 cores
+    assert not al.fits(NODE, 3, Option(2.5, 62.5, 1.0)) and al.fits(NODE, 3, Option(2.5, 62.5, 1.0), whole=False)  # 7.5 cores
+    assert al.proportional_share(NODE) == (2, 62.5)
+
+
+def test_the_validator_applies_the_rule():
+    inst = load_instance("tiny-8gpu")
+    job = inst.jobs[0]
+    fc, fm = job.profile.floor
+    node = next(n for n in inst.cluster.nodes if n.gpus >= job.gpus)
+    bad = {"whole_cores": (job.gpus * fc + 0.5, job.gpus * fm), "floor": (math.ceil(job.gpus * fc) - 1, job.gpus * fm)}
+    for rule, (cpus, mem) in bad.items():
+        seg = Segment(job.id, inst.release_round(job), 1, (Placement(node.index, job.gpus, cpus, mem),))
+        errors = check_schedule(inst, Schedule((seg,), inst.round_minutes), require_complete=False).errors
+        assert rule in {e.rule for e in errors}
+
+
+@pytest.mark.parametrize("name", ["res18", "alexnet", "bert"])
+def test_pareto_keeps_exactly_the_undominated(name):
+    p = get_profile(name)
+    pts = [Option(c, m, round(p.speed(c, m), 12)) for c, m in itertools.product(range(1, 13), p.mem_levels)]
+    front = al.pareto(o for o in pts if o.speed > 0)
+    for o in pts:
+        if o.speed <= 0:
+            continue
+        covered = any(f.cpu <= o.cpu and f.mem <= o.mem and f.speed >= o.speed for f in front)
+        assert covered, o
+    for a in front:
+        assert not any(b is not a and b.cpu <= a.cpu and b.mem <= a.mem and b.speed >= a.speed for b in front), a
+    assert [o.speed for o in front] == sorted(o.speed for o in front)
+
+
+@pytest.mark.parametrize("name", sorted(catalog()))
+def test_box_max_is_the_highest_speed_of_a_dense_sample(name):
+    p = get_profile(name)
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        c0, c1 = sorted(rng.uniform(p.floor[0], p.cpu_levels[-1] * 1.3, 2))
+        m0, m1 = sorted(rng.uniform(p.floor[1], p.mem_levels[-1] * 1.3, 2))
+        cs = [*np.linspace(c0, c1, 41), *(c for c in p.cpu_levels if c0 < c < c1)]  # the levels inside too: where the
+        ms = [*np.linspace(m0, m1, 41), *(m for m in p.mem_levels if m0 < m < m1)]  # bilinear surface may peak
+        assert al.box_max(p, c0, c1, m0, m1) == pytest.approx(max(p.speed(c, m) for c in cs for m in ms), abs=1e-12)
+
+
+def test_inner_options_are_valid_and_outer_options_cover_the_inner():
+    p = get_profile("res50")
+    for gpus in (1, 3, 8):
+        inner = al.inner_options(p, CLUSTER, gpus)
+        assert all(al.meets_floor(p, o.cpu, o.mem) and o.speed == round(p.speed(o.cpu, o.mem), 12) for o in inner)
+        outer = al.relaxation_options(p, 2, gpus)
+        for i in inner:  # every real allocation lies in a box whose option is no costlier and as fast
+            assert any(o.cpu <= i.cpu + 1e-9 and o.mem <= i.mem + 1e-9 and o.speed >= i.speed for o in outer), i
+        assert al.dominated(outer, outer) and not al.dominated(outer, ())
+
+
+def test_model_grids_hold_what_fits_and_keep_the_extra_points():
+    inst = load_instance("tiny-16gpu")
+    job = inst.jobs[0]
+    extra = {job.id: {(1.5, 30.0), (2.0, 62.5)}}
+    for relaxed in (False, True):
+        grid = al.model_grids(inst, [job], relaxed=relaxed, refine=2, inner_refine=1, extra=extra)[job.id]
+        for (t, g), held in grid.holds.items():
+            assert held == {k for k, o in enumerate(grid.options) if al.fits(t, g, o, whole=not relaxed)}
+        pts = {(o.cpu, o.mem) for o in grid.options}
+        assert ((1.5, 30.0) in pts) == (not relaxed and job.profile.speed(1.5, 30.0) > 0)
+    assert al.schedule_points(Schedule((Segment(job.id, 0, 1, (Placement(0, 2, 3, 60.0),)),), 10.0)) == {job.id: {(1.5, 30.0)}}
+
+
+def test_one_cache_per_profile_by_value_released_with_it():
+    def fresh():
+        return SensitivityProfile("cache-probe", (1.0, 4.0), (20.0, 80.0), ((0.5, 0.7), (0.9, 1.0)))
+
+    p = fresh()
+    first = al.inner_options(p, CLUSTER, 2)
+    assert al.inner_options(p, CLUSTER, 2) is first and al.inner_options(fresh(), CLUSTER, 2) is first
+    assert al.job_options(p, CLUSTER) is al.job_options(fresh(), CLUSTER)
+    n = len(al._CACHE)
+    del p, first
+    gc.collect()
+    assert len(al._CACHE) == n - 1
+
+
+def test_warm_start_points_do_not_grow_the_cache():
+    inst = load_instance("tiny-8gpu")
+    job = inst.jobs[0]
+    sizes = []
+    for c in (1.0, 2.0, 3.0, 4.0):
+        al.model_grids(inst, [job], relaxed=False, refine=2, inner_refine=1, extra={job.id: {(c, 62.5)}})
+        sizes.append(len(al._CACHE[job.profile]))
+    assert sizes[1:] == sizes[:1] * 3

@@ -1,0 +1,72 @@
+"""The deadline-hard allocation relaxation (``models/formulation.md``, "Deadline-hard
+relaxation"): when the incumbent misses nothing and any miss costs more than it, every
+better valid schedule meets every deadline, so the relaxation is solved with every
+deadline hard (smaller and tighter than the weighted one, no loss floor to prove)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import sensaopt
+from sensaopt.exact.model.data import build_data
+from sensaopt.exact.outcome import Engine, exact_params
+from sensaopt.exact.phases.allocation import bound_engine, hard_relaxation, miss_floor
+from sensaopt.exact.settings import SolveSettings
+from sensaopt.instance import SoftDeadline
+from sensaopt.simulator import simulate
+from sensaopt.solvers.budget import TimeBudget
+
+
+def test_miss_floor_is_the_cheapest_miss_plus_the_solo_jct():
+    inst = sensaopt.load_instance("tiny-16gpu")
+    outer = build_data(inst, 30, relaxed=True, refine=1)
+    wv = inst.objective.violation_weight
+    cheapest = min(j.value for j in inst.jobs if j.deadline is not None)
+    solo = sum((jd.earliest_done + 1) * outer.R - jd.job.arrival for jd in outer.jobs) / outer.n
+    assert miss_floor(outer) == pytest.approx(wv * cheapest + solo, rel=1e-12)
+
+
+def test_miss_floor_prices_soft_deadlines_by_their_steps():
+    """A soft deadline's tier costs its step (value − next value): the cheapest step counts."""
+    inst = sensaopt.load_instance("tiny-16gpu")
+    j0 = inst.jobs[0]
+    soft = dataclasses.replace(j0, soft_deadlines=(SoftDeadline(j0.deadline + 600.0, 0.25 * j0.value),))
+    inst2 = dataclasses.replace(inst, jobs=(soft, *inst.jobs[1:]))
+    base = miss_floor(build_data(inst, 30, relaxed=True, refine=1))
+    wv = inst.objective.violation_weight
+    cheapest = min(j.value for j in inst.jobs if j.deadline is not None)
+    expected = base - wv * cheapest + wv * min(cheapest, 0.25 * j0.value)
+    assert miss_floor(build_data(inst2, 30, relaxed=True, refine=1)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_hard_relaxation_bounds_a_zero_miss_schedule():
+    """Its bound never exceeds a valid zero-miss schedule's objective (SensaScale's)."""
+    inst = sensaopt.load_instance("tiny-16gpu")
+    h = simulate(inst, "sensascale")
+    assert h.metrics.slo_violations == 0
+    outer = build_data(inst, 30, relaxed=True, refine=1)
+    assert h.objective < miss_floor(outer)
+    settings = SolveSettings(workers=1)
+    eng = Engine("cpsat", exact_params("cpsat", 1, 0))
+    bound, _, how, stage = hard_relaxation(h.objective, inst, outer, 1, eng, settings, TimeBudget.start(60))
+    assert bound <= h.objective + 1e-6, how
+    assert "deadline-hard" in how and "on highs" in how
+    assert (stage.bound, stage.model, stage.backend) == (bound, "deadline-hard", "highs")
+
+
+def test_bound_engine_takes_highs_for_cpsat_only():
+    settings = SolveSettings(workers=1, seed=3)
+    assert bound_engine(Engine("cpsat", exact_params("cpsat", 1, 3)), settings).backend == "highs"
+    cbc = Engine("cbc", exact_params("cbc", 1, 3))
+    assert bound_engine(cbc, settings) is cbc
+
+
+def test_pipeline_certifies_a_zero_miss_optimum_by_the_hard_relaxation():
+    res = sensaopt.solve(sensaopt.load_instance("tiny-16gpu"), solver="cpsat", time_limit=60, workers=1)
+    assert res.metrics.slo_violations == 0
+    report = res.allocations
+    assert report.check == "relaxation", res.message
+    assert [(st.model, st.backend) for st in report.stages] == [("deadline-hard", "highs")]
+    assert res.bound <= res.objective + 1e-9
