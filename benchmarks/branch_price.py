@@ -27,14 +27,15 @@ import time
 
 from _common import REPO, write_record
 
-from sensaopt.exact.model.builder import Strength, round_bound, to_objective
-from sensaopt.exact.decompositions.colgen import column_generation
 from sensaopt.exact.common import prepare
-from sensaopt.exact.cpsat import solve_cpsat
+from sensaopt.exact.decompositions.colgen import column_generation
 from sensaopt.exact.decompositions.cuts import separate
+from sensaopt.exact.model.builder import Strength, round_bound, to_objective
 from sensaopt.exact.model.data import hard_data
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import load_instance
+from sensaopt.solve import solve_cpsat
+from sensaopt.warm_start import policy_warm_start
 
 DEFAULT = ("small-8gpu", "small-16gpu", *(f"gen20x2-{s}" for s in range(1, 6)), *(f"gen40x4-{s}" for s in range(1, 6)))
 
@@ -52,7 +53,8 @@ def _min(data, scaled: float | None) -> float | None:
 
 
 def root_row(name: str, lp_seconds: float, cg_seconds: float) -> dict:
-    data = hard_data(prepare(instance(name), None, 2, True, 10_000, 300_000).data)
+    inst = instance(name)
+    data = hard_data(prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst)).data)
     sep = separate(data, Strength(), lp_seconds)
     cg = column_generation(data, cg_seconds)
     return {"instance": name, "lp": _min(data, None if sep.lp_before is None else round_bound(data, sep.lp_before)),

@@ -28,12 +28,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sensaopt.exact.model.builder import Strength, to_objective  # noqa: E402
 from sensaopt.exact.common import prepare  # noqa: E402
 from sensaopt.exact.decompositions.cuts import separate, with_cuts  # noqa: E402
+from sensaopt.exact.model.builder import Strength, to_objective  # noqa: E402
 from sensaopt.exact.model.data import hard_data  # noqa: E402
 from sensaopt.generate import GeneratorConfig, generate  # noqa: E402
 from sensaopt.io import load_instance  # noqa: E402
+from sensaopt.warm_start import policy_warm_start  # noqa: E402
 
 LADDER = ("tiny-8gpu", "tiny-16gpu", "small-8gpu", "small-16gpu")
 GEN_SEEDS = (1, 2, 3, 4, 5)
@@ -55,7 +56,7 @@ def _minutes(data, scaled: float | None) -> float | None:
 
 
 def lp_rows(name: str, inst, seconds: float) -> list[dict]:
-    prep = prepare(inst, None, 2, True, 10_000, 300_000)
+    prep = prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst))
     rows = []
     for label, data in (("full", prep.data), ("hard", hard_data(prep.data))):
         sep = separate(data, Strength(), seconds)
@@ -71,7 +72,7 @@ def hard_rows(name: str, inst, solvers: list[str], time_limit: float, workers: i
     from sensaopt.exact.outcome import exact_params
     from sensaopt.solvers import TimeBudget
 
-    data = hard_data(prepare(inst, None, 2, True, 10_000, 300_000).data)
+    data = hard_data(prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst)).data)
     rows = []
     for solver in solvers:
         for cuts in (False, True):

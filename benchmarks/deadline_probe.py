@@ -28,12 +28,13 @@ sys.path.insert(0, str(ROOT))
 
 from ortools.sat.python import cp_model  # noqa: E402
 
-from sensaopt.exact.model.builder import Strength  # noqa: E402
 from sensaopt.exact.common import prepare  # noqa: E402
 from sensaopt.exact.cpsat import build_cpsat  # noqa: E402
+from sensaopt.exact.model.builder import Strength  # noqa: E402
 from sensaopt.exact.model.data import build_data  # noqa: E402
 from sensaopt.instance import Cluster, NodeType, Overheads  # noqa: E402
 from sensaopt.io import load_instance  # noqa: E402
+from sensaopt.warm_start import policy_warm_start  # noqa: E402
 
 
 def solve(model, time_limit, workers, seed=0):
@@ -67,7 +68,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args(argv)
     inst = load_instance(a.instance)
-    data0 = prepare(inst, None, 2, False, 10_000, 10**7).data
+    data0 = prepare(inst, None, 2, False, 10_000, 10**7, policy_warm_start(inst)).data
     print(f"{inst.name}: {len(inst.jobs)} jobs, horizon {data0.H} slots")
     for L in [int(x) for x in a.prefix.split(",") if x]:
         data = build_data(inst, L + 1)

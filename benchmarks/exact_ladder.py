@@ -31,10 +31,12 @@ sys.path.insert(0, str(ROOT))
 
 from sensaopt.cli.exact import format_table  # noqa: E402
 from sensaopt.errors import SensaoptError  # noqa: E402
-from sensaopt.exact.cpsat import solve_cpsat  # noqa: E402
-from sensaopt.exact.milp import solve_milp  # noqa: E402
 from sensaopt.io import load_instance  # noqa: E402
 from sensaopt.simulator import simulate  # noqa: E402
+from sensaopt.solve import (
+    solve_cpsat,  # noqa: E402
+    solve_milp,  # noqa: E402
+)
 
 SOLVERS = {
     "cpsat": lambda inst, **kw: solve_cpsat(inst, **kw),

@@ -180,7 +180,7 @@ ROUND_COMPARISON_COLUMNS = ("extra_misses", "extra_lost_value", "jct_gap_pct")
 
 
 def compare_round(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The per-round comparison of one :func:`sensaopt.exact.rolling.per_round_gaps`
+    """The per-round comparison of one :func:`sensaopt.rolling.per_round_gaps`
     row (``window_*`` = the window optimum, ``policy_*`` = slot 0 fixed to the policy's
     decision; misses, lost value, window-estimated avg JCT in minutes): the
     :data:`ROUND_COMPARISON_COLUMNS`, None where a side is missing."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import math
 import platform
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from html import escape
 from importlib import metadata
 from pathlib import Path
@@ -59,6 +59,8 @@ class HorizonProof:
     needed: int | None
     outside_bound: float | None = None  # metrics units: no schedule running past the horizon does better
     bound: float | None = None  # metrics units: the model's bound, valid within the horizon
+    extended_from: int | None = None  # the default horizon a solve with the horizon the proof needed replaced
+    optimal_within_horizon: bool = False  # the solver's OPTIMAL holds among schedules ending within the horizon only
 
     @property
     def contains_optimum(self) -> bool:
@@ -299,6 +301,24 @@ class LexicographicReport:
 
 
 @dataclass(frozen=True)
+class WarmStartReport:
+    """Where an exact solve's warm start came from: the registered ``policy`` whose
+    simulated schedule it is (None: the caller's schedule) and the policies simulated to
+    choose it with their objectives (``candidates``, metrics units, in the order tried;
+    empty when one policy was named or a schedule given). JSON: ``params["warm_start_from"]``."""
+
+    policy: str | None
+    candidates: tuple[tuple[str, float | None], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "candidates": dict(self.candidates)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> WarmStartReport:
+        return cls(d["policy"], tuple(d["candidates"].items()))
+
+
+@dataclass(frozen=True)
 class RelaxationStage:
     """One allocation relaxation tried (:mod:`sensaopt.exact.phases.allocation`): its
     refinement, horizon (rounds), bound within that horizon, loss floor and bound over
@@ -363,7 +383,7 @@ class Result:
         message: the solver's note.
         evaluation: the validator's evaluation of ``schedule``.
         truth: the instance it was scored on (hidden speed factors under profile error).
-        loss_proof, horizon_proof, model_size, horizon, lexicographic, allocations:
+        loss_proof, horizon_proof, model_size, horizon, lexicographic, allocations, warm_start_from:
             exact solves only (None for heuristics).
     """
 
@@ -394,6 +414,8 @@ class Result:
     lexicographic: LexicographicReport | None = field(default=None, repr=False, compare=False)
     # the allocation check of an exact solve (None: a heuristic); JSON: params["allocations"]
     allocations: AllocationReport | None = field(default=None, repr=False, compare=False)
+    # where an exact solve's warm start came from (None: a heuristic); JSON: params["warm_start_from"]
+    warm_start_from: WarmStartReport | None = field(default=None, repr=False, compare=False)
 
     @property
     def optimal_within_horizon_only(self) -> bool:
@@ -453,13 +475,19 @@ class Result:
 
     def json_params(self) -> dict[str, Any]:
         """``params`` with the typed reports written in (the JSON form: keys ``horizon``,
-        ``model_size``, ``lexicographic``, ``horizon_proof``, ``allocations``)."""
+        ``model_size``, ``lexicographic``, ``horizon_proof``, ``allocations``, ``warm_start_from``; from the
+        horizon proof ``optimal_within_horizon`` (its rounds, when the solver's optimum holds within them
+        only) and ``horizon_extended_from``)."""
         out = dict(self.params)
         typed = {"horizon": self.horizon, "model_size": self.model_size, "lexicographic": self.lexicographic,
-                 "horizon_proof": self.horizon_proof, "allocations": self.allocations}
+                 "horizon_proof": self.horizon_proof, "allocations": self.allocations, "warm_start_from": self.warm_start_from}
         for key, value in typed.items():
             if value is not None:
                 out[key] = value if isinstance(value, int) else value.to_dict()
+        if self.horizon_proof is not None and self.horizon_proof.optimal_within_horizon:
+            out["optimal_within_horizon"] = self.horizon_proof.horizon
+        if self.horizon_proof is not None and self.horizon_proof.extended_from is not None:
+            out["horizon_extended_from"] = self.horizon_proof.extended_from
         return out
 
     def to_dict(self, instance: Instance | None = None, with_schedule: bool = True) -> dict[str, Any]:
@@ -510,9 +538,14 @@ class Result:
     @classmethod
     def _from_dict(cls, d: dict[str, Any], instance: Instance | None) -> Result:
         params = dict(d.get("params") or {})
-        lex, proof, size, alloc = (params.pop(k, None) for k in ("lexicographic", "horizon_proof", "model_size", "allocations"))
+        lex, proof, size, alloc, start = (params.pop(k, None) for k in ("lexicographic", "horizon_proof", "model_size", "allocations",
+                                                                         "warm_start_from"))
         if lex is False:
             params["lexicographic"] = False
+        within, extended = params.pop("optimal_within_horizon", None), params.pop("horizon_extended_from", None)
+        horizon_proof = HorizonProof.from_dict(proof) if proof else None
+        if horizon_proof is not None:
+            horizon_proof = replace(horizon_proof, extended_from=extended, optimal_within_horizon=within is not None)
         raw_schedule = d.get("schedule")
         lex_report = LexicographicReport.from_dict(lex) if isinstance(lex, dict) else None
         alloc_report = AllocationReport.from_dict(alloc) if alloc else None
@@ -522,7 +555,8 @@ class Result:
             metrics=Metrics(**d["metrics"]) if d.get("metrics") else None, params=params, versions=dict(d.get("versions") or {}),
             message=d.get("message", ""), horizon=params.pop("horizon", None),
             lexicographic=lex_report, allocations=alloc_report, loss_proof=loss_proof_of(lex_report, alloc_report), truth=instance,
-            horizon_proof=HorizonProof.from_dict(proof) if proof else None, model_size=ModelSize.from_dict(size) if size else None)
+            horizon_proof=horizon_proof, model_size=ModelSize.from_dict(size) if size else None,
+            warm_start_from=WarmStartReport.from_dict(start) if start else None)
 
 
 def loss_proof_of(lexicographic: LexicographicReport | None, allocations: AllocationReport | None) -> LossProof | None:

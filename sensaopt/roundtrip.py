@@ -46,16 +46,21 @@ def export_files(instance: Instance, model_tmp: Path, fmt: str, horizon: int | N
                  model_name: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Write the model to ``model_tmp`` (its final name ``model_name``), opened by the
     objective comments; return (size info as :func:`sensaopt.exact.milp.export_model`
-    gives it, the sidecar record)."""
-    from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, prepare
+    gives it, the sidecar record). The warm start is an exact solve's default
+    (:func:`sensaopt.warm_start.choose_start`), simulated once the size is checked."""
+    from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, WarmStart, prepare
     from sensaopt.exact.milp import build_milp, export_model
-    from sensaopt.exact.model.data import placements_of
+    from sensaopt.exact.model.data import placements_of, precheck_size
     from sensaopt.io import instance_to_dict
     from sensaopt.result import package_versions
+    from sensaopt.warm_start import choose_start
 
-    info = export_model(instance, str(model_tmp), fmt, horizon=horizon)
+    precheck_size(instance, horizon, DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS)  # before the warm start's simulations
+    start = choose_start(instance).schedule
+    info = export_model(instance, str(model_tmp), start, fmt, horizon=horizon)
     # the same model again (the same data, built the same way) for its variables' meaning
-    data = prepare(instance, info["horizon"], DEFAULT_HORIZON_SLACK, False, DEFAULT_WORK_SCALE, DEFAULT_MAX_VARS).data
+    data = prepare(instance, info["horizon"], DEFAULT_HORIZON_SLACK, False, DEFAULT_WORK_SCALE, DEFAULT_MAX_VARS,
+                   WarmStart.of(instance, start)).data
     mb = build_milp(data)
     if len(mb.backend.prob.variables()) != info["variables"]:  # type: ignore[attr-defined]
         raise SensaoptError("export: the model built for the sidecar differs from the one written (variable counts)")

@@ -35,8 +35,7 @@ EXACT_BACKENDS = ["cpsat", "highs", "cbc"]
 def exact_backend(request):
     """A solve function ``(instance, **kw) -> Result`` for each exact backend (every
     test taking this fixture runs once per backend)."""
-    from sensaopt.exact.cpsat import solve_cpsat
-    from sensaopt.exact.milp import solve_milp
+    from sensaopt.solve import solve_cpsat, solve_milp
 
     name = request.param
     if name == "cpsat":

@@ -221,8 +221,8 @@ def test_bounds_below_the_exact_optimum(name):
 @settings(max_examples=10, **SETTINGS)
 @given(st.integers(0, 10_000), st.sampled_from([1.5, 3.0, 6.0]))
 def test_the_exact_optimum_never_beats_the_bounds(seed, load):
-    from sensaopt.exact.cpsat import solve_cpsat
     from sensaopt.result import Status
+    from sensaopt.solve import solve_cpsat
 
     inst = generate(GeneratorConfig(jobs=4, nodes=1, load=load, deadline_hi=1.3, deadline_round=10.0, seed=seed))
     res = solve_cpsat(inst, time_limit=120)

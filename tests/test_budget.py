@@ -79,7 +79,7 @@ def window(tmp_path_factory) -> Path:
 
 
 def test_exact_result_records_its_budget_and_a_fired_safety_net(window):
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
     from sensaopt.io import load_instance
 
     res = solve_cpsat(load_instance(window), time_limit=1.0, workers=1, budget="work:1000")
@@ -93,7 +93,7 @@ def test_exact_result_records_its_budget_and_a_fired_safety_net(window):
 def test_bad_budget_is_refused_before_any_work(window):
     from sensaopt.cli import main
     from sensaopt.errors import ArgumentError
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
     from sensaopt.io import load_instance
 
     with pytest.raises(ArgumentError, match=r"^solve_cpsat\(\): budget: 'work:0' is not a budget"):

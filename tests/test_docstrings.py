@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-FULLY = ("sensaopt.plot", "sensaopt.palette", "sensaopt.policies", "sensaopt.sweep.experiment_plot", "sensaopt.allocations")
+FULLY = ("sensaopt.plot", "sensaopt.plot.base", "sensaopt.plot.captions", "sensaopt.plot.curves", "sensaopt.plot.schedules",
+         "sensaopt.palette", "sensaopt.policies", "sensaopt.sweep.experiment_plot", "sensaopt.allocations")
 """Modules whose every public function (defined there) is documented so."""
 NAMED = {
     "sensaopt.io": ("load_instance", "save_instance", "load_schedule", "save_schedule"),
@@ -19,7 +20,7 @@ NAMED = {
     "sensaopt.traces.trace": ("window", "scale_load", "thin", "build_instance"),
     "sensaopt.traces.presets": ("preset_names", "preset_spec", "preset_cluster"),
     "sensaopt.bounds.report": ("compute_bounds", "bounds_lines"),
-    "sensaopt.sweep.paper": ("bars_figure", "jct_cdf_figure", "figures"),
+    "sensaopt.sweep.paper.charts": ("bars_figure", "jct_cdf_figure", "figures"),
     "sensaopt.generate": ("model_classes", "deadline_rule", "generate", "provenance"),
     "sensaopt.policies.placement": ("proportional_placement", "option_placement"),
     "sensaopt.profiles": ("get_profile",),

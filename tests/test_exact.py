@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 
 from sensaopt.changes import classify
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.cpsat import solve_cpsat
 from sensaopt.exact.model.data import build_data, placements_of
-from sensaopt.exact.milp import solve_milp
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.instance import Change, Cluster, Instance, Job, NodeType, SoftDeadline
 from sensaopt.metrics import compute_metrics
@@ -23,10 +21,12 @@ from sensaopt.profiles import get_profile
 from sensaopt.result import Status
 from sensaopt.schedule import Schedule
 from sensaopt.simulator import simulate
+from sensaopt.solve import solve_cpsat, solve_milp
 from sensaopt.validator import check_schedule
 
 from .conftest import PROOF_S
 from .util import grid_optimal
+
 
 def _check_result(inst, res):
     """The extracted schedule validates, its metrics objective is the result objective,
@@ -233,8 +233,8 @@ def test_rolling_policy_valid_and_not_better_than_optimum(policy):
 def test_rolling_config_is_frozen_and_checked():
     import dataclasses
 
-    from sensaopt.exact.rolling import RollingConfig
     from sensaopt.policies import make_policy
+    from sensaopt.rolling import RollingConfig
 
     pol = make_policy("rolling-milp", backend="cbc", window=2)
     assert pol.config.backend == "cbc" and pol.config.window == 2
@@ -271,7 +271,7 @@ def test_validator_runs_on_the_warm_start_and_on_the_result(exact_backend, monke
 
 
 def test_per_round_gap_nonnegative():
-    from sensaopt.exact.rolling import per_round_gaps
+    from sensaopt.rolling import per_round_gaps
 
     inst = generate(GeneratorConfig(jobs=3, nodes=1, seed=2))
     rows = per_round_gaps(inst, "sensascale", window=3, time_limit=2.0)
@@ -309,14 +309,15 @@ def test_highs_gets_the_model_pulp_gave_it():
     import numpy as np
     import pulp
 
-    from sensaopt.solvers import SolverParams, TimeBudget
     from sensaopt.exact.common import prepare
-    from sensaopt.solvers.highs import _highs_model
     from sensaopt.exact.milp import build_highs, build_milp
     from sensaopt.io import load_instance
+    from sensaopt.solvers import SolverParams, TimeBudget
+    from sensaopt.solvers.highs import _highs_model
+    from sensaopt.warm_start import policy_warm_start
 
     inst = load_instance("instances/tiny-8gpu.json")
-    data = prepare(inst, None, 2, False, 10_000, 10**6).data
+    data = prepare(inst, None, 2, False, 10_000, 10**6, policy_warm_start(inst)).data
     prob = build_milp(data).backend.prob
     ref = pulp.HiGHS(msg=False)
     ref.createAndConfigureSolver(prob)
@@ -373,8 +374,10 @@ def test_vars_tell_fixed_values_from_decisions():
     from sensaopt.exact.cpsat import build_cpsat
     from sensaopt.exact.model.builder import model_variables
     from sensaopt.io import load_instance
+    from sensaopt.warm_start import policy_warm_start
 
-    prep = prepare(load_instance("tiny-16gpu"), None, 2, True, 10_000, 10**6)
+    inst = load_instance("tiny-16gpu")
+    prep = prepare(inst, None, 2, True, 10_000, 10**6, policy_warm_start(inst))
     v = build_cpsat(prep.data).vars
     fixed = 0
     for ind in (v.rb, v.done, v.met):

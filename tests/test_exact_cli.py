@@ -66,8 +66,8 @@ def test_gap_unknown_exact_is_user_error(inst_file, capsys):
 
 @pytest.mark.parametrize("fmt", ["mps", "lp"])
 def test_export_reads_back_and_solves_to_same_optimum(inst_file, tmp_path, fmt, capsys):
-    from sensaopt.exact.cpsat import solve_cpsat
     from sensaopt.io import load_instance
+    from sensaopt.solve import solve_cpsat
 
     f = tmp_path / f"m.{fmt}"
     assert main(["export", str(inst_file), "--format", fmt, "-o", str(f)]) == 0

@@ -12,25 +12,28 @@ import time
 
 import pytest
 
-from sensaopt.exact.decompositions.branch_price import branch_and_price, scaled_value
-from sensaopt.exact.model.builder import objective_step, round_bound, to_objective
-from sensaopt.exact.decompositions.colgen import Master, column_generation, schedule_of_columns, start_columns
 from sensaopt.exact.common import granular_proof, make_result, prepare
-from sensaopt.exact.phases.deadline_hard import branch_and_price_after
-from sensaopt.exact.cpsat import build_cpsat, solve_cpsat
-from sensaopt.exact.model.data import JobData, ModelData, hard_data, placements_of
-from sensaopt.solvers import SolveOutcome, TimeBudget
+from sensaopt.exact.cpsat import build_cpsat
+from sensaopt.exact.decompositions.branch_price import branch_and_price, scaled_value
+from sensaopt.exact.decompositions.colgen import Master, column_generation, schedule_of_columns, start_columns
 from sensaopt.exact.decompositions.pricing import JobPricer, JobRule, job_cost
+from sensaopt.exact.model.builder import objective_step, round_bound, to_objective
+from sensaopt.exact.model.data import JobData, ModelData, hard_data, placements_of
+from sensaopt.exact.phases.deadline_hard import branch_and_price_after
 from sensaopt.instance import Change
 from sensaopt.io import load_instance
 from sensaopt.result import Status
+from sensaopt.solve import solve_cpsat
+from sensaopt.solvers import SolveOutcome, TimeBudget
 from sensaopt.validator import check_schedule
+from sensaopt.warm_start import policy_warm_start
 from tests.conftest import PROOF_S, REPO
 
 
 @pytest.fixture(scope="module")
 def tiny16():
-    return prepare(load_instance(REPO / "instances" / "tiny-16gpu.json"), None, 2, True, 10_000, 300_000)
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    return prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst))
 
 
 def _brute(data: ModelData, jd: JobData, prices: dict[tuple[int, int], float], rule: JobRule, last: int) -> float:
@@ -132,7 +135,8 @@ def test_dantzig_wolfe_bound_is_valid_and_branch_and_price_proves_the_optimum(ti
 
 
 def test_branch_and_price_out_of_time_reports_a_valid_bound_only():
-    prep = prepare(load_instance(REPO / "instances" / "tiny-8gpu.json"), 35, 2, True, 10_000, 300_000)
+    inst = load_instance(REPO / "instances" / "tiny-8gpu.json")
+    prep = prepare(inst, 35, 2, True, 10_000, 300_000, policy_warm_start(inst))
     bp = branch_and_price(prep.data, 1.0, start=prep.hint)
     assert not bp.proven and bp.open > 0
     assert bp.bound is not None and to_objective(prep.data, bp.bound) <= 100115.4 + 1e-6  # the proven optimum at H = 35

@@ -9,8 +9,8 @@ import itertools
 
 import pytest
 
-from sensaopt.exact.model.builder import Strength, build
 from sensaopt.exact.common import prepare
+from sensaopt.exact.model.builder import Strength, build
 from sensaopt.exact.model.data import build_data, placements_of
 from sensaopt.instance import Change, Cluster, Instance, Job, NodeType, Overheads
 from sensaopt.metrics import compute_metrics
@@ -20,6 +20,7 @@ from sensaopt.schedule import Placement, Schedule
 from sensaopt.solvers import SolverParams, TimeBudget
 from sensaopt.solvers.cpsat import CpSatBackend, run_cpsat
 from sensaopt.validator import check_schedule
+from sensaopt.warm_start import policy_warm_start
 
 from .conftest import PROOF_S
 from .util import grid_optimal
@@ -78,7 +79,7 @@ def brute_force(inst: Instance, H: int) -> float | None:
     """Best metrics objective over every schedule of H rounds built from the model's
     (pattern, option) pairs and the exact model's option set (the warm start's points
     included), each scored by the validator and the metrics module."""
-    data = prepare(inst, H, 2, True, 10_000, 10**6).data
+    data = prepare(inst, H, 2, True, 10_000, 10**6, policy_warm_start(inst)).data
     nodes = inst.cluster.nodes
     per_round = []
     for combo in itertools.product(*[[None, *jd.pairs] for jd in data.jobs]):

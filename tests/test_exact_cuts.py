@@ -11,12 +11,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from sensaopt.exact.model.builder import Strength, to_objective
 from sensaopt.exact.common import prepare
 from sensaopt.exact.decompositions.cuts import FAMILY, CoverCut, is_valid_for, most_violated, separate, slack, with_cuts
+from sensaopt.exact.model.builder import Strength, to_objective
 from sensaopt.instance import Cluster, Instance, Job, NodeType, Overheads
 from sensaopt.profiles import get_profile
 from sensaopt.result import Status
+from sensaopt.warm_start import policy_warm_start
 from tests.conftest import EXACT_BACKENDS, REPO
 
 
@@ -103,7 +104,7 @@ def blocked_instance() -> Instance:
 
 def test_cuts_lift_the_lp_bound_of_a_constructed_case():
     inst = blocked_instance()
-    data = prepare(inst, None, 2, False, 10_000, 300_000).data
+    data = prepare(inst, None, 2, False, 10_000, 300_000, policy_warm_start(inst)).data
     sep = separate(data, Strength(), 30.0)
     before, after = to_objective(data, sep.lp_before), to_objective(data, sep.lp_after)
     # optimum: a in rounds 0 and 2 (JCT 30), b in round 1 (JCT 10): average 20 minutes
@@ -119,7 +120,7 @@ def test_cuts_lift_tiny_8gpu_and_stay_below_the_heuristic():
     from sensaopt.io import load_instance
 
     inst = load_instance(REPO / "instances" / "tiny-8gpu.json")
-    prep = prepare(inst, None, 2, True, 10_000, 300_000)
+    prep = prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst))
     sep = separate(prep.data, Strength(), 30.0)
     before, after = to_objective(prep.data, sep.lp_before), to_objective(prep.data, sep.lp_after)
     assert after > before + 1.0
@@ -153,7 +154,7 @@ def test_same_optimum_with_and_without_cuts(backend, which):
     from sensaopt.generate import GeneratorConfig, generate
 
     inst = blocked_instance() if which == "blocked" else generate(GeneratorConfig(jobs=4, nodes=1, seed=3))
-    data = prepare(inst, None, 2, False, 10_000, 300_000).data
+    data = prepare(inst, None, 2, False, 10_000, 300_000, policy_warm_start(inst)).data
     _, plain = _run(backend, data, False)
     mb, cut = _run(backend, data, True)
     assert plain.status == Status.OPTIMAL and cut.status == Status.OPTIMAL
@@ -166,6 +167,7 @@ def test_same_optimum_with_and_without_cuts(backend, which):
 def test_no_cuts_in_the_shortfall_model():
     from sensaopt.exact.model.data import shortfall_data
 
-    data = shortfall_data(prepare(blocked_instance(), None, 2, False, 10_000, 300_000).data)
+    inst = blocked_instance()
+    data = shortfall_data(prepare(inst, None, 2, False, 10_000, 300_000, policy_warm_start(inst)).data)
     mb, _ = _run("highs", data, True)
     assert FAMILY not in mb.vars.families

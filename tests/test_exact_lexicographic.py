@@ -17,6 +17,7 @@ from sensaopt.io import load_instance
 from sensaopt.metrics import compute_metrics
 from sensaopt.result import SKIPPED_NO_OPEN, SKIPPED_ZERO_MISS, Status
 from sensaopt.validator import check_schedule
+from sensaopt.warm_start import policy_warm_start
 
 from .conftest import PROOF_S
 from .util import grid_optimal
@@ -34,8 +35,7 @@ def _valid(inst, res):
                                      pytest.param("cbc", marks=pytest.mark.slow)])  # CBC: 70 s
 def test_same_optimum_as_weighted_solve(backend):
     """tiny-8gpu needs one deadline miss: both ways prove 100115.4 over the model's grid."""
-    from sensaopt.exact.cpsat import solve_cpsat
-    from sensaopt.exact.milp import solve_milp
+    from sensaopt.solve import solve_cpsat, solve_milp
 
     def exact_backend(inst, **kw):
         return solve_cpsat(inst, **kw) if backend == "cpsat" else solve_milp(inst, backend=backend, **kw)
@@ -54,7 +54,7 @@ def test_same_optimum_as_weighted_solve(backend):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_bound_valid_when_phase1_is_cut_short(seed):
     """Phase 1 with almost no time: the final bound still never exceeds the optimum."""
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     inst = generate(GeneratorConfig(jobs=6, nodes=1, seed=seed, load=2.5))
     ref = solve_cpsat(inst, time_limit=PROOF_S, lexicographic=False, relax_time_limit=0)
@@ -69,7 +69,7 @@ def test_bound_valid_when_phase1_is_cut_short(seed):
 
 def test_jct_lower_bound_is_below_any_solution():
     inst = load_instance(INSTANCES / "tiny-16gpu.json")
-    prep = prepare(inst, None, 2, True, 10_000, 10**6)
+    prep = prepare(inst, None, 2, True, 10_000, 10**6, policy_warm_start(inst))
     v = build_cpsat(prep.data, Strength()).vars
     vals = hint_values(prep.data, v, prep.hint)
     assert vals
@@ -80,7 +80,7 @@ def test_jct_lower_bound_is_below_any_solution():
 
 def test_no_open_deadline_skips_phase1():
     """Without deadline variables (every deadline beyond the horizon) there is one phase."""
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     inst = generate(GeneratorConfig(jobs=3, nodes=1, seed=0, deadline_lo=20.0, deadline_hi=30.0))
     res = solve_cpsat(inst, time_limit=PROOF_S)
@@ -93,7 +93,7 @@ def test_no_open_deadline_skips_phase1():
 @pytest.mark.parametrize("share", [0, 1.5])
 def test_phase1_share_checked(share):
     from sensaopt.errors import SensaoptError
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     with pytest.raises(SensaoptError, match="phase1_share"):
         solve_cpsat(load_instance(INSTANCES / "tiny-16gpu.json"), time_limit=5, phase1_share=share)

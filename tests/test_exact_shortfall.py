@@ -18,6 +18,7 @@ from sensaopt.result import Status
 from sensaopt.solvers import SolverParams, TimeBudget
 from sensaopt.solvers.cpsat import run_cpsat
 from sensaopt.validator import check_schedule
+from sensaopt.warm_start import policy_warm_start
 
 from .conftest import PROOF_S
 from .util import grid_optimal
@@ -27,7 +28,7 @@ INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 
 def _shortfall(name: str, warm: bool = False):
     inst = load_instance(INSTANCES / f"{name}.json")
-    prep = prepare(inst, None, 2, True, 10_000, 10**6)
+    prep = prepare(inst, None, 2, True, 10_000, 10**6, policy_warm_start(inst))
     run = lambda mb, b: run_cpsat(mb.backend, b, SolverParams(workers=2))  # noqa: E731
     return prep, solve_shortfall(prep.data, Strength(), build_cpsat, run, TimeBudget.start(20), prep.hint if warm else None)
 
@@ -53,7 +54,8 @@ def test_shortfall_zero_gives_a_zero_miss_schedule():
 def test_trimmed_data():
     """Shortfall model: deadline jobs up to their last open deadline slot, others
     without slots; hard model: deadline jobs up to their first open deadline slot."""
-    prep = prepare(load_instance(INSTANCES / "small-8gpu.json"), None, 2, False, 10_000, 10**6)
+    inst = load_instance(INSTANCES / "small-8gpu.json")
+    prep = prepare(inst, None, 2, False, 10_000, 10**6, policy_warm_start(inst))
     data = prep.data
     sd, hd = shortfall_data(data), hard_data(data)
     tiers = open_tiers(data)
@@ -77,18 +79,20 @@ def test_deadline_hard_phase2_reproduces_optimum(exact_backend):
     assert check_schedule(inst, res.schedule).errors == []
     lex = res.lexicographic
     assert lex is not None and lex.shortfall is not None and lex.shortfall.zero_miss and lex.phase2 == "deadline-hard, trimmed"
-    assert res.horizon_proof is not None and res.horizon_proof.contains_optimum and "optimal_within_horizon" not in res.params
+    assert res.horizon_proof is not None and res.horizon_proof.contains_optimum and not res.horizon_proof.optimal_within_horizon
 
 
 def test_optimal_within_horizon_flagged():
     """A user-given horizon shorter than the proof needs: OPTIMAL, flagged as optimal
     within that horizon only (no re-solve: the horizon was given)."""
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
-    short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24, relax_time_limit=0)
+    # SensaScale's warm start: the numbers below are of its model (its allocations join the grid)
+    short = solve_cpsat(inst, time_limit=PROOF_S, horizon=24, relax_time_limit=0, start_policy="sensascale")
     assert grid_optimal(short) and short.objective == pytest.approx(100115.4, abs=1e-6)
-    assert short.params["optimal_within_horizon"] == 24 and "optimal within a horizon of 24 rounds" in short.message
+    assert short.horizon_proof.optimal_within_horizon and short.horizon == 24 and "optimal within a horizon of 24 rounds" in short.message
+    assert short.json_params()["optimal_within_horizon"] == 24  # JSON: the proof's horizon
     assert short.horizon_proof is not None and not short.horizon_proof.contains_optimum
 
 
@@ -96,20 +100,22 @@ def test_optimal_within_horizon_flagged():
 def test_default_solve_extends_the_horizon_the_proof_needs():
     """The default horizon (24) is shorter than the proof needs: solved again with it,
     the optimum is global."""
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
-    full = solve_cpsat(inst, time_limit=PROOF_S)
+    full = solve_cpsat(inst, time_limit=PROOF_S, start_policy="sensascale")  # its makespan + 2 = 24 rounds by default
     assert grid_optimal(full) and full.objective == pytest.approx(100115.4, abs=1e-6)
     proof = full.horizon_proof
     assert proof is not None and proof.needed is not None and proof.contains_optimum and full.horizon >= proof.needed
-    assert "optimal_within_horizon" not in full.params and full.params["horizon_extended_from"] == 24
+    assert not full.horizon_proof.optimal_within_horizon and full.horizon_proof.extended_from == 24
+    assert full.json_params()["horizon_extended_from"] == 24 and "optimal_within_horizon" not in full.json_params()
     # every job of the optimal schedule ends within what the proof needs
     assert max(s.end for s in full.schedule.segments) <= proof.needed
 
 
 def test_horizon_needed_monotone():
-    prep = prepare(load_instance(INSTANCES / "tiny-8gpu.json"), None, 2, False, 10_000, 10**6)
+    inst = load_instance(INSTANCES / "tiny-8gpu.json")
+    prep = prepare(inst, None, 2, False, 10_000, 10**6, policy_warm_start(inst))
     a = horizon_needed(prep.data, 100115.4, 1e5)
     assert a >= 1
     assert horizon_needed(prep.data, 100200.0, 1e5) >= a
@@ -144,7 +150,7 @@ def test_cooperation_partner_takes_over():
 
 
 def test_cooperating_solve_keeps_the_optimum():
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-16gpu.json")
     res = solve_cpsat(inst, time_limit=PROOF_S, cooperate=True)
@@ -170,7 +176,8 @@ def test_unfinished_shortfall_schedule_is_completed():
 
 def test_shortfall_model_size_is_guarded():
     """A shortfall model larger than max_vars is skipped (None: the loss phases run)."""
-    prep = prepare(load_instance(INSTANCES / "tiny-8gpu.json"), None, 2, False, 10_000, 10**6)
+    inst = load_instance(INSTANCES / "tiny-8gpu.json")
+    prep = prepare(inst, None, 2, False, 10_000, 10**6, policy_warm_start(inst))
     run = lambda mb, b: run_cpsat(mb.backend, b, SolverParams(workers=1))  # noqa: E731
     sd = shortfall_data(prep.data)
     assert sd.estimate_vars() > 0
@@ -182,7 +189,7 @@ def test_shortfall_model_size_is_guarded():
 def test_cooperation_mode_follows_the_workers(workers, mode):
     """One worker: the partner after the primary; two: side by side, one core each
     (issue 33 item 4). Either way the optimum of tiny-16gpu is kept."""
-    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.solve import solve_cpsat
 
     inst = load_instance(INSTANCES / "tiny-16gpu.json")
     res = solve_cpsat(inst, time_limit=PROOF_S, cooperate=True, workers=workers)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from sensaopt.exact.model.builder import Strength, to_objective
 from sensaopt.exact.common import prepare
 from sensaopt.exact.decompositions.cuts import separate
+from sensaopt.exact.model.builder import Strength, to_objective
 from sensaopt.exact.model.data import hard_data
 from sensaopt.io import load_instance, load_schedule
 from sensaopt.metrics import compute_metrics
 from sensaopt.validator import check_schedule
+from sensaopt.warm_start import policy_warm_start
 from tests.conftest import REPO
 
 # average JCT (minutes) of the committed zero-miss schedules (tests/data/exact/<name>.zero-miss.json)
@@ -41,7 +42,8 @@ def test_a_schedule_meeting_every_deadline_exists(name):
 
 def _hard_lp(name: str) -> tuple[float, float]:
     """The deadline-hard model's LP bound (avg JCT, minutes) before and after the cover cuts."""
-    prep = prepare(_instance(name), None, 2, True, 10_000, 300_000)
+    inst = _instance(name)
+    prep = prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst))
     hard = hard_data(prep.data)
     sep = separate(hard, Strength(), 120.0)
     assert sep.stop == "none violated"
@@ -68,8 +70,8 @@ def test_cut_lp_bound_small_16gpu():
 def test_exact_solve_is_consistent_with_the_certificate(name):
     """The default solve (CP-SAT, 60 s): its bound never exceeds the
     certificate's objective (the optimum is at most that), and no heuristic beats it."""
-    from sensaopt.exact.cpsat import solve_cpsat
     from sensaopt.simulator import simulate
+    from sensaopt.solve import solve_cpsat
 
     inst = _instance(name)
     r = solve_cpsat(inst, time_limit=60, workers=2)

@@ -93,7 +93,7 @@ def _script(out: Path) -> str:
 import sys
 from sensaopt.policies import POLICIES, policy_class
 from sensaopt.sweep import paper
-paper.WORKLOADS = {SYNTHETIC!r}
+paper.settings.WORKLOADS = {SYNTHETIC!r}
 base = policy_class("edf")
 POLICIES.register("edf-tune", type("EdfCopy", (base,), {{"name": "edf-tune"}}))
 from sensaopt.cli import main
@@ -108,7 +108,7 @@ ARGS = ["experiment", "paper", "--seeds", "1", "--serial", "-q", "--decompositio
 def _in_process(out: Path, monkeypatch) -> None:
     from sensaopt.cli import main
 
-    monkeypatch.setattr(paper, "WORKLOADS", SYNTHETIC)
+    monkeypatch.setattr(paper.settings, "WORKLOADS", SYNTHETIC)
     monkeypatch.setitem(REGISTRY._entries, "edf-tune", type("EdfCopy", (policy_class("edf"),), {"name": "edf-tune"}))
     assert main([*ARGS, "--out-dir", str(out)]) == 0
 

@@ -172,7 +172,7 @@ def test_gpu_lanes_keep_a_continuing_job_on_its_lanes():
 
 
 def test_lane_choice_is_best_fit_contiguous():
-    from sensaopt.plot import _pick_lanes
+    from sensaopt.plot.schedules import _pick_lanes
 
     assert _pick_lanes([0, 1, 2, 5, 6], 2) == [5, 6]  # the 2-run fits exactly
     assert _pick_lanes([0, 1, 2, 5, 6], 3) == [0, 1, 2]
@@ -280,7 +280,8 @@ def test_coinciding_cdfs_stay_distinguishable():
     widths, zs = [ln.get_linewidth() for ln in lines], [ln.get_zorder() for ln in lines]
     assert widths == sorted(widths, reverse=True) and len(set(widths)) == 3 and zs == sorted(zs) and len(set(zs)) == 3
     assert plot.stacked_widths(1) == [1.0] and plot.stacked_widths(0) == []
-    from sensaopt.sweep.paper import _groups, jct_cdf_figure
+    from sensaopt.sweep.paper import jct_cdf_figure
+    from sensaopt.sweep.paper.settings import _groups
 
     runs, recs, rows = _paper_inputs()
     for r in recs.values():
@@ -567,13 +568,13 @@ def test_paper_figures_state_the_scale_of_scaled_runs(tmp_path, monkeypatch):
     recs = {cfg.key(): {"metrics": {"jobs": 3, "slo_violation_rate": 0.1, "avg_jct": 100.0, "avg_queueing_time": 10.0},
                         "jct": [5.0, 6.0]} for _, _, cfg in one}
     cells = paper.cell_rows(paper.table_rows(one, recs))
-    fig = paper.jct_cdf_figure(one, recs, paper._groups(cells))
+    fig = paper.jct_cdf_figure(one, recs, paper.settings._groups(cells))
     title = fig.legends[0].get_title().get_text()
     assert title.startswith("scaled: ") and "% of the jobs" in title
     assert fig.axes[0].get_title().endswith("2x8, 1 seed pooled")
     seen = []
     real = paper.bars_figure
-    monkeypatch.setattr(paper, "bars_figure", lambda c, scale=None: seen.append(scale) or real(c, scale))
+    monkeypatch.setattr(paper.charts, "bars_figure", lambda c, scale=None: seen.append(scale) or real(c, scale))
     paper.figures(cells, one, recs, tmp_path)
     assert seen == [title]  # fig_bars.png states the same scale
 
@@ -587,7 +588,8 @@ def test_experiment_helpers_seeds_and_scale_texts():
 
 
 def test_paper_cdf_figure_policy_colours_and_legend(tmp_path):
-    from sensaopt.sweep.paper import _groups, figures, jct_cdf_figure
+    from sensaopt.sweep.paper import figures, jct_cdf_figure
+    from sensaopt.sweep.paper.settings import _groups
 
     runs, recs, rows = _paper_inputs()
     fig = jct_cdf_figure(runs, recs, _groups(rows))

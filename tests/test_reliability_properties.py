@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from sensaopt.changes import classify
-from sensaopt.exact.cpsat import solve_cpsat
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import instance_from_dict, instance_to_dict
 from sensaopt.policies import policy_names
 from sensaopt.result import Status
 from sensaopt.simulator import simulate
+from sensaopt.solve import solve_cpsat
 from sensaopt.validator import WORK_EPS, check_schedule, segment_speed
 
 FAST_POLICIES = [p for p in policy_names() if not p.startswith("rolling-")]

@@ -222,7 +222,7 @@ def test_simulate_summary_that_cannot_be_written_leaves_no_half_pair(tmp_path, c
 
 
 def test_round_gap_interrupted_keeps_the_decided_rounds(tmp_path, capsys, monkeypatch):
-    import sensaopt.exact.rolling as rolling
+    import sensaopt.rolling as rolling
 
     real = rolling.RoundGapRecorder.decide
     calls = {"n": 0}

@@ -22,10 +22,10 @@ from ortools.sat.python import cp_model
 from sensaopt.cli import main
 from sensaopt.cli.core import summary_line
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.cpsat import solve_cpsat
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.io import load_instance, save_instance
 from sensaopt.result import SKIPPED_NO_OPEN, Status
+from sensaopt.solve import solve_cpsat
 from sensaopt.validator import check_schedule
 
 from .conftest import PROOF_S, REPO
@@ -209,8 +209,8 @@ def test_cbc_is_killed_after_its_deadline(monkeypatch, tmp_path):
     start, within the time limit plus the grace."""
     import time
 
-    import sensaopt.exact.milp as milp
     import sensaopt.solvers.cbc as cbc
+    from sensaopt.solve import solve_milp
 
     fake = tmp_path / "cbc"
     nap = f"sleep 60.{os.getpid()}"  # a command line no other process has
@@ -229,7 +229,8 @@ def test_cbc_is_killed_after_its_deadline(monkeypatch, tmp_path):
     before = left_over()
     i = inst("tiny-16gpu")
     kids = _children()
-    r = milp.solve_milp(i, backend="cbc", time_limit=3, workers=1)  # its wall time (limit + grace + heuristic): benchmarks/time_limits.py
+    # one policy's warm start (simulating every policy may take the 3 s on a loaded machine: no CBC run then)
+    r = solve_milp(i, backend="cbc", time_limit=3, workers=1, start_policy="sensascale")  # wall time: benchmarks/time_limits.py
     assert not _children() - kids  # the killed CBC and its watchdog are reaped
     assert r.status == Status.TIME_LIMIT and "killed" in r.message, r.message
     assert r.objective == pytest.approx(r.params["heuristic_objective"])
@@ -250,14 +251,14 @@ def test_cbc_crash_on_mipstart_is_retried_without_it(monkeypatch, tmp_path):
     start, and says so."""
     import pulp
 
-    import sensaopt.exact.milp as milp
     import sensaopt.solvers.cbc as cbc
+    from sensaopt.solve import solve_milp
 
     fake = tmp_path / "cbc"
     fake.write_text(f'#!/bin/sh\ncase "$*" in *-mips*) exit 3;; esac\nexec {pulp.PULP_CBC_CMD(msg=False).path} "$@"\n')
     fake.chmod(0o755)
     monkeypatch.setattr(cbc, "CBC_PATH", str(fake))
-    r = milp.solve_milp(inst("tiny-16gpu"), backend="cbc", time_limit=PROOF_S, workers=1)
+    r = solve_milp(inst("tiny-16gpu"), backend="cbc", time_limit=PROOF_S, workers=1)
     assert r.status == Status.OPTIMAL and r.objective == pytest.approx(78.0), r.message
     assert "retried without it" in r.message and r.params["hinted"]
 
@@ -298,15 +299,15 @@ def test_milp_coefficient_ratio_is_refused_cpsat_is_not():
     """value 1e5 at the default weight: deadline coefficients 5e10 next to a round's 10 —
     more than HiGHS/CBC resolve in double precision (ratio > 1e9); CP-SAT's integers hold them."""
     from sensaopt.exact.model.numeric import precheck_numbers
-    from sensaopt.solvers.base import CPSAT_LIMITS, MILP_LIMITS
     from sensaopt.instance import Job
+    from sensaopt.solvers.base import CPSAT_LIMITS, MILP_LIMITS
 
     i = inst("tiny-8gpu")
     big = i.with_jobs(Job(**{**j.__dict__, "value": 1e5}) if j.id == "j0" else j for j in i.jobs)
     precheck_numbers(big, 10_000, CPSAT_LIMITS)  # no error
     with pytest.raises(SensaoptError, match=r"HiGHS/CBC computes exactly \(at most 1e\+09 times the smallest objective coefficient"):
         precheck_numbers(big, 10_000, MILP_LIMITS)
-    from sensaopt.exact.milp import solve_milp
+    from sensaopt.solve import solve_milp
 
     with pytest.raises(SensaoptError, match="violation_weight 100000 x 5 jobs x value 100000"):
         solve_milp(big, backend="highs", time_limit=5)
@@ -319,8 +320,8 @@ def test_objective_scale_is_checked_on_the_model_data():
 
     from sensaopt.exact.model.data import build_data
     from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
-    from sensaopt.solvers.base import CPSAT_LIMITS
     from sensaopt.instance import Job
+    from sensaopt.solvers.base import CPSAT_LIMITS
 
     i = inst("tiny-8gpu")
     odd = replace(i, round_minutes=10.00001, jobs=tuple(Job(**{**j.__dict__, "value": 1e6}) if j.id == "j0" else j for j in i.jobs))
@@ -368,17 +369,18 @@ def test_size_precheck_never_refuses_what_the_model_check_accepts():
     """The instance-level estimate is a lower bound of the model's own (same horizon)."""
     from sensaopt.exact.common import prepare
     from sensaopt.exact.model.data import precheck_size
+    from sensaopt.warm_start import policy_warm_start
 
     for name in ("tiny-8gpu", "small-16gpu", "medium-8gpu"):
         i = inst(name)
-        data = prepare(i, None, 2, False, 10_000, 10**9).data
+        data = prepare(i, None, 2, False, 10_000, 10**9, policy_warm_start(i)).data
         est = data.estimate_vars()
         precheck_size(i, None, 2, est)  # no error at the model's own size
         precheck_size(i, data.H, 2, est)
         with pytest.raises(SensaoptError, match="at least"):
             precheck_size(i, None, 2, 10)
     big = generate(GeneratorConfig(jobs=300, nodes=8, seed=1))  # scanned in chunks: still a lower bound
-    data = prepare(big, None, 2, False, 10_000, 10**9).data
+    data = prepare(big, None, 2, False, 10_000, 10**9, policy_warm_start(big)).data
     precheck_size(big, None, 2, data.estimate_vars())
 
 
@@ -386,10 +388,11 @@ def test_bound_known_without_solving_is_a_bound():
     """trivial_bound (earliest solo finishes, hopeless deadlines over the model's grid)
     never exceeds the grid's optimum (over every allocation: the allocation check)."""
     from sensaopt.exact.common import prepare, trivial_bound
+    from sensaopt.warm_start import policy_warm_start
 
     i = inst("tiny-8gpu")
-    data = prepare(i, None, 2, False, 10_000, 10**9).data
-    r = solve_cpsat(i, time_limit=PROOF_S, workers=1, relax_time_limit=0)
+    data = prepare(i, None, 2, False, 10_000, 10**9, policy_warm_start(i)).data
+    r = solve_cpsat(i, time_limit=PROOF_S, workers=1, relax_time_limit=0, start_policy="sensascale")  # the data's start
     assert grid_optimal(r)
     assert 0 < trivial_bound(data) <= r.objective + 1e-9
 
@@ -574,9 +577,9 @@ def test_one_options_table_behind_every_exact_entry():
 
     import sensaopt
     from sensaopt.errors import ArgumentError
-    from sensaopt.exact.milp import solve_milp
     from sensaopt.exact.settings import SolveSettings
     from sensaopt.simulator import simulate
+    from sensaopt.solve import solve_milp
 
     names = [f.name for f in dataclasses.fields(SolveSettings)]
     assert {"time_limit", "workers", "seed", "cooperate", "solver_options", "relax_time_limit"} <= set(names)

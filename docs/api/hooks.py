@@ -161,7 +161,11 @@ def api_page(root: Path, name: str) -> str:
     the page that documents it."""
     md = f"# `{name}`\n\n"
     if name not in PUBLIC_PACKAGES:
-        return md + f"::: {name}\n"
+        path = _module_file(root, name)
+        if path is None or path.name != "__init__.py":
+            return md + f"::: {name}\n"
+        names = sorted(exports(root, name))  # a module split into a package of parts: its __all__, rendered here
+        return md + f"::: {name}\n    options:\n      members: {json.dumps(names)}\n"
     ex = exports(root, name)
     own = [n for n, m in ex.items() if m == name and not n.startswith("__")]
     md += f"::: {name}\n    options:\n      members: {json.dumps(own)}\n\n"

@@ -265,15 +265,15 @@ def round_gap(
     lost deadline value first, then the window-estimated avg JCT (gap in % among equal
     lost value); -o keeps every column."""
     from sensaopt.compare import RoundGapSummary, compare_round
-    from sensaopt.exact.rolling import RollingConfig, RoundGapRecorder
     from sensaopt.io import load_instance
     from sensaopt.policies import make_policy
+    from sensaopt.rolling import RollingConfig, RoundGapRecorder
     from sensaopt.simulator import simulate
 
     if output is not None:
         check_table_output(output, [instance])
     inst = load_instance(instance).with_move_cost_scale(move_cost_scale)
-    # sensaopt.exact.rolling.per_round_gaps, with each finished round's row written as it completes
+    # sensaopt.rolling.per_round_gaps, with each finished round's row written as it completes
     rec = RoundGapRecorder(make_policy(policy), RollingConfig(window=window, time_limit=time_limit, workers=1, seed=0,
                                                                              budget=budget))
     kept = Kept()

@@ -321,17 +321,54 @@ def experiment_paper(
     import json
     import time
 
-    from sensaopt.errors import InputError
-    from sensaopt.limits import MAX_SEED
-    from sensaopt.outputs import check_output, check_output_dir, write_text
-    from sensaopt.policies import check_policies, policy_names
-    from sensaopt.solvers.budget import budget_spec, parse_budget
+    from sensaopt.outputs import write_text
     from sensaopt.sweep import paper
-    from sensaopt.sweep.paper import POLICIES, PaperSettings, paper_configs
+    from sensaopt.sweep.paper import paper_configs
     from sensaopt.sweep.provenance import git_state, machine
     from sensaopt.sweep.runner import check_configs
 
     t0, git, host = time.perf_counter(), git_state(), machine()  # the code and machine as the command starts
+    s, extra = _paper_settings(output, results, table_format, policy, seed, seeds, scale, round_minutes, sensitive_fraction, node,
+                               helios_days, shape, shape_gpus, duration_at, decomposition, workloads, budget)
+    runs = paper_configs(s)
+    check_configs([c for _, _, c in runs])  # e.g. --node bogus: one line before any run
+    if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
+        s, runs = _present_workloads(s, runs)
+    store, notes = _store(output)  # runs in output/runs/<key>.json
+    cfgs = [c for _, _, c in runs]
+    try:
+        rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers, progress_every)
+    finally:
+        _resume_summary(notes)
+    rows, cells, md = paper.build_report(s, runs, records, bounds=paper.missing_bounds(runs, records))
+    written = paper.write_report(output, cells, rows, md, runs, records, parquet=bool(extra))
+    if results is not None:
+        status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")
+        status |= {k: "reused" for k in records if k not in status}
+        prov = paper.provenance(s, paper.paper_args(s, output, results), runs, records, status, git=git, machine=host,
+                                wall_s=time.perf_counter() - t0,
+                                execution={"serial": serial, "workers": workers, "scheduler": scheduler, "report_only": report_only})
+        written += paper.write_report(results, cells, rows, md, runs, records, field="--results", parquet=bool(extra))
+        write_text(results / "provenance.json", json.dumps(prov, indent=1) + "\n", field="--results")
+    typer.echo(md)
+    _echo_runs(rep, records, written)
+
+
+def _paper_settings(output: Path, results: Path | None, table_format: str, policy: list[str], seed: int, seeds: int, scale: float,
+                    round_minutes: float, sensitive_fraction: float, node: str, helios_days: float, shape: list[str],
+                    shape_gpus: list[int], duration_at: str, decomposition: bool, workloads: list[str],
+                    budget: str) -> tuple[Any, tuple[str, ...]]:
+    """The settings of ``sensaopt experiment paper`` from its options (named as the command
+    names them), each checked before any run (one line naming the option), and the parquet
+    files written beside the CSVs (none for ``--format csv``)."""
+    from sensaopt.errors import InputError
+    from sensaopt.limits import MAX_SEED
+    from sensaopt.outputs import check_output, check_output_dir
+    from sensaopt.policies import check_policies, policy_names
+    from sensaopt.solvers.budget import budget_spec, parse_budget
+    from sensaopt.sweep import paper
+    from sensaopt.sweep.paper import POLICIES, PaperSettings
+
     known = set(policy_names())
     pols = tuple(policy) if policy else tuple(p for p in POLICIES if p in known)
     check_policies(pols)
@@ -363,28 +400,7 @@ def experiment_paper(
             paper.check_decomposition()
         except ValueError as e:
             raise InputError("--decomposition", "knobs", str(e)) from None
-    runs = paper_configs(s)
-    check_configs([c for _, _, c in runs])  # e.g. --node bogus: one line before any run
-    if not report_only:  # every trace file checked before any run starts (not a table of n/a and a "not found" per run)
-        s, runs = _present_workloads(s, runs)
-    store, notes = _store(output)  # runs in output/runs/<key>.json
-    cfgs = [c for _, _, c in runs]
-    try:
-        rep, records = _run_grid(cfgs, store, "paper", quiet, report_only, serial, scheduler, workers, progress_every)
-    finally:
-        _resume_summary(notes)
-    rows, cells, md = paper.build_report(s, runs, records, bounds=paper.missing_bounds(runs, records))
-    written = paper.write_report(output, cells, rows, md, runs, records, parquet=bool(extra))
-    if results is not None:
-        status = dict.fromkeys(rep.computed, "computed") | dict.fromkeys(rep.failed, "failed")
-        status |= {k: "reused" for k in records if k not in status}
-        prov = paper.provenance(s, paper.paper_args(s, output, results), runs, records, status, git=git, machine=host,
-                                wall_s=time.perf_counter() - t0,
-                                execution={"serial": serial, "workers": workers, "scheduler": scheduler, "report_only": report_only})
-        written += paper.write_report(results, cells, rows, md, runs, records, field="--results", parquet=bool(extra))
-        write_text(results / "provenance.json", json.dumps(prov, indent=1) + "\n", field="--results")
-    typer.echo(md)
-    _echo_runs(rep, records, written)
+    return s, extra
 
 
 def _present_workloads(s: Any, runs: list[Any]) -> tuple[Any, list[Any]]:

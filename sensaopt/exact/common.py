@@ -1,7 +1,8 @@
 """What the phases of the exact solve (:mod:`sensaopt.exact.pipeline`) share: the
 backends of a solve (:func:`engine_of`, :func:`partner_of`; the settings are
 :class:`~sensaopt.exact.settings.SolveSettings`), the validated warm start
-(:class:`WarmStart`; the default one is :func:`sensascale_start`'s), the model data
+(:class:`WarmStart`, from a schedule the caller gives: the exact layer simulates no
+policy; the public entries' default is :func:`sensaopt.warm_start.choose_start`'s), the model data
 prepared from it (:func:`prepare`: horizon, data, hint), building a model or the Result
 decided when it cannot be built (:func:`build_or_result`), and packaging an outcome
 into the common, validated :class:`Result` (:func:`make_result`, :func:`early_result`,
@@ -35,7 +36,6 @@ from sensaopt.instance import Instance
 from sensaopt.metrics import Metrics, compute_metrics
 from sensaopt.result import ModelSize, Result, Status, package_versions
 from sensaopt.schedule import Schedule
-from sensaopt.simulator import simulate
 from sensaopt.solvers import TimeBudget
 from sensaopt.solvers.base import known_values
 from sensaopt.validator import Evaluation, check_schedule
@@ -95,20 +95,12 @@ class Prepared:
     hint: Schedule | None
 
 
-def sensascale_start(instance: Instance) -> Schedule:
-    """The default warm start of an exact solve: SensaScale's schedule (the simulator's;
-    its makespan also sets the default horizon)."""
-    schedule = simulate(instance, "sensascale").schedule
-    assert schedule is not None  # the simulator always returns one
-    return schedule
-
-
 def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_start: bool, work_scale: int,
-            max_vars: int, start: WarmStart | None = None) -> Prepared:
-    """Pick the horizon from the warm start ``start`` (None: :func:`sensascale_start`'s, for
-    callers outside the pipeline: tests, model export), extract the model data (refusing
+            max_vars: int, start: WarmStart) -> Prepared:
+    """Pick the horizon from the warm start ``start`` (rounds: its makespan +
+    ``horizon_slack`` unless ``horizon`` is given), extract the model data (refusing
     models of more than about ``max_vars`` variables) and the hint."""
-    heur = WarmStart.of(instance, sensascale_start(instance)) if start is None else start
+    heur = start
     R = instance.round_minutes
     mk = int(round(heur.metrics.makespan / R))
     H = horizon if horizon is not None else mk + horizon_slack
@@ -261,4 +253,4 @@ def build_or_result(prep: Prepared, data: ModelData, engine: Engine, settings: S
 __all__ = ["DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "INTEGRAL_GAP", "MIN_EXTEND_S", "Prepared",
            "SolveSettings", "WarmStart", "base_params", "build_or_result", "early_result", "engine_of", "extract_schedule",
            "finish_minutes", "granular_proof", "hint_values", "hopeless_loss", "make_result", "partner_of", "prepare",
-           "relabel_identical_nodes", "sensascale_start", "strength_from", "trivial_bound"]
+           "relabel_identical_nodes", "strength_from", "trivial_bound"]

@@ -1,4 +1,4 @@
-"""The exact model as a MILP: HiGHS (default, highspy directly:
+"""The exact model as a MILP (solved by :func:`sensaopt.solve.solve_milp`): HiGHS (default, highspy directly:
 :mod:`sensaopt.solvers.highs`) or CBC (``backend="cbc"``: the model written as MPS by
 PuLP, the CBC binary PuLP ships run as a child process: :mod:`sensaopt.solvers.cbc`).
 
@@ -8,23 +8,19 @@ lost to a change (restart, migration, resize) are continuous (their integrality 
 implied or irrelevant). MIP gaps: exact (the scaled objective is integral, so an
 absolute gap of 0.5 is a proof; :data:`sensaopt.exact.outcome.EXACT_OPTIONS`).
 
-Warm start: HiGHS gets the SensaScale schedule as a start solution; CBC as a
+Warm start: HiGHS gets the warm start's schedule as a start solution; CBC as a
 MIPSTART file. Both are recorded in ``Result.params["hinted"]``. When CBC is killed
 at the time limit without a solution, the warm start stays the incumbent.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, WarmStart, prepare, sensascale_start
-from sensaopt.exact.entry import solve_on
+from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, WarmStart, prepare
 from sensaopt.exact.model.builder import ModelSpec, Strength, objective_offset
-from sensaopt.exact.model.data import ModelData, precheck_size
+from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.outcome import ModelBuild, build_model
 from sensaopt.instance import Instance
-from sensaopt.result import Result
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 
@@ -41,24 +37,14 @@ def build_milp(data: ModelData, spec: ModelSpec | Strength | None = None, budget
     return build_model(data, "cbc", spec, budget)
 
 
-def solve_milp(instance: Instance, backend: str = "highs", *, start: Schedule | None = None, **options: Any) -> Result:
-    """Exact offline optimum with a MILP solver (``backend`` "highs" or "cbc").
-    ``start``: the warm start, a valid schedule (None: SensaScale's). ``options``: the
-    fields of :class:`~sensaopt.exact.settings.SolveSettings`, as in
-    :func:`sensaopt.exact.cpsat.solve_cpsat` (``cooperate``: CP-SAT continues the
-    deadline-hard phase; ``solver_options``: HiGHS option names, CBC command-line options)."""
-    if backend not in BACKENDS:
-        raise SensaoptError(f"unknown MILP backend {backend!r}; known: {', '.join(BACKENDS)}")
-    return solve_on(backend, f"milp:{backend}", instance, start, options, "solve_milp()")
-
-
-def export_model(instance: Instance, path: str, fmt: str = "mps", horizon: int | None = None,
+def export_model(instance: Instance, path: str, start: Schedule, fmt: str = "mps", horizon: int | None = None,
                  horizon_slack: int = DEFAULT_HORIZON_SLACK, max_vars: int = DEFAULT_MAX_VARS) -> dict:
-    """Write the offline MILP as MPS or LP (for SCIP, Gurobi, ...). Returns size info.
-    The file's objective is the scaled model objective; see ``params`` for the scaling."""
-    precheck_size(instance, horizon, horizon_slack, max_vars)  # before the heuristic run
-    start = WarmStart.of(instance, sensascale_start(instance))  # its makespan: the default horizon
-    data = prepare(instance, horizon, horizon_slack, False, DEFAULT_WORK_SCALE, max_vars, start).data
+    """Write the offline MILP as MPS or LP (for SCIP, Gurobi, ...) from the warm start
+    ``start`` (a valid schedule: its makespan + ``horizon_slack`` is the default horizon,
+    its allocations join the model's grid). Returns size info. The file's objective is the
+    scaled model objective; see ``params`` for the scaling. The caller checks the size
+    (:func:`~sensaopt.exact.model.data.precheck_size`) before it simulates the start."""
+    data = prepare(instance, horizon, horizon_slack, False, DEFAULT_WORK_SCALE, max_vars, WarmStart.of(instance, start)).data
     mb = build_milp(data)
     prob = mb.backend.prob  # type: ignore[attr-defined]
     if fmt == "mps":

@@ -1,10 +1,11 @@
 """The exact solve as one pipeline of phases (``models/formulation.md``, "Flow"):
 
-1. (:func:`begin`, called by the public entry :mod:`sensaopt.exact.entry` before it
-   simulates the default warm start) the clock, and the refusals from the instance alone
+1. (:func:`begin`, called by the public entries of :mod:`sensaopt.solve` before they
+   simulate the default warm start) the clock, and the refusals from the instance alone
    (model too large, numbers outside the backend's exact range), before any work;
-2. the warm start, an argument (a schedule; the public entry's default: SensaScale's),
-   validated; its makespan also sets the default horizon;
+2. the warm start, an argument (a schedule; the public entries' default: the best
+   registered policy's, :mod:`sensaopt.warm_start`), validated; its makespan also sets
+   the default horizon;
 3. the model data (:func:`~sensaopt.exact.common.prepare`) and their numeric check;
 4. the shortfall phase (:mod:`sensaopt.exact.phases.shortfall`): can every open deadline be met?
 5. yes: the deadline-hard phase (:mod:`sensaopt.exact.phases.deadline_hard`); no or unknown:
@@ -33,7 +34,7 @@ from sensaopt.exact.phases.loss import solve_loss_phases
 from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.exact.settings import MODEL_REFINE, SolveSettings
 from sensaopt.instance import Instance
-from sensaopt.result import Result, Status
+from sensaopt.result import Result, Status, WarmStartReport
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget, budget_spec
 from sensaopt.solvers.budget import SAFETY_NET_NOTE
@@ -41,13 +42,14 @@ from sensaopt.solvers.interrupt import terminate_interrupts
 
 
 def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, start: Schedule,
-                budget: TimeBudget | None = None) -> Result:
+                budget: TimeBudget | None = None, origin: WarmStartReport | None = None) -> Result:
     """The exact optimum of ``instance`` on ``engine`` (its backend, parameters and
     build; ``engine.name`` is the Result's solver), from the warm start ``start`` (a
     valid schedule; its makespan also sets the default horizon). ``budget``: the
     clock :func:`begin` started (the public entries call it before they simulate the
     default warm start; None: :func:`begin` here, ``settings.time_limit`` seconds from
-    now). SIGTERM stops it like Ctrl-C (:mod:`sensaopt.solvers.interrupt`)."""
+    now). ``origin``: where ``start`` came from, recorded as ``Result.warm_start_from``
+    (None: the caller's schedule). SIGTERM stops it like Ctrl-C (:mod:`sensaopt.solvers.interrupt`)."""
     budget = begin(instance, engine, settings, simulate_start=False) if budget is None else budget
     warm = WarmStart.of(instance, start)
     with terminate_interrupts():
@@ -59,7 +61,8 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
             res = extend_horizon(res, instance, engine, settings, warm, inner)
         relax_work = None if budget.work is None else budget.work.limit * relax_s / settings.time_limit
         res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), dominated)
-        return with_budget(replace(res, runtime_s=budget.elapsed()), settings, budget)
+        res = replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
+        return with_budget(res, settings, budget)
 
 
 def begin(instance: Instance, engine: Engine, settings: SolveSettings, simulate_start: bool) -> TimeBudget:
@@ -133,7 +136,7 @@ def extend_horizon(res: Result, instance: Instance, engine: Engine, settings: So
             why = str(e)
         else:
             if again.status == Status.OPTIMAL and not again.optimal_within_horizon_only:
-                again.params["horizon_extended_from"] = res.horizon_proof.horizon
-                return again
+                proof = again.horizon_proof
+                return again if proof is None else replace(again, horizon_proof=replace(proof, extended_from=res.horizon_proof.horizon))
             why = f"{again.status.value}: {again.message}"
     return replace(res, message=res.message + f"; a solve with the {needed} rounds the proof needs did not prove it ({why})")

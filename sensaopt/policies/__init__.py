@@ -37,8 +37,8 @@ POLICIES: Registry[type] = Registry("policy", {
     "synergy-tune": "sensaopt.policies.synergy:SynergyTunePolicy",
     "edf-tune": "sensaopt.policies.synergy:EDFTunePolicy",
     "edf-tune-demote": "sensaopt.policies.synergy:EDFTuneDemotePolicy",
-    "rolling-cpsat": "sensaopt.exact.rolling:RollingCPSATPolicy",
-    "rolling-milp": "sensaopt.exact.rolling:RollingMILPPolicy",
+    "rolling-cpsat": "sensaopt.rolling:RollingCPSATPolicy",
+    "rolling-milp": "sensaopt.rolling:RollingMILPPolicy",
 }, entry_points=ENTRY_POINT_GROUP, import_paths=True)
 """The policies by name: each a class, or ``"module:Class"`` imported on first use (so that
 ``import sensaopt`` stays light); plus the entry points of :data:`ENTRY_POINT_GROUP` and

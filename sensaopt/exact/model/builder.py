@@ -10,14 +10,40 @@ The builder is split into :func:`add_variables`, the constraint families
 
 from __future__ import annotations
 
-import math
-import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-from sensaopt.errors import SensaoptError
 from sensaopt.exact.model.data import CHANGES, JobData, ModelData, uncharged
+from sensaopt.exact.model.objective import (
+    add_objective,
+    floor_loss,
+    loss_expr,
+    model_variables,
+    objective_expr,
+    objective_offset,
+    objective_parts,
+    objective_step,
+    round_bound,
+    shortfall_expr,
+    to_objective,
+    to_scaled,
+)
+from sensaopt.exact.model.variables import (
+    BUILD_CHECK_EVERY,
+    BuildTimeout,
+    Decisions,
+    HorizonTooShort,
+    Indicators,
+    JobDeadline,
+    JobSlot,
+    JobSlotPair,
+    NodeSlot,
+    Pair,
+    Vars,
+    add_constraint,
+    check_deadline,
+)
 from sensaopt.instance import Change
 from sensaopt.solvers import Backend, TimeBudget, gc_paused
 
@@ -30,94 +56,6 @@ class Strength:
     aggregate: bool = True  # cluster-wide GPU/CPU/memory capacity per slot
     trim: bool = True  # variables only in [release, horizon)
     prune: bool = True  # completion impossible before the earliest solo finish; hopeless deadlines fixed violated
-
-
-# keys of the model's variables: job index k, slot t, (pattern, option) pair, deadline index d, node index
-Pair = tuple[int, int]  # (pattern index, option index) of a job
-JobSlotPair = tuple[int, int, Pair]  # (k, t, pair)
-JobSlot = tuple[int, int]  # (k, t)
-JobDeadline = tuple[int, int]  # (k, d)
-NodeSlot = tuple[int, int]  # (node, t)
-K = TypeVar("K", bound=Hashable)
-
-
-class Decisions(dict[K, Any]):
-    """Decision variables of the backend keyed by ``K``: every value is a variable."""
-
-
-class Indicators(Generic[K]):
-    """A 0/1 per key ``K``: a decision variable (:meth:`decide`) or a value the data
-    fix (:meth:`fix`: 0 or 1). ``ind[key]`` is either, for expressions; :meth:`var`
-    tells them apart. Iteration is in insertion order (the model's term order)."""
-
-    __slots__ = ("_fixed", "_value")
-
-    def __init__(self) -> None:
-        self._value: dict[K, Any] = {}
-        self._fixed: set[K] = set()
-
-    def decide(self, key: K, var: Any) -> None:
-        self._value[key] = var
-
-    def fix(self, key: K, value: int) -> None:
-        self._value[key] = value
-        self._fixed.add(key)
-
-    def __getitem__(self, key: K) -> Any:
-        return self._value[key]
-
-    def get(self, key: K, default: Any = None) -> Any:
-        return self._value.get(key, default)
-
-    def var(self, key: K) -> Any | None:
-        """The decision variable of ``key``; None when the data fix its value (or no such key)."""
-        return None if key in self._fixed else self._value.get(key)
-
-    def fixed(self, key: K) -> int | None:
-        """The fixed value of ``key`` (0 or 1); None when it is a decision."""
-        return self._value[key] if key in self._fixed else None
-
-    def items(self) -> Iterator[tuple[K, Any]]:
-        """(key, variable or fixed value), in insertion order."""
-        return iter(self._value.items())
-
-    def decisions(self) -> Iterator[tuple[K, Any]]:
-        """(key, variable) of the keys that are decisions, in insertion order."""
-        return ((k, x) for k, x in self._value.items() if k not in self._fixed)
-
-    def __iter__(self) -> Iterator[K]:
-        return iter(self._value)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._value
-
-    def __len__(self) -> int:
-        return len(self._value)
-
-
-@dataclass
-class Vars:
-    """The model's variables and expressions, by kind (keys above; units: slots, progress
-    units of :mod:`sensaopt.exact.model.data`), and the objective's terms."""
-
-    x: Decisions[JobSlotPair] = field(default_factory=Decisions)  # placement binaries
-    run: dict[JobSlot, Any] = field(default_factory=dict)  # expressions: the sum of the slot's x
-    rb: Indicators[JobSlot] = field(default_factory=Indicators)  # ran before slot t
-    loss: Decisions[JobSlot] = field(default_factory=Decisions)  # progress units lost to the slot's change
-    cum: Decisions[JobSlot] = field(default_factory=Decisions)  # progress units done by the end of t
-    done: Indicators[JobSlot] = field(default_factory=Indicators)  # complete by the end of t
-    met: Indicators[JobDeadline] = field(default_factory=Indicators)  # deadline d met
-    leftover: Decisions[int] = field(default_factory=Decisions)  # job k: rounds of work left after the window
-    ever: Decisions[NodeSlot] = field(default_factory=Decisions)  # node used by slot t (symmetry breaking)
-    shortfall: Decisions[JobDeadline] = field(default_factory=Decisions)  # work units short at deadline d (shortfall model)
-    families: dict[str, int] = field(default_factory=dict)  # family -> constraints added
-    objective_terms: list[tuple[int, Any]] = field(default_factory=list)  # (coef, var) for the variable part
-    objective_const: int = 0  # scaled constant part of the variable objective expression
-    loss_terms: list[tuple[int, Any]] = field(default_factory=list)  # (coef, var): the deadline-loss part of objective_terms
-    loss_const: int = 0  # scaled constant of the deadline-loss part (hopeless deadlines)
-    deadline: float | None = None  # time.perf_counter() value past which building stops (BuildTimeout)
-    added: int = 0  # constraints added so far (the deadline is looked at every BUILD_CHECK_EVERY)
-
 
 FamilyFn = Callable[[ModelData, Backend, "Vars", Strength], None]
 """Adds one family's constraints: ``(data, backend, variables, strength)``."""
@@ -133,23 +71,6 @@ class Family:
     name: str
     add: FamilyFn
     warm_start: bool = False
-
-
-class HorizonTooShort(SensaoptError):
-    """Some job cannot finish within the horizon even alone: the model is infeasible."""
-
-
-class BuildTimeout(SensaoptError):
-    """The time limit ran out while the model was being built."""
-
-
-BUILD_CHECK_EVERY = 512  # constraints between two looks at the clock while building (variables: after every job)
-
-
-def check_deadline(v: Vars) -> None:
-    """Raise :class:`BuildTimeout` when the build's deadline has passed."""
-    if v.deadline is not None and time.perf_counter() > v.deadline:
-        raise BuildTimeout("the time limit ran out while building the model")
 
 
 def build(data: ModelData, be: Backend, spec: ModelSpec | Strength | None = None, budget: TimeBudget | None = None) -> Vars:
@@ -228,23 +149,6 @@ def _sym_pairs(data: ModelData) -> Iterator[tuple[int, int]]:
         if nodes[n].type is nodes[n + 1].type:
             for t in range(data.H):
                 yield n, t
-
-
-def _count(v: Vars, family: str, n: int = 1) -> None:
-    v.families[family] = v.families.get(family, 0) + n
-
-
-def add_constraint(be: Backend, v: Vars, con: Any, family: str) -> None:
-    """Add ``con`` to family ``family`` (counted in ``v.families``); a constant ``True`` is skipped."""
-    if isinstance(con, bool):
-        if not con:
-            raise AssertionError(f"constant constraint of family {family} is false")
-        return
-    be.add(con, family)
-    _count(v, family)
-    v.added += 1
-    if v.added % BUILD_CHECK_EVERY == 0:
-        check_deadline(v)
 
 
 # ---- constraint families -------------------------------------------------------------------
@@ -562,127 +466,14 @@ def spec_of(spec: ModelSpec | Strength | None) -> ModelSpec:
 
 
 # ---- objective -----------------------------------------------------------------------------
-def objective_parts(data: ModelData) -> tuple[int, dict]:
-    """Integer coefficients: (R·Q per unfinished slot, {(k, d): weight·n·Q·Δvalue})."""
-    Q, n = data.obj_scale, max(data.n, 1)
-    slot_coef = round(data.R * Q)
-    wv = data.instance.objective.violation_weight
-    met_coef = {}
-    for jd in data.jobs:
-        vals = [val for _, val in jd.deadlines] + [0.0]
-        for d in range(len(jd.deadlines)):
-            met_coef[jd.k, d] = round(wv * n * Q * (vals[d] - vals[d + 1]))
-    return slot_coef, met_coef
 
 
-def objective_step(data: ModelData) -> int:
-    """The scaled objective's granularity: the gcd of its coefficients (``R·Q`` per
-    unfinished slot, each deadline's weight; leftover rounds cost ``R·Q`` too). Every
-    schedule's scaled objective — constant included — is a multiple of it, so a bound
-    ``b`` proves ``⌈b / step⌉·step`` (:func:`round_bound`)."""
-    slot_coef, met_coef = objective_parts(data)
-    return math.gcd(slot_coef, *(c for c in met_coef.values() if c)) or 1
-
-
-def round_bound(data: ModelData, bound: float, step: int | None = None) -> float:
-    """A proven bound (scaled) raised to the next multiple of :func:`objective_step`
-    (``step``, if the caller has it; a float tolerance of 1e-6 relative is taken off first)."""
-    step = objective_step(data) if step is None else step
-    return float(math.ceil((bound - 1e-6 * max(1.0, abs(bound))) / step) * step)
-
-
-def add_objective(data: ModelData, be: Backend, v: Vars) -> None:
-    """n·Q × (violation_weight·Σ loss + avg JCT) minus a constant (see :func:`objective_offset`):
-    Σ R·Q·(1 − done[t]) + Σ c_d·(1 − met_d) (+ leftover rounds in a rolling window).
-    The deadline-loss part Σ c_d·(1 − met_d) is also kept apart (``v.loss_terms``,
-    ``v.loss_const``) for the lexicographic solve."""
-    slot_coef, met_coef = objective_parts(data)
-    terms, const = [], 0
-    have: dict = {}
-    for (k, _t) in v.done:
-        have[k] = have.get(k, 0) + 1
-    for jd in data.jobs:  # slots without variables: before release unfinished, from the job's end on finished
-        const += slot_coef * (data.end(jd) - have.get(jd.k, 0))
-    for key, d in v.done.items():
-        if v.done.fixed(key) is None:
-            terms.append((-slot_coef, d))
-            const += slot_coef
-        elif d == 0:
-            const += slot_coef
-    loss_terms, loss_const = [], 0
-    for (k, d), m in v.met.items():
-        c = met_coef[k, d]
-        if v.met.fixed((k, d)) is None:
-            loss_terms.append((-c, m))
-            loss_const += c
-        elif m == 0:
-            loss_const += c
-    for lo in v.leftover.values():
-        terms.append((slot_coef, lo))
-    v.objective_terms, v.objective_const = terms + loss_terms, const + loss_const
-    v.loss_terms, v.loss_const = loss_terms, loss_const
-    be.minimize(objective_expr(be, v))
-
-
-def floor_loss(data: ModelData, be: Backend, v: Vars, floor: float) -> bool:
-    """Relaxation only: minimize the objective with its loss part raised to ``floor``
-    (metrics units, violation weight × value; a loss every *valid* schedule pays at
-    least), i.e. avg JCT + max(loss, ``floor``). A valid schedule costs at least that for
-    its relaxed image (which completes no later: no more loss, no more JCT), so the
-    bound stays a bound, and the relaxation can no longer trade a loss the problem
-    cannot avoid for JCT. False (nothing changed) when no deadline decision is open."""
-    units = math.floor(floor * max(data.n, 1) * data.obj_scale + 1e-6)
-    if not v.loss_terms or units <= v.loss_const - sum(-c for c, _ in v.loss_terms):  # the fixed misses pay it
-        return False
-    paid = be.int_var(0, max(v.loss_const, units), "loss_at_floor")  # loss_const: every open deadline missed
-    add_constraint(be, v, paid >= loss_expr(be, v), "loss_floor")
-    add_constraint(be, v, paid >= units, "loss_floor")
-    rest = v.objective_terms[:len(v.objective_terms) - len(v.loss_terms)]  # add_objective puts the loss terms last
-    be.minimize(be.sum([c * x for c, x in rest]) + (v.objective_const - v.loss_const) + paid)
-    return True
-
-
-def objective_expr(be: Backend, v: Vars) -> Any:
-    """The whole scaled objective as a backend expression."""
-    return be.sum([c * x for c, x in v.objective_terms]) + v.objective_const
-
-
-def loss_expr(be: Backend, v: Vars) -> Any:
-    """The scaled deadline-loss part (weight·n·Q·lost value) as a backend expression."""
-    return be.sum([c * x for c, x in v.loss_terms]) + v.loss_const
-
-
-def shortfall_expr(be: Backend, v: Vars) -> Any:
-    """Σ work units short at the priced deadlines (the shortfall model's objective)."""
-    return be.sum(v.shortfall.values())
-
-
-def model_variables(v: Vars) -> list[Any]:
-    """Every decision variable of the model (constants left out), for complete hints."""
-    out = list(v.x.values())
-    out.extend(x for _, x in v.rb.decisions())
-    out.extend(v.loss.values())
-    out.extend(v.cum.values())
-    out.extend(x for _, x in v.done.decisions())
-    out.extend(x for _, x in v.met.decisions())
-    for group in (v.leftover, v.ever, v.shortfall):
-        out.extend(group.values())
-    return out
-
-
-def objective_offset(data: ModelData) -> float:
-    """Objective = (scaled model objective) / (n·Q) + this offset (minutes):
-    Σ_j ((start_round + 1)·R − arrival_j) / n (JCT = (C_j + 1)·R − a_j, C_j = unfinished slots)."""
-    n = max(data.n, 1)
-    tot = sum((data.start_round + 1) * data.R - jd.job.arrival for jd in data.jobs)
-    return tot / n
-
-
-def to_objective(data: ModelData, scaled: float) -> float:
-    """Convert a scaled model objective (or bound) to metrics units."""
-    return scaled / (max(data.n, 1) * data.obj_scale) + objective_offset(data)
-
-
-def to_scaled(data: ModelData, objective: float) -> float:
-    """The inverse of :func:`to_objective`: a metrics objective in scaled model units."""
-    return (objective - objective_offset(data)) * max(data.n, 1) * data.obj_scale
+# what this module offered before its variables and objective moved out (imported from here, documented here)
+__all__ = [
+    "BUILD_CHECK_EVERY", "BUILTIN_FAMILIES", "BuildTimeout", "Decisions", "Family", "FamilyFn", "HorizonTooShort", "Indicators",
+    "JobDeadline", "JobSlot", "JobSlotPair", "ModelSpec", "NodeSlot", "Pair", "Strength", "Vars", "add_constraint",
+    "add_objective", "add_variables", "build", "c_aggregate", "c_capacity", "c_change", "c_deadline", "c_done", "c_min_run_slots",
+    "c_one_placement", "c_progress", "c_ran_before", "c_release", "c_shortfall", "c_symmetry", "check_deadline", "floor_loss",
+    "loss_expr", "max_loss", "model_variables", "objective_expr", "objective_offset", "objective_parts", "objective_step",
+    "round_bound", "shortfall_expr", "spec_of", "to_objective", "to_scaled"
+]

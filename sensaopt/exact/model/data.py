@@ -230,6 +230,19 @@ def uncharged(nodes: tuple, pattern: Pattern, node: int, gpus: int) -> bool:
     return len(pattern.parts) > 1 and gpus >= nodes[node].gpus
 
 
+def _deadline_slots(job: Job, R: float, start_round: int, earliest: int) -> tuple[list[tuple[int, float]], list[float]]:
+    """``job``'s deadlines as (last slot that meets it, value), slots counted from
+    ``start_round`` in rounds of ``R`` minutes, and the deadlines (minutes) whose last
+    slot comes before its ``earliest`` finishing slot: missed by every schedule."""
+    dl, missed = [], []
+    for at, v in job.deadlines():
+        last = math.floor((at + 1e-9) / R) - 1 - start_round
+        dl.append((last, v))
+        if last < earliest:
+            missed.append(at)
+    return dl, missed
+
+
 def build_data(
     instance: Instance,
     horizon: int,
@@ -287,12 +300,9 @@ def build_data(
             raise SensaoptError(f"job {job.id} fits no node with any allocation option")
         best = max(usable)
         earliest = release + math.ceil(W / best) - 1
-        dl = []
-        for at, v in job.deadlines():
-            last = math.floor((at + 1e-9) / R) - 1 - start_round
-            dl.append((last, v))
-            if last < earliest:
-                hopeless.setdefault(job.id, []).append(at)
+        dl, missed = _deadline_slots(job, R, start_round, earliest)
+        if missed:
+            hopeless[job.id] = missed
         mems.extend(o.mem for o in opts)
         cpus.extend(o.cpu for o in opts)
         jobs.append(

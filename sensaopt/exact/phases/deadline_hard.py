@@ -110,7 +110,7 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     params = base_params(engine, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
                                                 "complete_start": fallback is not None})
     if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
-        res = early_result(engine.name, data, Status.TIME_LIMIT, budget, params, msg + "; incumbent = the SensaScale schedule",
+        res = early_result(engine.name, data, Status.TIME_LIMIT, budget, params, msg + "; incumbent = the warm start",
                             incumbent=prep.heuristic)
         res.model_size = model_size(mb)
         b = to_objective(data, out.bound) if out.bound is not None else None

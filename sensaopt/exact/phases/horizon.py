@@ -61,9 +61,9 @@ def proof_of(data: ModelData, objective: float | None, bound: float | None, loss
 
 def with_horizon_proof(res: Result, data: ModelData, loss_lower: int, exempt: frozenset[int] = frozenset()) -> Result:
     """``Result.horizon_proof`` and the status message: OPTIMAL is the optimum when
-    every optimal schedule provably ends within the horizon; otherwise
-    ``params["optimal_within_horizon"] = H`` and the message say it is the optimum among
-    schedules ending within H rounds."""
+    every optimal schedule provably ends within the horizon; otherwise the proof
+    (``optimal_within_horizon``) and the message say it is the optimum among schedules
+    ending within H rounds."""
     loss_floor = loss_lower / (max(data.n, 1) * data.obj_scale)
     proof = proof_of(data, res.objective, res.bound, loss_floor, exempt)
     res.horizon_proof = proof
@@ -72,6 +72,6 @@ def with_horizon_proof(res: Result, data: ModelData, loss_lower: int, exempt: fr
     if proof.contains_optimum:
         note = f"; globally optimal: every optimal schedule ends within the horizon of {data.H} rounds (needs {proof.needed})"
     else:
-        res.params["optimal_within_horizon"] = data.H
+        res.horizon_proof = replace(proof, optimal_within_horizon=True)
         note = f"; optimal within a horizon of {data.H} rounds (not proven beyond: an optimal schedule may need {proof.needed})"
     return replace(res, message=res.message + note)

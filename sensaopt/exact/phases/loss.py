@@ -43,7 +43,7 @@ def solve_loss_phases(prep: Prepared, short: ShortfallOutcome | None, engine: En
     else:
         out = engine.run(mb, budget)
     extra = {"hinted": hinted, "heuristic_objective": prep.heuristic.objective,
-             "start": "none" if not hinted else "sensascale" if start is prep.hint else "shortfall"}
+             "start": "none" if not hinted else "warm start" if start is prep.hint else "shortfall"}
     if lex is None:
         extra["lexicographic"] = False  # the setting: a weighted solve
     res = make_result(engine.name, mb, out, budget.elapsed(), base_params(engine, settings, mb, extra), vals)
@@ -52,7 +52,7 @@ def solve_loss_phases(prep: Prepared, short: ShortfallOutcome | None, engine: En
 
 
 def _hint(mb: ModelBuild, prep: Prepared, short: ShortfallOutcome | None) -> tuple[Schedule | None, dict]:
-    """Hint the best start (:func:`better_start`; the SensaScale schedule if that one is
+    """Hint the best start (:func:`better_start`; the warm start if that one is
     not representable): the start used and its variable values (empty: no hint)."""
     data = mb.data
     start = better_start(data, prep, short)
@@ -70,7 +70,7 @@ def _hint(mb: ModelBuild, prep: Prepared, short: ShortfallOutcome | None) -> tup
 def better_start(data: ModelData, prep: Prepared, short: ShortfallOutcome | None) -> Schedule | None:
     """The warm start of the loss phases: the shortfall run's incumbent completed
     greedily (:func:`complete_schedule`) when it is valid and its objective beats the
-    SensaScale schedule's, else the SensaScale schedule (None without warm start)."""
+    warm start's, else the warm start (None without warm start)."""
     if prep.hint is None or short is None or short.best is None:
         return prep.hint
     cand = complete_schedule(data, short.best)

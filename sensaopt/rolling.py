@@ -151,7 +151,7 @@ class RollingMILPPolicy(RollingPolicy):
 class RoundGapRecorder(BasePolicy):
     """Wraps a policy: each round, lets it decide, then solves the window model twice —
     free (the window optimum) and with the first round fixed to the policy's decision —
-    and records both values (window-objective units, see :mod:`sensaopt.exact.rolling`).
+    and records both values (window-objective units, see :mod:`sensaopt.rolling`).
     The simulator runs the wrapped policy's decisions unchanged."""
 
     config_class = RollingConfig
