@@ -99,6 +99,25 @@ def test_admission_by_hand(name):
     assert set(out) == {"E", "D", "C"}
 
 
+def test_planner_alone():
+    # the planner without the policy around it: the by-hand case above, with the artifact's rules
+    from sensaopt.policies.chronus.planner import ChronusPlanner
+
+    jobs = [
+        Job("A", 0.0, 8, 60.0, FLAT, deadline=100.0),
+        Job("B", 0.0, 8, 20.0, FLAT, deadline=120.0),
+        Job("C", 0.0, 4, 20.0, FLAT, deadline=200.0),
+        Job("D", 0.0, 2, 30.0, FLAT),
+        Job("E", 0.0, 1, 20.0, FLAT, deadline=30.0),
+    ]
+    inst = _tiny_instance(jobs)
+    planner = ChronusPlanner(ChronusConfig(), inst)
+    out = planner.plan(_state(inst))
+    assert set(out) == {"E", "D", "C"}
+    assert planner.state.classes == {"A": "admitted", "B": "unadmitted", "C": "admitted", "D": "best_effort", "E": "admitted"}
+    assert planner.state.stats.admitted == 2 and planner.state.stats.forced == 1
+
+
 def test_admitted_job_meets_deadline_end_to_end():
     jobs = [
         Job("A", 0.0, 8, 60.0, FLAT, deadline=100.0),
