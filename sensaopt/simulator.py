@@ -27,7 +27,7 @@ from sensaopt.policies import Decider, Policy, make_policy
 from sensaopt.policies.base import Allocation, JobState, RoundState, check_config
 from sensaopt.progress import first_round
 from sensaopt.result import Result, Status, package_versions
-from sensaopt.schedule import ScheduleBuilder
+from sensaopt.schedule import Schedule, ScheduleBuilder
 from sensaopt.validator import check_schedule
 
 ProgressFn = Callable[[int, int, int], None]  # (round, finished jobs, total jobs)
@@ -114,50 +114,8 @@ def simulate(
     truth = apply_profile_error(instance, profile_error, seed)
     public = public_instance(truth)
     pol.reset(public)
-
-    R = instance.round_minutes
-    order = sorted(range(len(truth.jobs)), key=lambda k: (truth.release_round(truth.jobs[k]), k))
-    release = [truth.release_round(truth.jobs[k]) for k in order]
-    nxt = 0
-    active: dict[str, JobState] = {}
-    truth_of: dict[str, Job] = {}
-    costs: dict[str, ChangeCosts] = {}  # per job: minutes lost to a restart, a migration, a resize
-    speeds: dict[str, float] = {}  # per job: profile speed on its last placements
-    builder = ScheduleBuilder(R)
-    n_total, n_done = len(truth.jobs), 0
-    r = release[0] if release else 0
     limit = max_rounds if max_rounds is not None else _round_limit(truth)
-    rounds_run = 0
-
-    while n_done < n_total:
-        while nxt < len(order) and release[nxt] <= r:
-            j = truth.jobs[order[nxt]]
-            active[j.id] = JobState(spec=public.jobs[order[nxt]], remaining=j.work)
-            truth_of[j.id] = j
-            costs[j.id] = ChangeCosts.of(truth.overheads, j.gpus)
-            nxt += 1
-        if not active:
-            r = release[nxt]
-            continue
-        if r > limit:
-            raise PolicyError(_unfinished_message(pol, active, truth_of, limit))
-        state = RoundState(r, r * R, R, truth.cluster, truth.overheads, list(active.values()), len(order) - nxt)
-        alloc = pol.decide(state)
-        _check_decision(alloc, active, truth, pol.name, r)
-        rounds_run += 1
-        if not alloc:
-            if nxt >= len(order):
-                raise PolicyError(f"policy {pol.name!r} ran nothing in round {r} while {len(active)} jobs wait and none will arrive")
-            builder.add_round(r, alloc)
-            r = max(r + 1, release[nxt])
-            continue
-        builder.add_round(r, alloc)
-        n_done += _run_round(alloc, active, truth_of, costs, speeds, r, R)
-        if progress is not None:
-            progress(r, n_done, n_total)
-        r += 1
-
-    schedule = builder.build({"policy": pol.name})
+    schedule, rounds_run = _rounds(truth, public, pol, limit, progress)
     ev = check_schedule(truth, schedule)
     if validate and ev.errors:
         raise ev.errors[0]
@@ -176,6 +134,53 @@ def simulate(
         evaluation=ev,
         truth=truth,
     )
+
+
+def _rounds(truth: Instance, public: Instance, pol: Decider, limit: int, progress: ProgressFn | None) -> tuple[Schedule, int]:
+    """The round loop of :func:`simulate`: admit the jobs released by each round,
+    ask ``pol`` (already reset), check and account its decision, skip idle stretches,
+    until every job of ``truth`` finishes. ``public``: ``truth`` as the policy sees it.
+    Returns the schedule and the number of rounds decided; :class:`PolicyError` past
+    round ``limit`` or when the policy stalls."""
+    R = truth.round_minutes
+    order = sorted(range(len(truth.jobs)), key=lambda k: (truth.release_round(truth.jobs[k]), k))
+    release = [truth.release_round(truth.jobs[k]) for k in order]
+    nxt = 0
+    active: dict[str, JobState] = {}
+    truth_of: dict[str, Job] = {}
+    costs: dict[str, ChangeCosts] = {}  # per job: minutes lost to a restart, a migration, a resize
+    speeds: dict[str, float] = {}  # per job: profile speed on its last placements
+    builder = ScheduleBuilder(R)
+    n_total, n_done = len(truth.jobs), 0
+    r = release[0] if release else 0
+    rounds_run = 0
+    while n_done < n_total:
+        while nxt < len(order) and release[nxt] <= r:
+            j = truth.jobs[order[nxt]]
+            active[j.id] = JobState(spec=public.jobs[order[nxt]], remaining=j.work)
+            truth_of[j.id] = j
+            costs[j.id] = ChangeCosts.of(truth.overheads, j.gpus)
+            nxt += 1
+        if not active:
+            r = release[nxt]
+            continue
+        if r > limit:
+            raise PolicyError(_unfinished_message(pol, active, truth_of, limit))
+        state = RoundState(r, r * R, R, truth.cluster, truth.overheads, list(active.values()), len(order) - nxt)
+        alloc = pol.decide(state)
+        _check_decision(alloc, active, truth, pol.name, r)
+        rounds_run += 1
+        builder.add_round(r, alloc)
+        if not alloc:
+            if nxt >= len(order):
+                raise PolicyError(f"policy {pol.name!r} ran nothing in round {r} while {len(active)} jobs wait and none will arrive")
+            r = max(r + 1, release[nxt])
+            continue
+        n_done += _run_round(alloc, active, truth_of, costs, speeds, r, R)
+        if progress is not None:
+            progress(r, n_done, n_total)
+        r += 1
+    return builder.build({"policy": pol.name}), rounds_run
 
 
 def _run_round(alloc: Allocation, active: dict[str, JobState], truth_of: dict[str, Job], costs: dict[str, ChangeCosts],

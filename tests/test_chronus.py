@@ -63,6 +63,17 @@ def _state(inst: Instance, r: int = 0) -> RoundState:
     return RoundState(r, r * inst.round_minutes, inst.round_minutes, inst.cluster, inst.overheads, js)
 
 
+def _by_hand_instance() -> Instance:
+    """A to E of :func:`test_admission_by_hand` (its comments give the arithmetic)."""
+    return _tiny_instance([
+        Job("A", 0.0, 8, 60.0, FLAT, deadline=100.0),
+        Job("B", 0.0, 8, 20.0, FLAT, deadline=120.0),
+        Job("C", 0.0, 4, 20.0, FLAT, deadline=200.0),
+        Job("D", 0.0, 2, 30.0, FLAT),
+        Job("E", 0.0, 1, 20.0, FLAT, deadline=30.0),
+    ])
+
+
 @pytest.mark.parametrize("name", ["chronus", "chronus-clean"])
 def test_admission_by_hand(name):
     # One 8-GPU node, R = 5, L = 20. At t = 0 the lease step runs first, then the
@@ -75,14 +86,7 @@ def test_admission_by_hand(name):
     #    it is force-guaranteed, and the artifact relabels it admitted (submitted in this lease).
     # (In the artifact B's rejected request stays in the packing lists for the rest of the
     # step, moved to the end of its binary search: C still packs.)
-    jobs = [
-        Job("A", 0.0, 8, 60.0, FLAT, deadline=100.0),
-        Job("B", 0.0, 8, 20.0, FLAT, deadline=120.0),
-        Job("C", 0.0, 4, 20.0, FLAT, deadline=200.0),
-        Job("D", 0.0, 2, 30.0, FLAT),
-        Job("E", 0.0, 1, 20.0, FLAT, deadline=30.0),
-    ]
-    inst = _tiny_instance(jobs)
+    inst = _by_hand_instance()
     pol = make_policy(name)
     assert isinstance(pol, ChronusPolicy)
     pol.reset(inst)
@@ -97,6 +101,18 @@ def test_admission_by_hand(name):
     # remaining x GPUs: D (best effort: est int(30*1.05*1.1)=34, x2 = 68), then B (24*8)
     # does not fit, then admitted C
     assert set(out) == {"E", "D", "C"}
+
+
+def test_planner_alone():
+    # the planner without the policy around it: the by-hand case above, with the artifact's rules
+    from sensaopt.policies.chronus.planner import ChronusPlanner
+
+    inst = _by_hand_instance()
+    planner = ChronusPlanner(ChronusConfig(), inst)
+    out = planner.plan(_state(inst))
+    assert set(out) == {"E", "D", "C"}
+    assert planner.state.classes == {"A": "admitted", "B": "unadmitted", "C": "admitted", "D": "best_effort", "E": "admitted"}
+    assert planner.state.stats.admitted == 2 and planner.state.stats.forced == 1
 
 
 def test_admitted_job_meets_deadline_end_to_end():

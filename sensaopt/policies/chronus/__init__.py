@@ -1,4 +1,5 @@
-"""Chronus (SoCC 2021) baseline. The round (policy); what it remembers (state: the
+"""Chronus (SoCC 2021) baseline. The policy (policy) around its round planning
+(planner); what it remembers (state: the
 lease clock, the jobs of job, the class transitions) and its counters (stats); the
 artifact vs clean-reading rules as strategy objects (rules); the lease boundary
 (lease_step) and the 5-minute step (admission_step); the filling orders (order) and

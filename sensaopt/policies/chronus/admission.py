@@ -24,23 +24,24 @@ def greedy_pack(requests: list[Request], capacity: list[int], total: int) -> dic
     """
     horizon = max([m for _, _, _, m in requests] + [len(capacity)])
     cap = list(capacity) + [total] * (horizon - len(capacity))
-    order = sorted(range(len(requests)), key=lambda k: (-requests[k][1], requests[k][3] - requests[k][2], -requests[k][3], k))
+    order = sorted([(-r, m - leases, -m, k) for k, (_, r, leases, m) in enumerate(requests)])  # k: ties in input order
     plans: dict = {}
-    for k in order:
+    for _r, _slack, _m, k in order:
         key, r, leases, m = requests[k]
         if leases > m:
             return None
         got: list[int] = []
-        t = m - 1
-        while t >= 0 and len(got) < leases:
-            if cap[t] >= r:
-                got.append(t)
-            t -= 1
-        if len(got) < leases:
-            return None
-        for t in got:
-            cap[t] -= r
-        plans[key] = sorted(got)
+        if leases > 0:
+            for t in range(m - 1, -1, -1):  # the latest slots with room, from m - 1 backwards
+                if cap[t] >= r:
+                    got.append(t)
+                    if len(got) == leases:
+                        break
+            if len(got) < leases:
+                return None
+            for t in got:
+                cap[t] -= r
+        plans[key] = got[::-1]  # ascending
     return plans
 
 

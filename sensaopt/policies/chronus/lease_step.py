@@ -20,7 +20,7 @@ def plan_lease(state: ChronusState, rules: ChronusRules, config: ChronusConfig, 
         job.forced = False
     sign = -1.0 if config.adaptive and any(job.queue_class == UNACCEPTED for job in jobs.values()) else 1.0
     lease_jobs, option_index = lease_requests(state, rules, active, lease * state.clock.lease_minutes)
-    horizon = max([max(m for m, _ in j.options) for j in lease_jobs] + [1])
+    horizon = max([max(j.options)[0] for j in lease_jobs] + [1])  # (m, value) pairs: the largest m
     capacity = [state.total_gpus] * horizon
     lease_jobs = keep_cached_plans(state, lease_jobs, option_index, capacity, lease)
     if lease_jobs:
@@ -33,7 +33,7 @@ def plan_lease(state: ChronusState, rules: ChronusRules, config: ChronusConfig, 
             if jid in selection.plans:
                 k, slots = selection.plans[jid]
                 job.option = option_index[jid][k]
-                job.plan = tuple(lease + t for t in slots)
+                job.plan = tuple([lease + t for t in slots])
             else:  # only a fallback leaves an admitted job out: it becomes unadmitted
                 job.plan, job.option = None, None
                 state.set_class(job, UNACCEPTED)

@@ -62,17 +62,25 @@ def place_round(state: ChronusState, rules: ChronusRules, round_state: RoundStat
     others = [p for p in known if p[0].id not in guaranteed]
     keyed = sorted(zip(order_keys(others, round_state.now, rules.overruns_first), others), key=_first)
     rest = [p for _, p in keyed]
+    # (every job asks for a GPU at least: once none is free, the passes below place nothing)
     for job, js in rest:
+        if pool.free <= 0:
+            break
         if rules.placed_with_forced(job):
             put(pool, out, round_state, js)
     if not boundary:
+        prev = round_state.round - 1
         for _job, js in rest:
-            if js.id not in out and round_state.was_running(js):
+            if pool.free <= 0:
+                break
+            if js.last_round == prev and js.id not in out:  # was running
                 put(pool, out, round_state, js)
         if state.fill_budget > 0:
             urgency = {k[-1]: k[2] for k, _ in keyed}  # job id -> urgency, from the keys above
             filling_pass(state, pool, out, round_state, rest, urgency)
     for _job, js in rest:
+        if pool.free <= 0:
+            break
         if js.id not in out:
             put(pool, out, round_state, js)
     for jid in out:

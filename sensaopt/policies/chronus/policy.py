@@ -66,35 +66,34 @@ started by the filling pass gets for the minutes since the last 5-minute step, a
 from __future__ import annotations
 
 from sensaopt.instance import Instance
-from sensaopt.policies.base import Allocation, BasePolicy, JobState, RoundState
+from sensaopt.policies.base import Allocation, BasePolicy, RoundState
 
-from .admission_step import admit_new, check_waiting, force_guarantee
 from .config import ChronusConfig
-from .job import ChronusJob
-from .lease_step import plan_lease
-from .placement import place_round
-from .rules import ChronusRules, rules_for
+from .planner import ChronusPlanner
+from .rules import ChronusRules
 from .state import ChronusState
 from .stats import ChronusStats
 
 
 class ChronusPolicy(BasePolicy):
-    """Chronus; see the module docstring. What it remembers is in ``self.state``
-    (:class:`~.state.ChronusState`), its counters in ``self.stats``
-    (:class:`~.stats.ChronusStats`), each job's final class in ``self.classes``
-    (admitted / unadmitted / best_effort / hopeless)."""
+    """Chronus as a policy (see the module docstring): the round's plan is its
+    :class:`~.planner.ChronusPlanner`'s, made anew at each reset. What it remembers
+    is in ``self.state`` (:class:`~.state.ChronusState`), its counters in
+    ``self.stats`` (:class:`~.stats.ChronusStats`), each job's final class in
+    ``self.classes`` (admitted / unadmitted / best_effort / hopeless)."""
 
     name = "chronus"
     config_class = ChronusConfig
     config: ChronusConfig
+    planner: ChronusPlanner
     state: ChronusState
     stats: ChronusStats
     rules: ChronusRules
 
     def reset(self, instance: Instance) -> None:
         super().reset(instance)
-        self.rules = rules_for(self.config)
-        self.state = ChronusState.of(self.config, instance)
+        self.planner = ChronusPlanner(self.config, instance)
+        self.rules, self.state = self.planner.rules, self.planner.state
         self.stats = self.state.stats
 
     @property
@@ -102,36 +101,7 @@ class ChronusPolicy(BasePolicy):
         return self.state.classes
 
     def decide(self, state: RoundState) -> Allocation:
-        chronus, rules = self.state, self.rules
-        active = {js.id: js for js in state.jobs}
-        lease = chronus.clock.lease_of(state.round)
-        boundary = lease != chronus.current_lease
-        chronus.fill_budget = rules.filling_budget(chronus, active, boundary)
-        chronus.endings = {}
-        self._sync_jobs(state, active)
-        rules.demote_overruns(chronus, state, active, boundary)
-        if boundary:
-            chronus.current_lease = lease
-            plan_lease(chronus, rules, self.config, active, lease)
-        if boundary or state.round % chronus.clock.admission_every_rounds == 0:
-            admit_new(chronus, rules, active, lease)
-            check_waiting(chronus, rules, state, active, boundary)
-            if self.config.force_guarantee:
-                force_guarantee(chronus, rules, state, active, lease, boundary)
-        out = place_round(chronus, rules, state, boundary)
-        rules.predict_endings(chronus, state, active, out)
-        return out
-
-    def _sync_jobs(self, state: RoundState, active: dict[str, JobState]) -> None:
-        """Forget finished jobs; add arrivals (to be seen by the next admission step)."""
-        chronus = self.state
-        for jid in [j for j in chronus.jobs if j not in active]:
-            del chronus.jobs[jid]
-            chronus.guaranteed.discard(jid)
-        for js in state.jobs:
-            if js.id not in chronus.jobs:
-                chronus.jobs[js.id] = ChronusJob.of(js, chronus.share, self.config.lease_minutes)
-                chronus.new_jobs.append(js.id)
+        return self.planner.plan(state)
 
 
 class ChronusCleanPolicy(ChronusPolicy):

@@ -139,6 +139,9 @@ def fill_spare(planner: RoundPlan, cfg: SensaScaleConfig) -> None:
         n = p.placements[0].node
         if pool.cpus[n] <= 0 and pool.mem[n] <= 1e-9:
             continue
-        o = _best_fitting(p, pool.cpus[n], pool.mem[n], p.info.facts.opt.speed)
+        cap = p.info.facts.opt.speed
+        if p.option.speed >= cap + 1e-12:  # at its optimal demand already: _best_fitting finds nothing faster
+            continue
+        o = _best_fitting(p, pool.cpus[n], pool.mem[n], cap)
         if o is not None and (not cfg.resize_pays or _pays(planner, p, o)):
             _resize(planner, p, o)

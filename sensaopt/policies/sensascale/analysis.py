@@ -212,11 +212,14 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             c = cache[spec.id] = JobConstants(f, costs, spec.deadlines(), costs[RESTART], f.base[ref],
                                               (costs[NONE], costs[MIGRATION], costs[RESIZE]))
         f = c.facts
-        running = js.last_round == prev_round
-        cur = f.current(js.placements) if running and js.placements else None
+        last = js.last_round
+        running = last == prev_round
+        pls = js.placements
+        cur = (f.option_of(pls[0]) if len(pls) == 1 else f.current(pls)) if running and pls else None
         oh = c.restart
-        start_oh = 0.0 if (running or js.last_round is None) else oh
-        corr = js.speed_correction
+        start_oh = 0.0 if (running or last is None) else oh
+        pw = js.predicted_work
+        corr = js.observed_work / pw if pw > 0 else 1.0  # JobState.speed_correction, inline
         t_opt = js.remaining / (f.opt.speed * corr)
         target = None
         for at, _value in c.deadlines:

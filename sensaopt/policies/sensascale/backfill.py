@@ -9,18 +9,7 @@ Times in minutes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .round_plan import RoundPlan
-
-
-@dataclass
-class Reservation:
-    time: float  # minutes
-    spare: dict[int, int] = field(default_factory=dict)  # node -> GPUs others may still use past `time`
-    exempt: frozenset[str] = frozenset()  # running jobs already counted as busy past `time` (if they stay)
+from .round_plan import Reservation, RoundPlan
 
 
 def allowed(plan: RoundPlan, node: int, gpus: int, end: float, job: str = "") -> bool:

@@ -185,14 +185,17 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
     rate = np.zeros(k)
     cr = np.zeros(k)
     cm = np.zeros(k)
-    for n, x in enumerate(infos):
-        if x.running and len(x.last_placements) == 1:
-            node[n] = x.last_placements[0].node
-            cur = x.current
-            assert cur is not None  # running
-            rate[n] = u[n] / max(x.time_at(cur), 1e-9)
-            cr[n] = x.c_resize
-            cm[n] = x.c_mig
+    at = [n for n, x in enumerate(infos) if x.running and len(x.last_placements) == 1]
+    if at:
+        run = [infos[n] for n in at]
+        idx = np.array(at, dtype=np.intp)
+        node[idx] = [x.last_placements[0].node for x in run]
+        speed = np.array([x.current.speed for x in run])  # type: ignore[union-attr]  # running: current is set
+        # JobInfo.time_at elementwise: remaining / (speed × correction), the same floats
+        t = np.array([x.remaining for x in run]) / (speed * np.array([x.corr for x in run]))
+        rate[idx] = u[idx] / np.maximum(t, 1e-9)
+        cr[idx] = [x.c_resize for x in run]
+        cm[idx] = [x.c_mig for x in run]
     gpus = np.array([nd.gpus for nd in cluster.nodes], dtype=np.int64)
     room = np.where(node >= 0, (gpus - held)[np.maximum(node, 0)], -1)
     return node, room, rate, cr, cm

@@ -228,11 +228,8 @@ class Planner(RoundPlan):
             end_both = max(end_s, self.end(i, io, pi))
             return allowed(self, n, s.gpus, end_s, s.id) and allowed(self, n, g, end_both, i.id)
 
-        prefer = set()
-        for x in (s, i):
-            if x.running:
-                prefer |= {p.node for p in x.last_placements}
-        pref = sorted(prefer, key=lambda n: (pool.gpus[n], n))
+        prefer = {p.node for x in (s, i) if x.running for p in x.last_placements}
+        pref = sorted(prefer, key=lambda n: (pool.gpus[n], n)) if len(prefer) > 1 else list(prefer)
         n_best = None
         for held in ((True, False) if self.held else (False,)):
             n_best = next((n for n in pref if feasible(n, held)), None)

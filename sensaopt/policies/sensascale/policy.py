@@ -67,8 +67,9 @@ class SensaScalePolicy(BasePolicy):
         planner = Planner(NodePool(state.cluster), state.now, cfg, infos, round_minutes=state.round_minutes)
         repacker = Repacker(planner)
         done: set[str] = set()
+        free = planner.free
         for info in infos:  # step 4, units in LST order
-            if planner.exhausted:  # nothing below can be placed or reserve anything
+            if free.total <= 0 and planner.exhausted:  # nothing below can be placed or reserve anything
                 break
             if info.id in done:
                 continue

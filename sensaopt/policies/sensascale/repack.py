@@ -26,6 +26,7 @@ class Repacker:
         self.planner = planner
         self.tries_left = planner.cfg.repack_limit
         self.failed_size = 1 << 30  # smallest job size (GPUs) for which repack found no node this round
+        self._move_costs: dict[Planned, float] = {}  # move_cost of each plan seen (plans are not changed while placing)
 
     def repack(self, info: JobInfo) -> bool:
         """Make room for ``info`` (module docstring), then place it
@@ -63,6 +64,7 @@ class Repacker:
         budget = g * plan.round_minutes
         cands: list[tuple[float, int, list[Planned]]] = []
         free_moves = 0
+        known = self._move_costs
         for n, size in enumerate(plan.node_gpus):
             if free_moves == 2:
                 break
@@ -77,7 +79,12 @@ class Repacker:
                     total += pl[0].gpus
             if total < need:
                 continue  # even moving them all would not clear enough
-            units = [(self.move_cost(p), -p.placements[0].gpus, p.info.id, p) for p in singles]
+            units = []
+            for p in singles:
+                mc = known.get(p)
+                if mc is None:
+                    mc = known[p] = self.move_cost(p)
+                units.append((mc, -p.placements[0].gpus, p.info.id, p))
             units.sort(key=_unit_order)
             movers, cost, got = [], 0.0, 0
             for added, neg_g, _id, p in units:

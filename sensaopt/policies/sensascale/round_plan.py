@@ -10,15 +10,24 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sensaopt.policies.placement import NodePool
 from sensaopt.profiles import Option
 from sensaopt.schedule import Placement
 
 from .analysis import JobInfo
-from .backfill import Reservation
 from .config import SensaScaleConfig
+
+
+@dataclass
+class Reservation:
+    """A blocked unit's GPU reservation (:mod:`.backfill` makes them): from ``time``
+    (minutes) on, others may use at most ``spare[node]`` GPUs of each reserved node."""
+
+    time: float  # minutes
+    spare: dict[int, int] = field(default_factory=dict)  # node -> GPUs others may still use past `time`
+    exempt: frozenset[str] = frozenset()  # running jobs already counted as busy past `time` (if they stay)
 
 
 @dataclass(eq=False, slots=True)
@@ -148,24 +157,30 @@ class RoundPlan:
         p = Planned(info, pls, opt, end)
         self.planned[info.id] = p
         hg = self.held_gpus
+        free, opn, by_node = self.free, self.open, self.by_node
         for q in pls:
             n = q.node
             old = gpus[n]
-            old_open = max(0, old - hg[n])
             gpus[n] = new = old - q.gpus
             pool.cpus[n] -= q.cpus
             pool.mem[n] -= q.mem_gb
-            self.free.move(n, old, new)
-            if move_open:
-                self.open.move(n, old_open, max(0, new - hg[n]))
-            on = self.by_node.get(n)
+            if old != new:  # FreeIndex.move, inline (the hot path)
+                b = free.buckets[old]
+                del b[bisect_left(b, n)]
+                insort(free.buckets[new], n)
+                free.total += new - old
+                if move_open:
+                    h = hg[n]
+                    opn.move(n, old - h if old > h else 0, new - h if new > h else 0)
+            on = by_node.get(n)
             if on is None:
-                self.by_node[n] = [p]
+                by_node[n] = [p]
             else:
                 on.append(p)
-            for res in self.reservations:
-                if n in res.spare and end > res.time + 1e-9 and info.id not in res.exempt:
-                    res.spare[n] -= q.gpus
+            if self.reservations:
+                for res in self.reservations:
+                    if n in res.spare and end > res.time + 1e-9 and info.id not in res.exempt:
+                        res.spare[n] -= q.gpus
 
     def uncommit(self, p: Planned) -> None:
         """Undo :meth:`commit` of ``p``: its resources free again, the reservations'
