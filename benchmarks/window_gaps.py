@@ -44,13 +44,13 @@ def command(argv: list[str]) -> list[str]:
     a, rest = ap.parse_known_args(argv)
     given = {x.split("=", 1)[0] for x in rest if x.startswith("--")}
     args = ["experiment", "gaps", "--jobs", str(a.jobs), "--windows", str(a.count), "--out-dir", str(a.out / f"w{a.jobs}")]
+    args += [x for k, v in DEFAULTS.items() if k not in given for x in (k, v)]
+    args += ["--report-only"] if a.table else []
+    args += [] if given & {"--scheduler", "--processes", "--serial"} else ["--serial"]
     if "--time-limit" not in given:
         args += ["--time-limit", f"{WALL_CLOCK_S if a.budget == 'time' else SAFETY_NET_S:g}"]
     if a.budget != "time":
         args += ["--exact-option", f"budget={a.budget}"]
-    args += [x for k, v in DEFAULTS.items() if k not in given for x in (k, v)]
-    args += ["--report-only"] if a.table else []
-    args += [] if given & {"--scheduler", "--processes", "--serial"} else ["--serial"]
     return args + rest
 
 

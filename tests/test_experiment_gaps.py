@@ -269,7 +269,10 @@ def test_the_former_window_gaps_script_maps_its_options_onto_the_command():
     args = wg.command(["--jobs", "40", "--count", "5", "--time-limit", "60", "--cooperate", "--out", "OUT"])
     text = " ".join(args)
     assert text.startswith("experiment gaps --jobs 40 --windows 5 --out-dir OUT/w40 --trace chronus-slo --first 3000")
-    assert "--time-limit 60" in text and "--time-limit 30" not in text and text.endswith("--serial --time-limit 60 --cooperate")
+    assert "--time-limit 60" in text and "--time-limit 30" not in text
+    assert text.endswith("--serial --exact-option budget=work:10 --time-limit 60 --cooperate")  # the deterministic default
+    wall = " ".join(wg.command(["--budget", "time"]))
+    assert "--time-limit 30" in wall and "budget=" not in wall
     table = wg.command(["--table", "--processes", "2"])
     assert "--report-only" in table and "--serial" not in table
 
