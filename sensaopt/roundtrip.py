@@ -47,16 +47,16 @@ def export_files(instance: Instance, model_tmp: Path, fmt: str, horizon: int | N
     """Write the model to ``model_tmp`` (its final name ``model_name``), opened by the
     objective comments; return (size info as :func:`sensaopt.exact.milp.export_model`
     gives it, the sidecar record). The warm start is an exact solve's default
-    (:func:`sensaopt.warm_start.choose_start`), simulated once the size is checked."""
+    (:data:`sensaopt.warm_start.DEFAULT_START_POLICY`), simulated once the size is checked."""
     from sensaopt.exact.common import DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE, WarmStart, prepare
     from sensaopt.exact.milp import build_milp, export_model
     from sensaopt.exact.model.data import placements_of, precheck_size
     from sensaopt.io import instance_to_dict
     from sensaopt.result import package_versions
-    from sensaopt.warm_start import choose_start
+    from sensaopt.warm_start import DEFAULT_START_POLICY, choose_start
 
     precheck_size(instance, horizon, DEFAULT_HORIZON_SLACK, DEFAULT_MAX_VARS)  # before the warm start's simulations
-    start = choose_start(instance).schedule
+    start = choose_start(instance, DEFAULT_START_POLICY).schedule
     info = export_model(instance, str(model_tmp), start, fmt, horizon=horizon)
     # the same model again (the same data, built the same way) for its variables' meaning
     data = prepare(instance, info["horizon"], DEFAULT_HORIZON_SLACK, False, DEFAULT_WORK_SCALE, DEFAULT_MAX_VARS,

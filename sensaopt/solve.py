@@ -5,9 +5,9 @@ simulator; pick it with ``policy=``) and the exact backends ``cpsat``, ``highs``
 ``cbc`` and ``milp`` (HiGHS, or ``backend="cbc"``). Every exact solve goes one way: its
 keyword options become one :class:`~sensaopt.exact.settings.SolveSettings`
 (:meth:`ExactCall.of`, checked before any work), which :func:`run_exact` carries through
-the clock, the default warm start (:func:`sensaopt.warm_start.choose_start`: the best
-registered heuristic policy's schedule, simulated within the time limit) and the exact
-pipeline (:func:`sensaopt.exact.pipeline.solve_exact`). This module sits above both the
+the clock, the warm start when none is given (:func:`sensaopt.warm_start.choose_start`:
+SensaScale's schedule, another policy's, or the best registered heuristic policy's,
+simulated within the time limit) and the exact pipeline (:func:`sensaopt.exact.pipeline.solve_exact`). This module sits above both the
 exact layer and the policies; the exact modules are imported on first use.
 """
 
@@ -115,8 +115,8 @@ def solve_heuristic(instance: Instance, policy: str = "sensascale", **params: An
 @dataclass(frozen=True)
 class ExactCall:
     """One exact solve, its options checked: the ``backend`` (a :mod:`sensaopt.solvers`
-    name), the ``settings``, the warm ``start`` (None: :func:`~sensaopt.warm_start.choose_start`'s,
-    of ``start_policy`` when one is named)."""
+    name), the ``settings``, the warm ``start`` (None: :func:`~sensaopt.warm_start.choose_start`'s
+    of ``start_policy``; None: :data:`~sensaopt.warm_start.DEFAULT_START_POLICY`)."""
 
     backend: str
     settings: SolveSettings
@@ -130,6 +130,7 @@ class ExactCall:
         ``where`` and the argument for a bad one, before any work."""
         from sensaopt.exact.settings import SolveSettings
         from sensaopt.policies import POLICIES
+        from sensaopt.warm_start import BEST
 
         own = ("start", "start_policy", "backend") if solver == MILP else ("start", "start_policy")
         rest = {k: v for k, v in params.items() if k not in own}
@@ -137,8 +138,8 @@ class ExactCall:
         start, policy = params.get("start"), params.get("start_policy")
         if start is not None and not isinstance(start, Schedule):
             raise ArgumentError(where, "start", f"must be a Schedule (the warm start) or None, got {type(start).__name__}")
-        if policy is not None and (not isinstance(policy, str) or policy not in POLICIES):
-            raise ArgumentError(where, "start_policy", f"must be a registered policy name or None, got {policy!r}")
+        if policy is not None and (not isinstance(policy, str) or (policy != BEST and policy not in POLICIES)):
+            raise ArgumentError(where, "start_policy", f"must be a registered policy name, {BEST!r} or None, got {policy!r}")
         if policy is not None and start is not None:
             raise ArgumentError(where, "start_policy", "give a warm start schedule (start=) or a policy to simulate, not both")
         backend = params.get("backend", MILP_BACKENDS[0]) if solver == MILP else solver
@@ -161,13 +162,13 @@ def run_exact(instance: Instance, call: ExactCall) -> Result:
     """
     from sensaopt.exact.common import engine_of
     from sensaopt.exact.pipeline import begin, solve_exact
-    from sensaopt.warm_start import choose_start
+    from sensaopt.warm_start import DEFAULT_START_POLICY, choose_start
 
     engine = engine_of(call.backend, call.settings, LABELS[call.backend])
     budget = begin(instance, engine, call.settings, simulate_start=call.start is None)
     if call.start is not None:
         return solve_exact(instance, engine, call.settings, call.start, budget)
-    chosen = choose_start(instance, call.start_policy)
+    chosen = choose_start(instance, call.start_policy or DEFAULT_START_POLICY)
     return solve_exact(instance, engine, call.settings, chosen.schedule, budget, chosen.report)
 
 
@@ -179,7 +180,8 @@ def solve_cpsat(instance: Instance, *, start: Schedule | None = None, start_poli
     Args:
         instance: the instance.
         start: the warm start, a valid schedule (None: simulated within the time limit).
-        start_policy: the registered policy whose schedule is the warm start (None: the
+        start_policy: the registered policy whose schedule is the warm start (None:
+            :data:`sensaopt.warm_start.DEFAULT_START_POLICY`, SensaScale; ``"best"``: the
             best of :func:`sensaopt.warm_start.heuristic_policies`).
         **options: the fields of :class:`~sensaopt.exact.settings.SolveSettings`
             (``time_limit`` seconds, ``workers`` search threads, ``seed`` the CP-SAT random
@@ -200,7 +202,7 @@ def solve_milp(instance: Instance, backend: str = "highs", *, start: Schedule | 
         instance: the instance.
         backend: ``highs`` or ``cbc``.
         start: the warm start, a valid schedule (None: simulated within the time limit).
-        start_policy: the registered policy whose schedule is the warm start (None: the best).
+        start_policy: as for :func:`solve_cpsat` (None: SensaScale's; ``"best"``: the best policy's).
         **options: the fields of :class:`~sensaopt.exact.settings.SolveSettings`
             (``cooperate``: CP-SAT continues the deadline-hard phase; ``solver_options``:
             HiGHS option names, CBC command-line options).

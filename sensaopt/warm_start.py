@@ -1,8 +1,15 @@
-"""The default warm start of an exact solve: the best schedule among the registered
-heuristic policies (:data:`sensaopt.policies.POLICIES` without the rolling-horizon ones,
-which solve exact models themselves), each simulated on the instance and validated by
-the simulator, the lowest metrics objective winning (ties: the first tried; SensaScale
-is tried first, then the others by name). One named policy may be asked for instead.
+"""The warm start of an exact solve: one registered policy's simulated schedule
+(:data:`DEFAULT_START_POLICY`, SensaScale's, unless another is named), or with
+:data:`BEST` the best schedule among the registered heuristic policies
+(:data:`sensaopt.policies.POLICIES` without the rolling-horizon ones, which solve exact
+models themselves), each simulated on the instance and validated by the simulator, the
+lowest metrics objective winning (ties: the first tried; SensaScale is tried first,
+then the others by name).
+
+The start also shapes the model (its makespan sets the default horizon, its allocations
+join the grid), so the best schedule is not the default: on tiny-8gpu it is Chronus's
+(100123.4 vs SensaScale's 200113.4, makespan 21 vs 23 rounds), and with it CP-SAT did
+not prove the grid optimum 100115.4 in 600 s (with SensaScale's: 16-30 s; load ~12).
 
 This module sits above both the exact layer, which takes its warm start from the caller
 as a schedule, and the policies and simulator it runs (``tests/test_layers.py``).
@@ -21,7 +28,9 @@ from sensaopt.schedule import Schedule
 if TYPE_CHECKING:
     from sensaopt.exact.common import WarmStart
 
-FIRST_POLICY = "sensascale"  # tried first: it wins ties (and was the only warm start before)
+FIRST_POLICY = "sensascale"  # tried first: it wins ties
+BEST = "best"  # as a start policy: the best registered heuristic policy's schedule
+DEFAULT_START_POLICY = FIRST_POLICY  # what an exact solve starts from unless told (BEST: the best policy's)
 
 
 def heuristic_policies() -> list[str]:
@@ -46,14 +55,14 @@ class StartChoice:
     report: WarmStartReport
 
 
-def choose_start(instance: Instance, policy: str | None = None) -> StartChoice:
+def choose_start(instance: Instance, policy: str = BEST) -> StartChoice:
     """The warm start of an exact solve of ``instance``.
 
     Args:
         instance: the instance.
-        policy: a registered policy name: its schedule alone; None: the best schedule of
-            :func:`heuristic_policies` (a policy that fails on the instance is skipped,
-            its objective recorded as None).
+        policy: a registered policy name: its schedule alone; :data:`BEST`: the best
+            schedule of :func:`heuristic_policies` (a policy that fails on the instance is
+            skipped, its objective recorded as None).
 
     Returns:
         The schedule with the lowest metrics objective and its report (every policy
@@ -64,7 +73,8 @@ def choose_start(instance: Instance, policy: str | None = None) -> StartChoice:
     """
     from sensaopt.simulator import simulate  # looked up at call time (tests replace it)
 
-    names = [policy] if policy is not None else heuristic_policies()
+    named = policy != BEST
+    names = [policy] if named else heuristic_policies()
     tried: list[tuple[str, float | None]] = []
     best: tuple[str, float, Schedule] | None = None
     first_error: SensaoptError | None = None
@@ -72,7 +82,7 @@ def choose_start(instance: Instance, policy: str | None = None) -> StartChoice:
         try:
             res = simulate(instance, name)
         except SensaoptError as e:
-            if policy is not None:
+            if named:
                 raise
             first_error = first_error or e
             tried.append((name, None))
@@ -101,4 +111,4 @@ def policy_warm_start(instance: Instance, policy: str = FIRST_POLICY) -> WarmSta
     return WarmStart.of(instance, choose_start(instance, policy).schedule)
 
 
-__all__ = ["FIRST_POLICY", "StartChoice", "choose_start", "heuristic_policies", "policy_warm_start"]
+__all__ = ["BEST", "DEFAULT_START_POLICY", "FIRST_POLICY", "StartChoice", "choose_start", "heuristic_policies", "policy_warm_start"]

@@ -1,5 +1,6 @@
-"""The default warm start of an exact solve: the best registered heuristic policy's
-schedule (sensaopt.warm_start), recorded as ``Result.warm_start_from``."""
+"""The warm start of an exact solve (sensaopt.warm_start): SensaScale's by default, one
+named policy's, or (``start_policy="best"``) the best registered heuristic policy's
+schedule; recorded as ``Result.warm_start_from``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from sensaopt.io import load_instance
 from sensaopt.result import Result, WarmStartReport
 from sensaopt.simulator import simulate
 from sensaopt.solve import solve_cpsat
-from sensaopt.warm_start import FIRST_POLICY, choose_start, heuristic_policies
+from sensaopt.warm_start import BEST, DEFAULT_START_POLICY, FIRST_POLICY, choose_start, heuristic_policies
 
 TINY = "tiny-8gpu"  # SensaScale is not the best policy here (chronus, fifo and synergy-tune do better)
 
@@ -23,7 +24,7 @@ def test_heuristic_policies_are_the_registered_non_exact_ones():
     assert set(names) == {n for n in sensaopt.policies.policy_names() if not n.startswith("rolling-")}
 
 
-def test_the_default_warm_start_is_the_best_policy_schedule():
+def test_the_best_warm_start_is_the_best_policy_schedule():
     inst = load_instance(TINY)
     chosen = choose_start(inst)
     objectives = {p: simulate(inst, p).objective for p in heuristic_policies()}
@@ -38,7 +39,7 @@ def test_the_default_warm_start_is_the_best_policy_schedule():
 def test_the_exact_result_is_never_worse_than_any_heuristic_policy():
     """Whatever the solver proves in its time, its incumbent starts from the best policy's schedule."""
     inst = load_instance(TINY)
-    res = solve_cpsat(inst, time_limit=5, workers=1, relax_time_limit=0)
+    res = solve_cpsat(inst, time_limit=5, workers=1, relax_time_limit=0, start_policy=BEST)
     assert res.objective is not None and res.warm_start_from is not None
     for p in heuristic_policies():
         assert res.objective <= simulate(inst, p).objective + 1e-6, p
@@ -47,6 +48,8 @@ def test_the_exact_result_is_never_worse_than_any_heuristic_policy():
 
 def test_one_named_policy_or_a_schedule_instead():
     inst = load_instance(TINY)
+    default = solve_cpsat(inst, time_limit=2, workers=1, relax_time_limit=0)
+    assert default.warm_start_from.policy == DEFAULT_START_POLICY == FIRST_POLICY  # SensaScale's: it shapes the model too
     res = solve_cpsat(inst, start_policy="edf", time_limit=2, workers=1, relax_time_limit=0)
     assert res.warm_start_from == WarmStartReport("edf", (("edf", simulate(inst, "edf").objective),))
     given = solve_cpsat(inst, start=simulate(inst, "fifo").schedule, time_limit=2, workers=1, relax_time_limit=0)

@@ -2,7 +2,7 @@
 backends of a solve (:func:`engine_of`, :func:`partner_of`; the settings are
 :class:`~sensaopt.exact.settings.SolveSettings`), the validated warm start
 (:class:`WarmStart`, from a schedule the caller gives: the exact layer simulates no
-policy; the public entries' default is :func:`sensaopt.warm_start.choose_start`'s), the model data
+policy; the public entries simulate it: :func:`sensaopt.warm_start.choose_start`), the model data
 prepared from it (:func:`prepare`: horizon, data, hint), building a model or the Result
 decided when it cannot be built (:func:`build_or_result`), and packaging an outcome
 into the common, validated :class:`Result` (:func:`make_result`, :func:`early_result`,
