@@ -4,6 +4,9 @@ pass, then the 5-minute order fills the rest; always GPU-proportional."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from sensaopt.instance import Cluster
 from sensaopt.policies.base import Allocation, JobState, RoundState
 from sensaopt.policies.placement import NodePool
@@ -63,29 +66,28 @@ def place_round(state: ChronusState, rules: ChronusRules, round_state: RoundStat
     keyed = sorted(zip(order_keys(others, round_state.now, rules.overruns_first), others), key=_first)
     rest = [p for _, p in keyed]
     # (every job asks for a GPU at least: once none is free, the passes below place nothing)
-    for job, js in rest:
-        if pool.free <= 0:
-            break
-        if rules.placed_with_forced(job):
-            put(pool, out, round_state, js)
+    _pass(pool, out, round_state, rest, lambda job, js: rules.placed_with_forced(job))
     if not boundary:
         prev = round_state.round - 1
-        for _job, js in rest:
-            if pool.free <= 0:
-                break
-            if js.last_round == prev and js.id not in out:  # was running
-                put(pool, out, round_state, js)
+        _pass(pool, out, round_state, rest, lambda job, js: js.last_round == prev and js.id not in out)  # was running
         if state.fill_budget > 0:
             urgency = {k[-1]: k[2] for k, _ in keyed}  # job id -> urgency, from the keys above
             filling_pass(state, pool, out, round_state, rest, urgency)
-    for _job, js in rest:
-        if pool.free <= 0:
-            break
-        if js.id not in out:
-            put(pool, out, round_state, js)
+    _pass(pool, out, round_state, rest, lambda job, js: js.id not in out)
     for jid in out:
         jobs[jid].rounds_run += 1
     return out
+
+
+def _pass(pool: ChronusPool, out: Allocation, round_state: RoundState, pairs: list[Pair],
+          wanted: Callable[[Any, Any], bool]) -> None:
+    """One placement pass over ``pairs`` in order: each (job, job state) ``wanted`` gets
+    placed if it fits; the pass stops once no GPU is free."""
+    for job, js in pairs:
+        if pool.free <= 0:
+            break
+        if wanted(job, js):
+            put(pool, out, round_state, js)
 
 
 def filling_pass(state: ChronusState, pool: ChronusPool, out: Allocation, round_state: RoundState, rest: list[Pair],
