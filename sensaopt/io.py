@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from sensaopt import memory
 from sensaopt.errors import InputError, SensaoptError
 from sensaopt.instance import Cluster, Instance, Job, NodeType, ObjectiveWeights, Overheads, SoftDeadline
 from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, MAX_JOBS, MAX_ROUNDS, SCHEDULE, Range
@@ -244,7 +245,8 @@ def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
         size = check_regular_file(p).st_size
         if max_bytes is not None and size > max_bytes:
             raise InputError(str(p), "(file)", f"{size / 2**20:.0f} MiB; JSON files up to {max_bytes // 2**20} MiB are read")
-        data = p.read_bytes()
+        with memory.reading(str(p), size):
+            data = p.read_bytes()
     except FileNotFoundError:
         raise InputError(str(p), "(file)", "no such file") from None
     except OSError as e:
@@ -253,8 +255,10 @@ def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
     if what is not None:
         raise InputError(str(p), "(file)", what)
     text = decode_utf8(data, str(p))
+    del data
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        with memory.reading(str(p), size):
+            return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as e:
         raise InputError(str(p), f"line {e.lineno} column {e.colno}", f"malformed JSON: {e.msg}") from None
     except _DuplicateKey as e:
@@ -266,7 +270,21 @@ def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
 
 
 # ---- instances ----------------------------------------------------------------------------
+def _check_file_size(raw: Any, key: str) -> None:
+    """Refuse (:func:`sensaopt.memory.check`) a parsed file whose ``key`` list (jobs,
+    segments) is too long to validate and build here, before pydantic sees it."""
+    items = raw.get(key) if isinstance(raw, dict) else None
+    if not isinstance(items, list) or len(items) < 10_000:
+        return
+    if key == "jobs":
+        memory.check(len(items), run=False, parsed=len(items))
+    else:
+        memory.note(segments=len(items))
+        memory.check(0, run=False, parsed=len(items))
+
+
 def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
+    _check_file_size(raw, "jobs")
     try:
         m = InstanceModel.model_validate(raw)
     except ValidationError as e:
@@ -300,7 +318,7 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
                 speed_factor=jm.speed_factor,
             )
         )
-    return Instance(
+    inst = Instance(
         name=m.name,
         cluster=Cluster(tuple(NodeType(n.name, n.gpus, n.cpus, n.mem_gb, n.count) for n in m.cluster.node_types)),
         round_minutes=m.round_minutes,
@@ -309,6 +327,8 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
         overheads=Overheads(**m.overheads.model_dump()),
         source=source,
     )
+    memory.note_instance(inst)  # a later MemoryError names its size
+    return inst
 
 
 def _profile(name: str, pm: ProfileModel, source: str, field: str, job: str | None) -> SensitivityProfile:
@@ -459,6 +479,7 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
     validator's job). Raises :class:`InputError`."""
     if isinstance(raw, dict) and "schedule" in raw and "segments" not in raw:
         raw = raw["schedule"]  # a `solve --json` result file holds its schedule
+    _check_file_size(raw, "segments")
     try:
         m = ScheduleModel.model_validate(raw)
     except ValidationError as e:
