@@ -204,6 +204,16 @@ KNOBS: dict[str, Range] = {
 GENERIC_KNOB = Range(-1e9, 1e9)  # a number knob without its own range: finite, |x| <= 10^9
 
 
+KINDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false (a bool)", list: "a list",
+         dict: "an object"}
+
+
+def type_problem(tp: type, x: object) -> str:
+    """The one message for a value of the wrong type, in files and in code alike
+    (``must be an integer, got 'four'``); ``tp`` is the type wanted (:data:`KINDS`)."""
+    return f"must be {KINDS.get(tp, getattr(tp, '__name__', str(tp)))}, got {describe(x)}"
+
+
 def describe(x: object) -> str:
     """A value as it appears in a message: numbers by :func:`fmt`, anything else by repr."""
     if isinstance(x, (int, float)) and not isinstance(x, bool):

@@ -14,9 +14,14 @@ which imports this module and never the other way round.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from sensaopt.errors import InputError
+from sensaopt.limits import INSTANCE, MAX_ROUNDS, SCHEDULE, Range, type_problem
 
 if TYPE_CHECKING:
     from sensaopt.instance import Instance
@@ -81,6 +86,9 @@ class Schedule:
     round_minutes: float
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    def __post_init__(self) -> None:
+        check_schedule_data(self)
+
     @classmethod
     def from_rounds(cls, rounds: Iterable[tuple[int, dict[str, tuple[Placement, ...]]]], round_minutes: float) -> Schedule:
         """Build from per-round allocations ``(round, {job: placements})``, merging
@@ -126,6 +134,66 @@ class Schedule:
                 for s in self.segments
             ],
         }
+
+
+def check_schedule_data(schedule: Schedule) -> None:
+    """The rules of the schedule format, alike for schedule files
+    (:func:`sensaopt.io.parse_schedule_dict`) and schedules built in code: the round
+    length and every segment's and placement's numbers of the right type and within
+    :data:`sensaopt.limits.SCHEDULE`, a segment ending by round
+    :data:`~sensaopt.limits.MAX_ROUNDS`, at least one placement. Lists are taken as
+    tuples. Whether the schedule fits its instance is the validator's question
+    (:func:`sensaopt.validator.check_schedule`). Raises
+    :class:`~sensaopt.errors.InputError` (``schedule``, the field, the segment's job)."""
+    segs = schedule.segments
+    if not isinstance(segs, tuple):
+        if not isinstance(segs, (list, Iterable)) or isinstance(segs, (str, bytes, dict)):
+            raise InputError("schedule", "segments", type_problem(list, segs))
+        object.__setattr__(schedule, "segments", segs := tuple(segs))
+    _number(schedule, "round_minutes", "round_minutes", INSTANCE["round_minutes"], None)
+    for k, seg in enumerate(segs):
+        if not isinstance(seg, Segment):
+            raise InputError("schedule", f"segments[{k}]", f"must be a Segment, got {type(seg).__name__}")
+        job = seg.job if isinstance(seg.job, str) else None
+        if job is None:
+            raise InputError("schedule", f"segments[{k}].job", type_problem(str, seg.job))
+        _number(seg, "start", f"segments[{k}].start", SCHEDULE["segments[].start"], job)
+        _number(seg, "rounds", f"segments[{k}].rounds", SCHEDULE["segments[].rounds"], job)
+        if seg.start + seg.rounds > MAX_ROUNDS:
+            raise InputError("schedule", f"segments[{k}].rounds", f"the segment ends at round {seg.start + seg.rounds}; "
+                                                                 f"at most {MAX_ROUNDS} rounds are supported", job)
+        pls = seg.placements
+        if not isinstance(pls, tuple) or not pls:
+            if isinstance(pls, list) and pls:
+                object.__setattr__(seg, "placements", pls := tuple(pls))
+            else:
+                what = "none" if isinstance(pls, (tuple, list)) else type(pls).__name__
+                raise InputError("schedule", f"segments[{k}].placements", f"must hold at least one placement, got {what}", job)
+        for q, p in enumerate(pls):
+            f = f"segments[{k}].placements[{q}]"
+            if not isinstance(p, Placement):
+                raise InputError("schedule", f, f"must be a Placement, got {type(p).__name__}", job)
+            _number(p, "node", f"{f}.node", _NODE, job)
+            for name in ("gpus", "cpus", "mem_gb"):
+                _number(p, name, f"{f}.{name}", SCHEDULE[f"segments[].placements[].{name}"], job)
+
+
+def _number(obj: object, name: str, field_: str, rng: Range, job: str | None) -> None:
+    """``obj.name`` a number within ``rng``; for an integer range an integer (a whole
+    float such as 3.0 or a numpy integer is stored as an ``int``)."""
+    x = getattr(obj, name)
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise InputError("schedule", field_, type_problem(int if rng.integer else float, x), job)
+    if rng.integer and type(x) is not int:
+        if not (isinstance(x, numbers.Integral) or (math.isfinite(x) and float(x).is_integer())):
+            raise InputError("schedule", field_, type_problem(int, x), job)
+        object.__setattr__(obj, name, x := int(x))
+    problem = rng.problem(x)
+    if problem is not None:
+        raise InputError("schedule", field_, problem, job)
+
+
+_NODE = Range(0, 10**9, "node index", integer=True)  # the validator checks it against the instance's nodes
 
 
 @dataclass(slots=True)
