@@ -493,12 +493,10 @@ class ScheduleModel(_Strict):
 def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>") -> Schedule:
     """Parse a schedule object; checks types and names (not feasibility: that is the
     validator's job). Raises :class:`InputError`."""
-    if isinstance(raw, dict) and "status" in raw and "solver" in raw and "segments" not in raw:
+    if isinstance(raw, dict) and "segments" not in raw and ("schedule" in raw or "status" in raw):
         from sensaopt.result import schedule_of_result
 
         return schedule_of_result(raw, instance, source)  # a `solve -o` result file: its rules, then its schedule
-    if isinstance(raw, dict) and "schedule" in raw and "segments" not in raw:
-        raw = raw["schedule"]  # an object holding its schedule
     _check_file_size(raw, "segments")
     try:
         m = ScheduleModel.model_validate(raw)
