@@ -22,7 +22,7 @@ import pytest
 
 from sensaopt.cli import main
 from sensaopt.errors import InputError
-from sensaopt.instance import Cluster, Instance, ObjectiveWeights, Overheads, SoftDeadline
+from sensaopt.instance import Cluster, ObjectiveWeights, Overheads, SoftDeadline
 from sensaopt.io import load_instance, load_schedule
 from sensaopt.limits import INSTANCE, SCHEDULE, Range
 from sensaopt.profiles import SensitivityProfile, get_profile
@@ -243,7 +243,6 @@ def _good_schedule(tmp_path: Path) -> dict:
     return json.loads(f.read_text())["schedule"]
 
 
-SEG_FIELDS = {"segments[].start": "start", "segments[].rounds": "rounds"}
 
 
 def _schedule_rules() -> dict[str, tuple[str, Any]]:
