@@ -471,10 +471,11 @@ def _check_node_names(where: str, cluster: Cluster) -> None:
 
 def _host_gpus(nt: NodeType, cf: float, mf: float) -> int:
     """GPUs of one job a node of type ``nt`` can hold at the profile floor (cf cores, mf GB per GPU)."""
-    eps = 1e-9
-    by_cpu = math.floor(nt.cpus / cf + eps) if cf > 0 else nt.gpus
-    by_mem = math.floor(nt.mem_gb / mf + eps) if mf > 0 else nt.gpus
-    return max(0, min(nt.gpus, by_cpu, by_mem))
+    def fit(have: float, per_gpu: float) -> int:  # GPUs ``have`` holds at ``per_gpu`` each (a tiny per_gpu: every GPU)
+        q = have / per_gpu if per_gpu > 0 else math.inf
+        return nt.gpus if q >= nt.gpus else math.floor(q + 1e-9)
+
+    return max(0, min(nt.gpus, fit(nt.cpus, cf), fit(nt.mem_gb, mf)))
 
 
 def _check_runnable(where: str, f: str, j: Job, cluster: Cluster, memo: dict[tuple[int, int], str | None], round_minutes: float) -> None:

@@ -80,7 +80,13 @@ class Range:
 def fmt(x: float) -> str:
     """A number as short text: integers in full below 10¹², else ``%g``."""
     if isinstance(x, int) and not isinstance(x, bool):
-        return str(x) if abs(x) < 10**12 else f"{float(x):g}"
+        if abs(x) < 10**12:
+            return str(x)
+        if abs(x) < 10**300:
+            return f"{float(x):g}"
+        digits = str(abs(x))  # beyond a float (a JSON reader refuses more than 4300 digits before)
+        mantissa = digits[1:6].rstrip("0")
+        return f"{'-' if x < 0 else ''}{digits[0]}{'.' + mantissa if mantissa else ''}e+{len(digits) - 1}"
     if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e12:
         return str(int(x))
     return f"{x:g}"

@@ -496,7 +496,7 @@ def check_result_fields(d: dict[str, Any], where: str = "result") -> None:
     for key in ("solver", "message"):
         if key in d and not isinstance(d[key], str):
             raise InputError(where, key, type_problem(str, d[key]))
-    if d["status"] not in Status._value2member_map_:
+    if not isinstance(d["status"], str) or d["status"] not in Status._value2member_map_:
         raise InputError(where, "status", f"unknown status {d['status']!r} (known: {', '.join(s.value for s in Status)})")
     _check_number(where, "objective", d["objective"], True)
     _check_number(where, "bound", d["bound"], True)
