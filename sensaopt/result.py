@@ -522,8 +522,10 @@ def _check_number(where: str, field_: str, x: Any, optional: bool) -> None:
         return
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         raise InputError(where, field_, type_problem(float, x) + (" (or null)" if optional else ""))
-    if not math.isfinite(x):
-        raise InputError(where, field_, f"must be a finite number, got {x}")
+    if not (math.isfinite(x) if isinstance(x, float) else abs(x) < 1e308):  # an integer may be beyond any float
+        from sensaopt.limits import fmt
+
+        raise InputError(where, field_, f"must be a finite number, got {fmt(x)}")
 
 
 def _check_metrics(where: str, m: dict[str, Any]) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 from typing import Any
 
@@ -182,10 +181,9 @@ def _kept(e: BaseException | None = None) -> str:
 def _say(text: str) -> None:
     """Print ``text`` on stderr as one line: control characters it quotes from user input
     (a newline in a job id or a file name) are shown escaped (``\\n``)."""
-    print(_CONTROL.sub(lambda m: repr(m.group())[1:-1], text), file=sys.stderr)
+    from sensaopt.errors import one_line
 
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # ASCII control characters
+    print(one_line(text), file=sys.stderr)
 
 
 def _ended_by(e: BaseException) -> int | None:
