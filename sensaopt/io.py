@@ -287,21 +287,8 @@ def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
 
 
 # ---- instances ----------------------------------------------------------------------------
-def _check_file_size(raw: Any, key: str) -> None:
-    """Refuse (:func:`sensaopt.memory.check`) a parsed file whose ``key`` list (jobs,
-    segments) is too long to validate and build here, before pydantic sees it."""
-    items = raw.get(key) if isinstance(raw, dict) else None
-    if not isinstance(items, list) or len(items) < 10_000:
-        return
-    if key == "jobs":
-        memory.check(len(items), run=False, parsed=len(items))
-    else:
-        memory.note(segments=len(items))
-        memory.check(0, run=False, parsed=len(items))
-
-
 def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
-    _check_file_size(raw, "jobs")
+    memory.check_items(raw, "jobs")
     try:
         m = InstanceModel.model_validate(raw)
     except ValidationError as e:
@@ -494,10 +481,10 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
     """Parse a schedule object; checks types and names (not feasibility: that is the
     validator's job). Raises :class:`InputError`."""
     if isinstance(raw, dict) and "segments" not in raw and ("schedule" in raw or "status" in raw):
-        from sensaopt.result import schedule_of_result
+        from sensaopt.result_checks import schedule_of_result
 
         return schedule_of_result(raw, instance, source)  # a `solve -o` result file: its rules, then its schedule
-    _check_file_size(raw, "segments")
+    memory.check_items(raw, "segments")
     try:
         m = ScheduleModel.model_validate(raw)
     except ValidationError as e:

@@ -92,20 +92,10 @@ def estimate(jobs: int, nodes: int = 0, rounds: int = 0, run: bool = True, parse
     return float(need)
 
 
-def _status_kb(key: str) -> float | None:
+def _proc_kb(path: str, key: str) -> float | None:
+    """Bytes of the ``key:`` line (in kB) of a /proc file (``/proc/self/status``, ``/proc/meminfo``); None if absent."""
     try:
-        with open("/proc/self/status") as f:
-            for ln in f:
-                if ln.startswith(key + ":"):
-                    return float(ln.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
-
-
-def _meminfo(key: str) -> float | None:
-    try:
-        with open("/proc/meminfo") as f:
+        with open(path) as f:
             for ln in f:
                 if ln.startswith(key + ":"):
                     return float(ln.split()[1]) * 1024
@@ -137,15 +127,15 @@ def available() -> tuple[float, str]:
     for lim, key, what in ((resource.RLIMIT_AS, "VmSize", "the address-space limit, ulimit -v"),
                            (resource.RLIMIT_DATA, "VmData", "the data-size limit, ulimit -d")):
         soft = resource.getrlimit(lim)[0]
-        used = _status_kb(key)
+        used = _proc_kb("/proc/self/status", key)
         if soft != resource.RLIM_INFINITY and used is not None:
             out.append((soft - used, what))
     room = _cgroup_room()
     if room is not None:
         out.append((room, "the container's memory limit"))
-    free = _meminfo("MemAvailable")
+    free = _proc_kb("/proc/meminfo", "MemAvailable")
     if free is not None:
-        out.append((free + (_meminfo("SwapFree") or 0.0), "the machine's available memory"))
+        out.append((free + (_proc_kb("/proc/meminfo", "SwapFree") or 0.0), "the machine's available memory"))
     if not out:
         return math.inf, "no known limit"
     b, what = min(out)
@@ -202,6 +192,24 @@ def check(jobs: int, nodes: int = 0, rounds: int = 0, run: bool = True, parsed: 
     room, _ = available()
     if need > room:
         raise OutOfMemory(line(need))
+
+
+def check_items(raw: Any, key: str) -> None:
+    """Refuse (:func:`check`) a parsed file whose ``key`` list (``jobs``, ``segments``) is
+    too long to validate and build here, before pydantic sees it (its Rust core aborts the
+    process when memory runs out). Lists under 10,000 items pass unchecked.
+
+    Args:
+        raw: the parsed JSON.
+        key: ``jobs`` (an instance file) or ``segments`` (a schedule file)."""
+    items = raw.get(key) if isinstance(raw, dict) else None
+    if not isinstance(items, list) or len(items) < 10_000:
+        return
+    if key == "jobs":
+        check(len(items), run=False, parsed=len(items))
+    else:
+        note(segments=len(items))
+        check(0, run=False, parsed=len(items))
 
 
 def command_of(args: list[str]) -> str:

@@ -439,14 +439,16 @@ class Result:
         with ``instance`` (else None), ``instance`` also as the truth (the violation
         weight of the part bounds), the loss proof as the solver derived it
         (:func:`loss_proof_of`). No evaluation: validate the schedule again for it. The
-        rules are :func:`check_result_fields`' (the same for result files: :func:`load_result`,
-        ``validate`` and ``plot`` of a ``solve -o`` file). ``source`` names the file in errors.
+        rules are ``check_result_fields``' (the same for result files: :func:`load_result`,
+        ``validate`` and ``plot`` of a ``solve -o`` file; :mod:`sensaopt.result_checks`). ``source`` names the file in errors.
         Not a dict: :class:`~sensaopt.errors.ArgumentError`; a missing or bad field:
         :class:`~sensaopt.errors.InputError` naming it."""
         from sensaopt.errors import ArgumentError, InputError
 
         if not isinstance(d, dict):
             raise ArgumentError("Result.from_dict()", "d", f"must be a dict (Result.to_dict's form), got {type(d).__name__}")
+        from sensaopt.result_checks import check_result_fields
+
         check_result_fields(d, source)
         try:
             return cls._from_dict(d, instance, source)
@@ -475,90 +477,6 @@ class Result:
             horizon_proof=HorizonProof.from_dict(proof) if proof else None, model_size=ModelSize.from_dict(size) if size else None)
 
 
-_NEEDS_SOLUTION = (Status.OPTIMAL, Status.FEASIBLE)  # statuses that always carry a solution (its objective)
-
-
-def check_result_fields(d: dict[str, Any], where: str = "result") -> None:
-    """The rules of a result's JSON form (:meth:`Result.to_dict`), for result files and
-    dicts alike: ``solver`` a string, ``status`` a :class:`Status`, ``objective`` and
-    ``bound`` finite numbers or null, ``runtime_s`` a finite number >= 0, ``metrics`` null
-    or an object of :class:`~sensaopt.metrics.Metrics`' fields (numbers or null), ``params``
-    and ``versions`` objects, ``message`` a string, ``schedule`` an object or null. A result
-    may lack a schedule (and then its objective) where its status says so: OPTIMAL and
-    FEASIBLE carry an objective; TIME_LIMIT without an incumbent, INFEASIBLE and ERROR need
-    none. Raises :class:`~sensaopt.errors.InputError` naming ``where`` and the field."""
-    from sensaopt.errors import InputError
-    from sensaopt.limits import type_problem
-
-    for key in ("solver", "status", "objective", "bound", "runtime_s"):
-        if key not in d:
-            raise InputError(where, key, "missing required field")
-    for key in ("solver", "message"):
-        if key in d and not isinstance(d[key], str):
-            raise InputError(where, key, type_problem(str, d[key]))
-    if not isinstance(d["status"], str) or d["status"] not in Status._value2member_map_:
-        raise InputError(where, "status", f"unknown status {d['status']!r} (known: {', '.join(s.value for s in Status)})")
-    _check_number(where, "objective", d["objective"], True)
-    _check_number(where, "bound", d["bound"], True)
-    _check_number(where, "runtime_s", d["runtime_s"], False)
-    if d["runtime_s"] < 0:
-        raise InputError(where, "runtime_s", f"must be >= 0 seconds, got {d['runtime_s']}")
-    for key in ("params", "versions", "schedule", "metrics", "part_bounds"):
-        if d.get(key) is not None and not isinstance(d[key], dict):
-            raise InputError(where, key, type_problem(dict, d[key]) + " (or null)")
-    if d.get("metrics") is not None:
-        _check_metrics(where, d["metrics"])
-    status = Status(d["status"])
-    if status in _NEEDS_SOLUTION and d["objective"] is None:
-        raise InputError(where, "objective", f"a {status.value} result carries its solution's objective, got null")
-
-
-def _check_number(where: str, field_: str, x: Any, optional: bool) -> None:
-    """``x`` a finite number (or None when ``optional``); else :class:`~sensaopt.errors.InputError`."""
-    from sensaopt.errors import InputError
-    from sensaopt.limits import type_problem
-
-    if x is None and optional:
-        return
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise InputError(where, field_, type_problem(float, x) + (" (or null)" if optional else ""))
-    if not (math.isfinite(x) if isinstance(x, float) else abs(x) < 1e308):  # an integer may be beyond any float
-        from sensaopt.limits import fmt
-
-        raise InputError(where, field_, f"must be a finite number, got {fmt(x)}")
-
-
-def _check_metrics(where: str, m: dict[str, Any]) -> None:
-    """A result's ``metrics``: exactly :class:`~sensaopt.metrics.Metrics`' fields, each a number or null."""
-    from dataclasses import fields
-
-    from sensaopt.errors import InputError
-
-    names = [f.name for f in fields(Metrics)]
-    for name in names:
-        if name not in m:
-            raise InputError(where, f"metrics.{name}", "missing required field")
-        _check_number(where, f"metrics.{name}", m[name], True)
-    extra = next((k for k in m if k not in names), None)
-    if extra is not None:
-        raise InputError(where, f"metrics.{extra}", "unknown field")
-
-
-def schedule_of_result(d: dict[str, Any], instance: Instance, source: str) -> Schedule:
-    """The schedule a result file holds (``validate`` and ``plot`` of a ``solve -o``
-    file); :class:`~sensaopt.errors.InputError` for a result whose status says it has
-    none (TIME_LIMIT without an incumbent, INFEASIBLE, ERROR) or that was written
-    without it."""
-    from sensaopt.errors import InputError
-
-    res = Result.from_dict(d, instance, source)
-    if res.schedule is not None:
-        return res.schedule
-    why = (f"its status {res.status.value} comes without a solution" if res.objective is None
-           else f"it was written without its schedule (status {res.status.value})")
-    raise InputError(source, "schedule", f"the result holds no schedule to read: {why}")
-
-
 def loss_proof_of(lexicographic: LexicographicReport | None, allocations: AllocationReport | None) -> LossProof | None:
     """The loss proof an exact solve's reports carry: the allocation relaxations' loss
     floor (valid over every allocation) when they ran, else phase 1's bound, else fixed
@@ -582,7 +500,7 @@ def load_result(path: str | Path, instance: Instance | None = None) -> Result:
         The result (no evaluation: validate its schedule for one).
 
     Raises:
-        InputError: an unreadable file or one that breaks :func:`check_result_fields`."""
+        InputError: an unreadable file or one that breaks :func:`sensaopt.result_checks.check_result_fields`."""
     raw = read_json(path)
     if not isinstance(raw, dict):
         from sensaopt.errors import InputError

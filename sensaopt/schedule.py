@@ -181,13 +181,15 @@ def check_schedule_data(schedule: Schedule) -> None:
 def _number(obj: object, name: str, field_: str, rng: Range, job: str | None) -> None:
     """``obj.name`` a number within ``rng``; for an integer range an integer (a whole
     float such as 3.0 or a numpy integer is stored as an ``int``)."""
-    x = getattr(obj, name)
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+    x: Any = getattr(obj, name)
+    real = isinstance(x, numbers.Real) and not isinstance(x, bool)  # (a flag: x stays Any for int() below)
+    if not real:
         raise InputError("schedule", field_, type_problem(int if rng.integer else float, x), job)
     if rng.integer and type(x) is not int:
         if not (isinstance(x, numbers.Integral) or (math.isfinite(x) and float(x).is_integer())):
             raise InputError("schedule", field_, type_problem(int, x), job)
-        object.__setattr__(obj, name, x := int(x))
+        x = int(x)
+        object.__setattr__(obj, name, x)
     problem = rng.problem(x)
     if problem is not None:
         raise InputError("schedule", field_, problem, job)
