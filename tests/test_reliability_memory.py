@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -19,8 +20,8 @@ from sensaopt import memory
 from sensaopt.cli import main
 
 LIMIT = 700_000 * 1024  # the issue's `ulimit -v 700000`
-LINE = ("error: out of memory: simulate (1000000 jobs, 120 nodes) needs about 3.2 GB by estimate; {avail} is available "
-        "(the address-space limit, ulimit -v); use fewer jobs (--jobs, --limit, --days or --sample), or free or allow more memory")
+LINE = ("error: out of memory: simulate (1000000 jobs, 120 nodes) needs about 3.2 GB by estimate; {avail}; "
+        "use fewer jobs (--jobs, --limit, --days or --sample), or free or allow more memory")
 
 
 def _limited(args: list[str], cwd: Path, env: dict[str, str] | None = None, limit_bytes: int = LIMIT) -> tuple[int, str, str]:
@@ -35,7 +36,11 @@ def _limited(args: list[str], cwd: Path, env: dict[str, str] | None = None, limi
 
 
 def _avail(err: str) -> str:
-    return err.split("; ")[1].split(" is available")[0]
+    """The line's "X is available (WHAT)" part: the address-space limit here, or the
+    machine's memory on one with less free than the limit allows."""
+    part = err.split("; ")[1]
+    assert re.fullmatch(r"[0-9.]+ (GB|MB) is available \((the address-space limit, ulimit -v|the machine's available memory)\)", part), part
+    return part
 
 
 def test_a_million_job_simulation_is_refused_before_it_is_built(tmp_path: Path) -> None:
