@@ -103,7 +103,7 @@ INSTANCE: dict[str, Range] = {
     "cluster.node_types[].count": Range(1, 100_000, "nodes", integer=True),
     "profile.cpu_levels": Range(0, 65536, "cores per GPU", lo_open=True),
     "profile.mem_levels": Range(0, 1e6, "GB per GPU", lo_open=True),
-    "profile.speeds": Range(0, 1000, lo_open=True),
+    "profile.speeds": Range(1e-3, 1000),  # as speed_factor: work / speed stays finite (the simulator's round limit)
     "jobs[].value": Range(0, 1e6, lo_open=True),
     "jobs[].soft_deadlines[].value": Range(0, 1e6, lo_open=True),
     "jobs[].speed_factor": Range(1e-3, 1e3),
