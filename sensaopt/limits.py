@@ -101,8 +101,8 @@ INSTANCE: dict[str, Range] = {
     "cluster.node_types[].cpus": Range(1, 65536, "cores per node", integer=True),
     "cluster.node_types[].mem_gb": Range(0, 1e6, "GB per node", lo_open=True),
     "cluster.node_types[].count": Range(1, 100_000, "nodes", integer=True),
-    "profile.cpu_levels": Range(0, 65536, "cores per GPU", lo_open=True),
-    "profile.mem_levels": Range(0, 1e6, "GB per GPU", lo_open=True),
+    "profile.cpu_levels": Range(1e-3, 65536, "cores per GPU"),  # at least 0.001: a node's cores / a level stays finite
+    "profile.mem_levels": Range(1e-3, 1e6, "GB per GPU"),
     "profile.speeds": Range(1e-3, 1000),  # as speed_factor: work / speed stays finite (the simulator's round limit)
     "jobs[].value": Range(0, 1e6, lo_open=True),
     "jobs[].soft_deadlines[].value": Range(0, 1e6, lo_open=True),
