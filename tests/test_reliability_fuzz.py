@@ -72,7 +72,8 @@ def test_ten_thousand_fuzzed_files_per_reader(reader: str) -> None:
     before = fuzz.tried[reader]
     _run(reader, SLOW)
     n = fuzz.tried[reader] - before
-    print(f"\n{reader}: {n} cases, outcomes {dict((k[1], v) for k, v in fuzz.outcomes.items() if k[0].startswith(reader))}")
+    seen = {f"{k[0]}: {k[1]}": v for k, v in fuzz.outcomes.items() if k[0].split()[0] == reader}
+    print(f"\n{reader}: {n} cases, outcomes {seen}")
     assert n >= SLOW
 
 
