@@ -481,9 +481,7 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
     """Parse a schedule object; checks types and names (not feasibility: that is the
     validator's job). Raises :class:`InputError`."""
     if isinstance(raw, dict) and "segments" not in raw and ("schedule" in raw or "status" in raw):
-        from sensaopt.result_checks import schedule_of_result
-
-        return schedule_of_result(raw, instance, source)  # a `solve -o` result file: its rules, then its schedule
+        raw = _schedule_of_result(raw, source)  # a `solve -o` result file: its rules, then its schedule
     memory.check_items(raw, "segments")
     try:
         m = ScheduleModel.model_validate(raw)
@@ -511,6 +509,21 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
         return Schedule(tuple(segs), m.round_minutes)
     except InputError as e:
         raise InputError(source, e.field, e.message, e.job) from None
+
+
+def _schedule_of_result(raw: dict, source: str) -> Any:
+    """The schedule object a result file holds, after the result's rules
+    (:func:`sensaopt.result_checks.check_result_fields`, as :meth:`sensaopt.result.Result.from_dict`
+    applies them); :class:`InputError` for a result whose status says it has none
+    (TIME_LIMIT without an incumbent, INFEASIBLE, ERROR) or that was written without it."""
+    from sensaopt.result_checks import check_result_fields
+
+    check_result_fields(raw, source)
+    if raw.get("schedule") is not None:
+        return raw["schedule"]
+    why = (f"its status {raw['status']} comes without a solution" if raw["objective"] is None
+           else f"it was written without its schedule (status {raw['status']})")
+    raise InputError(source, "schedule", f"the result holds no schedule to read: {why}")
 
 
 def load_schedule(path: str | Path, instance: Instance) -> Schedule:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import math
 import platform
 from dataclasses import asdict, dataclass, field
@@ -15,30 +14,13 @@ from sensaopt.io import check_json_numbers, parse_schedule_dict, read_json
 from sensaopt.metrics import JobMetrics, Metrics
 from sensaopt.metrics import job_metrics as _job_metrics
 from sensaopt.schedule import Schedule
+from sensaopt.status import Status as Status  # how a solve ended (re-exported: sensaopt.result.Status)
 
 if TYPE_CHECKING:
     from sensaopt.instance import Instance
     from sensaopt.validator import Evaluation
 
 VALUE_TOL = 1e-6  # deadline value: lost values closer than this are equal (solver round-off)
-
-
-class Status(str, enum.Enum):
-    """How a solve ended.
-
-    Attributes:
-        OPTIMAL: proven optimal by an exact solver, over every schedule the validator accepts.
-        FEASIBLE: a valid schedule, optimality not proven (every heuristic).
-        INFEASIBLE: proven to have no solution.
-        TIME_LIMIT: stopped by the time limit; may carry an incumbent.
-        ERROR: the solver failed (``message`` says why).
-    """
-
-    OPTIMAL = "OPTIMAL"  # proven by an exact solver
-    FEASIBLE = "FEASIBLE"  # a valid schedule, optimality not proven (every heuristic)
-    INFEASIBLE = "INFEASIBLE"  # proven to have no solution
-    TIME_LIMIT = "TIME_LIMIT"  # stopped by the limit; may carry an incumbent
-    ERROR = "ERROR"
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,17 @@
 """The rules of a result's JSON form (:meth:`sensaopt.result.Result.to_dict`), one
 function for result files and dicts alike (:meth:`~sensaopt.result.Result.from_dict`,
-:func:`~sensaopt.result.load_result`, ``validate`` and ``plot`` of a ``solve -o`` file),
-and the schedule a result file holds."""
+:func:`~sensaopt.result.load_result`, and ``validate`` and ``plot`` of a ``solve -o``
+file through :func:`sensaopt.io.parse_schedule_dict`)."""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sensaopt.errors import InputError
 from sensaopt.limits import fmt, type_problem
 from sensaopt.metrics import Metrics
-from sensaopt.result import Result, Status
-
-if TYPE_CHECKING:
-    from sensaopt.instance import Instance
-    from sensaopt.schedule import Schedule
+from sensaopt.status import Status
 
 _NEEDS_SOLUTION = (Status.OPTIMAL, Status.FEASIBLE)  # statuses that always carry a solution (its objective)
 
@@ -74,16 +70,3 @@ def _check_metrics(where: str, m: dict[str, Any]) -> None:
     extra = next((k for k in m if k not in names), None)
     if extra is not None:
         raise InputError(where, f"metrics.{extra}", "unknown field")
-
-
-def schedule_of_result(d: dict[str, Any], instance: Instance, source: str) -> Schedule:
-    """The schedule a result file holds (``validate`` and ``plot`` of a ``solve -o``
-    file); :class:`~sensaopt.errors.InputError` for a result whose status says it has
-    none (TIME_LIMIT without an incumbent, INFEASIBLE, ERROR) or that was written
-    without it."""
-    res = Result.from_dict(d, instance, source)
-    if res.schedule is not None:
-        return res.schedule
-    why = (f"its status {res.status.value} comes without a solution" if res.objective is None
-           else f"it was written without its schedule (status {res.status.value})")
-    raise InputError(source, "schedule", f"the result holds no schedule to read: {why}")

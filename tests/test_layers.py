@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "sensaopt.outputs", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",
         "sensaopt.metrics", "sensaopt.result", "sensaopt.generate",
         "sensaopt.memory",  # the command's size and the memory it needs (imports only the errors)
-        "sensaopt.result_checks",  # the rules of a result's JSON form (imports only the core)
+        "sensaopt.status", "sensaopt.result_checks",  # a solve's status; the rules of a result's JSON form (import only the core)
         "sensaopt.servable",  # unservable deadline jobs (imports only the core)
         "sensaopt.arguments",  # argument checks of the public API (imports only the core)
     )),
