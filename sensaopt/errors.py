@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # ASCII control characters
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character it quotes from user input (a newline in a
+    job id or file name) shown escaped (``\\n``): an error is one line wherever it is printed."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
 
 class SensaoptError(Exception):
     """Base class of the errors sensaopt reports to the user without a traceback."""
@@ -16,7 +26,7 @@ class InputError(SensaoptError, ValueError):
 
     def __str__(self) -> str:
         job = f" (job {self.job})" if self.job is not None else ""
-        return f"{self.file}: {self.field}{job}: {self.message}"
+        return one_line(f"{self.file}: {self.field}{job}: {self.message}")
 
 
 class ArgumentError(InputError, TypeError):
@@ -52,7 +62,7 @@ class ScheduleError(SensaoptError):
         if self.round is not None:
             where.append(f"round {self.round}")
         at = f" ({', '.join(where)})" if where else ""
-        return f"invalid schedule [{self.rule}]{at}: {self.message}"
+        return one_line(f"invalid schedule [{self.rule}]{at}: {self.message}")
 
 
 class PolicyError(SensaoptError):

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from sensaopt import memory
 from sensaopt.instance import Cluster, Instance, Job, NodeType
 from sensaopt.profiles import catalog
 
@@ -105,6 +106,7 @@ def generate(cfg: GeneratorConfig) -> Instance:
         ValueError: settings out of range, or no GPU size of ``gpu_mix`` fits the cluster.
     """
     cfg.check()
+    memory.check(cfg.jobs, cfg.nodes, run=False)  # a size this process cannot build: refused before it is drawn
     rng = np.random.default_rng(cfg.seed)
     cluster = Cluster((NodeType("node", cfg.node_gpus, cfg.node_cpus, cfg.node_mem_gb, cfg.nodes),))
     sizes = [g for g, _ in cfg.gpu_mix if g <= cluster.total_gpus]

@@ -26,7 +26,7 @@ from functools import cached_property
 from typing import NoReturn
 
 from sensaopt.errors import ArgumentError, InputError
-from sensaopt.limits import INSTANCE, MAX_ROUNDS, Range, describe, name_problem
+from sensaopt.limits import INSTANCE, MAX_JOBS, MAX_ROUNDS, Range, describe, name_problem, type_problem
 from sensaopt.profiles import SensitivityProfile
 
 
@@ -84,6 +84,9 @@ class Cluster:
     """
 
     node_types: tuple[NodeType, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "node_types", _tuple_of(self.node_types, NodeType, "Cluster", "node_types"))
 
     @cached_property
     def nodes(self) -> tuple[Node, ...]:
@@ -205,6 +208,9 @@ class ObjectiveWeights:
 
     violation_weight: float = 1e5
 
+    def __post_init__(self) -> None:
+        _check_types(self, "ObjectiveWeights", None)
+
 
 class Change(Enum):
     """How a job's allocation changes from one round it runs to the next (see
@@ -239,6 +245,9 @@ class Overheads:
     migration_base_minutes: float = 1.0
     migration_per_log2_gpu_minutes: float = 0.5
     resize_minutes: float = 0.5
+
+    def __post_init__(self) -> None:
+        _check_types(self, "Overheads", None)
 
     def restart_minutes(self, gpus: int) -> float:
         """Minutes lost when a paused job resumes."""
@@ -300,6 +309,11 @@ class Instance:
     source: str = ""  # file path or generator command; used in error messages
 
     def __post_init__(self) -> None:
+        _check_types(self, "Instance", None)
+        for name, tp in (("cluster", Cluster), ("objective", ObjectiveWeights), ("overheads", Overheads)):
+            if not isinstance(getattr(self, name), tp):
+                raise ArgumentError("Instance", name, f"must be a {tp.__name__}, got {type(getattr(self, name)).__name__}")
+        object.__setattr__(self, "jobs", _tuple_of(self.jobs, Job, "Instance", "jobs"))
         check_instance(self)
 
     @cached_property
@@ -325,6 +339,18 @@ class Instance:
 _SCALAR_TYPES: dict[type, dict[str, object]] = {}
 
 
+def _tuple_of(items: object, tp: type, what: str, name: str) -> tuple:
+    """``items`` as a tuple of ``tp`` (a list or other iterable is converted); else :class:`ArgumentError`."""
+    if not isinstance(items, tuple):
+        if isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable):
+            raise ArgumentError(what, name, f"must be a tuple of {tp.__name__}, got {type(items).__name__}")
+        items = tuple(items)
+    bad = next((k for k, x in enumerate(items) if not isinstance(x, tp)), None)
+    if bad is not None:
+        raise ArgumentError(what, f"{name}[{bad}]", f"must be a {tp.__name__}, got {type(items[bad]).__name__}")
+    return items
+
+
 def _check_types(obj: object, what: str, job: str | None) -> None:
     """The scalar fields of a dataclass ``obj`` against their annotations, at construction:
     an ``int`` field takes an integer (a numpy integer becomes an ``int``; 2.5, a bool or
@@ -347,16 +373,16 @@ def _check_types(obj: object, what: str, job: str | None) -> None:
             if isinstance(x, numbers.Integral) and not isinstance(x, bool):
                 object.__setattr__(obj, name, int(x))
                 continue
-            raise ArgumentError(what, name, f"must be an integer, got {describe(x)}", job=job)
+            raise ArgumentError(what, name, type_problem(int, x), job=job)
         if tp is float or tp == (float | None):
             if type(x) is float or type(x) is int or (x is None and tp is not float):
                 continue
             if isinstance(x, numbers.Real) and not isinstance(x, bool):
                 object.__setattr__(obj, name, float(x))
                 continue
-            raise ArgumentError(what, name, f"must be a number, got {describe(x)}", job=job)
+            raise ArgumentError(what, name, type_problem(float, x), job=job)
         if tp is str and not isinstance(x, str):
-            raise ArgumentError(what, name, f"must be a string, got {describe(x)}", job=job)
+            raise ArgumentError(what, name, type_problem(str, x), job=job)
 
 
 def check_instance(inst: Instance) -> None:
@@ -368,7 +394,9 @@ def check_instance(inst: Instance) -> None:
     _check_range(where, "round_minutes", inst.round_minutes, INSTANCE["round_minutes"])
     _check_cluster(where, inst.cluster)
     if not inst.jobs:
-        _bad(where, "jobs", "the instance has no jobs")
+        _bad(where, "jobs", "the instance has no jobs (an empty job list)")
+    if len(inst.jobs) > MAX_JOBS:
+        _bad(where, "jobs", too_many_jobs())
     seen: set[str] = set()
     cap = inst.cluster.total_gpus
     fits: dict[tuple[int, int], str | None] = {}  # (profile id, gpus) -> why no node can run it
@@ -383,6 +411,11 @@ def check_instance(inst: Instance) -> None:
     _check_range(where, "objective.violation_weight", inst.objective.violation_weight, INSTANCE["objective.violation_weight"])
     for f in fields(Overheads):
         _check_range(where, f"overheads.{f.name}", getattr(inst.overheads, f.name), INSTANCE[f"overheads.{f.name}"])
+
+
+def too_many_jobs() -> str:
+    """The message for more than :data:`~sensaopt.limits.MAX_JOBS` jobs (files and code)."""
+    return f"more than {MAX_JOBS} jobs (split the workload)"
 
 
 def horizon_problem(minutes: float, round_minutes: float) -> str | None:
@@ -438,10 +471,11 @@ def _check_node_names(where: str, cluster: Cluster) -> None:
 
 def _host_gpus(nt: NodeType, cf: float, mf: float) -> int:
     """GPUs of one job a node of type ``nt`` can hold at the profile floor (cf cores, mf GB per GPU)."""
-    eps = 1e-9
-    by_cpu = math.floor(nt.cpus / cf + eps) if cf > 0 else nt.gpus
-    by_mem = math.floor(nt.mem_gb / mf + eps) if mf > 0 else nt.gpus
-    return max(0, min(nt.gpus, by_cpu, by_mem))
+    def fit(have: float, per_gpu: float) -> int:  # GPUs ``have`` holds at ``per_gpu`` each (a tiny per_gpu: every GPU)
+        q = have / per_gpu if per_gpu > 0 else math.inf
+        return nt.gpus if q >= nt.gpus else math.floor(q + 1e-9)
+
+    return max(0, min(nt.gpus, fit(nt.cpus, cf), fit(nt.mem_gb, mf)))
 
 
 def _check_runnable(where: str, f: str, j: Job, cluster: Cluster, memo: dict[tuple[int, int], str | None], round_minutes: float) -> None:
@@ -478,15 +512,15 @@ def _check_runnable(where: str, f: str, j: Job, cluster: Cluster, memo: dict[tup
 def _check_job(where: str, f: str, j: Job, cap: int) -> None:
     """One job's numbers (``f`` is its field path, ``cap`` the cluster's GPUs)."""
     if not (math.isfinite(j.arrival) and j.arrival >= 0):
-        _bad(where, f"{f}.arrival", "must be a finite number of minutes >= 0", j.id)
+        _bad(where, f"{f}.arrival", f"must be a finite number of minutes >= 0, got {describe(j.arrival)}", j.id)
     if j.gpus <= 0:
-        _bad(where, f"{f}.gpus", "must be >= 1", j.id)
+        _bad(where, f"{f}.gpus", f"must be >= 1, got {j.gpus}", j.id)
     if j.gpus > cap:
         _bad(where, f"{f}.gpus", f"needs {j.gpus} GPUs but the whole cluster has {cap}", j.id)
     if not (math.isfinite(j.work) and j.work > 0):
-        _bad(where, f"{f}.work", "must be a positive finite number of minutes", j.id)
+        _bad(where, f"{f}.work", f"must be a positive finite number of minutes, got {describe(j.work)}", j.id)
     if not (math.isfinite(j.speed_factor) and j.speed_factor > 0):
-        _bad(where, f"{f}.speed_factor", "must be positive and finite", j.id)
+        _bad(where, f"{f}.speed_factor", f"must be positive and finite, got {describe(j.speed_factor)}", j.id)
     if j.deadline is not None:
         _check_deadlines(where, f, j, j.deadline)
     elif j.soft_deadlines:
@@ -496,11 +530,11 @@ def _check_job(where: str, f: str, j: Job, cap: int) -> None:
 def _check_deadlines(where: str, f: str, j: Job, deadline: float) -> None:
     """A job's deadline, value and soft deadlines (later, in order, with decreasing values)."""
     if not math.isfinite(deadline):
-        _bad(where, f"{f}.deadline", "must be finite (use null for best effort)", j.id)
+        _bad(where, f"{f}.deadline", f"must be finite (use null for best effort), got {describe(deadline)}", j.id)
     if deadline <= j.arrival:
         _bad(where, f"{f}.deadline", f"deadline {deadline} is not after arrival {j.arrival}", j.id)
     if not (math.isfinite(j.value) and j.value > 0):
-        _bad(where, f"{f}.value", "must be positive and finite", j.id)
+        _bad(where, f"{f}.value", f"must be positive and finite, got {describe(j.value)}", j.id)
     prev_at, prev_v = deadline, j.value
     for s, sd in enumerate(j.soft_deadlines):
         if not (math.isfinite(sd.at) and sd.at > prev_at):
@@ -522,9 +556,7 @@ def _check_job_ranges(where: str, f: str, j: Job, round_minutes: float) -> None:
             msg = None if v is None else horizon_problem(v, round_minutes)
             if msg is not None:
                 _bad(where, f"{f}.{name}", msg, j.id)
-    if j.deadline is None:
-        return
-    if j.value not in _VALUE:
+    if j.value not in _VALUE:  # best-effort jobs too: a file's value is checked whatever its deadline
         _check_range(where, f"{f}.value", j.value, _VALUE, j.id)
     for s, sd in enumerate(j.soft_deadlines):  # later than the deadline and worth less (_check_deadlines)
         msg = horizon_problem(sd.at, round_minutes)

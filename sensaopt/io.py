@@ -18,9 +18,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from sensaopt import memory
 from sensaopt.errors import InputError, SensaoptError
-from sensaopt.instance import Cluster, Instance, Job, NodeType, ObjectiveWeights, Overheads, SoftDeadline
-from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, MAX_JOBS, MAX_ROUNDS, SCHEDULE, Range
+from sensaopt.instance import Cluster, Instance, Job, NodeType, ObjectiveWeights, Overheads, SoftDeadline, too_many_jobs
+from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, MAX_JOBS, Range, type_problem
 from sensaopt.outputs import write_text
 from sensaopt.profiles import SensitivityProfile, catalog
 from sensaopt.schedule import FORMAT_VERSION as SCHEDULE_FORMAT_VERSION
@@ -28,19 +29,22 @@ from sensaopt.schedule import Placement, Schedule, Segment
 
 FORMAT_VERSION = 1
 
-# strict: a number given as a string ("5") or a boolean is a wrong type, not coerced
-PosFloat = Annotated[float, Field(gt=0, allow_inf_nan=False, strict=True)]
-NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False, strict=True)]
-FiniteFloat = Annotated[float, Field(allow_inf_nan=False, strict=True)]
-PosInt = Annotated[int, Field(gt=0, strict=True)]
+# The models check a file's structure and JSON types only (strict: a number given as a
+# string ("5") or a boolean is a wrong type, not coerced); every value rule — ranges,
+# finiteness, names, cross-field rules — is the objects' own (Instance, Job,
+# SensitivityProfile, Schedule: one function for files and code, the same message). The
+# ranges still appear in the JSON Schema (``sensaopt schema``).
+PosFloat = Annotated[float, Field(strict=True, json_schema_extra={"exclusiveMinimum": 0})]
+NonNegFloat = Annotated[float, Field(strict=True, json_schema_extra={"minimum": 0})]
+FiniteFloat = Annotated[float, Field(strict=True)]
+PosInt = Annotated[int, Field(strict=True, json_schema_extra={"exclusiveMinimum": 0})]
 
 
 def _in(r: Range) -> Any:
-    """A pydantic constraint for the numbers within ``r`` (sensaopt.limits), strict and finite."""
-    finite = None if r.integer else False  # allow_inf_nan applies to floats only
-    if r.lo_open:
-        return Field(gt=r.lo, le=r.hi, allow_inf_nan=finite, strict=True)
-    return Field(ge=r.lo, le=r.hi, allow_inf_nan=finite, strict=True)
+    """A strict pydantic field whose JSON Schema shows the range ``r`` (sensaopt.limits);
+    the range itself is checked by the objects (:func:`sensaopt.instance.check_instance`)."""
+    low = {"exclusiveMinimum": r.lo} if r.lo_open else {"minimum": r.lo}
+    return Field(strict=True, json_schema_extra={**low, "maximum": r.hi})
 
 
 # the ranges of sensaopt.limits.INSTANCE, one alias per field kind
@@ -68,7 +72,7 @@ class _Strict(BaseModel):
 
 
 class NodeTypeModel(_Strict):
-    name: str = Field(min_length=1)
+    name: str
     gpus: NodeGpus
     cpus: NodeCpus = Field(description="CPU cores per node")
     mem_gb: NodeMem = Field(description="memory per node, GB")
@@ -76,12 +80,12 @@ class NodeTypeModel(_Strict):
 
 
 class ClusterModel(_Strict):
-    node_types: list[NodeTypeModel] = Field(min_length=1)
+    node_types: list[NodeTypeModel]
 
 
 class ProfileModel(_Strict):
-    cpu_levels: list[CpuLevel] = Field(min_length=1, description="CPU cores per GPU, increasing")
-    mem_levels: list[MemLevel] = Field(min_length=1, description="memory GB per GPU, increasing")
+    cpu_levels: list[CpuLevel] = Field(description="CPU cores per GPU, increasing")
+    mem_levels: list[MemLevel] = Field(description="memory GB per GPU, increasing")
     speeds: list[list[Speed]] = Field(description="speeds[i][k], relative to the reference share")
     task: str = "custom"
 
@@ -92,7 +96,7 @@ class SoftDeadlineModel(_Strict):
 
 
 class JobModel(_Strict):
-    id: str = Field(min_length=1)
+    id: str
     arrival: NonNegFloat = Field(description="minutes")
     gpus: PosInt
     work: PosFloat = Field(description="minutes of run time at speed 1.0 (GPU-proportional share)")
@@ -130,13 +134,13 @@ class InstanceModel(_Strict):
 
     model_config = ConfigDict(extra="forbid", title="sensaopt instance")
     format_version: int = Field(FORMAT_VERSION, ge=1, le=FORMAT_VERSION, strict=True)
-    name: str = Field(min_length=1)
+    name: str
     round_minutes: RoundMinutes
     cluster: ClusterModel
     objective: ObjectiveModel = Field(default_factory=ObjectiveModel)
     overheads: OverheadsModel = Field(default_factory=OverheadsModel)
     profiles: dict[str, ProfileModel] = Field(default_factory=dict)
-    jobs: list[JobModel] = Field(min_length=1, max_length=MAX_JOBS)
+    jobs: list[JobModel] = Field(max_length=MAX_JOBS)
     provenance: dict[str, Any] = Field(default_factory=dict, description="how the instance was made")
 
 
@@ -163,18 +167,32 @@ def _job_of(raw: Any, loc: tuple) -> str | None:
     return None
 
 
+# pydantic's error types -> the type a field wants (the message is limits.type_problem's, as for objects built in code)
+_TYPE_ERRORS = {"int_type": int, "int_from_float": int, "int_parsing": int, "float_type": float, "float_parsing": float,
+                "string_type": str, "bool_type": bool, "list_type": list, "dict_type": dict, "model_type": dict,
+                "model_attributes_type": dict}
+
+
+def validation_message(first: Any) -> str:
+    """The message of pydantic's error ``first`` (one of ``ValidationError.errors()``) in
+    sensaopt's words: ``unknown field``, ``missing required field``, a wrong type as
+    :func:`sensaopt.limits.type_problem` says it (as for objects built in code)."""
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        return "unknown field"
+    if kind == "missing":
+        return "missing required field"
+    if kind in _TYPE_ERRORS:
+        return type_problem(_TYPE_ERRORS[kind], first.get("input"))
+    return str(first["msg"])
+
+
 def _from_validation_error(e: ValidationError, raw: Any, where: str) -> InputError:
     first = e.errors()[0]
     loc = tuple(x for x in first["loc"] if not (isinstance(x, str) and x.startswith("function-")))
-    msg = first["msg"]
-    if first["type"] == "extra_forbidden":
-        msg = "unknown field"
-    elif first["type"] == "missing":
-        msg = "missing required field"
-    elif first["type"] == "too_short" and loc == ("jobs",):
-        msg = "the instance has no jobs (an empty job list)"
-    elif first["type"] == "too_long" and loc == ("jobs",):
-        msg = f"more than {MAX_JOBS} jobs (split the workload)"
+    msg = validation_message(first)
+    if first["type"] == "too_long" and loc == ("jobs",):
+        msg = too_many_jobs()
     return InputError(where, _loc(loc), msg, job=_job_of(raw, loc))
 
 
@@ -244,7 +262,8 @@ def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
         size = check_regular_file(p).st_size
         if max_bytes is not None and size > max_bytes:
             raise InputError(str(p), "(file)", f"{size / 2**20:.0f} MiB; JSON files up to {max_bytes // 2**20} MiB are read")
-        data = p.read_bytes()
+        with memory.reading(str(p), size):
+            data = p.read_bytes()
     except FileNotFoundError:
         raise InputError(str(p), "(file)", "no such file") from None
     except OSError as e:
@@ -253,8 +272,10 @@ def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
     if what is not None:
         raise InputError(str(p), "(file)", what)
     text = decode_utf8(data, str(p))
+    del data
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        with memory.reading(str(p), size):
+            return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as e:
         raise InputError(str(p), f"line {e.lineno} column {e.colno}", f"malformed JSON: {e.msg}") from None
     except _DuplicateKey as e:
@@ -267,6 +288,7 @@ def read_json(path: str | Path, max_bytes: int | None = MAX_FILE_BYTES) -> Any:
 
 # ---- instances ----------------------------------------------------------------------------
 def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
+    memory.check_items(raw, "jobs")
     try:
         m = InstanceModel.model_validate(raw)
     except ValidationError as e:
@@ -300,7 +322,7 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
                 speed_factor=jm.speed_factor,
             )
         )
-    return Instance(
+    inst = Instance(
         name=m.name,
         cluster=Cluster(tuple(NodeType(n.name, n.gpus, n.cpus, n.mem_gb, n.count) for n in m.cluster.node_types)),
         round_minutes=m.round_minutes,
@@ -309,19 +331,18 @@ def instance_from_dict(raw: Any, source: str = "<instance>") -> Instance:
         overheads=Overheads(**m.overheads.model_dump()),
         source=source,
     )
+    memory.note_instance(inst)  # a later MemoryError names its size
+    return inst
 
 
 def _profile(name: str, pm: ProfileModel, source: str, field: str, job: str | None) -> SensitivityProfile:
+    """The profile of a file's ``field``; its rules are the object's (:func:`sensaopt.profiles.check_profile`),
+    an error named by the file's field path."""
     try:
-        return SensitivityProfile(
-            name=name,
-            cpu_levels=tuple(pm.cpu_levels),
-            mem_levels=tuple(pm.mem_levels),
-            speeds=tuple(tuple(r) for r in pm.speeds),
-            task=pm.task,
-        )
-    except ValueError as e:
-        raise InputError(source, field, str(e), job) from None
+        return SensitivityProfile(name=name, cpu_levels=tuple(pm.cpu_levels), mem_levels=tuple(pm.mem_levels),
+                                  speeds=tuple(tuple(r) for r in pm.speeds), task=pm.task)
+    except InputError as e:
+        raise InputError(source, f"{field}.{e.field}", e.message, job) from None
 
 
 def load_instance(path: str | Path) -> Instance:
@@ -433,32 +454,35 @@ def save_instance(inst: Instance, path: str | Path, provenance: dict | None = No
 
 
 # ---- schedules ------------------------------------------------------------------------------
+# a schedule file's numbers are checked by the Schedule itself (sensaopt.schedule.check_schedule_data: types, ranges),
+# as for a schedule built in code; the models give the structure
 class PlacementModel(_Strict):
     node: str
-    gpus: Annotated[int, _in(SCHEDULE["segments[].placements[].gpus"])]
-    cpus: Annotated[int, _in(SCHEDULE["segments[].placements[].cpus"])]
-    mem_gb: Annotated[float, _in(SCHEDULE["segments[].placements[].mem_gb"])]
+    gpus: Any
+    cpus: Any
+    mem_gb: Any
 
 
 class SegmentModel(_Strict):
     job: str
-    start: Annotated[int, _in(SCHEDULE["segments[].start"])]
-    rounds: Annotated[int, _in(SCHEDULE["segments[].rounds"])]
-    placements: list[PlacementModel] = Field(min_length=1)
+    start: Any
+    rounds: Any
+    placements: list[PlacementModel]
 
 
 class ScheduleModel(_Strict):
     format_version: int = Field(SCHEDULE_FORMAT_VERSION, ge=1, le=SCHEDULE_FORMAT_VERSION, strict=True)
     instance: str | None = None
-    round_minutes: RoundMinutes
+    round_minutes: Any
     segments: list[SegmentModel]
 
 
 def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>") -> Schedule:
     """Parse a schedule object; checks types and names (not feasibility: that is the
     validator's job). Raises :class:`InputError`."""
-    if isinstance(raw, dict) and "schedule" in raw and "segments" not in raw:
-        raw = raw["schedule"]  # a `solve --json` result file holds its schedule
+    if isinstance(raw, dict) and "segments" not in raw and ("schedule" in raw or "status" in raw):
+        raw = _schedule_of_result(raw, source)  # a `solve -o` result file: its rules, then its schedule
+    memory.check_items(raw, "segments")
     try:
         m = ScheduleModel.model_validate(raw)
     except ValidationError as e:
@@ -468,14 +492,11 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
         if len(loc) >= 2 and loc[0] == "segments" and isinstance(loc[1], int):
             with contextlib.suppress(AttributeError, IndexError, KeyError, TypeError):
                 job = raw["segments"][loc[1]].get("job")
-        msg = {"extra_forbidden": "unknown field", "missing": "missing required field"}.get(first["type"], first["msg"])
+        msg = validation_message(first)
         raise InputError(source, _loc(loc), msg, job) from None
     names = {n.name: n.index for n in instance.cluster.nodes}
     segs = []
     for k, s in enumerate(m.segments):
-        if s.start + s.rounds > MAX_ROUNDS:
-            raise InputError(source, f"segments[{k}].rounds", f"the segment ends at round {s.start + s.rounds}; "
-                             f"at most {MAX_ROUNDS} rounds are supported", s.job)
         if s.job not in instance.job_index:
             raise InputError(source, f"segments[{k}].job", "unknown job (not in the instance)", s.job)
         pls = []
@@ -484,7 +505,25 @@ def parse_schedule_dict(raw: Any, instance: Instance, source: str = "<schedule>"
                 raise InputError(source, f"segments[{k}].placements[{q}].node", f"unknown node {p.node!r}", s.job)
             pls.append(Placement(names[p.node], p.gpus, p.cpus, p.mem_gb))
         segs.append(Segment(s.job, s.start, s.rounds, tuple(pls)))
-    return Schedule(tuple(segs), m.round_minutes)
+    try:  # the format's value rules are the Schedule's own (sensaopt.schedule.check_schedule_data)
+        return Schedule(tuple(segs), m.round_minutes)
+    except InputError as e:
+        raise InputError(source, e.field, e.message, e.job) from None
+
+
+def _schedule_of_result(raw: dict, source: str) -> Any:
+    """The schedule object a result file holds, after the result's rules
+    (:func:`sensaopt.result_checks.check_result_fields`, as :meth:`sensaopt.result.Result.from_dict`
+    applies them); :class:`InputError` for a result whose status says it has none
+    (TIME_LIMIT without an incumbent, INFEASIBLE, ERROR) or that was written without it."""
+    from sensaopt.result_checks import check_result_fields
+
+    check_result_fields(raw, source)
+    if raw.get("schedule") is not None:
+        return raw["schedule"]
+    why = (f"its status {raw['status']} comes without a solution" if raw["objective"] is None
+           else f"it was written without its schedule (status {raw['status']})")
+    raise InputError(source, "schedule", f"the result holds no schedule to read: {why}")
 
 
 def load_schedule(path: str | Path, instance: Instance) -> Schedule:

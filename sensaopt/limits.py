@@ -80,7 +80,13 @@ class Range:
 def fmt(x: float) -> str:
     """A number as short text: integers in full below 10¹², else ``%g``."""
     if isinstance(x, int) and not isinstance(x, bool):
-        return str(x) if abs(x) < 10**12 else f"{float(x):g}"
+        if abs(x) < 10**12:
+            return str(x)
+        if abs(x) < 10**300:
+            return f"{float(x):g}"
+        digits = str(abs(x))  # beyond a float (a JSON reader refuses more than 4300 digits before)
+        mantissa = digits[1:6].rstrip("0")
+        return f"{'-' if x < 0 else ''}{digits[0]}{'.' + mantissa if mantissa else ''}e+{len(digits) - 1}"
     if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e12:
         return str(int(x))
     return f"{x:g}"
@@ -95,9 +101,9 @@ INSTANCE: dict[str, Range] = {
     "cluster.node_types[].cpus": Range(1, 65536, "cores per node", integer=True),
     "cluster.node_types[].mem_gb": Range(0, 1e6, "GB per node", lo_open=True),
     "cluster.node_types[].count": Range(1, 100_000, "nodes", integer=True),
-    "profile.cpu_levels": Range(0, 65536, "cores per GPU", lo_open=True),
-    "profile.mem_levels": Range(0, 1e6, "GB per GPU", lo_open=True),
-    "profile.speeds": Range(0, 1000, lo_open=True),
+    "profile.cpu_levels": Range(1e-3, 65536, "cores per GPU"),  # at least 0.001: a node's cores / a level stays finite
+    "profile.mem_levels": Range(1e-3, 1e6, "GB per GPU"),
+    "profile.speeds": Range(1e-3, 1000),  # as speed_factor: work / speed stays finite (the simulator's round limit)
     "jobs[].value": Range(0, 1e6, lo_open=True),
     "jobs[].soft_deadlines[].value": Range(0, 1e6, lo_open=True),
     "jobs[].speed_factor": Range(1e-3, 1e3),
@@ -205,6 +211,16 @@ KNOBS: dict[str, Range] = {
     "seed": OPTIONS["seed"],
 }
 GENERIC_KNOB = Range(-1e9, 1e9)  # a number knob without its own range: finite, |x| <= 10^9
+
+
+KINDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false (a bool)", list: "a list",
+         dict: "an object"}
+
+
+def type_problem(tp: type, x: object) -> str:
+    """The one message for a value of the wrong type, in files and in code alike
+    (``must be an integer, got 'four'``); ``tp`` is the type wanted (:data:`KINDS`)."""
+    return f"must be {KINDS.get(tp, getattr(tp, '__name__', str(tp)))}, got {describe(x)}"
 
 
 def describe(x: object) -> str:

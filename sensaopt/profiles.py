@@ -41,17 +41,7 @@ class SensitivityProfile:
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
-        ci, mk = self.cpu_levels, self.mem_levels
-        if len(ci) < 1 or len(mk) < 1:
-            raise ValueError(f"profile {self.name}: empty axis")
-        if any(b <= a for a, b in zip(ci, ci[1:])) or any(b <= a for a, b in zip(mk, mk[1:])):
-            raise ValueError(f"profile {self.name}: axis levels must increase strictly")
-        if ci[0] <= 0 or mk[0] <= 0:
-            raise ValueError(f"profile {self.name}: axis levels must be positive")
-        if len(self.speeds) != len(ci) or any(len(r) != len(mk) for r in self.speeds):
-            raise ValueError(f"profile {self.name}: speed grid must be {len(ci)} x {len(mk)}")
-        if any(not (math.isfinite(s) and s > 0) for r in self.speeds for s in r):
-            raise ValueError(f"profile {self.name}: speeds must be positive and finite")
+        check_profile(self)
 
     # ---- speed -------------------------------------------------------------------
     @property
@@ -100,6 +90,60 @@ class SensitivityProfile:
         their CPU and memory away at (almost) no cost."""
         gain, loss = self.sensitivity(share)
         return gain > threshold or loss > threshold
+
+
+def check_profile(p: SensitivityProfile) -> None:
+    """The rules of a sensitivity profile, alike for files (``profiles.NAME``,
+    ``jobs[k].profile``) and profiles built in code: each axis a non-empty, strictly
+    increasing tuple of numbers within its range (:data:`sensaopt.limits.INSTANCE`:
+    ``profile.cpu_levels``, ``profile.mem_levels``), ``speeds`` a grid of one row per CPU
+    level and one number per memory level, each within ``profile.speeds``. Lists are taken
+    as tuples. Raises :class:`~sensaopt.errors.InputError` (``profile NAME``, the field
+    within the profile, what is wrong; a ``ValueError``)."""
+    from sensaopt.errors import InputError
+    from sensaopt.limits import INSTANCE, name_problem, type_problem
+
+    where = f"profile {p.name}"
+    if not isinstance(p.name, str) or name_problem(p.name):
+        raise InputError("profile", "name", type_problem(str, p.name) if not isinstance(p.name, str) else str(name_problem(p.name)))
+    if not isinstance(p.task, str):
+        raise InputError(where, "task", type_problem(str, p.task))
+    axes = {}
+    for axis in ("cpu_levels", "mem_levels"):
+        levels = _numbers(where, axis, getattr(p, axis), INSTANCE[f"profile.{axis}"])
+        if any(b <= a for a, b in zip(levels, levels[1:])):
+            raise InputError(where, axis, f"levels must increase strictly, got {', '.join(f'{x:g}' for x in levels)}")
+        axes[axis] = levels
+    rows = p.speeds
+    if not isinstance(rows, (tuple, list)) or len(rows) != len(axes["cpu_levels"]):
+        got = f"{len(rows)} rows" if isinstance(rows, (tuple, list)) else type(rows).__name__
+        raise InputError(where, "speeds", f"must be a grid of {len(axes['cpu_levels'])} rows (one per CPU level), got {got}")
+    grid = tuple(_numbers(where, f"speeds[{i}]", r, INSTANCE["profile.speeds"], len(axes["mem_levels"])) for i, r in enumerate(rows))
+    object.__setattr__(p, "cpu_levels", axes["cpu_levels"])
+    object.__setattr__(p, "mem_levels", axes["mem_levels"])
+    object.__setattr__(p, "speeds", grid)
+
+
+def _numbers(where: str, field: str, xs: object, rng: object, length: int | None = None) -> tuple[float, ...]:
+    """``xs`` as a tuple of numbers within ``rng`` (a :class:`sensaopt.limits.Range`),
+    non-empty (of ``length`` when given); else :class:`~sensaopt.errors.InputError`."""
+    import numbers
+
+    from sensaopt.errors import InputError
+    from sensaopt.limits import type_problem
+
+    if not isinstance(xs, (tuple, list)):
+        raise InputError(where, field, type_problem(list, xs))
+    if not xs or (length is not None and len(xs) != length):
+        want = f"{length} numbers (one per memory level)" if length is not None else "at least one level"
+        raise InputError(where, field, f"must hold {want}, got {len(xs)}")
+    for k, x in enumerate(xs):
+        if isinstance(x, bool) or not isinstance(x, numbers.Real):
+            raise InputError(where, f"{field}[{k}]", type_problem(float, x))
+        problem = rng.problem(float(x))  # type: ignore[attr-defined]
+        if problem is not None:
+            raise InputError(where, f"{field}[{k}]", problem)
+    return tuple(float(x) for x in xs)
 
 
 def _locate(levels: tuple[float, ...], x: float) -> tuple[int, float]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import math
 import platform
 from dataclasses import asdict, dataclass, field, replace
@@ -16,6 +15,7 @@ from sensaopt.metrics import JobMetrics, Metrics
 from sensaopt.metrics import job_metrics as _job_metrics
 from sensaopt.registry import Registry
 from sensaopt.schedule import Schedule
+from sensaopt.status import Status as Status  # how a solve ended (re-exported: sensaopt.result.Status)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,24 +28,6 @@ VIEWS: Registry[Any] = Registry("result view", {"frame": "sensaopt.frames:result
 """Views of a Result from the layers above this module (``tests/test_layers.py``: a Result
 never imports the reports), as lazy ``"module:attr"`` paths imported on first use
 (:meth:`Result.to_frame`)."""
-
-
-class Status(str, enum.Enum):
-    """How a solve ended.
-
-    Attributes:
-        OPTIMAL: proven optimal by an exact solver, over every schedule the validator accepts.
-        FEASIBLE: a valid schedule, optimality not proven (every heuristic).
-        INFEASIBLE: proven to have no solution.
-        TIME_LIMIT: stopped by the time limit; may carry an incumbent.
-        ERROR: the solver failed (``message`` says why).
-    """
-
-    OPTIMAL = "OPTIMAL"  # proven by an exact solver
-    FEASIBLE = "FEASIBLE"  # a valid schedule, optimality not proven (every heuristic)
-    INFEASIBLE = "INFEASIBLE"  # proven to have no solution
-    TIME_LIMIT = "TIME_LIMIT"  # stopped by the limit; may carry an incumbent
-    ERROR = "ERROR"
 
 
 @dataclass(frozen=True)
@@ -514,29 +496,34 @@ class Result:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], instance: Instance | None = None) -> Result:
+    def from_dict(cls, d: dict[str, Any], instance: Instance | None = None, source: str = "result") -> Result:
         """Read back :meth:`to_dict`'s form: the typed reports from their ``params`` keys
         (a weighted solve's ``"lexicographic": false`` stays in ``params``), the schedule
         with ``instance`` (else None), ``instance`` also as the truth (the violation
         weight of the part bounds), the loss proof as the solver derived it
-        (:func:`loss_proof_of`). No evaluation: validate the schedule again for it.
+        (:func:`loss_proof_of`). No evaluation: validate the schedule again for it. The
+        rules are ``check_result_fields``' (the same for result files: :func:`load_result`,
+        ``validate`` and ``plot`` of a ``solve -o`` file; :mod:`sensaopt.result_checks`). ``source`` names the file in errors.
         Not a dict: :class:`~sensaopt.errors.ArgumentError`; a missing or bad field:
         :class:`~sensaopt.errors.InputError` naming it."""
         from sensaopt.errors import ArgumentError, InputError
 
         if not isinstance(d, dict):
             raise ArgumentError("Result.from_dict()", "d", f"must be a dict (Result.to_dict's form), got {type(d).__name__}")
+        from sensaopt.result_checks import check_result_fields
+
+        check_result_fields(d, source)
         try:
-            return cls._from_dict(d, instance)
+            return cls._from_dict(d, instance, source)
         except KeyError as e:
-            raise InputError("result", str(e.args[0]), "missing required field") from None
-        except (TypeError, ValueError, AttributeError) as e:
+            raise InputError(source, str(e.args[0]), "missing required field") from None
+        except (TypeError, ValueError, AttributeError, IndexError) as e:
             if isinstance(e, InputError):
                 raise
-            raise InputError("result", "(fields)", f"not a result: {e}") from None
+            raise InputError(source, "(fields)", f"not a result: {e}") from None
 
     @classmethod
-    def _from_dict(cls, d: dict[str, Any], instance: Instance | None) -> Result:
+    def _from_dict(cls, d: dict[str, Any], instance: Instance | None, source: str) -> Result:
         params = dict(d.get("params") or {})
         lex, proof, size, alloc, start = (params.pop(k, None) for k in ("lexicographic", "horizon_proof", "model_size", "allocations",
                                                                          "warm_start_from"))
@@ -551,7 +538,7 @@ class Result:
         alloc_report = AllocationReport.from_dict(alloc) if alloc else None
         return cls(
             solver=d["solver"], status=Status(d["status"]), objective=d["objective"], bound=d["bound"], runtime_s=d["runtime_s"],
-            schedule=parse_schedule_dict(raw_schedule, instance) if raw_schedule is not None and instance is not None else None,
+            schedule=parse_schedule_dict(raw_schedule, instance, source) if raw_schedule is not None and instance is not None else None,
             metrics=Metrics(**d["metrics"]) if d.get("metrics") else None, params=params, versions=dict(d.get("versions") or {}),
             message=d.get("message", ""), horizon=params.pop("horizon", None),
             lexicographic=lex_report, allocations=alloc_report, loss_proof=loss_proof_of(lex_report, alloc_report), truth=instance,
@@ -572,8 +559,24 @@ def loss_proof_of(lexicographic: LexicographicReport | None, allocations: Alloca
 
 
 def load_result(path: str | Path, instance: Instance | None = None) -> Result:
-    """A Result from a ``solve --json`` file (:meth:`Result.from_dict`); ``instance`` reads its schedule."""
-    return Result.from_dict(read_json(path), instance)
+    """A Result from a ``solve --json`` file (:meth:`Result.from_dict`); ``instance`` reads its schedule.
+
+    Args:
+        path: the result file.
+        instance: the instance it solved (None: the schedule is not read).
+
+    Returns:
+        The result (no evaluation: validate its schedule for one).
+
+    Raises:
+        InputError: an unreadable file or one that breaks :func:`sensaopt.result_checks.check_result_fields`."""
+    raw = read_json(path)
+    if not isinstance(raw, dict):
+        from sensaopt.errors import InputError
+        from sensaopt.limits import type_problem
+
+        raise InputError(str(path), "(top level)", type_problem(dict, raw))
+    return Result.from_dict(raw, instance, str(path))
 
 
 @dataclass(frozen=True)

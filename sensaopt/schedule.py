@@ -14,9 +14,14 @@ which imports this module and never the other way round.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from sensaopt.errors import InputError
+from sensaopt.limits import INSTANCE, MAX_ROUNDS, SCHEDULE, Range, type_problem
 
 if TYPE_CHECKING:
     from sensaopt.instance import Instance
@@ -81,6 +86,9 @@ class Schedule:
     round_minutes: float
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    def __post_init__(self) -> None:
+        check_schedule_data(self)
+
     @classmethod
     def from_rounds(cls, rounds: Iterable[tuple[int, dict[str, tuple[Placement, ...]]]], round_minutes: float) -> Schedule:
         """Build from per-round allocations ``(round, {job: placements})``, merging
@@ -126,6 +134,99 @@ class Schedule:
                 for s in self.segments
             ],
         }
+
+
+def check_schedule_data(schedule: Schedule) -> None:
+    """The rules of the schedule format, alike for schedule files
+    (:func:`sensaopt.io.parse_schedule_dict`) and schedules built in code: the round
+    length and every segment's and placement's numbers of the right type and within
+    :data:`sensaopt.limits.SCHEDULE`, a segment ending by round
+    :data:`~sensaopt.limits.MAX_ROUNDS`, at least one placement. Lists are taken as
+    tuples. Whether the schedule fits its instance is the validator's question
+    (:func:`sensaopt.validator.check_schedule`). Raises
+    :class:`~sensaopt.errors.InputError` (``schedule``, the field, the segment's job)."""
+    segs = schedule.segments
+    if not isinstance(segs, tuple):
+        if not isinstance(segs, (list, Iterable)) or isinstance(segs, (str, bytes, dict)):
+            raise InputError("schedule", "segments", type_problem(list, segs))
+        object.__setattr__(schedule, "segments", segs := tuple(segs))
+    _number(schedule, "round_minutes", "round_minutes", INSTANCE["round_minutes"], None)
+    for k, seg in enumerate(segs):
+        if not _plain_segment(seg):  # the common case checked fast; else each field, for the message
+            _check_segment(k, seg)
+
+
+_START, _ROUNDS = SCHEDULE["segments[].start"], SCHEDULE["segments[].rounds"]
+_GPUS, _CPUS, _MEM = (SCHEDULE[f"segments[].placements[].{n}"] for n in ("gpus", "cpus", "mem_gb"))
+_NODE = Range(0, 10**9, "node index", integer=True)  # the validator checks it against the instance's nodes
+
+
+def _plain_segment(seg: object) -> bool:
+    """True when ``seg`` passes every rule of :func:`check_schedule_data` with plain
+    Python values (ints, floats, tuples): the fast path (about 1 µs per placement)."""
+    if type(seg) is not Segment or type(seg.job) is not str:
+        return False
+    s, r, pls = seg.start, seg.rounds, seg.placements
+    if not (type(s) is int and type(r) is int and _START.lo <= s and _ROUNDS.lo <= r and s + r <= MAX_ROUNDS):
+        return False
+    if type(pls) is not tuple or not pls:
+        return False
+    for p in pls:
+        if type(p) is not Placement:
+            return False
+        n, g, c, m = p.node, p.gpus, p.cpus, p.mem_gb
+        if not (type(n) is int and type(g) is int and type(c) is int and (type(m) is float or type(m) is int)):
+            return False
+        if not (0 <= n <= _NODE.hi and _GPUS.lo <= g <= _GPUS.hi and _CPUS.lo <= c <= _CPUS.hi and _MEM.lo <= m <= _MEM.hi):
+            return False
+    return True
+
+
+def _check_segment(k: int, seg: object) -> None:
+    """Segment ``k``'s rules one by one: :class:`~sensaopt.errors.InputError` for the first broken
+    (a whole float or numpy integer where an integer is due is stored as an ``int``)."""
+    if not isinstance(seg, Segment):
+        raise InputError("schedule", f"segments[{k}]", f"must be a Segment, got {type(seg).__name__}")
+    job = seg.job if isinstance(seg.job, str) else None
+    if job is None:
+        raise InputError("schedule", f"segments[{k}].job", type_problem(str, seg.job))
+    _number(seg, "start", f"segments[{k}].start", _START, job)
+    _number(seg, "rounds", f"segments[{k}].rounds", _ROUNDS, job)
+    if seg.start + seg.rounds > MAX_ROUNDS:
+        raise InputError("schedule", f"segments[{k}].rounds", f"the segment ends at round {seg.start + seg.rounds}; "
+                                                             f"at most {MAX_ROUNDS} rounds are supported", job)
+    pls = seg.placements
+    if not isinstance(pls, tuple) or not pls:
+        if isinstance(pls, list) and pls:
+            object.__setattr__(seg, "placements", pls := tuple(pls))
+        else:
+            what = "none" if isinstance(pls, (tuple, list)) else type(pls).__name__
+            raise InputError("schedule", f"segments[{k}].placements", f"must hold at least one placement, got {what}", job)
+    for q, p in enumerate(pls):
+        f = f"segments[{k}].placements[{q}]"
+        if not isinstance(p, Placement):
+            raise InputError("schedule", f, f"must be a Placement, got {type(p).__name__}", job)
+        _number(p, "node", f"{f}.node", _NODE, job)
+        for name, rng in (("gpus", _GPUS), ("cpus", _CPUS), ("mem_gb", _MEM)):
+            _number(p, name, f"{f}.{name}", rng, job)
+
+
+def _number(obj: object, name: str, field_: str, rng: Range, job: str | None) -> None:
+    """``obj.name`` a number within ``rng``; for an integer range an integer (a whole
+    float such as 3.0 or a numpy integer is stored as an ``int``)."""
+    x: Any = getattr(obj, name)
+    real = isinstance(x, numbers.Real) and not isinstance(x, bool)  # (a flag: x stays Any for int() below)
+    if not real:
+        raise InputError("schedule", field_, type_problem(int if rng.integer else float, x), job)
+    if rng.integer and type(x) is not int:
+        if not (isinstance(x, numbers.Integral) or (math.isfinite(x) and float(x).is_integer())):
+            raise InputError("schedule", field_, type_problem(int, x), job)
+        x = int(x)
+        object.__setattr__(obj, name, x)
+    problem = rng.problem(x)
+    if problem is not None:
+        raise InputError("schedule", field_, problem, job)
+
 
 
 @dataclass(slots=True)

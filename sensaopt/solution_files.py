@@ -71,6 +71,14 @@ def read_solution(path: str | Path, fmt: str | None = None) -> SolutionFile:
         raise InputError(str(p), "(solution)", str(e)) from None
 
 
+def _token(text: str, i: int, line: int, what: str) -> str:
+    """The ``i``-th whitespace-separated token of ``text``; ValueError naming the line when it has none."""
+    parts = text.split()
+    if len(parts) <= i:
+        raise ValueError(f"line {line}: expected {what}, got {text.strip()[:60]!r}")
+    return parts[i]
+
+
 def _number(tok: str, line: int) -> float:
     try:
         x = float(tok)
@@ -89,9 +97,9 @@ def _highs(text: str) -> SolutionFile:
     while i < len(lines):
         s = lines[i].strip()
         if s.startswith("Objective ") and objective is None:
-            objective = _number(s.split()[1], i + 1)
+            objective = _number(_token(s, 1, i + 1, "'Objective VALUE'"), i + 1)
         if s.startswith("# Columns"):
-            n = int(_number(s.split()[2], i + 1))
+            n = int(_number(_token(s, 2, i + 1, "'# Columns N'"), i + 1))
             for j in range(i + 1, i + 1 + n):
                 parts = lines[j].split() if j < len(lines) else []
                 if len(parts) != 2:
@@ -102,14 +110,21 @@ def _highs(text: str) -> SolutionFile:
     raise ValueError("no '# Columns' block (no primal solution in the file?)")
 
 
-def _cbc(text: str) -> SolutionFile:
+def _from_first(text: str) -> tuple[int, list[str]]:
+    """(blank lines skipped, the lines of ``text`` from its first non-blank one, where :func:`detect` looked)."""
     lines = text.splitlines()
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), len(lines))
+    return first, lines[first:] or [""]
+
+
+def _cbc(text: str) -> SolutionFile:
+    skipped, lines = _from_first(text)
     head = lines[0].strip()
     objective = None
     if "objective value" in head.lower():
-        objective = _number(head.lower().split("objective value")[1].split()[0], 1)
+        objective = _number(_token(head.lower().split("objective value")[1], 0, skipped + 1, "'objective value V'"), skipped + 1)
     values = {}
-    for n, raw in enumerate(lines[1:], 2):
+    for n, raw in enumerate(lines[1:], skipped + 2):
         parts = raw.replace("**", " ").split()
         if not parts:
             continue
@@ -120,15 +135,17 @@ def _cbc(text: str) -> SolutionFile:
 
 
 def _scip(text: str) -> SolutionFile:
-    lines = text.splitlines()
+    skipped, lines = _from_first(text)
+    if ":" not in lines[0]:
+        raise ValueError(f"line {skipped + 1}: expected 'solution status: ...', got {lines[0][:60]!r}")
     status = lines[0].split(":", 1)[1].strip()
     objective, values = None, {}
-    for n, raw in enumerate(lines[1:], 2):
+    for n, raw in enumerate(lines[1:], skipped + 2):
         s = raw.strip()
         if not s:
             continue
         if s.lower().startswith("objective value:"):
-            objective = _number(s.split(":", 1)[1].split()[0], n)
+            objective = _number(_token(s.split(":", 1)[1], 0, n, "'objective value: V'"), n)
             continue
         parts = s.split()
         if len(parts) < 2:

@@ -30,6 +30,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "sensaopt.solution_files",  # external solvers' solution files (imports only the core)
         "sensaopt.outputs", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",
         "sensaopt.metrics", "sensaopt.result", "sensaopt.generate",
+        "sensaopt.memory",  # the command's size and the memory it needs (imports only the errors)
+        "sensaopt.status", "sensaopt.result_checks",  # a solve's status; the rules of a result's JSON form (import only the core)
         "sensaopt.servable",  # unservable deadline jobs (imports only the core)
         "sensaopt.arguments",  # argument checks of the public API (imports only the core)
     )),

@@ -127,8 +127,8 @@ def test_every_range_is_sane():
 
 # ---- schedule files ----------------------------------------------------------------------------
 @pytest.mark.parametrize("start, rounds, msg", [
-    (10**15, 1, "segments[0].start (job {job}): Input should be less than or equal to 999999"),  # before: MemoryError traceback
-    (0, 10**15, "segments[0].rounds (job {job}): Input should be less than or equal to 1000000"),
+    (10**15, 1, "segments[0].start (job {job}): must be an integer within [0, 999999] round, got 1e+15"),  # before: MemoryError traceback
+    (0, 10**15, "segments[0].rounds (job {job}): must be an integer within [1, 1000000] rounds, got 1e+15"),
     (999_999, 5, "segments[0].rounds (job {job}): the segment ends at round 1000004; at most 1000000 rounds are supported"),
 ])
 def test_schedule_rounds_beyond_the_horizon(start, rounds, msg, tmp_path, capsys):

@@ -155,7 +155,7 @@ def test_format_version_as_a_string_is_a_wrong_type(tmp_path, capsys):
     f = tmp_path / "bad.json"
     f.write_text(json.dumps(_tiny(lambda d: d.update(format_version="1"))))
     code, _, err = run(["validate", f, f], capsys)
-    assert one_line(code, err) == f"error: {f}: format_version: Input should be a valid integer"
+    assert one_line(code, err) == f"error: {f}: format_version: must be an integer, got '1'"
 
 
 # ---- the generator's settings -------------------------------------------------------------------------
@@ -187,7 +187,7 @@ def _api_cases():
         (lambda: Result.from_dict([]), ArgumentError, "Result.from_dict(): d: must be a dict (Result.to_dict's form), got list"),
         (lambda: Result.from_dict({}), InputError, "result: solver: missing required field"),
         (lambda: Result.from_dict({"solver": "x", "status": "DONE", "objective": 1, "bound": None, "runtime_s": 0}), InputError,
-         "result: (fields): not a result: 'DONE' is not a valid Status"),
+         "result: status: unknown status 'DONE' (known: OPTIMAL, FEASIBLE, INFEASIBLE, TIME_LIMIT, ERROR)"),
         (lambda: sensaopt.solve(inst, "gurobi"), KeyError, "unknown solver 'gurobi'; known: "),
         (lambda: sensaopt.simulate(inst, "nope"), KeyError, "unknown policy 'nope'; known: "),
         (lambda: sensaopt.simulate(inst, "edf", policy_config={1: 2}), ArgumentError,

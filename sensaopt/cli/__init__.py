@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
 from typing import Any
 
@@ -123,19 +122,25 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; every way it ends is an exit code and at most one line on
     stderr: 0 done, 1 a schedule that ``validate`` rejects or failed runs, 2 a user error
     (:class:`SensaoptError`, usage, an operating-system error on a path or stream), 130
-    interrupted. A multi-part command that kept finished parts says which
-    (:class:`sensaopt.outputs.Kept`). Programming errors keep their traceback."""
-    from sensaopt import outputs
+    interrupted; out of memory (a ``MemoryError`` anywhere, or a size refused up front)
+    is one line naming the command's size, exit 1 (:mod:`sensaopt.memory`). A multi-part
+    command that kept finished parts says which (:class:`sensaopt.outputs.Kept`).
+    Programming errors keep their traceback."""
+    global _ballast
+    from sensaopt import memory, outputs
 
     _load_extra()
     outputs.last_kept = None
+    args = list(sys.argv[1:] if argv is None else argv)
+    memory.begin(memory.command_of(args))
+    _ballast = bytearray(_BALLAST_BYTES)  # given back on a MemoryError, so that its line can be made and printed
     saved = {k: os.environ.get(k) for k in _root_env()}
     from sensaopt.solvers.interrupt import terminate_interrupts
 
     try:
         try:
             with terminate_interrupts():  # SIGTERM ends a command like Ctrl-C: finished parts kept and named, temp files removed
-                outputs.check_output_words(list(sys.argv[1:] if argv is None else argv))
+                outputs.check_output_words(args)
                 rv = _command().main(args=argv, standalone_mode=False, prog_name="sensaopt")
         finally:
             _restore_env(saved)  # --data-dir / --mirror hold for this command (and its workers) only
@@ -176,10 +181,9 @@ def _kept(e: BaseException | None = None) -> str:
 def _say(text: str) -> None:
     """Print ``text`` on stderr as one line: control characters it quotes from user input
     (a newline in a job id or a file name) are shown escaped (``\\n``)."""
-    print(_CONTROL.sub(lambda m: repr(m.group())[1:-1], text), file=sys.stderr)
+    from sensaopt.errors import one_line
 
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # ASCII control characters
+    print(one_line(text), file=sys.stderr)
 
 
 def _ended_by(e: BaseException) -> int | None:
@@ -187,6 +191,8 @@ def _ended_by(e: BaseException) -> int | None:
     user-facing error (a programming error keeps its traceback)."""
     from sensaopt.errors import SensaoptError
 
+    if isinstance(e, MemoryError):
+        return _out_of_memory(e)
     click_exc, exit_exc, abort_exc = _usage_classes()
     if isinstance(e, SensaoptError):
         _say(f"error: {e}{_kept(e)}")
@@ -214,6 +220,29 @@ def _ended_by(e: BaseException) -> int | None:
     if isinstance(e, OSError):  # a name too long, a symlink loop, permission, a full disk or stdout: one line naming the path
         return _os_error(e, _kept(e))
     return None
+
+
+_BALLAST_BYTES = 4 << 20
+_ballast: bytearray | None = None
+
+
+def _out_of_memory(e: MemoryError) -> int:
+    """One line for a command that ran out of memory (:func:`sensaopt.memory.line`), exit 1.
+    The ballast and everything the failed work's frames held are freed first; the
+    command's outputs are atomic, so nothing half-written is left."""
+    global _ballast
+    import gc
+
+    from sensaopt import memory
+
+    _ballast = None
+    note = _kept(e)
+    text = str(e) if isinstance(e, memory.OutOfMemory) else None
+    e.__traceback__ = None  # its frames hold what filled the memory
+    e.__context__ = e.__cause__ = None
+    gc.collect()
+    _say(f"error: {text or memory.line()}{note}")
+    return 1
 
 
 TRACEBACK_ENV = "SENSAOPT_TRACEBACK"  # set: operating-system errors are raised with their traceback (debugging)

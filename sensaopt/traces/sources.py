@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sensaopt import memory
 from sensaopt.datasets import HELIOS_CLUSTERS
 from sensaopt.errors import InputError
 from sensaopt.registry import Registry
@@ -220,9 +221,12 @@ def make_instance(
 
     cluster = preset_cluster(preset, cpu_per_gpu, mem_per_gpu)
     convention = resolve_duration_at(duration_at, cluster)  # a bad value: one line before the trace is read
+    if jobs is not None:  # a generator's size, known before it runs: refused if it cannot be simulated here
+        memory.check(jobs, cluster.num_nodes)
     data = make_trace(spec, start=start, days=days, limit=limit, seed=seed, jobs=jobs, cluster_gpus=cluster.total_gpus, on_error=on_error,
                       columns=columns)
     data = scale_load(thin(data, sample, seed), load)
+    memory.check(len(data.jobs), cluster.num_nodes)  # before the instance is built
     mix = SensitivityMix(mode=mix_mode, sensitive_fraction=sensitive_fraction, guided=guided)
     try:
         mix.check()
@@ -231,6 +235,7 @@ def make_instance(
     inst = build_instance(data, cluster, mix=mix, seed=seed, round_minutes=round_minutes,
                           deadlines=DeadlineRule(best_effort_fraction=best_effort_fraction), name=f"{data.name}@{preset}",
                           duration_at=convention)
+    memory.note_instance(inst)  # a later MemoryError names its size
     return inst, data
 
 
