@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import stat
 from dataclasses import asdict
@@ -19,8 +18,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sensaopt import memory
-from sensaopt.errors import InputError, SensaoptError
+from sensaopt.errors import InputError
 from sensaopt.instance import Cluster, Instance, Job, NodeType, ObjectiveWeights, Overheads, SoftDeadline, too_many_jobs
+from sensaopt.json_output import check_json_numbers, first_non_finite, json_text  # noqa: F401  (their home before)
 from sensaopt.limits import INSTANCE, MAX_FILE_BYTES, MAX_JOBS, Range, type_problem
 from sensaopt.outputs import write_text
 from sensaopt.profiles import SensitivityProfile, catalog
@@ -550,57 +550,6 @@ def save_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> N
         instance: the instance it schedules (for node names).
         path: the file to write; refused if it is a symlink, FIFO, device or directory."""
     atomic_write_text(path, json_text(schedule.to_dict(instance), indent=1, where=str(path)))
-
-
-# ---- JSON output --------------------------------------------------------------------------
-def first_non_finite(obj: Any) -> tuple[str, float] | None:
-    """(path, value) of the first NaN or infinite float in a JSON-ready object, else None."""
-    found = _non_finite(obj)
-    if found is None:
-        return None
-    parts, x = found
-    path = ""
-    for part in reversed(parts):  # the path is built only for the value found
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path or "(top level)", x
-
-
-def _non_finite(o: Any) -> tuple[list[str | int], float] | None:
-    """The first NaN or infinity in ``o`` (depth first, in order): its path parts, innermost first, and value."""
-    if isinstance(o, float):
-        return None if math.isfinite(o) else ([], o)
-    items: Any
-    if isinstance(o, dict):
-        items = o.items()
-    elif isinstance(o, (list, tuple)):
-        items = enumerate(o)
-    else:
-        return None
-    for k, v in items:
-        if isinstance(v, (dict, list, tuple, float)):
-            found = _non_finite(v)
-            if found is not None:
-                found[0].append(k if isinstance(o, (list, tuple)) else str(k))
-                return found
-    return None
-
-
-def check_json_numbers(obj: Any, where: str) -> None:
-    """:class:`SensaoptError` (one line) if ``obj`` holds NaN or an infinity, which JSON cannot carry."""
-    bad = first_non_finite(obj)
-    if bad is not None:
-        raise SensaoptError(f"{where}: {bad[0]} is {bad[1]}; NaN and infinity are not JSON, nothing written")
-
-
-def json_text(obj: Any, *, indent: int | None = None, where: str = "output") -> str:
-    """``obj`` as strict JSON text (``allow_nan=False``): the one way sensaopt writes
-    result, summary and instance JSON. A NaN or infinity raises :class:`SensaoptError`
-    naming ``where`` and the field, instead of writing ``NaN``/``Infinity`` (not JSON)."""
-    try:
-        return json.dumps(obj, indent=indent, allow_nan=False)
-    except ValueError:
-        check_json_numbers(obj, where)
-        raise
 
 
 # ---- files ------------------------------------------------------------------------------------

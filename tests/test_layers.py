@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "sensaopt.profile_data", "sensaopt.profiles", "sensaopt.instance", "sensaopt.allocations", "sensaopt.datasets",
         "sensaopt.helios_data",  # files derived from HeliosData's data.zip (imports nothing of sensaopt)
         "sensaopt.solution_files",  # external solvers' solution files (imports only the core)
-        "sensaopt.outputs", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",
+        "sensaopt.outputs", "sensaopt.json_output", "sensaopt.io", "sensaopt.schedule", "sensaopt.changes", "sensaopt.progress", "sensaopt.validator",
         "sensaopt.metrics", "sensaopt.result", "sensaopt.generate",
         "sensaopt.memory",  # the command's size and the memory it needs (imports only the errors)
         "sensaopt.status", "sensaopt.result_checks",  # a solve's status; the rules of a result's JSON form (import only the core)

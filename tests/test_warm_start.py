@@ -79,7 +79,7 @@ def test_a_policy_that_fails_is_skipped_and_recorded(monkeypatch):
 
 def test_the_report_reaches_params_only_in_json():
     report = WarmStartReport("fifo", (("sensascale", 2.5), ("fifo", 1.5)))
-    res = Result(solver="cpsat", status=sensaopt.Status.FEASIBLE, objective=None, bound=None, runtime_s=0.0, schedule=None,
+    res = Result(solver="cpsat", status=sensaopt.Status.TIME_LIMIT, objective=None, bound=None, runtime_s=0.0, schedule=None,
                  metrics=None, warm_start_from=report)
     d = res.to_dict()
     assert "warm_start_from" not in res.params
