@@ -192,3 +192,20 @@ def test_larger_paper_tables_are_the_same_under_load(tmp_path, monkeypatch):
     with busy(2):
         loaded = _paper_tables(tmp_path / "b", monkeypatch, args)
     assert quiet == loaded
+
+
+@pytest.mark.slow
+def test_side_by_side_cooperation_is_the_same_under_load(window):
+    """Two workers with --cooperate run CP-SAT and HiGHS side by side: each gets its units
+    before either starts, so what one spends never changes the other's limit."""
+    from sensaopt.exact.cpsat import solve_cpsat
+    from sensaopt.io import load_instance
+
+    inst = load_instance(window)
+
+    def run() -> tuple:
+        r = solve_cpsat(inst, workers=2, cooperate=True, budget="work:0.5", time_limit=600)
+        return r.status, r.objective, r.bound, r.params["work_spent"], r.params["safety_net_fired"]
+
+    a, b = _twice(run)
+    assert a == b and a[4] is False
