@@ -22,6 +22,7 @@ to their end (or to the safety net).
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 
@@ -38,7 +39,10 @@ SAFETY_NET_NOTE = "the wall-clock safety net stopped a solve: not deterministic"
 class WorkMeter:
     """A deterministic work limit: ``limit`` work units (module doc), the units the solves
     under it have spent so far, and whether the wall-clock safety net stopped one of them.
-    A meter made by :meth:`child` passes what is charged to it on to its parent."""
+    A meter made by :meth:`child` passes what is charged to it on to its parent (under one
+    lock: solves side by side charge from two threads)."""
+
+    _lock = threading.Lock()
 
     def __init__(self, limit: float, parent: WorkMeter | None = None) -> None:
         self.limit = float(limit)
@@ -56,11 +60,12 @@ class WorkMeter:
 
     def charge(self, units: float, safety_net: bool = False) -> None:
         """Record ``units`` spent (and whether the safety net stopped the solve) here and in every parent."""
-        m: WorkMeter | None = self
-        while m is not None:
-            m.spent += units
-            m.safety_net = m.safety_net or safety_net
-            m = m.parent
+        with WorkMeter._lock:
+            m: WorkMeter | None = self
+            while m is not None:
+                m.spent += units
+                m.safety_net = m.safety_net or safety_net
+                m = m.parent
 
 
 def parse_budget(spec: str | None, where: str = "--budget") -> float | None:

@@ -51,7 +51,7 @@ from sensaopt.solvers.child import GuardedChild
 
 CBC_GRACE_S = 2.0  # seconds CBC gets past the deadline to write its solution before it is killed
 CBC_PATH: str | None = None  # the CBC binary; None: the one PuLP ships
-CBC_NODES_PER_UNIT = 100  # nodes per work unit (docs/reliability.md: about a second here)
+CBC_NODES_PER_UNIT = 100  # nodes per work unit (wall time of a unit here: docs/reliability.md, section 6)
 CBC_REPEATABLE_THREADS = 100  # CBC's -threads 100+n: n threads, repeatable search
 
 
@@ -233,6 +233,15 @@ def _no_solution(status: Status, message: str, t0: float) -> SolveOutcome:
     return SolveOutcome(status=status, value=None, objective=None, bound=None, wall_s=time.perf_counter() - t0, message=message)
 
 
+def _stopped_by_clock(budget: TimeBudget, message: str, t0: float) -> SolveOutcome:
+    """TIME_LIMIT without a solution, stopped by the clock: under a work limit that is the
+    safety net (charged to ``budget``, named in the message: not deterministic)."""
+    if not budget.deterministic:
+        return _no_solution(Status.TIME_LIMIT, message, t0)
+    budget.charge(0.0, safety_net=True)
+    return replace(_no_solution(Status.TIME_LIMIT, f"{message}; {SAFETY_NET_NOTE}", t0), safety_net=True)
+
+
 def _cbc_attempts(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool, tmp: str,
                   t0: float) -> tuple[_CbcRun, str] | SolveOutcome:
     """Run CBC with the MIPSTART (when ``hinted``), again without it if CBC crashed on
@@ -240,17 +249,12 @@ def _cbc_attempts(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted:
     note = ""
     for warm in ((True, False) if hinted else (False,)):
         if time.perf_counter() >= budget.outer_deadline:  # writing the MPS file alone takes seconds on large models
-            budget.charge(0.0, safety_net=True)
-            net = f"; {SAFETY_NET_NOTE}" if budget.deterministic else ""
-            return replace(_no_solution(Status.TIME_LIMIT, f"cbc not run: the time limit was spent{note}{net}", t0),
-                           safety_net=budget.deterministic)
+            return _stopped_by_clock(budget, f"cbc not run: the time limit was spent{note}", t0)
         run = _cbc_once(be, budget, opts, warm, tmp)
         wall = time.perf_counter() - t0
         if run.returncode is None:
-            budget.charge(0.0, safety_net=True)
-            net = f"; {SAFETY_NET_NOTE}" if budget.deterministic else ""
-            return replace(_no_solution(Status.TIME_LIMIT, f"cbc killed after {wall:.2f} s on a {budget.limit_s:.1f} s limit "
-                                                           f"(it did not stop on its own){note}{net}", t0), safety_net=budget.deterministic)
+            return _stopped_by_clock(budget, f"cbc killed after {wall:.2f} s on a {budget.limit_s:.1f} s limit "
+                                             f"(it did not stop on its own){note}", t0)
         if run.returncode == 0 and os.path.exists(run.solution):
             return run, note
         if not warm:  # CBC 2.10.3 crashes on some MIPSTART files: then retried without

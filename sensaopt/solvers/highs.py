@@ -36,7 +36,7 @@ from sensaopt.solvers.budget import MIN_SOLVE_S, SAFETY_NET_NOTE, TimeBudget
 from sensaopt.solvers.interrupt import run_stoppable
 
 Number = int | float
-HIGHS_NODES_PER_UNIT = 100  # branch-and-bound nodes per work unit (docs/reliability.md: about a second here)
+HIGHS_NODES_PER_UNIT = 100  # branch-and-bound nodes per work unit (wall time of a unit here: docs/reliability.md, section 6)
 
 
 class HighsVar:

@@ -223,7 +223,9 @@ def side_by_side(mb: ModelBuild, engine: Engine, partner: Engine, settings: Solv
         mb2.backend.hint(vals)
     one = replace(engine, params=replace(engine.params, workers=max(settings.workers - 1, 1)))
     two = replace(partner, params=replace(partner.params, workers=1))
-    first, second = run_both(lambda: one.run(mb, budget), lambda: two.run(mb2, budget))
+    # each side its own budget, made before either starts: under a work limit the units left, not what the other spent meanwhile
+    mine, theirs = budget.at_most(budget.left()), budget.at_most(budget.left())
+    first, second = run_both(lambda: one.run(mb, mine), lambda: two.run(mb2, theirs))
     record = CooperationReport(partner.name, _run_report(first), _run_report(second), mode="parallel")
     return (*combine(mb, first, mb2, second, f"{first.message}; beside it {partner.name}: {second.message}"), record)
 
