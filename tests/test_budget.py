@@ -134,7 +134,7 @@ def _paper_tables(out: Path, monkeypatch, args: list[str]) -> dict[str, object]:
     from sensaopt.cli import main
     from sensaopt.sweep import paper
 
-    monkeypatch.setattr(paper, "WORKLOADS", SYNTHETIC)
+    monkeypatch.setattr(paper.settings, "WORKLOADS", SYNTHETIC)  # where the split package reads it
     assert main(["experiment", "paper", "--serial", "-q", "--shape", "none", "--out-dir", str(out), *args]) == 0
     runs = list(csv.DictReader(io.StringIO((out / "runs.csv").read_text())))
     for r in runs:
