@@ -183,6 +183,7 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
     each deadline job trimmed to its earliest deadline slot), and the jobs without a
     deadline end within the horizon argument's rounds. No loss floor to prove (the
     shortfall solve of :func:`loss_floor` is skipped): the whole budget goes to the bound."""
+    miss = miss_floor(outer)  # solo finishes and deadline values: the same at every horizon
     exempt = frozenset(jd.k for jd in outer.jobs if jd.deadlines)
     needed = max(horizon_needed(outer, objective, 0.0, exempt), 1)
     covered = True
@@ -196,9 +197,9 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
     prover = bound_engine(engine, settings)
     bound, how = relaxation_bound(hard, prover, settings, budget, 0.0)
     how = (f"refine {refine}: deadline-hard {how} on {prover.name} over {hard.H} rounds "
-           f"(a miss costs at least {miss_floor(outer):.6g})")
+           f"(a miss costs at least {miss:.6g})")
     within = bound
-    bound = min(bound, miss_floor(outer))
+    bound = min(bound, miss)
     if not covered:
         past = outside_bound(outer, 0.0, exempt)
         if past is not None and past < bound:
