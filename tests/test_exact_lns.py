@@ -37,7 +37,8 @@ def test_neighbourhood_has_the_size_and_the_anchor_s_node_mates_first():
 
 def test_improve_returns_a_valid_schedule_no_worse_than_its_start():
     inst, h, data = _data("tiny-16gpu")
-    out = improve(data, [h.schedule], spec_of(None), TimeBudget.start(3), seed=1, size=3)
+    # a work budget (3 CP-SAT units, 600 s safety net): the rounds run do not depend on the machine's load
+    out = improve(data, [h.schedule], spec_of(None), TimeBudget.start(600, work=3), seed=1, size=3)
     assert out.start == pytest.approx(h.objective)
     assert out.objective <= out.start + 1e-9
     assert score(data, out.schedule) == pytest.approx(out.objective)
