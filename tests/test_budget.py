@@ -168,6 +168,7 @@ def _twice(fn, *args):
     return quiet, loaded
 
 
+@pytest.mark.slow  # over 8 s in the default suite (durations, 2026-12-03)
 def test_paper_and_window_gap_tables_are_the_same_beside_two_busy_processes(tmp_path, monkeypatch, window):
     args = ["--seeds", "1", "--policy", "chronus", "--policy", "edf", "--workloads", "Philly SLO"]
     quiet, loaded = _paper_tables(tmp_path / "a", monkeypatch, args), None

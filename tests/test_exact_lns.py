@@ -35,6 +35,7 @@ def test_neighbourhood_has_the_size_and_the_anchor_s_node_mates_first():
         assert len(free) == 6 and free <= ids
 
 
+@pytest.mark.slow  # over 8 s in the default suite (durations, 2026-12-03)
 def test_improve_returns_a_valid_schedule_no_worse_than_its_start():
     inst, h, data = _data("tiny-16gpu")
     # a work budget (3 CP-SAT units, 600 s safety net): the rounds run do not depend on the machine's load

@@ -82,6 +82,7 @@ def test_deadline_hard_phase2_reproduces_optimum(exact_backend):
     assert res.horizon_proof is not None and res.horizon_proof.contains_optimum and not res.horizon_proof.optimal_within_horizon
 
 
+@pytest.mark.slow  # over 8 s in the default suite (durations, 2026-12-03)
 def test_optimal_within_horizon_flagged():
     """A user-given horizon shorter than the proof needs: OPTIMAL, flagged as optimal
     within that horizon only (no re-solve: the horizon was given)."""

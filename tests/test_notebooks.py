@@ -41,7 +41,11 @@ def _images(nb) -> int:
     return sum(1 for cell in nb.cells for o in cell.get("outputs", []) if "image/png" in o.get("data", {}))
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+SLOW_NOTEBOOKS = {"03-optimality-gap", "04-trace-study"}  # 9-10 s each: -m slow
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_NOTEBOOKS else p for p in NOTEBOOKS],
+                         ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_with_small_parameters(path, monkeypatch, tmp_path):
     monkeypatch.setenv("SENSAOPT_NB_SMALL", "1")
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend renders PNGs

@@ -235,6 +235,7 @@ def test_instance_file_too_large_refused_before_reading(tmp_path, capsys):
     assert err.strip().splitlines() == [f"error: {f}: (file): 200 MiB; JSON files up to 200 MiB are read"]
 
 
+@pytest.mark.slow  # over 8 s in the default suite (durations, 2026-12-03)
 def test_instance_job_count_limit():
     """More jobs than MAX_JOBS: one line, before any job is converted."""
     from sensaopt import io

@@ -334,6 +334,7 @@ def test_objective_scale_is_checked_on_the_model_data():
         solve_cpsat(odd, time_limit=5, workers=1)
 
 
+@pytest.mark.slow  # over 8 s in the default suite (durations, 2026-12-03)
 def test_large_values_inside_the_range_still_solve():
     """The check refuses only what the backend cannot hold: value 1e4 at the default
     weight (coefficient 5e9 on CP-SAT) solves to the same schedule as value 1."""
@@ -384,6 +385,7 @@ def test_size_precheck_never_refuses_what_the_model_check_accepts():
     precheck_size(big, None, 2, data.estimate_vars())
 
 
+@pytest.mark.slow  # over 8 s in the default suite (durations, 2026-12-03)
 def test_bound_known_without_solving_is_a_bound():
     """trivial_bound (earliest solo finishes, hopeless deadlines over the model's grid)
     never exceeds the grid's optimum (over every allocation: the allocation check)."""

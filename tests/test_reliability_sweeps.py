@@ -93,7 +93,8 @@ def resume_and_check(store: Path, before: dict[str, dict], capsys) -> None:
     assert not list((store / "failed").glob("*.json")) if (store / "failed").exists() else True
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+@pytest.mark.parametrize("sig", [signal.SIGINT, pytest.param(signal.SIGKILL, marks=pytest.mark.slow)],  # SIGKILL: 15 s
+                         ids=["SIGINT", "SIGKILL"])
 def test_serial_sweep_interrupted_then_resumed(sig, tmp_path, capsys):
     store = tmp_path / "store"
     code, err = interrupt_after(store, 3, sig, ("--serial",))
@@ -121,6 +122,7 @@ def _comparable(rec: dict) -> dict:
     return {k: v for k, v in rec.items() if k not in TIMING}
 
 
+@pytest.mark.slow  # over 8 s in the default suite (durations, 2026-12-03)
 def test_killed_dask_worker_tasks_are_retried(tmp_path):
     from distributed import Client, LocalCluster
 
@@ -269,6 +271,7 @@ def test_two_concurrent_sweeps_compute_each_run_once(tmp_path):
     assert not list((tmp_path / "store" / "claims").iterdir())  # every claim released
 
 
+@pytest.mark.slow  # over 8 s in the default suite (durations, 2026-12-03)
 def test_two_sweep_processes_share_the_runs(tmp_path):
     """Two real `sensaopt sweep --serial` processes on one store at once."""
     store = tmp_path / "store"

@@ -143,6 +143,7 @@ def test_summary_line_reports_the_parts_and_their_bounds(heur):
 
 
 # ---- the CLI ------------------------------------------------------------------------------------
+@pytest.mark.slow  # over 8 s in the default suite (durations, 2026-12-03)
 def test_gap_table_fits_100_columns_and_separates_the_parts(tmp_path, capsys):
     deep = tmp_path / "a-rather-long-folder-name" / "instances-from-a-trace"
     deep.mkdir(parents=True)
