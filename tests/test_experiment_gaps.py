@@ -207,6 +207,17 @@ def test_summary_counts_proofs_misses_and_gaps_per_policy():
     assert "+2 / –" in md and "+0 / 4.0 % (≤ 10.0 %)" in md and "**OPTIMAL**" in md
 
 
+def test_where_the_gap_lives_splits_the_solver_gap_from_the_relaxation_loss():
+    relaxed = {**_rec(20, 0, 0, "TIME_LIMIT", pols={"a": _cmp(0, 5.4, 15.7)}), "objective": 73.55, "bound": 67.05,
+               "exact_params": {"allocations": {"grid_bound": 67.55, "relaxation_bound": 67.05}}}
+    dominated = {**_rec(20, 0, 1), "objective": 78.3, "bound": 78.3, "exact_params": {"allocations": {"check": "dominated"}}}
+    assert gaps_report.gap_parts(relaxed) == (73.55, 67.55, 67.05)
+    assert gaps_report.gap_parts(dominated) == (78.3, 78.3, 78.3)  # no relaxation: the grid bound is the certified one
+    rows = gaps_report.window_rows([relaxed])
+    assert (rows[0]["exact_objective"], rows[0]["grid_bound"], rows[0]["certified_bound"]) == (73.55, 67.55, 67.05)
+    assert "73.55 / 67.55 / 67.05" in gaps_report.windows_markdown([relaxed, dominated], [])
+
+
 def test_with_several_seeds_a_mean_is_the_mean_of_the_seed_means_with_its_interval():
     records = [_rec(10, 0, 0, pols={"a": _cmp(0, 2.0)}), _rec(10, 0, 1, pols={"a": _cmp(0, 4.0)}),  # seed 0: mean 3
                _rec(10, 1, 0, pols={"a": _cmp(0, 7.0)})]  # seed 1: mean 7
