@@ -44,3 +44,23 @@ def test_relaxation_pays_the_forced_loss_cpsat():
 @pytest.mark.parametrize("backend", ["highs", "cbc"])
 def test_relaxation_pays_the_forced_loss_milp(backend):
     _check(backend)
+
+
+def test_the_relaxation_on_highs_keeps_its_root_lp_as_a_bound():
+    """The LP relaxation is solved before the search: its optimum is a bound of the MIP's
+    (a search stopped before its root still proves it), and the stage says so."""
+    from sensaopt.exact.model.builder import Strength, build
+    from sensaopt.solvers import SolverParams
+    from sensaopt.solvers.highs import HighsBackend, lp_bound
+
+    inst = sensaopt.load_instance("tiny-8gpu")
+    outer = build_data(inst, 36, relaxed=True, refine=1)
+    be = HighsBackend()
+    build(outer, be, Strength())
+    lp = lp_bound(be, TimeBudget.start(60), SolverParams(workers=1))
+    mip = be.solve(TimeBudget.start(60), SolverParams(workers=1))
+    assert lp is not None and mip.objective is not None
+    assert lp <= mip.objective + 1e-6 * abs(mip.objective)  # a bound of the MIP's optimum
+    eng = Engine("highs", exact_params("highs", 1, 0))
+    b, how = relaxation_bound(outer, eng, SolveSettings(workers=1), TimeBudget.start(60))
+    assert "root LP" in how and b <= simulate(inst, "sensascale").objective + 1e-6

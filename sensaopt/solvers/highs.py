@@ -350,6 +350,38 @@ def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
     return HighsSearch(status, has_sol, bound, msg, spent, fired)
 
 
+def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams) -> float | None:
+    """The optimum of ``be``'s LP relaxation (every integrality dropped), in the model's own
+    units with the objective constant: a lower bound of the MIP's optimum. None when the
+    LP does not end optimal within ``budget``'s time (a work limit does not apply: the LP
+    has no nodes, and it ends in a bounded number of iterations).
+
+    Args:
+        be: the built model.
+        budget: the time it may take (its stop time).
+        params: threads, seed and raw options (as for the MIP).
+
+    Returns:
+        The LP optimum (model units), or None."""
+    import highspy
+
+    cols = be.columns()
+    h, _ = _highs_model(be, cols, params, budget, False)
+    ints = np.array([i for i, v in enumerate(cols) if v.integer], dtype=np.int32)
+    if len(ints):
+        h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kContinuous] * len(ints)))
+    h.HandleUserInterrupt = True
+
+    def stop() -> None:
+        h.cancelSolve()
+        h.setOptionValue("time_limit", 0.0)
+
+    run_stoppable(h.run, stop, budget.stop_at())
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return float(h.getInfo().objective_function_value) + be.objective.const
+
+
 def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted: bool = False) -> SolveOutcome:
     """Solve ``be``'s model within ``budget`` (``hinted``: pass the start values)."""
 
