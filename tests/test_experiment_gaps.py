@@ -107,12 +107,26 @@ def test_the_dask_path_with_a_scheduler(tmp_path, capsys):
     (["--exact-option", "time_limit=3"], "set it with --time-limit"),
     (["--exact-option", "nope=1"], "--exact-option: nope: the exact solve has no such setting"),
     (["--exact-option", "lns_share"], "--exact-option: lns_share: expected key=value"),
+    (["--exact-option", "start_policy=nope"], "--exact-option: start_policy: must be one of best, sensascale"),
 ])
 def test_bad_options_are_one_line_exit_2(tmp_path, capsys, extra, says):
     trace = small_chronus(tmp_path, n=12)
     code, _, err = run(["experiment", "gaps", "--trace", trace, "--out-dir", tmp_path / "o", *TINY, *extra], capsys)
     assert code == 2 and says in err, err
     assert "Traceback" not in err and not (tmp_path / "o" / "runs").exists()
+
+
+def test_the_warm_start_policy_is_an_exact_option_that_reaches_the_solve(tmp_path, capsys):
+    from sensaopt.cli.gaps import _exact_options
+
+    assert _exact_options(["start_policy=best", "lns_share=0.3"]) == (("lns_share", 0.3), ("start_policy", "best"))
+    trace = small_chronus(tmp_path, n=12)
+    code, _, err = run(["experiment", "gaps", "--trace", trace, "--out-dir", tmp_path / "o", *TINY, "--jobs", "4", "--windows", "1",
+                        "--exact-option", "start_policy=best", "--serial", "-q"], capsys)
+    assert code == 0, err
+    (rec,) = [json.loads(f.read_text()) for f in (tmp_path / "o" / "runs").glob("*.json")]
+    assert rec["config"]["exact"]["settings"] == [["start_policy", "best"]]
+    assert rec["exact_params"]["warm_start_from"]["candidates"]  # every heuristic policy was tried for the start
 
 
 def test_a_missing_trace_or_an_unusable_out_dir_is_refused_before_any_window(tmp_path, capsys):

@@ -73,9 +73,25 @@ def _exact_options(given: list[str]) -> tuple[tuple[str, Any], ...]:
         if key in OWN_OPTIONS:
             raise InputError("--exact-option", key, f"set it with --{key.replace('_', '-')}" if key != "lexicographic"
                              else "always true here (deadline loss first)")
-    out = parse_settings(given, SolveSettings, "the exact solve", field="--exact-option")
+    start = [x for x in given if x.partition("=")[0].strip() == "start_policy"]
+    out = parse_settings([x for x in given if x not in start], SolveSettings, "the exact solve", field="--exact-option")
     SolveSettings.of("--exact-option", out)  # types and ranges: one line naming the option
+    if start:
+        out["start_policy"] = _start_policy(start[-1].partition("=")[2].strip())
     return tuple(sorted(out.items()))
+
+
+def _start_policy(name: str) -> str:
+    """``start_policy=NAME``: the warm start of each exact solve, ``best`` (the best
+    registered heuristic policy's schedule, :mod:`sensaopt.warm_start`) or a heuristic
+    policy's name; anything else is one line naming it (exit 2)."""
+    from sensaopt.errors import InputError
+    from sensaopt.warm_start import BEST, heuristic_policies
+
+    known = [BEST, *heuristic_policies()]
+    if name not in known:
+        raise InputError("--exact-option", "start_policy", f"must be one of {', '.join(known)}, got {name!r}")
+    return name
 
 
 def _check_outputs(folder: Path, names: tuple[str, ...], field: str) -> None:
@@ -174,7 +190,8 @@ def experiment_gaps(
     cooperate: bool = typer.Option(False, "--cooperate", help="The other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
     exact_option: list[str] = typer.Option([], "--exact-option", metavar="KEY=VALUE",
                                            help="A further option of the exact solve, repeat: a field of "
-                                                "sensaopt.exact.settings.SolveSettings, e.g. lns_share=0.3 (default: none)."),
+                                                "sensaopt.exact.settings.SolveSettings, e.g. lns_share=0.3, or start_policy=best|POLICY (the warm "
+                                                "start: the best heuristic policy's schedule, or one policy's; default SensaScale's) (default: none)."),
     policies: list[str] = typer.Option([], "--policies", metavar="NAME[,NAME...]",
                                        help="Policies compared with each exact solve, comma-separated or repeated "
                                             f"(default: {','.join(POLICIES)})."),
