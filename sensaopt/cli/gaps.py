@@ -190,8 +190,7 @@ def experiment_gaps(
     cooperate: bool = typer.Option(False, "--cooperate", help="The other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
     exact_option: list[str] = typer.Option([], "--exact-option", metavar="KEY=VALUE",
                                            help="A further option of the exact solve, repeat: a field of "
-                                                "sensaopt.exact.settings.SolveSettings, e.g. lns_share=0.3, or start_policy=best|POLICY (the warm "
-                                                "start: the best heuristic policy's schedule, or one policy's; default SensaScale's) (default: none)."),
+                                                "sensaopt.exact.settings.SolveSettings (e.g. lns_share=0.3), or start_policy=best|POLICY (default: none)."),
     policies: list[str] = typer.Option([], "--policies", metavar="NAME[,NAME...]",
                                        help="Policies compared with each exact solve, comma-separated or repeated "
                                             f"(default: {','.join(POLICIES)})."),
