@@ -189,8 +189,8 @@ def experiment_gaps(
     solver_seed: int = typer.Option(_EXACT.seed, callback=in_range("solver_seed"), help="Exact solver random seed."),
     cooperate: bool = typer.Option(False, "--cooperate", help="The other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
     exact_option: list[str] = typer.Option([], "--exact-option", metavar="KEY=VALUE",
-                                           help="A further option of the exact solve, repeat: a field of "
-                                                "sensaopt.exact.settings.SolveSettings (e.g. lns_share=0.3), or start_policy=best|POLICY (default: none)."),
+                                           help="A further exact-solve option, repeat: a SolveSettings field (e.g. lns_share=0.3) "
+                                                "or start_policy=best|POLICY (default: none)."),
     policies: list[str] = typer.Option([], "--policies", metavar="NAME[,NAME...]",
                                        help="Policies compared with each exact solve, comma-separated or repeated "
                                             f"(default: {','.join(POLICIES)})."),
