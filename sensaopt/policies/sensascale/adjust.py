@@ -10,7 +10,7 @@ deadline jobs down to what still meets their own target, best-effort jobs down t
 from __future__ import annotations
 
 from sensaopt.instance import Change
-from sensaopt.policies.placement import NodePool, option_placement
+from sensaopt.policies.placement import NodePool
 from sensaopt.profiles import Option
 
 from .config import SensaScaleConfig
@@ -59,8 +59,7 @@ def _donor_target(p: Planned, now: float, cfg: SensaScaleConfig, short_c: int, s
 def _resize(planner: RoundPlan, p: Planned, o: Option) -> None:
     pool: NodePool = planner.pool
     pool.give_back(p.placements)
-    node = pool.nodes[p.placements[0].node]
-    p.placements = (option_placement(node, p.info.gpus, o),)
+    p.placements = (planner.placement(p.placements[0].node, p.info.gpus, o),)
     pool.take(p.placements)
     p.option = o
     p.end = planner.now + p.info.change_minutes(p.placements) + p.info.time_at(o)
@@ -69,8 +68,7 @@ def _resize(planner: RoundPlan, p: Planned, o: Option) -> None:
 def _pays(planner: RoundPlan, p: Planned, o: Option) -> bool:
     """Moving ``p`` to option ``o`` on its node ends it sooner, the change's cost
     counted (a kept running job pays a resize; one already changing pays nothing more)."""
-    node = planner.pool.nodes[p.placements[0].node]
-    pls = (option_placement(node, p.info.gpus, o),)
+    pls = (planner.placement(p.placements[0].node, p.info.gpus, o),)
     return planner.now + p.info.change_minutes(pls) + p.info.time_at(o) < p.end - 1e-9
 
 

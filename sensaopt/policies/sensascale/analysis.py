@@ -149,6 +149,8 @@ class JobInfo:
             return 0.0
         if not self.running or not self.costs:
             return self.costs[self.change(placements)]
+        if placements is self.last_placements:  # staying as it ran: classify gives NONE
+            return self.c_none
         r = self.js.last_round + 1  # type: ignore[operator]  # started: last_round is set
         kind = classify(self.last_placements, r, placements, r)
         if kind is NONE:

@@ -7,6 +7,7 @@ fragmentation repair is :mod:`.repack`. Times in minutes."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import sub
 
 from sensaopt.instance import Node
 from sensaopt.policies.placement import option_placement
@@ -78,7 +79,7 @@ class Planner(RoundPlan):
             o = self.option_on(info, node, g, cpus, mem)
             if o is None:
                 return None
-            q = option_placement(node, g, o)
+            q = self.placement(node.index, g, o)
             if self.reservations:
                 oh = info.change_minutes((q,)) if single else info.move_minutes
                 if not allowed(self, node.index, g, self.now + oh + info.time_at(o), info.id):
@@ -99,7 +100,7 @@ class Planner(RoundPlan):
         opt: Option | None = None
         if pls is not None and len(pls) > 1:  # the slowest node sets the pace: all nodes get that option
             opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
-            pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
+            pls = tuple(self.placement(p.node, p.gpus, opt) for p in pls)
         elif pls is not None:
             opt = chosen[pls[0].node]
         pls, opt = self._keep_if_as_fast(info, keep, pls, opt)
@@ -203,23 +204,37 @@ class Planner(RoundPlan):
                 return tuple(out) + (q,)
         return None
 
+    def _cores_and_memory_somewhere(self, cores: float, mem: float, held: bool) -> bool:
+        """Whether some node may have ``cores`` cores free and some node ``mem`` GB
+        (not held by running jobs, if ``held``): if not, no node can take the pair
+        and the best-fit search of :meth:`place_pair` is skipped."""
+        pool = self.pool
+        if held:
+            return max(map(sub, pool.cpus, self.held_cpus)) >= cores and max(map(sub, pool.mem, self.held_mem)) + 1e-9 >= mem
+        return max(pool.cpus) >= cores and max(pool.mem) + 1e-9 >= mem
+
     def place_pair(self, s: JobInfo, i: JobInfo, so: Option, io: Option) -> bool:
         """Both jobs on one node at their pair options; prefers a node either ran on,
         else best fit (fewest free GPUs, then lowest index); with ``stay_put``, open
-        resources before resources held by other running jobs."""
-        pool = self.pool
-        self.release(s)
-        self.release(i)
+        resources before resources held by other running jobs. (The open index is
+        moved once per node at the end, or before a search reads it: a pair that
+        stays where it ran leaves it as it was.)"""
+        pool, hg = self.pool, self.held_gpus
+        gpus = pool.gpus
+        touched = {q.node: gpus[q.node] - hg[q.node] for x in (s, i) for q in self.held.get(x.id, ())}
+        self.release(s, move_open=False)
+        self.release(i, move_open=False)
         g = s.gpus + i.gpus
         if self.free.total < g:
+            self._sync_open(touched)
             return False
         need_c = s.gpus * so.cpu + i.gpus * io.cpu
         need_m = s.gpus * so.mem + i.gpus * io.mem
         nodes = pool.nodes
 
         def feasible(n: int, held: bool) -> bool:
-            hg, hc, hm = (self.held_gpus[n], self.held_cpus[n], self.held_mem[n]) if held else (0, 0, 0.0)
-            if pool.gpus[n] - hg < g or pool.cpus[n] - hc < need_c or pool.mem[n] - hm + 1e-9 < need_m:
+            hg_, hc, hm = (hg[n], self.held_cpus[n], self.held_mem[n]) if held else (0, 0, 0.0)
+            if gpus[n] - hg_ < g or pool.cpus[n] - hc < need_c or pool.mem[n] - hm + 1e-9 < need_m:
                 return False
             if not self.reservations:
                 return True
@@ -229,19 +244,25 @@ class Planner(RoundPlan):
             return allowed(self, n, s.gpus, end_s, s.id) and allowed(self, n, g, end_both, i.id)
 
         prefer = {p.node for x in (s, i) if x.running for p in x.last_placements}
-        pref = sorted(prefer, key=lambda n: (pool.gpus[n], n)) if len(prefer) > 1 else list(prefer)
+        pref = sorted(prefer, key=lambda n: (gpus[n], n)) if len(prefer) > 1 else list(prefer)
         n_best = None
         for held in ((True, False) if self.held else (False,)):
             n_best = next((n for n in pref if feasible(n, held)), None)
-            if n_best is None:
+            if n_best is None and self._cores_and_memory_somewhere(need_c, need_m, held):
+                self._sync_open(touched)  # the search below reads the index
                 n_best = next((n for n in (self.open if held else self.free).best_fit(g) if feasible(n, held)), None)
             if n_best is not None:
                 break
         if n_best is None:
+            self._sync_open(touched)
             return False
-        best = nodes[n_best]
+        touched.setdefault(n_best, gpus[n_best] - hg[n_best])
         self.paired.update((s.id, i.id))
         for x, o in ((s, so), (i, io)):
-            pls = (option_placement(best, x.gpus, o),)
-            self.commit(x, pls, o, self.end(x, o, pls))
+            pls = (self.placement(n_best, x.gpus, o),)
+            lp = x.last_placements
+            if x.running and len(lp) == 1 and lp[0] is pls[0]:
+                pls = lp  # the tuple it ran on: its change check stops at identity
+            self.commit(x, pls, o, self.end(x, o, pls), move_open=False)
+        self._sync_open(touched)
         return True

@@ -12,7 +12,10 @@ from bisect import bisect_left, insort
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sensaopt.policies.placement import NodePool
+import numpy as np
+
+from sensaopt.instance import Cluster
+from sensaopt.policies.placement import NodePool, option_placement
 from sensaopt.profiles import Option
 from sensaopt.schedule import Placement
 
@@ -51,6 +54,12 @@ class FreeIndex:
             self.buckets[f].append(n)
         self.total = sum(free)
 
+    def copy(self) -> FreeIndex:
+        """An independent copy (the buckets copied)."""
+        new = FreeIndex.__new__(FreeIndex)
+        new.buckets, new.total = [b[:] for b in self.buckets], self.total
+        return new
+
     def move(self, node: int, old: int, new: int) -> None:
         """Node ``node`` now has ``new`` free GPUs instead of ``old``."""
         if old == new:
@@ -67,21 +76,46 @@ class FreeIndex:
             yield from self.buckets[f]
 
 
+class NodeShape:
+    """What a :class:`RoundPlan` needs of the cluster's nodes that no round changes,
+    kept by the policy for a run: the full pool, GPUs per node, the largest node's
+    GPUs, and the free-GPU index of the full pool."""
+
+    __slots__ = ("pool", "node_gpus", "max_gpus", "free", "placements", "capacity")
+
+    def __init__(self, cluster: Cluster):
+        """``cluster``: the run's cluster."""
+        self.pool = NodePool(cluster)
+        self.node_gpus = list(self.pool.gpus)  # GPUs per node (a property on Node)
+        self.max_gpus = max(self.node_gpus)
+        self.free = FreeIndex(self.node_gpus, self.max_gpus)
+        self.placements: dict = {}  # RoundPlan.placement's memo, per run
+        self.capacity = np.array(self.node_gpus, dtype=np.int64)  # GPUs per node (the pairing's arrays)
+
+
 class RoundPlan:
     """The state of one round's placement (module docstring); ``infos`` in queue
     order, most urgent first (a job's position ranks it as a holder)."""
 
-    def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = (),  # type: ignore[assignment]
+    def __init__(self, pool: NodePool | NodeShape, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = (),  # type: ignore[assignment]
                  *, round_minutes: float):
-        """``now`` and ``round_minutes`` in minutes (the round length prices repack's budget)."""
+        """``pool``: the free resources, or a :class:`NodeShape` for a full pool (its
+        copy); ``now`` and ``round_minutes`` in minutes (the round length prices
+        repack's budget)."""
+        if isinstance(pool, NodeShape):
+            shape, pool = pool, pool.pool.copy()
+            self.node_gpus, self.max_gpus, self.free = shape.node_gpus, shape.max_gpus, shape.free.copy()
+            self._placements = shape.placements
+        else:
+            self.node_gpus = [nd.gpus for nd in pool.nodes]  # GPUs per node (a property on Node)
+            self.max_gpus = max(self.node_gpus)
+            self.free = FreeIndex(pool.gpus, self.max_gpus)
+            self._placements = {}
         self.pool, self.now, self.cfg, self.round_minutes = pool, now, cfg, round_minutes
         self.paired: set[str] = set()  # jobs placed as a pair this round (repack leaves them together)
         self.planned: dict[str, Planned] = {}
         self.by_node: dict[int, list[Planned]] = {}
         self.reservations: list[Reservation] = []
-        self.node_gpus = [nd.gpus for nd in pool.nodes]  # GPUs per node (a property on Node)
-        self.max_gpus = max(self.node_gpus)
-        self.free = FreeIndex(pool.gpus, self.max_gpus)
         k = len(pool.nodes)
         self.held_gpus, self.held_cpus, self.held_mem = [0] * k, [0] * k, [0.0] * k  # per node
         self.held: dict[str, tuple[Placement, ...]] = {}  # running job id -> what it held
@@ -132,6 +166,16 @@ class RoundPlan:
                 self.open.move(n, old, max(0, gpus[n] - hg[n]))
             self.holders[n].remove((self.rank[info.id], info.id))
 
+    def _sync_open(self, touched: dict[int, int]) -> None:
+        """Move each node of ``touched`` (node -> free minus held GPUs when the open
+        index was last moved for it, possibly negative) to its bucket now, then
+        forget them: one move per node for any number of unmoved releases and commits."""
+        gpus, hg, opn = self.pool.gpus, self.held_gpus, self.open
+        for n, was in touched.items():
+            now = gpus[n] - hg[n]
+            opn.move(n, was if was > 0 else 0, now if now > 0 else 0)
+        touched.clear()
+
     def victim_rank(self, n: int) -> int:
         """Queue position of the most urgent job still holding GPUs on node ``n``
         (a large number if none): taking the node displaces at least that job."""
@@ -143,6 +187,15 @@ class RoundPlan:
         n, pool = q.node, self.pool
         return (q.gpus <= pool.gpus[n] - self.held_gpus[n] and q.cpus <= pool.cpus[n] - self.held_cpus[n]
                 and q.mem_gb <= pool.mem[n] - self.held_mem[n] + 1e-9)
+
+    def placement(self, n: int, gpus: int, opt: Option) -> Placement:
+        """:func:`option_placement` of ``gpus`` GPUs on node ``n`` at ``opt``, the same
+        object for the same arguments during a run (a job that keeps it then passes
+        the next round's change check at identity)."""
+        hit = self._placements.get((n, gpus, id(opt)))
+        if hit is None:  # the option is kept in the value so that its id stays unique
+            hit = self._placements[(n, gpus, id(opt))] = (opt, option_placement(self.pool.nodes[n], gpus, opt))
+        return hit[1]
 
     # ---- plans ----------------------------------------------------------------------------
     def end(self, info: JobInfo, opt: Option, pls: tuple[Placement, ...]) -> float:
