@@ -281,16 +281,19 @@ def test_stay_put_shortcut_decides_as_the_search(seed, monkeypatch):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_open_index_stays_exact_when_jobs_stay(seed, monkeypatch):
-    """``_stay`` leaves the open index alone (its two moves cancel out): after every
-    unit placed in a run, the index equals one built afresh from free − held GPUs."""
+    """``stay`` leaves the open index alone (its two moves cancel out) and a pair moves
+    it once per node at the end: after every unit placed in a run, the open index
+    equals one built afresh from free − held GPUs, the free index one from free GPUs."""
     from sensaopt.simulator import simulate
 
-    stays, place_single, place_pair = Planner._stay, Planner.place_single, Planner.place_pair
+    stays, place_single, place_pair = Planner.stay, Planner.place_single, Planner.place_pair
     seen = {"stay": 0}
 
     def exact(self):
         fresh = FreeIndex([max(0, f - h) for f, h in zip(self.pool.gpus, self.held_gpus)], self.max_gpus)
         assert self.open.buckets == fresh.buckets and self.open.total == fresh.total
+        fresh = FreeIndex(self.pool.gpus, self.max_gpus)
+        assert self.free.buckets == fresh.buckets and self.free.total == fresh.total
 
     def stay(self, *a):
         seen["stay"] += 1
@@ -307,7 +310,7 @@ def test_open_index_stays_exact_when_jobs_stay(seed, monkeypatch):
         exact(self)
         return ok
 
-    monkeypatch.setattr(Planner, "_stay", stay)
+    monkeypatch.setattr(Planner, "stay", stay)
     monkeypatch.setattr(Planner, "place_single", single)
     monkeypatch.setattr(Planner, "place_pair", pair)
     simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())

@@ -119,20 +119,12 @@ class Planner(RoundPlan):
         return pls, opt
 
     def _stay_if_it_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> bool:
-        """:meth:`_stay` if :meth:`_keep_wins`; whether it did."""
+        """:meth:`stay` if :meth:`_keep_wins`; whether it did."""
         end = self._keep_wins(info, keep)
         if end is None:
             return False
-        self._stay(info, *keep, end)
+        self.stay(info, *keep, end)
         return True
-
-    def _stay(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
-        """:meth:`release` then :meth:`commit` of a job staying on the placements it
-        holds. The open index is not moved: open GPUs are free minus held GPUs, and
-        both drop by the same GPUs on each node, so the two moves would cancel out."""
-        same = self.held.get(info.id) is pls
-        self.release(info, move_open=not same)
-        self.commit(info, pls, opt, end, move_open=not same)
 
     def _keep_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> float | None:
         """The end of staying as it was (``keep``) if that is no later than anything

@@ -151,7 +151,7 @@ class RoundPlan:
     # ---- held resources ----------------------------------------------------------------
     def release(self, info: JobInfo, move_open: bool = True) -> None:
         """``info`` is being planned now: what it held is no longer reserved for it.
-        (``move_open`` False: the open index is left behind, for ``Planner._stay`` only.)"""
+        (``move_open`` False: the open index is left behind; the caller moves it, see :meth:`_sync_open`.)"""
         pls = self.held.pop(info.id, None)
         if pls is None:
             return
@@ -234,6 +234,45 @@ class RoundPlan:
                 for res in self.reservations:
                     if n in res.spare and end > res.time + 1e-9 and info.id not in res.exempt:
                         res.spare[n] -= q.gpus
+
+    def stay(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
+        """:meth:`release` then :meth:`commit` of a running job staying on ``pls``, what
+        it holds, in one pass (the same arithmetic per node). The open index is not
+        moved: open GPUs are free minus held GPUs, and both drop by the same GPUs on
+        each node. Falls back to the two steps if ``pls`` is not what it holds."""
+        jid = info.id
+        if self.held.get(jid) is not pls:
+            self.release(info)
+            self.commit(info, pls, opt, end)
+            return
+        del self.held[jid]
+        holder = (self.rank[jid], jid)
+        hg, hc, hm, holders, free, by_node = self.held_gpus, self.held_cpus, self.held_mem, self.holders, self.free, self.by_node
+        gpus, cpus, mem = self.pool.gpus, self.pool.cpus, self.pool.mem
+        p = self.planned[jid] = Planned(info, pls, opt, end)
+        for q in pls:
+            n, g = q.node, q.gpus
+            hg[n] -= g
+            hc[n] -= q.cpus
+            hm[n] -= q.mem_gb
+            holders[n].remove(holder)
+            old = gpus[n]
+            gpus[n] = new = old - g
+            cpus[n] -= q.cpus
+            mem[n] -= q.mem_gb
+            if g:  # FreeIndex.move, inline
+                b = free.buckets[old]
+                del b[bisect_left(b, n)]
+                insort(free.buckets[new], n)
+                free.total -= g
+            on = by_node.get(n)
+            if on is None:
+                by_node[n] = [p]
+            else:
+                on.append(p)
+            for res in self.reservations:
+                if n in res.spare and end > res.time + 1e-9 and jid not in res.exempt:
+                    res.spare[n] -= g
 
     def uncommit(self, p: Planned) -> None:
         """Undo :meth:`commit` of ``p``: its resources free again, the reservations'
