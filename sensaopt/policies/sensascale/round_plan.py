@@ -120,25 +120,39 @@ class RoundPlan:
         self.held_gpus, self.held_cpus, self.held_mem = [0] * k, [0] * k, [0.0] * k  # per node
         self.held: dict[str, tuple[Placement, ...]] = {}  # running job id -> what it held
         self.ranked = tuple(infos) if cfg.stay_put else ()  # queue position -> job (ends of held jobs: backfill.held_end)
-        self.holders: dict[int, list[tuple[int, str]]] = {}  # node -> (queue position, id) of the jobs holding GPUs there
+        self._holders: dict[int, list[tuple[int, str]]] | None = None  # see holders (built when first read)
         self.rank: dict[str, int] = {}  # running job id -> queue position
         if cfg.stay_put:
-            hg, hc, hm, holders = self.held_gpus, self.held_cpus, self.held_mem, self.holders
-            for k, info in enumerate(infos):  # most urgent first
-                if info.running:
-                    self.held[info.id] = info.last_placements
-                    self.rank[info.id] = k
-                    for q in info.last_placements:
-                        n = q.node
-                        hg[n] += q.gpus
-                        hc[n] += q.cpus
-                        hm[n] += q.mem_gb
-                        h = holders.get(n)
-                        if h is None:
-                            holders[n] = [(k, info.id)]
-                        else:
-                            h.append((k, info.id))
+            self._hold(infos)
         self.open = FreeIndex([max(0, f - h) for f, h in zip(pool.gpus, self.held_gpus)], self.max_gpus)
+
+    def _hold(self, infos: list[JobInfo]) -> None:
+        """The running jobs of ``infos`` hold what they ran on (``held``, ``rank``
+        and the held resources per node)."""
+        hg, hc, hm, held, rank = self.held_gpus, self.held_cpus, self.held_mem, self.held, self.rank
+        for k, info in enumerate(infos):  # most urgent first
+            if info.running:
+                held[info.id] = pls = info.last_placements
+                rank[info.id] = k
+                for q in pls:
+                    n = q.node
+                    hg[n] += q.gpus
+                    hc[n] += q.cpus
+                    hm[n] += q.mem_gb
+
+    @property
+    def holders(self) -> dict[int, list[tuple[int, str]]]:
+        """Node -> (queue position, id) of the running jobs not planned yet that hold
+        GPUs there, most urgent first. Built from ``held`` when first read (most rounds
+        never read it), then kept by :meth:`release` and :meth:`stay`."""
+        if self._holders is None:
+            holders: dict[int, list[tuple[int, str]]] = {}
+            rank = self.rank
+            for jid, pls in sorted(self.held.items(), key=lambda item: rank[item[0]]):
+                for q in pls:
+                    holders.setdefault(q.node, []).append((rank[jid], jid))
+            self._holders = holders
+        return self._holders
 
     @property
     def exhausted(self) -> bool:
@@ -164,7 +178,8 @@ class RoundPlan:
             self.held_mem[n] -= q.mem_gb
             if move_open:
                 self.open.move(n, old, max(0, gpus[n] - hg[n]))
-            self.holders[n].remove((self.rank[info.id], info.id))
+            if self._holders is not None:
+                self._holders[n].remove((self.rank[info.id], info.id))
 
     def _sync_open(self, touched: dict[int, int]) -> None:
         """Move each node of ``touched`` (node -> free minus held GPUs when the open
@@ -246,8 +261,8 @@ class RoundPlan:
             self.commit(info, pls, opt, end)
             return
         del self.held[jid]
-        holder = (self.rank[jid], jid)
-        hg, hc, hm, holders, free, by_node = self.held_gpus, self.held_cpus, self.held_mem, self.holders, self.free, self.by_node
+        holders = self._holders
+        hg, hc, hm, free, by_node = self.held_gpus, self.held_cpus, self.held_mem, self.free, self.by_node
         gpus, cpus, mem = self.pool.gpus, self.pool.cpus, self.pool.mem
         p = self.planned[jid] = Planned(info, pls, opt, end)
         for q in pls:
@@ -255,7 +270,8 @@ class RoundPlan:
             hg[n] -= g
             hc[n] -= q.cpus
             hm[n] -= q.mem_gb
-            holders[n].remove(holder)
+            if holders is not None:
+                holders[n].remove((self.rank[jid], jid))
             old = gpus[n]
             gpus[n] = new = old - g
             cpus[n] -= q.cpus
