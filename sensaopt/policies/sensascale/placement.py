@@ -134,7 +134,7 @@ class Planner(RoundPlan):
         search is skipped (its result would lose the ``<=`` comparison to ``keep``)."""
         top = info.facts.top_base_speed
         least = min(info.c_none, info.c_mig, info.c_resize)  # nan (no cost table): never true below
-        end = self.end(info, keep[1], keep[0])
+        end = self.now + info.change_minutes(keep[0]) + info.remaining / (keep[1].speed * info.corr)  # self.end, inline
         return end if end <= self.now + least + info.remaining / (top * info.corr) + 1e-9 else None
 
     def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None, make_open=None,
@@ -211,15 +211,34 @@ class Planner(RoundPlan):
         resources before resources held by other running jobs. (The open index is
         moved once per node at the end, or before a search reads it: a pair that
         stays where it ran leaves it as it was.)"""
-        pool, hg = self.pool, self.held_gpus
-        gpus = pool.gpus
-        touched = {q.node: gpus[q.node] - hg[q.node] for x in (s, i) for q in self.held.get(x.id, ())}
+        gpus, hg = self.pool.gpus, self.held_gpus
+        touched: dict[int, int] = {}  # node -> its open GPUs (uncapped) as the index has them
+        for x in (s, i):
+            for q in self.held.get(x.id, ()):
+                touched[q.node] = gpus[q.node] - hg[q.node]
         self.release(s, move_open=False)
         self.release(i, move_open=False)
-        g = s.gpus + i.gpus
-        if self.free.total < g:
+        n_best = self._pair_node(s, i, so, io, touched) if self.free.total >= s.gpus + i.gpus else None
+        if n_best is None:
             self._sync_open(touched)
             return False
+        touched.setdefault(n_best, gpus[n_best] - hg[n_best])
+        self.paired.update((s.id, i.id))
+        for x, o in ((s, so), (i, io)):
+            pls = (self.placement(n_best, x.gpus, o),)
+            lp = x.last_placements
+            if x.running and len(lp) == 1 and lp[0] is pls[0]:
+                pls = lp  # the tuple it ran on: its change check stops at identity
+            self.commit(x, pls, o, self.end(x, o, pls), move_open=False)
+        self._sync_open(touched)
+        return True
+
+    def _pair_node(self, s: JobInfo, i: JobInfo, so: Option, io: Option, touched: dict[int, int]) -> int | None:
+        """The node for the pair of :meth:`place_pair` (both released), or None.
+        ``touched``: the nodes whose open-index moves are pending (made before the
+        index is searched)."""
+        pool, hg = self.pool, self.held_gpus
+        gpus, g = pool.gpus, s.gpus + i.gpus
         need_c = s.gpus * so.cpu + i.gpus * io.cpu
         need_m = s.gpus * so.mem + i.gpus * io.mem
         nodes = pool.nodes
@@ -236,25 +255,14 @@ class Planner(RoundPlan):
             return allowed(self, n, s.gpus, end_s, s.id) and allowed(self, n, g, end_both, i.id)
 
         prefer = {p.node for x in (s, i) if x.running for p in x.last_placements}
-        pref = sorted(prefer, key=lambda n: (gpus[n], n)) if len(prefer) > 1 else list(prefer)
-        n_best = None
+        pref = sorted(prefer, key=lambda n: (gpus[n], n)) if len(prefer) > 1 else prefer
         for held in ((True, False) if self.held else (False,)):
-            n_best = next((n for n in pref if feasible(n, held)), None)
-            if n_best is None and self._cores_and_memory_somewhere(need_c, need_m, held):
+            for n in pref:
+                if feasible(n, held):
+                    return n
+            if self._cores_and_memory_somewhere(need_c, need_m, held):
                 self._sync_open(touched)  # the search below reads the index
-                n_best = next((n for n in (self.open if held else self.free).best_fit(g) if feasible(n, held)), None)
-            if n_best is not None:
-                break
-        if n_best is None:
-            self._sync_open(touched)
-            return False
-        touched.setdefault(n_best, gpus[n_best] - hg[n_best])
-        self.paired.update((s.id, i.id))
-        for x, o in ((s, so), (i, io)):
-            pls = (self.placement(n_best, x.gpus, o),)
-            lp = x.last_placements
-            if x.running and len(lp) == 1 and lp[0] is pls[0]:
-                pls = lp  # the tuple it ran on: its change check stops at identity
-            self.commit(x, pls, o, self.end(x, o, pls), move_open=False)
-        self._sync_open(touched)
-        return True
+                for n in (self.open if held else self.free).best_fit(g):
+                    if feasible(n, held):
+                        return n
+        return None
