@@ -199,13 +199,15 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
     if at:
         run = [infos[n] for n in at]
         idx = np.array(at, dtype=np.intp)
-        node[idx] = [x.last_placements[0].node for x in run]
-        speed = np.array([(x.cur or x.current).speed for x in run])  # type: ignore[union-attr]  # running: current is set
+        # one row per job: node, speed at its current option, remaining minutes, speed correction, resize and migration minutes
+        v = np.array([(x.last_placements[0].node, (x.cur or x.current).speed, x.remaining, x.corr, x.c_resize, x.c_mig)  # type: ignore[union-attr]  # running: current is set
+                      for x in run], dtype=float)
+        node[idx] = v[:, 0]  # node numbers, exact as floats
         # JobInfo.time_at elementwise: remaining / (speed × correction), the same floats
-        t = np.array([x.remaining for x in run]) / (speed * np.array([x.corr for x in run]))
+        t = v[:, 2] / (v[:, 1] * v[:, 3])
         rate[idx] = u[idx] / np.maximum(t, 1e-9)
-        cr[idx] = [x.c_resize for x in run]
-        cm[idx] = [x.c_mig for x in run]
+        cr[idx] = v[:, 4]
+        cm[idx] = v[:, 5]
     if room is None:
         room = np.array([nd.gpus for nd in cluster.nodes], dtype=np.int64) - held
     return node, np.where(node >= 0, room[np.maximum(node, 0)], -1), rate, cr, cm

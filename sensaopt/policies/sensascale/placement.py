@@ -49,12 +49,14 @@ class Planner(RoundPlan):
         reservations allow them): no change, no cost."""
         pls = info.last_placements
         pool = self.pool
-        if len(pls) == 1:  # the common case, without a generator
-            if not pool.fits(pls[0]):
+        if len(pls) == 1:  # the common case: NodePool.fits, inline
+            q = pls[0]
+            n = q.node
+            if q.gpus > pool.gpus[n] or q.cpus > pool.cpus[n] or q.mem_gb > pool.mem[n] + 1e-9:
                 return None
         elif not all(pool.fits(q) for q in pls):
             return None
-        opt = info.current
+        opt = info.cur or info.current
         assert opt is not None  # running
         if self.reservations:
             end = self.now + info.time_at(opt)
