@@ -220,6 +220,32 @@ def _plan_singles(st, pol, shortcut):
     return {j: (p.placements, p.option, p.end) for j, p in planner.planned.items()}, planner
 
 
+class _Forgetful(dict):
+    """A memo that never remembers: every lookup misses."""
+
+    def get(self, key, default=None):
+        return default
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_run_memos_change_nothing(seed, monkeypatch):
+    """The per-run memos of the round plan (the placement objects, spare filling's
+    best fits) give the schedule that recomputing every time gives."""
+    from sensaopt.policies.sensascale import round_plan
+    from sensaopt.simulator import simulate
+
+    inst = generate(GeneratorConfig(jobs=200, nodes=4, seed=seed, load=2.0))
+    kept = simulate(inst, SensaScalePolicy()).schedule
+    init = round_plan.NodeShape.__init__
+
+    def forgetful(self, cluster):
+        init(self, cluster)
+        self.placements, self.fitting = _Forgetful(), _Forgetful()
+
+    monkeypatch.setattr(round_plan.NodeShape, "__init__", forgetful)
+    assert simulate(inst, SensaScalePolicy()).schedule.segments == kept.segments
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_stay_put_shortcut_on_random_rounds(seed):
     """Running jobs on random CPU/memory splits (often below the base option, so the

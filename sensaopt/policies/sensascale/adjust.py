@@ -131,15 +131,21 @@ def fill_spare(planner: RoundPlan, cfg: SensaScaleConfig) -> None:
     """Hand out CPU/memory still free on each node, most urgent job first (with
     ``cfg.resize_pays``: only where it ends the job sooner, the resize cost counted)."""
     pool = planner.pool
-    for p in sorted(planner.planned.values(), key=lambda p: p.info.key):
-        if len(p.placements) != 1:
-            continue
+    # single-node jobs below their optimal demand (at it, _best_fitting finds nothing
+    # faster); a job's option changes only at its own turn, so the filter may come first
+    todo = [p for p in planner.planned.values() if len(p.placements) == 1 and p.option.speed < p.info.facts.opt.speed + 1e-12]
+    todo.sort(key=lambda p: p.info.key)
+    memo = planner.fitting
+    for p in todo:
         n = p.placements[0].node
-        if pool.cpus[n] <= 0 and pool.mem[n] <= 1e-9:
+        free_c, free_m = pool.cpus[n], pool.mem[n]
+        if free_c <= 0 and free_m <= 1e-9:
             continue
-        cap = p.info.facts.opt.speed
-        if p.option.speed >= cap + 1e-12:  # at its optimal demand already: _best_fitting finds nothing faster
-            continue
-        o = _best_fitting(p, pool.cpus[n], pool.mem[n], cap)
+        facts = p.info.facts
+        key = (id(facts), p.info.gpus, id(p.option), free_c, free_m)
+        hit = memo.get(key)
+        if hit is None:  # facts and option kept in the value so that their ids stay unique
+            hit = memo[key] = (facts, p.option, _best_fitting(p, free_c, free_m, facts.opt.speed))
+        o = hit[2]
         if o is not None and (not cfg.resize_pays or _pays(planner, p, o)):
             _resize(planner, p, o)

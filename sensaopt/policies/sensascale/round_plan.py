@@ -81,7 +81,7 @@ class NodeShape:
     kept by the policy for a run: the full pool, GPUs per node, the largest node's
     GPUs, and the free-GPU index of the full pool."""
 
-    __slots__ = ("pool", "node_gpus", "max_gpus", "free", "placements", "capacity")
+    __slots__ = ("pool", "node_gpus", "max_gpus", "free", "placements", "capacity", "fitting")
 
     def __init__(self, cluster: Cluster):
         """``cluster``: the run's cluster."""
@@ -91,6 +91,7 @@ class NodeShape:
         self.free = FreeIndex(self.node_gpus, self.max_gpus)
         self.placements: dict = {}  # RoundPlan.placement's memo, per run
         self.capacity = np.array(self.node_gpus, dtype=np.int64)  # GPUs per node (the pairing's arrays)
+        self.fitting: dict = {}  # adjust.fill_spare's memo of _best_fitting, per run
 
 
 class RoundPlan:
@@ -105,12 +106,12 @@ class RoundPlan:
         if isinstance(pool, NodeShape):
             shape, pool = pool, pool.pool.copy()
             self.node_gpus, self.max_gpus, self.free = shape.node_gpus, shape.max_gpus, shape.free.copy()
-            self._placements = shape.placements
+            self._placements, self.fitting = shape.placements, shape.fitting
         else:
             self.node_gpus = [nd.gpus for nd in pool.nodes]  # GPUs per node (a property on Node)
             self.max_gpus = max(self.node_gpus)
             self.free = FreeIndex(pool.gpus, self.max_gpus)
-            self._placements = {}
+            self._placements, self.fitting = {}, {}
         self.pool, self.now, self.cfg, self.round_minutes = pool, now, cfg, round_minutes
         self.paired: set[str] = set()  # jobs placed as a pair this round (repack leaves them together)
         self.planned: dict[str, Planned] = {}
