@@ -220,6 +220,32 @@ def _plan_singles(st, pol, shortcut):
     return {j: (p.placements, p.option, p.end) for j, p in planner.planned.items()}, planner
 
 
+class _Forgetful(dict):
+    """A memo that never remembers: every lookup misses."""
+
+    def get(self, key, default=None):
+        return default
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_run_memos_change_nothing(seed, monkeypatch):
+    """The per-run memos of the round plan (the placement objects, spare filling's
+    best fits) give the schedule that recomputing every time gives."""
+    from sensaopt.policies.sensascale import round_plan
+    from sensaopt.simulator import simulate
+
+    inst = generate(GeneratorConfig(jobs=200, nodes=4, seed=seed, load=2.0))
+    kept = simulate(inst, SensaScalePolicy()).schedule
+    init = round_plan.NodeShape.__init__
+
+    def forgetful(self, cluster):
+        init(self, cluster)
+        self.placements, self.fitting = _Forgetful(), _Forgetful()
+
+    monkeypatch.setattr(round_plan.NodeShape, "__init__", forgetful)
+    assert simulate(inst, SensaScalePolicy()).schedule.segments == kept.segments
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_stay_put_shortcut_on_random_rounds(seed):
     """Running jobs on random CPU/memory splits (often below the base option, so the
@@ -281,16 +307,19 @@ def test_stay_put_shortcut_decides_as_the_search(seed, monkeypatch):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_open_index_stays_exact_when_jobs_stay(seed, monkeypatch):
-    """``_stay`` leaves the open index alone (its two moves cancel out): after every
-    unit placed in a run, the index equals one built afresh from free − held GPUs."""
+    """``stay`` leaves the open index alone (its two moves cancel out) and a pair moves
+    it once per node at the end: after every unit placed in a run, the open index
+    equals one built afresh from free − held GPUs, the free index one from free GPUs."""
     from sensaopt.simulator import simulate
 
-    stays, place_single, place_pair = Planner._stay, Planner.place_single, Planner.place_pair
+    stays, place_single, place_pair = Planner.stay, Planner.place_single, Planner.place_pair
     seen = {"stay": 0}
 
     def exact(self):
         fresh = FreeIndex([max(0, f - h) for f, h in zip(self.pool.gpus, self.held_gpus)], self.max_gpus)
         assert self.open.buckets == fresh.buckets and self.open.total == fresh.total
+        fresh = FreeIndex(self.pool.gpus, self.max_gpus)
+        assert self.free.buckets == fresh.buckets and self.free.total == fresh.total
 
     def stay(self, *a):
         seen["stay"] += 1
@@ -307,7 +336,7 @@ def test_open_index_stays_exact_when_jobs_stay(seed, monkeypatch):
         exact(self)
         return ok
 
-    monkeypatch.setattr(Planner, "_stay", stay)
+    monkeypatch.setattr(Planner, "stay", stay)
     monkeypatch.setattr(Planner, "place_single", single)
     monkeypatch.setattr(Planner, "place_pair", pair)
     simulate(generate(GeneratorConfig(jobs=150, nodes=4, seed=seed, load=2.0)), SensaScalePolicy())

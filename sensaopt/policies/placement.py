@@ -60,6 +60,18 @@ class NodePool:
         self.cpus = [n.cpus for n in self.nodes]
         self.mem = [n.mem_gb for n in self.nodes]
 
+    def copy(self) -> NodePool:
+        """A pool with this one's free resources (lists copied; nodes and the
+        proportional cache shared): a full pool per round without reading every node.
+
+        Returns:
+            The copy.
+        """
+        new = NodePool.__new__(NodePool)
+        new.nodes, new.max_gpus, new.proportional = self.nodes, self.max_gpus, self.proportional
+        new.gpus, new.cpus, new.mem = self.gpus[:], self.cpus[:], self.mem[:]
+        return new
+
     def fits(self, p: Placement) -> bool:
         i = p.node
         return p.gpus <= self.gpus[i] and p.cpus <= self.cpus[i] and p.mem_gb <= self.mem[i] + 1e-9

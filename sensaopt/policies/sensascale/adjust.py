@@ -10,7 +10,7 @@ deadline jobs down to what still meets their own target, best-effort jobs down t
 from __future__ import annotations
 
 from sensaopt.instance import Change
-from sensaopt.policies.placement import NodePool, option_placement
+from sensaopt.policies.placement import NodePool
 from sensaopt.profiles import Option
 
 from .config import SensaScaleConfig
@@ -59,8 +59,7 @@ def _donor_target(p: Planned, now: float, cfg: SensaScaleConfig, short_c: int, s
 def _resize(planner: RoundPlan, p: Planned, o: Option) -> None:
     pool: NodePool = planner.pool
     pool.give_back(p.placements)
-    node = pool.nodes[p.placements[0].node]
-    p.placements = (option_placement(node, p.info.gpus, o),)
+    p.placements = (planner.placement(p.placements[0].node, p.info.gpus, o),)
     pool.take(p.placements)
     p.option = o
     p.end = planner.now + p.info.change_minutes(p.placements) + p.info.time_at(o)
@@ -69,8 +68,7 @@ def _resize(planner: RoundPlan, p: Planned, o: Option) -> None:
 def _pays(planner: RoundPlan, p: Planned, o: Option) -> bool:
     """Moving ``p`` to option ``o`` on its node ends it sooner, the change's cost
     counted (a kept running job pays a resize; one already changing pays nothing more)."""
-    node = planner.pool.nodes[p.placements[0].node]
-    pls = (option_placement(node, p.info.gpus, o),)
+    pls = (planner.placement(p.placements[0].node, p.info.gpus, o),)
     return planner.now + p.info.change_minutes(pls) + p.info.time_at(o) < p.end - 1e-9
 
 
@@ -133,15 +131,21 @@ def fill_spare(planner: RoundPlan, cfg: SensaScaleConfig) -> None:
     """Hand out CPU/memory still free on each node, most urgent job first (with
     ``cfg.resize_pays``: only where it ends the job sooner, the resize cost counted)."""
     pool = planner.pool
-    for p in sorted(planner.planned.values(), key=lambda p: p.info.key):
-        if len(p.placements) != 1:
-            continue
+    # single-node jobs below their optimal demand (at it, _best_fitting finds nothing
+    # faster); a job's option changes only at its own turn, so the filter may come first
+    todo = [p for p in planner.planned.values() if len(p.placements) == 1 and p.option.speed < p.info.facts.opt.speed + 1e-12]
+    todo.sort(key=lambda p: p.info.key)
+    memo = planner.fitting
+    for p in todo:
         n = p.placements[0].node
-        if pool.cpus[n] <= 0 and pool.mem[n] <= 1e-9:
+        free_c, free_m = pool.cpus[n], pool.mem[n]
+        if free_c <= 0 and free_m <= 1e-9:
             continue
-        cap = p.info.facts.opt.speed
-        if p.option.speed >= cap + 1e-12:  # at its optimal demand already: _best_fitting finds nothing faster
-            continue
-        o = _best_fitting(p, pool.cpus[n], pool.mem[n], cap)
+        facts = p.info.facts
+        key = (id(facts), p.info.gpus, id(p.option), free_c, free_m)
+        hit = memo.get(key)
+        if hit is None:  # facts and option kept in the value so that their ids stay unique
+            hit = memo[key] = (facts, p.option, _best_fitting(p, free_c, free_m, facts.opt.speed))
+        o = hit[2]
         if o is not None and (not cfg.resize_pays or _pays(planner, p, o)):
             _resize(planner, p, o)

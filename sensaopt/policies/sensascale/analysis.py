@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 
 from sensaopt.allocations import fits
 from sensaopt.changes import MIGRATION, NONE, RESIZE, RESTART, classify
@@ -149,6 +150,8 @@ class JobInfo:
             return 0.0
         if not self.running or not self.costs:
             return self.costs[self.change(placements)]
+        if placements is self.last_placements:  # staying as it ran: classify gives NONE
+            return self.c_none
         r = self.js.last_round + 1  # type: ignore[operator]  # started: last_round is set
         kind = classify(self.last_placements, r, placements, r)
         if kind is NONE:
@@ -178,6 +181,16 @@ class JobConstants:
     restart: float  # costs[RESTART], minutes (read every round)
     base_ref: Option  # facts.base[the cluster's reference type] (a NodeType key hashes in Python)
     plain_costs: tuple[float, float, float]  # costs[NONE], costs[MIGRATION], costs[RESIZE] (an Enum key hashes in Python too)
+    last: list = field(default_factory=lambda: [None, None], compare=False)  # [placements, facts.current of them], the last seen
+
+    def current(self, placements: tuple[Placement, ...]) -> Option:
+        """``facts.current(placements)``, kept for the placements last asked (a job
+        that stays where it ran keeps the very tuple, round after round)."""
+        last = self.last
+        if last[0] is not placements:
+            last[1] = self.facts.option_of(placements[0]) if len(placements) == 1 else self.facts.current(placements)
+            last[0] = placements
+        return last[1]
 
 
 def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict | None = None) -> list[JobInfo]:
@@ -215,7 +228,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
         last = js.last_round
         running = last == prev_round
         pls = js.placements
-        cur = (f.option_of(pls[0]) if len(pls) == 1 else f.current(pls)) if running and pls else None
+        cur = c.current(pls) if running and pls else None
         oh = c.restart
         start_oh = 0.0 if (running or last is None) else oh
         pw = js.predicted_work
@@ -253,8 +266,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     return out
 
 
-def _key(info: JobInfo) -> tuple:
-    return info.key
+_key = attrgetter("key")  # a JobInfo's sort key
 
 
 def target_value(info: JobInfo) -> float:

@@ -38,7 +38,7 @@ def busy(plan: RoundPlan, n: int) -> list[tuple[float, int, str]]:
     out = [(p.end, p.placements[0].gpus if len(p.placements) == 1 else sum(q.gpus for q in p.placements if q.node == n), "")
            for p in plan.by_node.get(n, ())]
     if plan.held_gpus[n]:  # the holders there (not every held job: O(jobs) per node made reserve() slow)
-        for k, jid in dict.fromkeys(plan.holders[n]):  # once each, should it hold two placements there
+        for k, jid in dict.fromkeys(plan.holders.get(n, ())):  # once each, should it hold two placements there
             g = sum(q.gpus for q in plan.held[jid] if q.node == n)
             if g:
                 out.append((held_end(plan, k), g, jid))

@@ -165,21 +165,31 @@ class Incumbents:
 
     held: np.ndarray
     partners: dict[str, str] | None = None
+    room: np.ndarray | None = None  # GPUs per node less ``held`` (None: computed when needed)
 
     @classmethod
-    def of(cls, infos: list[JobInfo], cluster: Cluster, partners: dict[str, str] | None = None) -> Incumbents:
-        held = np.zeros(cluster.num_nodes, dtype=np.int64)
+    def of(cls, infos: list[JobInfo], cluster: Cluster, partners: dict[str, str] | None = None,
+           held: list[int] | None = None, capacity: np.ndarray | None = None) -> Incumbents:
+        """From the running jobs of ``infos``; or, given ``held`` (GPUs per node held by
+        them, e.g. :attr:`.round_plan.RoundPlan.held_gpus` before any placement) and
+        ``capacity`` (GPUs per node), from those."""
+        if held is not None and capacity is not None:
+            h = np.array(held, dtype=np.int64)
+            return cls(h, partners, capacity - h)
+        h = np.zeros(cluster.num_nodes, dtype=np.int64)
         for x in infos:
             if x.running:
                 for q in x.last_placements:
-                    held[q.node] += q.gpus
-        return cls(held, partners)
+                    h[q.node] += q.gpus
+        return cls(h, partners)
 
 
-def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.ndarray) -> tuple[np.ndarray, ...]:
+def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.ndarray,
+                room: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """Per job: (node it ran on, single-node running jobs only, else -1; GPUs still
     unheld on that node; rate factor GPUs × urgency ÷ remaining minutes at its current
-    allocation (0 unless running); resize and migration minutes)."""
+    allocation (0 unless running); resize and migration minutes). ``room``: GPUs per
+    node less ``held``, if the caller has it."""
     k = len(infos)
     node = np.full(k, -1, dtype=np.int64)
     rate = np.zeros(k)
@@ -189,16 +199,18 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
     if at:
         run = [infos[n] for n in at]
         idx = np.array(at, dtype=np.intp)
-        node[idx] = [x.last_placements[0].node for x in run]
-        speed = np.array([x.current.speed for x in run])  # type: ignore[union-attr]  # running: current is set
+        # one row per job: node, speed at its current option, remaining minutes, speed correction, resize and migration minutes
+        v = np.array([(x.last_placements[0].node, (x.cur or x.current).speed, x.remaining, x.corr, x.c_resize, x.c_mig)  # type: ignore[union-attr]  # running: current is set
+                      for x in run], dtype=float)
+        node[idx] = v[:, 0]  # node numbers, exact as floats
         # JobInfo.time_at elementwise: remaining / (speed × correction), the same floats
-        t = np.array([x.remaining for x in run]) / (speed * np.array([x.corr for x in run]))
+        t = v[:, 2] / (v[:, 1] * v[:, 3])
         rate[idx] = u[idx] / np.maximum(t, 1e-9)
-        cr[idx] = [x.c_resize for x in run]
-        cm[idx] = [x.c_mig for x in run]
-    gpus = np.array([nd.gpus for nd in cluster.nodes], dtype=np.int64)
-    room = np.where(node >= 0, (gpus - held)[np.maximum(node, 0)], -1)
-    return node, room, rate, cr, cm
+        cr[idx] = v[:, 4]
+        cm[idx] = v[:, 5]
+    if room is None:
+        room = np.array([nd.gpus for nd in cluster.nodes], dtype=np.int64) - held
+    return node, np.where(node >= 0, room[np.maximum(node, 0)], -1), rate, cr, cm
 
 
 def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, ui: np.ndarray, cluster: Cluster,
@@ -212,8 +224,8 @@ def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, u
     node (if it has room for the partner: a resize for s, a migration for i if i ran
     elsewhere), the partner's node (the mirror), or a third node (both migrate).
     None when no candidate ran the round before."""
-    ns, rs, As, crs, cms = _stay_terms(sens, us, cluster, inc.held)
-    ni, ri, Ai, cri, cmi = _stay_terms(insens, ui, cluster, inc.held)
+    ns, rs, As, crs, cms = _stay_terms(sens, us, cluster, inc.held, inc.room)
+    ni, ri, Ai, cri, cmi = _stay_terms(insens, ui, cluster, inc.held, inc.room)
     rows = np.flatnonzero(ns >= 0)
     cols = np.flatnonzero(ni >= 0)
     if not len(rows) and not len(cols):
@@ -421,17 +433,18 @@ def match(W: np.ndarray, method: str = "assignment") -> list[tuple[int, int]]:
 
 def make_pairs(
     infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig, now: float, R: float, gain_cache: dict | None = None,
-    partners: dict[str, str] | None = None,
+    partners: dict[str, str] | None = None, held: list[int] | None = None, capacity: np.ndarray | None = None,
 ) -> dict[str, tuple[JobInfo, JobInfo]]:
     """Pairs among the queue prefix; maps each paired job id to its (s, i) pair.
     ``partners``: last round's pairs that ran together (job id -> partner id) for the
-    hysteresis (None: running jobs sharing a node count as partners)."""
+    hysteresis (None: running jobs sharing a node count as partners); ``held`` and
+    ``capacity``: see :meth:`Incumbents.of`."""
     if not cfg.pairing:
         return {}
     sens, insens = candidates(infos, cluster, cfg)
     if not sens or not insens:
         return {}
-    inc = Incumbents.of(infos, cluster, partners) if cfg.pair_hysteresis > 0 else None
+    inc = Incumbents.of(infos, cluster, partners, held, capacity) if cfg.pair_hysteresis > 0 else None
     h = cfg.pair_hysteresis
     if cfg.pairing_method == "classes":
         Wc, s_members, i_members = class_weights(sens, insens, cluster, now, R, cfg.weight_scale, gain_cache, cfg.urgency_levels, inc, h)

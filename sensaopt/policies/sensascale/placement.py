@@ -7,6 +7,7 @@ fragmentation repair is :mod:`.repack`. Times in minutes."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import sub
 
 from sensaopt.instance import Node
 from sensaopt.policies.placement import option_placement
@@ -48,12 +49,14 @@ class Planner(RoundPlan):
         reservations allow them): no change, no cost."""
         pls = info.last_placements
         pool = self.pool
-        if len(pls) == 1:  # the common case, without a generator
-            if not pool.fits(pls[0]):
+        if len(pls) == 1:  # the common case: NodePool.fits, inline
+            q = pls[0]
+            n = q.node
+            if q.gpus > pool.gpus[n] or q.cpus > pool.cpus[n] or q.mem_gb > pool.mem[n] + 1e-9:
                 return None
         elif not all(pool.fits(q) for q in pls):
             return None
-        opt = info.current
+        opt = info.cur or info.current
         assert opt is not None  # running
         if self.reservations:
             end = self.now + info.time_at(opt)
@@ -78,7 +81,7 @@ class Planner(RoundPlan):
             o = self.option_on(info, node, g, cpus, mem)
             if o is None:
                 return None
-            q = option_placement(node, g, o)
+            q = self.placement(node.index, g, o)
             if self.reservations:
                 oh = info.change_minutes((q,)) if single else info.move_minutes
                 if not allowed(self, node.index, g, self.now + oh + info.time_at(o), info.id):
@@ -99,7 +102,7 @@ class Planner(RoundPlan):
         opt: Option | None = None
         if pls is not None and len(pls) > 1:  # the slowest node sets the pace: all nodes get that option
             opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
-            pls = tuple(option_placement(pool.nodes[p.node], p.gpus, opt) for p in pls)
+            pls = tuple(self.placement(p.node, p.gpus, opt) for p in pls)
         elif pls is not None:
             opt = chosen[pls[0].node]
         pls, opt = self._keep_if_as_fast(info, keep, pls, opt)
@@ -118,20 +121,12 @@ class Planner(RoundPlan):
         return pls, opt
 
     def _stay_if_it_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> bool:
-        """:meth:`_stay` if :meth:`_keep_wins`; whether it did."""
+        """:meth:`stay` if :meth:`_keep_wins`; whether it did."""
         end = self._keep_wins(info, keep)
         if end is None:
             return False
-        self._stay(info, *keep, end)
+        self.stay(info, *keep, end)
         return True
-
-    def _stay(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
-        """:meth:`release` then :meth:`commit` of a job staying on the placements it
-        holds. The open index is not moved: open GPUs are free minus held GPUs, and
-        both drop by the same GPUs on each node, so the two moves would cancel out."""
-        same = self.held.get(info.id) is pls
-        self.release(info, move_open=not same)
-        self.commit(info, pls, opt, end, move_open=not same)
 
     def _keep_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> float | None:
         """The end of staying as it was (``keep``) if that is no later than anything
@@ -141,7 +136,7 @@ class Planner(RoundPlan):
         search is skipped (its result would lose the ``<=`` comparison to ``keep``)."""
         top = info.facts.top_base_speed
         least = min(info.c_none, info.c_mig, info.c_resize)  # nan (no cost table): never true below
-        end = self.end(info, keep[1], keep[0])
+        end = self.now + info.change_minutes(keep[0]) + info.remaining / (keep[1].speed * info.corr)  # self.end, inline
         return end if end <= self.now + least + info.remaining / (top * info.corr) + 1e-9 else None
 
     def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None, make_open=None,
@@ -203,23 +198,56 @@ class Planner(RoundPlan):
                 return tuple(out) + (q,)
         return None
 
+    def _cores_and_memory_somewhere(self, cores: float, mem: float, held: bool) -> bool:
+        """Whether some node may have ``cores`` cores free and some node ``mem`` GB
+        (not held by running jobs, if ``held``): if not, no node can take the pair
+        and the best-fit search of :meth:`place_pair` is skipped."""
+        pool = self.pool
+        if held:
+            return max(map(sub, pool.cpus, self.held_cpus)) >= cores and max(map(sub, pool.mem, self.held_mem)) + 1e-9 >= mem
+        return max(pool.cpus) >= cores and max(pool.mem) + 1e-9 >= mem
+
     def place_pair(self, s: JobInfo, i: JobInfo, so: Option, io: Option) -> bool:
         """Both jobs on one node at their pair options; prefers a node either ran on,
         else best fit (fewest free GPUs, then lowest index); with ``stay_put``, open
-        resources before resources held by other running jobs."""
-        pool = self.pool
-        self.release(s)
-        self.release(i)
-        g = s.gpus + i.gpus
-        if self.free.total < g:
+        resources before resources held by other running jobs. (The open index is
+        moved once per node at the end, or before a search reads it: a pair that
+        stays where it ran leaves it as it was.)"""
+        gpus, hg = self.pool.gpus, self.held_gpus
+        touched: dict[int, int] = {}  # node -> its open GPUs (uncapped) as the index has them
+        for x in (s, i):
+            for q in self.held.get(x.id, ()):
+                touched[q.node] = gpus[q.node] - hg[q.node]
+        self.release(s, move_open=False)
+        self.release(i, move_open=False)
+        n_best = self._pair_node(s, i, so, io, touched) if self.free.total >= s.gpus + i.gpus else None
+        if n_best is None:
+            self._sync_open(touched)
             return False
+        touched.setdefault(n_best, gpus[n_best] - hg[n_best])
+        self.paired.update((s.id, i.id))
+        for x, o in ((s, so), (i, io)):
+            pls = (self.placement(n_best, x.gpus, o),)
+            lp = x.last_placements
+            if x.running and len(lp) == 1 and lp[0] is pls[0]:
+                pls = lp  # the tuple it ran on: its change check stops at identity
+            self.commit(x, pls, o, self.end(x, o, pls), move_open=False)
+        self._sync_open(touched)
+        return True
+
+    def _pair_node(self, s: JobInfo, i: JobInfo, so: Option, io: Option, touched: dict[int, int]) -> int | None:
+        """The node for the pair of :meth:`place_pair` (both released), or None.
+        ``touched``: the nodes whose open-index moves are pending (made before the
+        index is searched)."""
+        pool, hg = self.pool, self.held_gpus
+        gpus, g = pool.gpus, s.gpus + i.gpus
         need_c = s.gpus * so.cpu + i.gpus * io.cpu
         need_m = s.gpus * so.mem + i.gpus * io.mem
         nodes = pool.nodes
 
         def feasible(n: int, held: bool) -> bool:
-            hg, hc, hm = (self.held_gpus[n], self.held_cpus[n], self.held_mem[n]) if held else (0, 0, 0.0)
-            if pool.gpus[n] - hg < g or pool.cpus[n] - hc < need_c or pool.mem[n] - hm + 1e-9 < need_m:
+            hg_, hc, hm = (hg[n], self.held_cpus[n], self.held_mem[n]) if held else (0, 0, 0.0)
+            if gpus[n] - hg_ < g or pool.cpus[n] - hc < need_c or pool.mem[n] - hm + 1e-9 < need_m:
                 return False
             if not self.reservations:
                 return True
@@ -229,19 +257,14 @@ class Planner(RoundPlan):
             return allowed(self, n, s.gpus, end_s, s.id) and allowed(self, n, g, end_both, i.id)
 
         prefer = {p.node for x in (s, i) if x.running for p in x.last_placements}
-        pref = sorted(prefer, key=lambda n: (pool.gpus[n], n)) if len(prefer) > 1 else list(prefer)
-        n_best = None
+        pref = sorted(prefer, key=lambda n: (gpus[n], n)) if len(prefer) > 1 else prefer
         for held in ((True, False) if self.held else (False,)):
-            n_best = next((n for n in pref if feasible(n, held)), None)
-            if n_best is None:
-                n_best = next((n for n in (self.open if held else self.free).best_fit(g) if feasible(n, held)), None)
-            if n_best is not None:
-                break
-        if n_best is None:
-            return False
-        best = nodes[n_best]
-        self.paired.update((s.id, i.id))
-        for x, o in ((s, so), (i, io)):
-            pls = (option_placement(best, x.gpus, o),)
-            self.commit(x, pls, o, self.end(x, o, pls))
-        return True
+            for n in pref:
+                if feasible(n, held):
+                    return n
+            if self._cores_and_memory_somewhere(need_c, need_m, held):
+                self._sync_open(touched)  # the search below reads the index
+                for n in (self.open if held else self.free).best_fit(g):
+                    if feasible(n, held):
+                        return n
+        return None

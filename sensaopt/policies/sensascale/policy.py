@@ -6,7 +6,6 @@ from typing import Any
 
 from sensaopt.instance import Instance
 from sensaopt.policies.base import Allocation, BasePolicy, RoundState
-from sensaopt.policies.placement import NodePool
 
 from .adjust import adjust, fill_spare
 from .analysis import ProfileFacts, analyse, profile_facts, protect_running
@@ -15,6 +14,7 @@ from .config import SensaScaleConfig, SensaScalePaperConfig
 from .pairing import make_pairs, pair_options
 from .placement import Planner
 from .repack import Repacker
+from .round_plan import NodeShape
 
 
 class SensaScalePolicy(BasePolicy):
@@ -33,6 +33,7 @@ class SensaScalePolicy(BasePolicy):
         self._gains: dict = {}  # type pair -> pair gains (pairing.weight_matrix), per run
         self._pair_opts: dict = {}  # type pair -> pair options, per run
         self._partners: dict[str, str] = {}  # job id -> partner it ran with as a pair last round
+        self._shape: NodeShape | None = None  # the cluster's nodes, per run
 
     def reset(self, instance: Instance) -> None:
         super().reset(instance)
@@ -42,6 +43,7 @@ class SensaScalePolicy(BasePolicy):
         self._gains = {}
         self._pair_opts = {}
         self._partners = {}
+        self._shape = None
 
     def facts(self, profile, gpus: int) -> ProfileFacts:
         key = (id(profile), gpus)
@@ -62,9 +64,14 @@ class SensaScalePolicy(BasePolicy):
         cfg = self.config
         infos = analyse(state, self.facts, cfg, self._constants)  # steps 1-2
         n_protect = protect_running(infos, state) if cfg.protect_running else 0
-        pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes, self._gains, self._partners)  # step 3
+        shape = self._shape
+        if shape is None or shape.pool.nodes is not state.cluster.nodes:
+            shape = self._shape = NodeShape(state.cluster)
+        planner = Planner(shape, state.now, cfg, infos, round_minutes=state.round_minutes)
+        held = planner.held_gpus if cfg.stay_put else None  # as the round starts: what the running jobs hold
+        pairs = make_pairs(infos, state.cluster, cfg, state.now, state.round_minutes, self._gains, self._partners,
+                           held, shape.capacity)  # step 3
         partners: dict[str, str] = {}
-        planner = Planner(NodePool(state.cluster), state.now, cfg, infos, round_minutes=state.round_minutes)
         repacker = Repacker(planner)
         done: set[str] = set()
         free = planner.free

@@ -12,7 +12,10 @@ from bisect import bisect_left, insort
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sensaopt.policies.placement import NodePool
+import numpy as np
+
+from sensaopt.instance import Cluster
+from sensaopt.policies.placement import NodePool, option_placement
 from sensaopt.profiles import Option
 from sensaopt.schedule import Placement
 
@@ -51,6 +54,12 @@ class FreeIndex:
             self.buckets[f].append(n)
         self.total = sum(free)
 
+    def copy(self) -> FreeIndex:
+        """An independent copy (the buckets copied)."""
+        new = FreeIndex.__new__(FreeIndex)
+        new.buckets, new.total = [b[:] for b in self.buckets], self.total
+        return new
+
     def move(self, node: int, old: int, new: int) -> None:
         """Node ``node`` now has ``new`` free GPUs instead of ``old``."""
         if old == new:
@@ -67,44 +76,84 @@ class FreeIndex:
             yield from self.buckets[f]
 
 
+class NodeShape:
+    """What a :class:`RoundPlan` needs of the cluster's nodes that no round changes,
+    kept by the policy for a run: the full pool, GPUs per node, the largest node's
+    GPUs, and the free-GPU index of the full pool."""
+
+    __slots__ = ("pool", "node_gpus", "max_gpus", "free", "placements", "capacity", "fitting")
+
+    def __init__(self, cluster: Cluster):
+        """``cluster``: the run's cluster."""
+        self.pool = NodePool(cluster)
+        self.node_gpus = list(self.pool.gpus)  # GPUs per node (a property on Node)
+        self.max_gpus = max(self.node_gpus)
+        self.free = FreeIndex(self.node_gpus, self.max_gpus)
+        self.placements: dict = {}  # RoundPlan.placement's memo, per run
+        self.capacity = np.array(self.node_gpus, dtype=np.int64)  # GPUs per node (the pairing's arrays)
+        self.fitting: dict = {}  # adjust.fill_spare's memo of _best_fitting, per run
+
+
 class RoundPlan:
     """The state of one round's placement (module docstring); ``infos`` in queue
     order, most urgent first (a job's position ranks it as a holder)."""
 
-    def __init__(self, pool: NodePool, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = (),  # type: ignore[assignment]
+    def __init__(self, pool: NodePool | NodeShape, now: float, cfg: SensaScaleConfig, infos: list[JobInfo] = (),  # type: ignore[assignment]
                  *, round_minutes: float):
-        """``now`` and ``round_minutes`` in minutes (the round length prices repack's budget)."""
+        """``pool``: the free resources, or a :class:`NodeShape` for a full pool (its
+        copy); ``now`` and ``round_minutes`` in minutes (the round length prices
+        repack's budget)."""
+        if isinstance(pool, NodeShape):
+            shape, pool = pool, pool.pool.copy()
+            self.node_gpus, self.max_gpus, self.free = shape.node_gpus, shape.max_gpus, shape.free.copy()
+            self._placements, self.fitting = shape.placements, shape.fitting
+        else:
+            self.node_gpus = [nd.gpus for nd in pool.nodes]  # GPUs per node (a property on Node)
+            self.max_gpus = max(self.node_gpus)
+            self.free = FreeIndex(pool.gpus, self.max_gpus)
+            self._placements, self.fitting = {}, {}
         self.pool, self.now, self.cfg, self.round_minutes = pool, now, cfg, round_minutes
         self.paired: set[str] = set()  # jobs placed as a pair this round (repack leaves them together)
         self.planned: dict[str, Planned] = {}
         self.by_node: dict[int, list[Planned]] = {}
         self.reservations: list[Reservation] = []
-        self.node_gpus = [nd.gpus for nd in pool.nodes]  # GPUs per node (a property on Node)
-        self.max_gpus = max(self.node_gpus)
-        self.free = FreeIndex(pool.gpus, self.max_gpus)
         k = len(pool.nodes)
         self.held_gpus, self.held_cpus, self.held_mem = [0] * k, [0] * k, [0.0] * k  # per node
         self.held: dict[str, tuple[Placement, ...]] = {}  # running job id -> what it held
         self.ranked = tuple(infos) if cfg.stay_put else ()  # queue position -> job (ends of held jobs: backfill.held_end)
-        self.holders: dict[int, list[tuple[int, str]]] = {}  # node -> (queue position, id) of the jobs holding GPUs there
+        self._holders: dict[int, list[tuple[int, str]]] | None = None  # see holders (built when first read)
         self.rank: dict[str, int] = {}  # running job id -> queue position
         if cfg.stay_put:
-            hg, hc, hm, holders = self.held_gpus, self.held_cpus, self.held_mem, self.holders
-            for k, info in enumerate(infos):  # most urgent first
-                if info.running:
-                    self.held[info.id] = info.last_placements
-                    self.rank[info.id] = k
-                    for q in info.last_placements:
-                        n = q.node
-                        hg[n] += q.gpus
-                        hc[n] += q.cpus
-                        hm[n] += q.mem_gb
-                        h = holders.get(n)
-                        if h is None:
-                            holders[n] = [(k, info.id)]
-                        else:
-                            h.append((k, info.id))
+            self._hold(infos)
         self.open = FreeIndex([max(0, f - h) for f, h in zip(pool.gpus, self.held_gpus)], self.max_gpus)
+
+    def _hold(self, infos: list[JobInfo]) -> None:
+        """The running jobs of ``infos`` hold what they ran on (``held``, ``rank``
+        and the held resources per node)."""
+        hg, hc, hm, held, rank = self.held_gpus, self.held_cpus, self.held_mem, self.held, self.rank
+        for k, info in enumerate(infos):  # most urgent first
+            if info.running:
+                held[info.id] = pls = info.last_placements
+                rank[info.id] = k
+                for q in pls:
+                    n = q.node
+                    hg[n] += q.gpus
+                    hc[n] += q.cpus
+                    hm[n] += q.mem_gb
+
+    @property
+    def holders(self) -> dict[int, list[tuple[int, str]]]:
+        """Node -> (queue position, id) of the running jobs not planned yet that hold
+        GPUs there, most urgent first. Built from ``held`` when first read (most rounds
+        never read it), then kept by :meth:`release` and :meth:`stay`."""
+        if self._holders is None:
+            holders: dict[int, list[tuple[int, str]]] = {}
+            rank = self.rank
+            for jid, pls in sorted(self.held.items(), key=lambda item: rank[item[0]]):
+                for q in pls:
+                    holders.setdefault(q.node, []).append((rank[jid], jid))
+            self._holders = holders
+        return self._holders
 
     @property
     def exhausted(self) -> bool:
@@ -117,7 +166,7 @@ class RoundPlan:
     # ---- held resources ----------------------------------------------------------------
     def release(self, info: JobInfo, move_open: bool = True) -> None:
         """``info`` is being planned now: what it held is no longer reserved for it.
-        (``move_open`` False: the open index is left behind, for ``Planner._stay`` only.)"""
+        (``move_open`` False: the open index is left behind; the caller moves it, see :meth:`_sync_open`.)"""
         pls = self.held.pop(info.id, None)
         if pls is None:
             return
@@ -130,7 +179,18 @@ class RoundPlan:
             self.held_mem[n] -= q.mem_gb
             if move_open:
                 self.open.move(n, old, max(0, gpus[n] - hg[n]))
-            self.holders[n].remove((self.rank[info.id], info.id))
+            if self._holders is not None:
+                self._holders[n].remove((self.rank[info.id], info.id))
+
+    def _sync_open(self, touched: dict[int, int]) -> None:
+        """Move each node of ``touched`` (node -> free minus held GPUs when the open
+        index was last moved for it, possibly negative) to its bucket now, then
+        forget them: one move per node for any number of unmoved releases and commits."""
+        gpus, hg, opn = self.pool.gpus, self.held_gpus, self.open
+        for n, was in touched.items():
+            now = gpus[n] - hg[n]
+            opn.move(n, was if was > 0 else 0, now if now > 0 else 0)
+        touched.clear()
 
     def victim_rank(self, n: int) -> int:
         """Queue position of the most urgent job still holding GPUs on node ``n``
@@ -143,6 +203,15 @@ class RoundPlan:
         n, pool = q.node, self.pool
         return (q.gpus <= pool.gpus[n] - self.held_gpus[n] and q.cpus <= pool.cpus[n] - self.held_cpus[n]
                 and q.mem_gb <= pool.mem[n] - self.held_mem[n] + 1e-9)
+
+    def placement(self, n: int, gpus: int, opt: Option) -> Placement:
+        """:func:`option_placement` of ``gpus`` GPUs on node ``n`` at ``opt``, the same
+        object for the same arguments during a run (a job that keeps it then passes
+        the next round's change check at identity)."""
+        hit = self._placements.get((n, gpus, id(opt)))
+        if hit is None:  # the option is kept in the value so that its id stays unique
+            hit = self._placements[(n, gpus, id(opt))] = (opt, option_placement(self.pool.nodes[n], gpus, opt))
+        return hit[1]
 
     # ---- plans ----------------------------------------------------------------------------
     def end(self, info: JobInfo, opt: Option, pls: tuple[Placement, ...]) -> float:
@@ -181,6 +250,46 @@ class RoundPlan:
                 for res in self.reservations:
                     if n in res.spare and end > res.time + 1e-9 and info.id not in res.exempt:
                         res.spare[n] -= q.gpus
+
+    def stay(self, info: JobInfo, pls: tuple[Placement, ...], opt: Option, end: float) -> None:
+        """:meth:`release` then :meth:`commit` of a running job staying on ``pls``, what
+        it holds, in one pass (the same arithmetic per node). The open index is not
+        moved: open GPUs are free minus held GPUs, and both drop by the same GPUs on
+        each node. Falls back to the two steps if ``pls`` is not what it holds."""
+        jid = info.id
+        if self.held.get(jid) is not pls:
+            self.release(info)
+            self.commit(info, pls, opt, end)
+            return
+        del self.held[jid]
+        holders = self._holders
+        hg, hc, hm, free, by_node = self.held_gpus, self.held_cpus, self.held_mem, self.free, self.by_node
+        gpus, cpus, mem = self.pool.gpus, self.pool.cpus, self.pool.mem
+        p = self.planned[jid] = Planned(info, pls, opt, end)
+        for q in pls:
+            n, g = q.node, q.gpus
+            hg[n] -= g
+            hc[n] -= q.cpus
+            hm[n] -= q.mem_gb
+            if holders is not None:
+                holders[n].remove((self.rank[jid], jid))
+            old = gpus[n]
+            gpus[n] = new = old - g
+            cpus[n] -= q.cpus
+            mem[n] -= q.mem_gb
+            if g:  # FreeIndex.move, inline
+                b = free.buckets[old]
+                del b[bisect_left(b, n)]
+                insort(free.buckets[new], n)
+                free.total -= g
+            on = by_node.get(n)
+            if on is None:
+                by_node[n] = [p]
+            else:
+                on.append(p)
+            for res in self.reservations:
+                if n in res.spare and end > res.time + 1e-9 and jid not in res.exempt:
+                    res.spare[n] -= g
 
     def uncommit(self, p: Planned) -> None:
         """Undo :meth:`commit` of ``p``: its resources free again, the reservations'
