@@ -4,8 +4,6 @@ pass, then the 5-minute order fills the rest; always GPU-proportional."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
 
 from sensaopt.instance import Cluster
 from sensaopt.policies.base import Allocation, JobState, RoundState
@@ -20,13 +18,25 @@ from .state import ChronusState
 class ChronusPool(NodePool):
     """:class:`NodePool` with a running count of free GPUs (``free``, kept by ``take`` and
     ``give_back``; nothing here writes the per-node lists directly); the proportional
-    placements are cached in the dict the policy keeps for its instance."""
+    placements are cached in the dict the policy keeps for its instance.
 
-    __slots__ = ("free",)
+    ``no_room``: the fewest GPUs of a one-node job that found no node this round. Free
+    resources only shrink while a round is placed (nothing is given back), and a
+    proportional placement of more GPUs needs more of each resource on a node, so a
+    one-node job of at least that many GPUs finds none either (:func:`put` skips it)."""
+
+    __slots__ = ("free", "no_room")
 
     def __init__(self, cluster: Cluster, proportional: dict[tuple[int, int], Placement]):
         super().__init__(cluster, proportional)
         self.free = sum(self.gpus)
+        self.no_room = self.max_gpus + 1
+
+    @property
+    def full(self) -> bool:
+        """No job fits any more: no GPU free, or no node has room for a one-GPU job
+        (then no node is wholly free either)."""
+        return self.free <= 0 or self.no_room <= 1
 
     def take(self, placements: tuple[Placement, ...]) -> None:
         super().take(placements)
@@ -35,6 +45,7 @@ class ChronusPool(NodePool):
 
     def give_back(self, placements: tuple[Placement, ...]) -> None:
         super().give_back(placements)
+        self.no_room = self.max_gpus + 1  # room again
         for p in placements:
             self.free += p.gpus
 
@@ -42,10 +53,13 @@ class ChronusPool(NodePool):
 def put(pool: ChronusPool, out: Allocation, round_state: RoundState, js: JobState) -> bool:
     """Place ``js`` GPU-proportionally (on its previous nodes when it was running and
     still fits there) into ``pool`` and ``out``; False if it does not fit this round."""
-    if pool.free < js.spec.gpus:
+    gpus = js.spec.gpus
+    if pool.free < gpus or pool.no_room <= gpus <= pool.max_gpus:
         return False
-    pl = pool.place_proportional(js.gpus, js.placements if round_state.was_running(js) else None)
+    pl = pool.place_proportional(gpus, js.placements if round_state.was_running(js) else None)
     if pl is None:
+        if gpus <= pool.max_gpus:
+            pool.no_room = gpus
         return False
     pool.take(pl)
     out[js.id] = pl
@@ -65,28 +79,29 @@ def place_round(state: ChronusState, rules: ChronusRules, round_state: RoundStat
     others = [p for p in known if p[0].id not in guaranteed]
     keyed = sorted(zip(order_keys(others, round_state.now, rules.overruns_first), others), key=_first)
     rest = [p for _, p in keyed]
-    # (every job asks for a GPU at least: once none is free, the passes below place nothing)
-    _pass(pool, out, round_state, rest, lambda job, js: rules.placed_with_forced(job))
+    # (every job asks for a GPU at least: once none fits, the passes below place nothing)
+    forced = rules.placed_with_forced
+    _pass(pool, out, round_state, [p for p in rest if forced(p[0])])
     if not boundary:
         prev = round_state.round - 1
-        _pass(pool, out, round_state, rest, lambda job, js: js.last_round == prev and js.id not in out)  # was running
-        if state.fill_budget > 0:
+        if not pool.full:  # was running
+            _pass(pool, out, round_state, [p for p in rest if p[1].last_round == prev and p[0].id not in out])
+        if state.fill_budget > 0 and not pool.full:
             urgency = {k[-1]: k[2] for k, _ in keyed}  # job id -> urgency, from the keys above
             filling_pass(state, pool, out, round_state, rest, urgency)
-    _pass(pool, out, round_state, rest, lambda job, js: js.id not in out)
+    _pass(pool, out, round_state, rest)
     for jid in out:
         jobs[jid].rounds_run += 1
     return out
 
 
-def _pass(pool: ChronusPool, out: Allocation, round_state: RoundState, pairs: list[Pair],
-          wanted: Callable[[Any, Any], bool]) -> None:
-    """One placement pass over ``pairs`` in order: each (job, job state) ``wanted`` gets
-    placed if it fits; the pass stops once no GPU is free."""
-    for job, js in pairs:
-        if pool.free <= 0:
+def _pass(pool: ChronusPool, out: Allocation, round_state: RoundState, pairs: list[Pair]) -> None:
+    """One placement pass over ``pairs`` in order: each (job, job state) not placed yet
+    gets placed if it fits; the pass stops once no job fits any more."""
+    for _job, js in pairs:
+        if pool.full:
             break
-        if wanted(job, js):
+        if js.spec.id not in out:
             put(pool, out, round_state, js)
 
 
