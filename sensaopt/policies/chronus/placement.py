@@ -4,6 +4,8 @@ pass, then the 5-minute order fills the rest; always GPU-proportional."""
 
 from __future__ import annotations
 
+import heapq
+
 
 from sensaopt.instance import Cluster
 from sensaopt.policies.base import Allocation, JobState, RoundState
@@ -77,19 +79,26 @@ def place_round(state: ChronusState, rules: ChronusRules, round_state: RoundStat
         if not put(pool, out, round_state, js):
             state.stats.guaranteed_unplaced += 1
     others = [p for p in known if p[0].id not in guaranteed]
-    keyed = sorted(zip(order_keys(others, round_state.now, rules.overruns_first), others), key=_first)
-    rest = [p for _, p in keyed]
+    # the 5-minute order; its keys end with the job id, so they are distinct: any subset
+    # sorted alone, or the whole drawn from a heap, comes in the order of the whole sorted
+    keyed = list(zip(order_keys(others, round_state.now, rules.overruns_first), range(len(others))))
     # (every job asks for a GPU at least: once none fits, the passes below place nothing)
     forced = rules.placed_with_forced
-    _pass(pool, out, round_state, [p for p in rest if forced(p[0])])
+    _pass(pool, out, round_state, [others[i] for _, i in sorted(ki for ki in keyed if forced(others[ki[1]][0]))])
     if not boundary:
         prev = round_state.round - 1
         if not pool.full:  # was running
-            _pass(pool, out, round_state, [p for p in rest if p[1].last_round == prev and p[0].id not in out])
+            ran = sorted(ki for ki in keyed if others[ki[1]][1].last_round == prev and others[ki[1]][0].id not in out)
+            _pass(pool, out, round_state, [others[i] for _, i in ran])
         if state.fill_budget > 0 and not pool.full:
             urgency = {k[-1]: k[2] for k, _ in keyed}  # job id -> urgency, from the keys above
-            filling_pass(state, pool, out, round_state, rest, urgency)
-    _pass(pool, out, round_state, rest)
+            filling_pass(state, pool, out, round_state, others, urgency)
+    if not pool.full:
+        heapq.heapify(keyed)
+        while keyed and not pool.full:
+            js = others[heapq.heappop(keyed)[1]][1]
+            if js.spec.id not in out:
+                put(pool, out, round_state, js)
     for jid in out:
         jobs[jid].rounds_run += 1
     return out
@@ -109,7 +118,8 @@ def filling_pass(state: ChronusState, pool: ChronusPool, out: Allocation, round_
                  urgency: dict[str, float]) -> None:
     """The artifact's odd-minute ``filling_jobs`` on this round's budget of GPUs (those
     freed by jobs that finished in the previous round at minutes it fills), in its
-    order (:func:`~.order.fill_key`; ``urgency``: job id -> urgency this round)."""
+    order (:func:`~.order.fill_key`, distinct keys: the order of ``rest`` does not
+    matter; ``urgency``: job id -> urgency this round)."""
     budget = state.fill_budget
     pending = [p for p in rest if p[1].spec.id not in out]
     waiting = [p for _, p in sorted(zip(fill_keys(pending, urgency), pending), key=_first)]
