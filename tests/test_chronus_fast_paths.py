@@ -13,8 +13,8 @@ import pytest
 
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.policies.chronus import order
-from sensaopt.policies.chronus.admission import Packer, admit, earliest_feasible_m, greedy_pack
 from sensaopt.policies.chronus import placement as chronus_placement
+from sensaopt.policies.chronus.admission import Packer, admit, earliest_feasible_m, greedy_pack
 from sensaopt.policies.chronus.placement import ChronusPool
 from sensaopt.policies.chronus.policy import ChronusCleanPolicy, ChronusPolicy
 from sensaopt.policies.chronus.selection import LeaseJob, check_plans

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import heapq
 
-
 from sensaopt.instance import Cluster
 from sensaopt.policies.base import Allocation, JobState, RoundState
 from sensaopt.policies.placement import NodePool
