@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sensaopt.policies.base import JobState, RoundState
 
-from .admission import Request, admit
+from .admission import Packer, Request, admit
 from .lease import ACCEPTED, BEST_EFFORT, UNACCEPTED, leases_needed, maximum_lease
 from .rules import ChronusRules
 from .state import ChronusState
@@ -53,6 +53,7 @@ def admit_new(state: ChronusState, rules: ChronusRules, active: dict[str, JobSta
             slots = maximum_lease(job.deadlines[pick][0], slot0_start, lease_minutes)
             if 0 < leases <= slots:
                 others.append((jid, job.lease_gpus, leases, slots))
+    packer: Packer | None = None  # built at the first SLO arrival
     for jid in state.new_jobs:
         job = state.jobs[jid]
         if not job.deadlines:
@@ -61,12 +62,13 @@ def admit_new(state: ChronusState, rules: ChronusRules, active: dict[str, JobSta
             continue
         leases = max(1, leases_needed(job.estimate, lease_minutes))
         slots = maximum_lease(job.deadlines[pick][0], slot0_start, lease_minutes)
-        decision = admit(others, (jid, job.lease_gpus, leases, slots), capacity, state.total_gpus, last_m=slots)
+        packer = packer or Packer(others, capacity, state.total_gpus)
+        decision = admit(packer, (jid, job.lease_gpus, leases, slots), last_m=slots)
         if decision.admitted:
             state.set_class(job, ACCEPTED)
             job.leases_left = leases
             job.deadline_check = slot0_start + rules.admitted_deadline_slots(job, slot0_start, lease_minutes, decision.m) * lease_minutes
-            others.append((jid, job.lease_gpus, leases, decision.m))
+            packer.add((jid, job.lease_gpus, leases, decision.m))
             stats.admitted += 1
         else:
             state.set_class(job, UNACCEPTED)
@@ -74,7 +76,7 @@ def admit_new(state: ChronusState, rules: ChronusRules, active: dict[str, JobSta
             stats.unadmitted += 1
             kept = rules.rejected_request(job, leases, slots, decision.m)
             if kept is not None:
-                others.append(kept)
+                packer.add(kept)
     state.new_jobs = []
 
 

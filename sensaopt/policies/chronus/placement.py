@@ -4,8 +4,7 @@ pass, then the 5-minute order fills the rest; always GPU-proportional."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import heapq
 
 from sensaopt.instance import Cluster
 from sensaopt.policies.base import Allocation, JobState, RoundState
@@ -20,13 +19,25 @@ from .state import ChronusState
 class ChronusPool(NodePool):
     """:class:`NodePool` with a running count of free GPUs (``free``, kept by ``take`` and
     ``give_back``; nothing here writes the per-node lists directly); the proportional
-    placements are cached in the dict the policy keeps for its instance."""
+    placements are cached in the dict the policy keeps for its instance.
 
-    __slots__ = ("free",)
+    ``no_room``: the fewest GPUs of a one-node job that found no node this round. Free
+    resources only shrink while a round is placed (nothing is given back), and a
+    proportional placement of more GPUs needs more of each resource on a node, so a
+    one-node job of at least that many GPUs finds none either (:func:`put` skips it)."""
+
+    __slots__ = ("free", "no_room")
 
     def __init__(self, cluster: Cluster, proportional: dict[tuple[int, int], Placement]):
         super().__init__(cluster, proportional)
         self.free = sum(self.gpus)
+        self.no_room = self.max_gpus + 1
+
+    @property
+    def full(self) -> bool:
+        """No job fits any more: no GPU free, or no node has room for a one-GPU job
+        (then no node is wholly free either)."""
+        return self.free <= 0 or self.no_room <= 1
 
     def take(self, placements: tuple[Placement, ...]) -> None:
         super().take(placements)
@@ -35,6 +46,7 @@ class ChronusPool(NodePool):
 
     def give_back(self, placements: tuple[Placement, ...]) -> None:
         super().give_back(placements)
+        self.no_room = self.max_gpus + 1  # room again
         for p in placements:
             self.free += p.gpus
 
@@ -42,10 +54,13 @@ class ChronusPool(NodePool):
 def put(pool: ChronusPool, out: Allocation, round_state: RoundState, js: JobState) -> bool:
     """Place ``js`` GPU-proportionally (on its previous nodes when it was running and
     still fits there) into ``pool`` and ``out``; False if it does not fit this round."""
-    if pool.free < js.spec.gpus:
+    gpus = js.spec.gpus
+    if pool.free < gpus or pool.no_room <= gpus <= pool.max_gpus:
         return False
-    pl = pool.place_proportional(js.gpus, js.placements if round_state.was_running(js) else None)
+    pl = pool.place_proportional(gpus, js.placements if round_state.was_running(js) else None)
     if pl is None:
+        if gpus <= pool.max_gpus:
+            pool.no_room = gpus
         return False
     pool.take(pl)
     out[js.id] = pl
@@ -63,30 +78,38 @@ def place_round(state: ChronusState, rules: ChronusRules, round_state: RoundStat
         if not put(pool, out, round_state, js):
             state.stats.guaranteed_unplaced += 1
     others = [p for p in known if p[0].id not in guaranteed]
-    keyed = sorted(zip(order_keys(others, round_state.now, rules.overruns_first), others), key=_first)
-    rest = [p for _, p in keyed]
-    # (every job asks for a GPU at least: once none is free, the passes below place nothing)
-    _pass(pool, out, round_state, rest, lambda job, js: rules.placed_with_forced(job))
+    # the 5-minute order; its keys end with the job id, so they are distinct: any subset
+    # sorted alone, or the whole drawn from a heap, comes in the order of the whole sorted
+    keyed = list(zip(order_keys(others, round_state.now, rules.overruns_first), range(len(others))))
+    # (every job asks for a GPU at least: once none fits, the passes below place nothing)
+    forced = rules.placed_with_forced
+    _pass(pool, out, round_state, [others[i] for _, i in sorted(ki for ki in keyed if forced(others[ki[1]][0]))])
     if not boundary:
         prev = round_state.round - 1
-        _pass(pool, out, round_state, rest, lambda job, js: js.last_round == prev and js.id not in out)  # was running
-        if state.fill_budget > 0:
+        if not pool.full:  # was running
+            ran = sorted(ki for ki in keyed if others[ki[1]][1].last_round == prev and others[ki[1]][0].id not in out)
+            _pass(pool, out, round_state, [others[i] for _, i in ran])
+        if state.fill_budget > 0 and not pool.full:
             urgency = {k[-1]: k[2] for k, _ in keyed}  # job id -> urgency, from the keys above
-            filling_pass(state, pool, out, round_state, rest, urgency)
-    _pass(pool, out, round_state, rest, lambda job, js: js.id not in out)
+            filling_pass(state, pool, out, round_state, others, urgency)
+    if not pool.full:
+        heapq.heapify(keyed)
+        while keyed and not pool.full:
+            js = others[heapq.heappop(keyed)[1]][1]
+            if js.spec.id not in out:
+                put(pool, out, round_state, js)
     for jid in out:
         jobs[jid].rounds_run += 1
     return out
 
 
-def _pass(pool: ChronusPool, out: Allocation, round_state: RoundState, pairs: list[Pair],
-          wanted: Callable[[Any, Any], bool]) -> None:
-    """One placement pass over ``pairs`` in order: each (job, job state) ``wanted`` gets
-    placed if it fits; the pass stops once no GPU is free."""
-    for job, js in pairs:
-        if pool.free <= 0:
+def _pass(pool: ChronusPool, out: Allocation, round_state: RoundState, pairs: list[Pair]) -> None:
+    """One placement pass over ``pairs`` in order: each (job, job state) not placed yet
+    gets placed if it fits; the pass stops once no job fits any more."""
+    for _job, js in pairs:
+        if pool.full:
             break
-        if wanted(job, js):
+        if js.spec.id not in out:
             put(pool, out, round_state, js)
 
 
@@ -94,7 +117,8 @@ def filling_pass(state: ChronusState, pool: ChronusPool, out: Allocation, round_
                  urgency: dict[str, float]) -> None:
     """The artifact's odd-minute ``filling_jobs`` on this round's budget of GPUs (those
     freed by jobs that finished in the previous round at minutes it fills), in its
-    order (:func:`~.order.fill_key`; ``urgency``: job id -> urgency this round)."""
+    order (:func:`~.order.fill_key`, distinct keys: the order of ``rest`` does not
+    matter; ``urgency``: job id -> urgency this round)."""
     budget = state.fill_budget
     pending = [p for p in rest if p[1].spec.id not in out]
     waiting = [p for _, p in sorted(zip(fill_keys(pending, urgency), pending), key=_first)]

@@ -9,6 +9,8 @@ import logging
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+import numpy as np
+
 from sensaopt.result import Status
 from sensaopt.solvers import TimeBudget, gc_paused, parse_budget
 
@@ -57,16 +59,18 @@ def objective_value(jobs: list[LeaseJob], plans: Plans, capacity: list[int], sig
 def check_plans(jobs: list[LeaseJob], plans: Plans, capacity: list[int]) -> None:
     """Raise AssertionError if ``plans`` break the model's constraints (partial
     selections allowed: used to check fallbacks and solver output alike)."""
-    use = [0] * len(capacity)
     byk = {j.key: j for j in jobs}
+    used: list[int] = []  # every slot taken, once per job taking it
+    gpus: list[int] = []  # the GPUs of the job taking it
     for key, (k, slots) in plans.items():
         j = byk[key]
         m = j.options[k][0]
         assert len(slots) == j.l and len(set(slots)) == j.l, (key, slots, j.l)
-        assert all(0 <= t < m for t in slots), (key, slots, m)
-        for t in slots:
-            use[t] += j.r
-    assert all(u <= c for u, c in zip(use, capacity)), "capacity exceeded"
+        assert not slots or (min(slots) >= 0 and max(slots) < m), (key, slots, m)
+        used += slots
+        gpus += [j.r] * j.l
+    use = np.bincount(np.asarray(used, dtype=np.int64), weights=np.asarray(gpus, dtype=float), minlength=len(capacity))
+    assert len(use) == len(capacity) and bool((use <= np.asarray(capacity, dtype=float)).all()), "capacity exceeded"
 
 
 def greedy_selection(jobs: list[LeaseJob], capacity: list[int]) -> Plans:
