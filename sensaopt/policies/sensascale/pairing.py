@@ -200,8 +200,9 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
         run = [infos[n] for n in at]
         idx = np.array(at, dtype=np.intp)
         # one row per job: node, speed at its current option, remaining minutes, speed correction, resize and migration minutes
-        v = np.array([(x.last_placements[0].node, (x.cur or x.current).speed, x.remaining, x.corr, x.c_resize, x.c_mig)  # type: ignore[union-attr]  # running: current is set
-                      for x in run], dtype=float)
+        rows = [(x.last_placements[0].node, (x.cur or x.current).speed, x.remaining, x.corr, x.c_resize, x.c_mig)  # type: ignore[union-attr]
+                for x in run]  # running: current is set
+        v: np.ndarray = np.array(rows, dtype=np.float64)
         node[idx] = v[:, 0]  # node numbers, exact as floats
         # JobInfo.time_at elementwise: remaining / (speed × correction), the same floats
         t = v[:, 2] / (v[:, 1] * v[:, 3])
