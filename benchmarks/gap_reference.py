@@ -40,24 +40,17 @@ from window_gaps import ensure_windows  # noqa: E402
 def lp_bound(inst: Any, relaxed: bool, horizon: int) -> float:
     """The root LP bound (metrics units) of the deadline-hard model (inner grid, or the
     allocation relaxation's outer grid at refine 1) over ``horizon`` slots."""
-    import highspy
-    import numpy as np
-
     from sensaopt.exact.model.builder import Strength, build, to_objective
     from sensaopt.exact.model.data import build_data, hard_data
     from sensaopt.solvers import SolverParams, TimeBudget
-    from sensaopt.solvers.highs import HighsBackend, _highs_model
+    from sensaopt.solvers.highs import HighsBackend
+    from sensaopt.solvers.highs import lp_bound as highs_lp
 
     data = hard_data(build_data(inst, horizon, relaxed=relaxed, refine=1, inner_refine=0 if relaxed else 1), grow=True)
     be = HighsBackend()
     build(data, be, Strength())
-    cols = be.columns()
-    h, _ = _highs_model(be, cols, SolverParams(workers=1), TimeBudget(600.0, time.perf_counter()), False)
-    ints = np.array([i for i, c in enumerate(cols) if c.integer], dtype=np.int32)
-    if len(ints):
-        h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kContinuous] * len(ints)))
-    h.run()
-    return to_objective(data, h.getInfo().objective_function_value + be.objective.const)
+    lp = highs_lp(be, TimeBudget(600.0, time.perf_counter()), SolverParams(workers=1))
+    return float("nan") if lp is None else to_objective(data, lp)
 
 
 def solve(inst: Any, time_limit: float, seed: int, cooperate: bool) -> dict:

@@ -22,7 +22,7 @@ the root LP and root cuts are not limited: they run to their end or to the safet
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -242,8 +242,9 @@ def new_highs() -> Any:
 
 
 def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, budget: TimeBudget,
-                 hinted: bool) -> tuple[Any, dict[HighsVar, int]]:
-    """A configured ``highspy.Highs`` holding ``be``'s model (columns ``cols``), and each column's position."""
+                 hinted: bool, relaxed: bool = False) -> tuple[Any, dict[HighsVar, int]]:
+    """A configured ``highspy.Highs`` holding ``be``'s model (columns ``cols``), and each column's
+    position; ``relaxed``: its LP relaxation (no column integral)."""
     import highspy
 
     inf = highspy.kHighsInf
@@ -255,7 +256,7 @@ def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, b
     cost = np.array([float(obj.get(v, 0.0)) for v in cols])
     h.addCols(n, cost, np.array([v.lb for v in cols]), np.array([v.ub for v in cols]), 0,
               np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
-    ints = np.array([i for i, v in enumerate(cols) if v.integer], dtype=np.int32)
+    ints = np.array([] if relaxed else [i for i, v in enumerate(cols) if v.integer], dtype=np.int32)
     if len(ints):
         h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kInteger] * len(ints)))
     starts: list[int] = []
@@ -305,6 +306,15 @@ def limit_from_now(h: Any, seconds: float) -> None:
     h.setOptionValue("time_limit", h.getRunTime() + max(seconds, 0.01))
 
 
+def stopper(h: Any) -> Callable[[], None]:
+    """What stops ``h``'s run from outside (:func:`run_stoppable`): cancelSolve, and a time
+    limit of 0, since the interrupt callback is not reached in every part of a solve."""
+    def stop() -> None:
+        h.cancelSolve()
+        h.setOptionValue("time_limit", 0.0)
+    return stop
+
+
 def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
     """Run the MIP search of the prepared ``h`` (a ``highspy.Highs``) until it ends or
     ``budget``'s stop time (then stopped from outside: cancelSolve and time limit 0), and
@@ -323,11 +333,7 @@ def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
         h.run()
         highspy.Highs.resetThreadScheduler(False)  # as highspy's own threaded solve does
 
-    def stop() -> None:  # the interrupt callback is not reached in every part of the search; the time limit is checked in more
-        h.cancelSolve()
-        h.setOptionValue("time_limit", 0.0)
-
-    run_stoppable(search, stop, budget.stop_at())
+    run_stoppable(search, stopper(h), budget.stop_at())
     ms = h.getModelStatus()
     info = h.getInfo()
     S = highspy.HighsModelStatus
@@ -365,18 +371,9 @@ def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams) -> floa
         The LP optimum (model units), or None."""
     import highspy
 
-    cols = be.columns()
-    h, _ = _highs_model(be, cols, params, budget, False)
-    ints = np.array([i for i, v in enumerate(cols) if v.integer], dtype=np.int32)
-    if len(ints):
-        h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kContinuous] * len(ints)))
+    h, _ = _highs_model(be, be.columns(), params, budget, False, relaxed=True)
     h.HandleUserInterrupt = True
-
-    def stop() -> None:
-        h.cancelSolve()
-        h.setOptionValue("time_limit", 0.0)
-
-    run_stoppable(h.run, stop, budget.stop_at())
+    run_stoppable(h.run, stopper(h), budget.stop_at())
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
     return float(h.getInfo().objective_function_value) + be.objective.const

@@ -114,10 +114,7 @@ def separate(data: ModelData, strength: Strength, seconds: float) -> Separation:
     be = HighsBackend()
     v = build(data, be, strength)
     cols = be.columns()
-    h, pos = _highs_model(be, cols, SolverParams(workers=1), TimeBudget(seconds, t0), False)
-    ints = np.array([i for i, c in enumerate(cols) if c.integer], dtype=np.int32)
-    if len(ints):
-        h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kContinuous] * len(ints)))
+    h, pos = _highs_model(be, cols, SolverParams(workers=1), TimeBudget(seconds, t0), False, relaxed=True)
     const = be.objective.const
     cuts: list[CoverCut] = []
     before = after = None
