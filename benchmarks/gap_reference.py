@@ -53,16 +53,22 @@ def lp_bound(inst: Any, relaxed: bool, horizon: int) -> float:
     return float("nan") if lp is None else to_objective(data, lp)
 
 
-def solve(inst: Any, time_limit: float, seed: int, cooperate: bool) -> dict:
-    from sensaopt.cli.exact import exact_solve
+def solve(inst: Any, time_limit: float, seed: int, cooperate: bool, cpsat_workers: int = 1) -> dict:
+    """One exact solve (``sensaopt gap``'s: CP-SAT, 1 thread, HiGHS cooperating); ``cpsat_workers`` > 1
+    gives CP-SAT that many search workers (its LNS and LP subsolvers; raw ``num_workers``): run the
+    script under ``taskset -c K`` to keep them on one core."""
+    from sensaopt.solve import solve as exact
 
-    t0 = time.perf_counter()
-    r = exact_solve(inst, "cpsat", time_limit, 1, seed, True, cooperate)
+    t0, c0 = time.perf_counter(), time.process_time()
+    opts = {"solver_options": {"num_workers": cpsat_workers}} if cpsat_workers > 1 else {}
+    r = exact(inst, "cpsat", time_limit=time_limit, workers=1, seed=seed, lexicographic=True, cooperate=cooperate, **opts)
     return {"status": r.status.value, "objective": r.objective, "bound": r.bound, "seconds": round(time.perf_counter() - t0, 2),
-            "seed": seed, "time_limit": time_limit, "load": os.getloadavg()[0]}
+            "cpu_s": round(time.process_time() - c0, 2), "seed": seed, "time_limit": time_limit, "cpsat_workers": cpsat_workers,
+            "cores": len(os.sched_getaffinity(0)), "load": os.getloadavg()[0]}
 
 
-def reference(path: Path, time_limit: float, long_limit: float, seeds: list[int], cooperate: bool, out: Path) -> dict:
+def reference(path: Path, time_limit: float, long_limit: float, seeds: list[int], cooperate: bool, out: Path,
+              cpsat_workers: int = 1) -> dict:
     from sensaopt.io import load_instance
     from sensaopt.simulator import simulate
 
@@ -87,7 +93,7 @@ def reference(path: Path, time_limit: float, long_limit: float, seeds: list[int]
         for seed in seeds:
             name = f"long_s{seed}"
             if name not in row:
-                row[name] = solve(inst, long_limit, seed, cooperate)
+                row[name] = solve(inst, long_limit, seed, cooperate, cpsat_workers)
                 keep()
     return row
 
@@ -136,18 +142,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-cooperate", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gap_reference")
     ap.add_argument("--table", action="store_true")
+    ap.add_argument("--instances", type=Path, default=None,
+                    help="windows already cut (an `experiment gaps` out-dir's instances/<K>-jobs/seed-0 folder) instead of cutting them")
+    ap.add_argument("--cpsat-workers", type=int, default=1, help="CP-SAT search workers of the long runs (keep them on one core with taskset)")
     a = ap.parse_args(argv)
     folder = a.out / f"w{a.jobs}"
     folder.mkdir(parents=True, exist_ok=True)
     if not a.table:
-        files = ensure_windows(a.out, a.jobs, a.count, a.first)
+        files = (sorted(a.instances.glob("*.json"), key=lambda p: int(p.stem.rsplit("-w", 1)[1])) if a.instances
+                 else ensure_windows(a.out, a.jobs, a.count, a.first))
         pick = {int(x) for x in a.windows.split(",") if x}
         seeds = [int(x) for x in a.seeds.split(",") if x]
         try:
             for p in files:
                 if pick and int(p.stem.rsplit("-w", 1)[1]) not in pick:
                     continue
-                row = reference(p, a.time_limit, a.long_limit, seeds, not a.no_cooperate, folder)
+                row = reference(p, a.time_limit, a.long_limit, seeds, not a.no_cooperate, folder, a.cpsat_workers)
                 print(p.stem, row["short"]["status"], _f(row["short"]["objective"]), _f(row["short"]["bound"]), "best", *map(_f, best(row)),
                       flush=True)
         except KeyboardInterrupt:
