@@ -208,6 +208,7 @@ KNOBS: dict[str, Range] = {
     "window": OPTIONS["window"],
     "time_limit": OPTIONS["time_limit"],
     "workers": OPTIONS["workers"],
+    "cpsat_workers": OPTIONS["workers"],
     "seed": OPTIONS["seed"],
 }
 GENERIC_KNOB = Range(-1e9, 1e9)  # a number knob without its own range: finite, |x| <= 10^9

@@ -108,6 +108,7 @@ def test_the_dask_path_with_a_scheduler(tmp_path, capsys):
     (["--exact-option", "nope=1"], "--exact-option: nope: the exact solve has no such setting"),
     (["--exact-option", "lns_share"], "--exact-option: lns_share: expected key=value"),
     (["--exact-option", "start_policy=nope"], "--exact-option: start_policy: must be one of best, sensascale"),
+    (["--exact-option", "cpsat_workers=0"], "cpsat_workers: must be"),
 ])
 def test_bad_options_are_one_line_exit_2(tmp_path, capsys, extra, says):
     trace = small_chronus(tmp_path, n=12)

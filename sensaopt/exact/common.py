@@ -36,7 +36,7 @@ from sensaopt.instance import Instance
 from sensaopt.metrics import Metrics, compute_metrics
 from sensaopt.result import ModelSize, Result, Status, package_versions
 from sensaopt.schedule import Schedule
-from sensaopt.solvers import TimeBudget
+from sensaopt.solvers import TimeBudget, resolve
 from sensaopt.solvers.base import known_values
 from sensaopt.validator import Evaluation, check_schedule
 
@@ -47,8 +47,8 @@ MIN_EXTEND_S = 1.0  # seconds (work units under a work budget) left at least for
 def engine_of(backend: str, settings: SolveSettings, label: str = "") -> Engine:
     """The primary backend of a solve (a :mod:`sensaopt.solvers` name) with the settings'
     workers, seed, log and raw ``solver_options``; ``label``: the Result's solver name."""
-    return Engine(backend, exact_params(backend, settings.workers, settings.seed, settings.log, settings.solver_options),
-                  label=label)
+    workers = settings.cpsat_threads if resolve(backend) == "cpsat" else settings.workers
+    return Engine(backend, exact_params(backend, workers, settings.seed, settings.log, settings.solver_options), label=label)
 
 
 def partner_of(engine: Engine, settings: SolveSettings) -> Engine | None:
@@ -58,7 +58,7 @@ def partner_of(engine: Engine, settings: SolveSettings) -> Engine | None:
         return None
     if engine.backend == "cpsat":
         return highs_partner(settings.workers, settings.seed)
-    return cpsat_partner(settings.workers, settings.seed)
+    return cpsat_partner(settings.cpsat_threads, settings.seed)
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,7 @@ def base_params(engine: Engine, settings: SolveSettings, mb: ModelBuild, extra: 
         "backend": engine.name,
         "time_limit": settings.time_limit,
         "workers": settings.workers,
+        **({"cpsat_workers": settings.cpsat_workers} if settings.cpsat_workers else {}),
         "seed": settings.seed,
         "warm_start": settings.warm_start,
         "partner": partner.name if (partner := partner_of(engine, settings)) else None,  # deadline-hard phase (cooperate)

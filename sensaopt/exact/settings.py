@@ -51,7 +51,12 @@ class SolveSettings:
     relaxations get the same share of the work units); ``lns_share``: the share of
     the deadline-hard phase's time that large-neighbourhood search
     (:mod:`sensaopt.exact.phases.lns`) spends improving its start before the solver runs
-    (0: none)."""
+    (0: none); ``cpsat_workers``: CP-SAT's search workers where it runs (its portfolio: LP,
+    core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
+    stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
+    and the process on one core (``taskset -c K``), ``cpsat_workers=8`` spends one core's
+    seconds on CP-SAT's whole portfolio instead of its single default search
+    (``models/measurements.md``, "One core, CP-SAT's portfolio")."""
 
     time_limit: float = 60.0
     workers: int = 2
@@ -73,6 +78,7 @@ class SolveSettings:
     relax_time_limit: float | None = None
     lns_share: float = 0.0
     budget: str | None = None
+    cpsat_workers: int | None = None
 
     @classmethod
     def of(cls, where: str, options: Mapping[str, Any]) -> SolveSettings:
@@ -86,6 +92,11 @@ class SolveSettings:
         if work is not None and options.get("branch_price"):
             raise ArgumentError(where, "branch_price", "branch and price runs on wall-clock seconds only; use budget='time' with it")
         return cls(**options)
+
+    @property
+    def cpsat_threads(self) -> int:
+        """CP-SAT's ``num_workers`` in this solve: ``cpsat_workers``, else ``workers``."""
+        return self.cpsat_workers or self.workers
 
     @property
     def work(self) -> float | None:

@@ -45,7 +45,7 @@ from sensaopt.result import (
     Status,
 )
 from sensaopt.schedule import Schedule
-from sensaopt.solvers import TimeBudget
+from sensaopt.solvers import TimeBudget, resolve
 from sensaopt.solvers.base import known_values
 
 
@@ -221,7 +221,8 @@ def side_by_side(mb: ModelBuild, engine: Engine, partner: Engine, settings: Solv
         return mb, out, CooperationReport(partner.name, _run_report(out), mode="parallel")
     if whole is not None and (vals := hint_values(mb.data, mb2.vars, relabel_identical_nodes(mb.data.instance, whole))):
         mb2.backend.hint(vals)
-    one = replace(engine, params=replace(engine.params, workers=max(settings.workers - 1, 1)))
+    own = settings.cpsat_workers if settings.cpsat_workers and resolve(engine.backend) == "cpsat" else max(settings.workers - 1, 1)
+    one = replace(engine, params=replace(engine.params, workers=own))
     two = replace(partner, params=replace(partner.params, workers=1))
     # each side its own budget, made before either starts: under a work limit the units left, not what the other spent meanwhile
     mine, theirs = budget.at_most(budget.left()), budget.at_most(budget.left())
