@@ -68,7 +68,7 @@ def solve(inst: Any, time_limit: float, seed: int, cooperate: bool, cpsat_worker
 
 
 def reference(path: Path, time_limit: float, long_limit: float, seeds: list[int], cooperate: bool, out: Path,
-              cpsat_workers: int = 1) -> dict:
+              cpsat_workers: int = 1, lp: bool = True) -> dict:
     from sensaopt.io import load_instance
     from sensaopt.simulator import simulate
 
@@ -86,7 +86,7 @@ def reference(path: Path, time_limit: float, long_limit: float, seeds: list[int]
         keep()
     horizon = simulate(inst, "sensascale").schedule.num_rounds + 2
     for key, relaxed in (("lp_inner", False), ("lp_relax", True)):
-        if key not in row:
+        if lp and key not in row:
             row[key] = lp_bound(inst, relaxed, horizon)
             keep()
     if row["short"]["status"] != "OPTIMAL":
@@ -144,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table", action="store_true")
     ap.add_argument("--instances", type=Path, default=None,
                     help="windows already cut (an `experiment gaps` out-dir's instances/<K>-jobs/seed-0 folder) instead of cutting them")
+    ap.add_argument("--no-lp", action="store_true", help="skip the root LPs (up to 600 s each on a long-horizon window)")
     ap.add_argument("--cpsat-workers", type=int, default=1, help="CP-SAT search workers of the long runs (keep them on one core with taskset)")
     a = ap.parse_args(argv)
     folder = a.out / f"w{a.jobs}"
@@ -157,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             for p in files:
                 if pick and int(p.stem.rsplit("-w", 1)[1]) not in pick:
                     continue
-                row = reference(p, a.time_limit, a.long_limit, seeds, not a.no_cooperate, folder, a.cpsat_workers)
+                row = reference(p, a.time_limit, a.long_limit, seeds, not a.no_cooperate, folder, a.cpsat_workers, not a.no_lp)
                 print(p.stem, row["short"]["status"], _f(row["short"]["objective"]), _f(row["short"]["bound"]), "best", *map(_f, best(row)),
                       flush=True)
         except KeyboardInterrupt:
