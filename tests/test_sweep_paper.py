@@ -160,6 +160,6 @@ def test_report_only_runs_nothing_and_records_provenance(tmp_path, capsys):
     planned = [c.key() for _, _, c in paper_configs(s)]
     assert [r["key"] for r in prov["runs"]] == planned and prov["runs_missing"] == n
     assert prov["args"] == paper_args(s, out, res)
-    assert {"cpu_model", "cores", "ram_gib", "loadavg", "loadavg_end"} <= set(prov["machine"])
+    assert {"cpu_model", "cores", "cores_usable", "ram_gib", "loadavg", "loadavg_end"} <= set(prov["machine"])
     assert "commit" in prov["git"] and "dirty" in prov["git"] and prov["versions"]["sensaopt"]
     assert main(["experiment", "paper", "--out-dir", str(out), "--report-only", "--policy", "nope"]) == 2

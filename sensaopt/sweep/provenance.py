@@ -64,6 +64,8 @@ def _ram_gib() -> float | None:
 
 
 def machine() -> dict[str, Any]:
-    """CPU model, logical cores, RAM (GiB), platform, Python and the load average now."""
-    return {"cpu_model": _cpu_model(), "cores": os.cpu_count(), "ram_gib": _ram_gib(), "platform": platform.platform(),
-            "python": platform.python_version(), "loadavg": load_average()}
+    """CPU model, logical cores, the cores this process may run on (``taskset``), RAM (GiB),
+    platform, Python and the load average now."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"cpu_model": _cpu_model(), "cores": os.cpu_count(), "cores_usable": usable, "ram_gib": _ram_gib(),
+            "platform": platform.platform(), "python": platform.python_version(), "loadavg": load_average()}
