@@ -31,8 +31,9 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
 def result_dirs() -> list[Path]:
-    """The ``experiment paper`` folders (``experiment gaps`` folders: tests/test_experiment_gaps.py)."""
-    return sorted(p.parent for p in RESULTS.glob("*/provenance.json") if json.loads(p.read_text())["args"][:2] != ["experiment", "gaps"])
+    """The ``experiment paper`` folders (``experiment gaps`` folders: tests/test_experiment_gaps.py; the
+    benchmark folders, whose provenance has no CLI ``args``: tests/test_benchmark_results.py)."""
+    return sorted(p.parent for p in RESULTS.glob("*/provenance.json") if json.loads(p.read_text()).get("args", [])[:2] == ["experiment", "paper"])
 
 
 @pytest.fixture(params=result_dirs() or [None], ids=lambda p: p.name if p else "none")

@@ -1,0 +1,58 @@
+"""Committed benchmark tables (``results/road-*``, ``results/settings-*``) are what their rows give.
+
+Each folder holds the rows its script stored (``rows.jsonl``) and the table it wrote from
+them; the table is rebuilt here from the rows with the script's own function, so a
+hand-edited or stale table fails. The numbers themselves are not checked.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = {"road": ("road.md", "road.py"), "settings": ("settings.md", "settings_table.py")}
+
+
+def _module(script: str):
+    spec = importlib.util.spec_from_file_location(script[:-3], ROOT / "benchmarks" / script)
+    mod = importlib.util.module_from_spec(spec)
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def folders() -> list[Path]:
+    return sorted(p for p in (ROOT / "results").iterdir() if p.name.split("-")[0] in SCRIPTS and (p / "rows.jsonl").exists())
+
+
+@pytest.mark.parametrize("folder", folders(), ids=lambda p: p.name)
+def test_the_table_is_rebuilt_from_its_rows(folder):
+    table_file, script = SCRIPTS[folder.name.split("-")[0]]
+    mod = _module(script)
+    rows = [json.loads(line) for line in (folder / "rows.jsonl").read_text().splitlines()]
+    prov = json.loads((folder / "provenance.json").read_text())
+    if script == "road.py":
+        text = mod.table(rows, prov["seeds"])
+    else:
+        text = mod.table(rows, prov["baselines"])
+    assert (folder / table_file).read_text() == text
+    assert prov["git"]["commit"] and not prov["git"]["dirty"], "a committed table is made from a clean checkout"
+
+
+def test_the_road_runs_every_knob_that_differs_both_ways():
+    road = _module("road.py")
+    rows = road.roads()
+    diff = road.knobs()
+    assert [r[2] for r in rows if r[0] == "forward"][1:] == list(diff) == [r[2] for r in rows if r[0] == "reverse"][1:]
+    # the forward road ends on the default's configuration
+    from sensaopt.policies.sensascale.config import SensaScaleConfig, SensaScalePaperConfig
+
+    last = SensaScalePaperConfig(**rows[len(diff)][3])
+    assert {f: getattr(last, f) for f in SensaScaleConfig.__dataclass_fields__} == \
+        {f: getattr(SensaScaleConfig(), f) for f in SensaScaleConfig.__dataclass_fields__}
