@@ -241,8 +241,12 @@ def schedule_faults(instance: Instance, segments: Iterable[Segment]) -> tuple[Pl
             out.append(NO_FAULTS)
             continue
         profile = jobs[k].profile
-        low = frozenset(i for i, p in enumerate(seg.placements)
-                        if p.gpus > 0 and not meets_floor(profile, p.cpus / p.gpus, p.mem_gb / p.gpus))
-        frac = frozenset(i for i, p in enumerate(seg.placements) if not whole_cores(p.cpus))
-        out.append(PlacementFaults(low, frac) if low or frac else NO_FAULTS)
+        low: list[int] = []
+        frac: list[int] = []
+        for i, p in enumerate(seg.placements):
+            if p.gpus > 0 and not meets_floor(profile, p.cpus / p.gpus, p.mem_gb / p.gpus):
+                low.append(i)
+            if not whole_cores(p.cpus):
+                frac.append(i)
+        out.append(PlacementFaults(frozenset(low), frozenset(frac)) if low or frac else NO_FAULTS)
     return tuple(out)
