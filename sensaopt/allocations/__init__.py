@@ -79,6 +79,7 @@ from sensaopt.allocations.rule import (
     fits,
     meets_floor,
     pareto,
+    proportional_allocation,
     proportional_share,
     schedule_faults,
     whole_cores,
@@ -90,6 +91,6 @@ __all__ = [
     "DEFAULT_REFINE", "LATTICE", "NO_FAULTS", "ExactAllocations", "JobGrid", "Option", "PlacementFaults", "best_speed",
     "best_speeds", "box_max", "cpu_candidates", "cpu_value", "dominated", "exact_allocations", "fits", "grids_dominate",
     "inner_options", "job_options", "meets_floor", "model_grids", "optimal_demand", "outer_options", "pareto",
-    "proportional_share", "refined_axis", "relaxation_options", "schedule_faults", "schedule_points",
+    "proportional_allocation", "proportional_share", "refined_axis", "relaxation_options", "schedule_faults", "schedule_points",
     "whole_core_options", "whole_cores", "whole_node_shares",
 ]

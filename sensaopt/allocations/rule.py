@@ -106,6 +106,19 @@ def proportional_share(node: Node | NodeType) -> tuple[int, float]:
     return math.floor(node.cpus / node.gpus + 1e-9), node.mem_gb / node.gpus
 
 
+def proportional_allocation(node: Node | NodeType, gpus: int) -> tuple[int, float]:
+    """The GPU-proportional share of a node for ``gpus`` of a job's GPUs on it.
+
+    Args:
+        node: the node (or node type).
+        gpus: the job's GPUs on it.
+
+    Returns:
+        (cores of the job on the node, floored to whole cores; GB of the job on the node).
+    """
+    return math.floor(gpus * node.cpus / node.gpus + 1e-9), gpus * node.mem_gb / node.gpus
+
+
 def gpus_on(node: NodeType, gpus: int) -> int:
     """A job's GPUs on a node that holds the most of them.
 
