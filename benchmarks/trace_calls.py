@@ -10,7 +10,8 @@ a solver entry point called back through a closure), counted per call and per di
 
 Following one function (``--follow``, default the exact pipeline's ``solve_exact``), it
 also counts how often control *enters* a group of modules (``--modules``, default the
-allocations module): a stretch begins at a call into the group from a frame with no
+allocations package; a name stands for its submodules too, and counts as one module in
+the flat sequence): a stretch begins at a call into the group from a frame with no
 group frame below it, so the group's own calls to lower modules (a profile's speed)
 stay inside the stretch. Over the first ``--first`` calls (400) of that function it
 gives the flat sequence too: module stays (runs of calls in one module), returns to a
@@ -50,8 +51,8 @@ class Follower:
         if self.frame is None:
             return
         if len(self.seq) < self.first:
-            self.seq.append(mod)
-        if mod in self.group and not any(m in self.group for m in _modules_below(frame)):
+            self.seq.append(next((g for g in self.group if in_group(mod, (g,))), mod))
+        if in_group(mod, self.group) and not any(in_group(m, self.group) for m in _modules_below(frame)):
             self.stretches[f"{frame.f_back.f_globals.get('__name__', '')} -> {mod}.{frame.f_code.co_name}"] += 1
 
     def report(self) -> dict:
@@ -62,6 +63,11 @@ class Follower:
         return {"stretches": sum(self.stretches.values()), "stretch_list": dict(self.stretches.most_common()),
                 "first_calls": {"calls": len(seq), "stays": len(runs), "modules": len(set(seq)),
                                 "returns": len(runs) - len(set(runs)), "group_runs": sum(1 for m in runs if m in self.group)}}
+
+
+def in_group(mod: str, group: tuple[str, ...]) -> bool:
+    """Whether module ``mod`` is one of ``group`` or below one of them (a package's submodule)."""
+    return any(mod == g or mod.startswith(g + ".") for g in group)
 
 
 def _modules_below(frame) -> list[str]:

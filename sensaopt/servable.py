@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sensaopt.allocations import best_speed, proportional_share
+from sensaopt import allocations
+from sensaopt.allocations import proportional_share
 from sensaopt.metrics import DEADLINE_EPS
 from sensaopt.validator import WORK_EPS
 
@@ -45,18 +46,9 @@ if TYPE_CHECKING:
 
 
 def best_speeds(instance: Instance) -> np.ndarray:
-    """Per job (instance order), its best speed (:func:`sensaopt.allocations.best_speed`) × its ``speed_factor``."""
-    cache: dict[tuple[int, int], float] = {}
-    keep: list[SensitivityProfile] = []  # the profiles keyed by id stay alive while cached
-    out = np.empty(len(instance.jobs), dtype=float)
-    for i, j in enumerate(instance.jobs):
-        key = (id(j.profile), j.gpus)
-        s = cache.get(key)
-        if s is None:
-            keep.append(j.profile)
-            s = cache[key] = best_speed(j.profile, j.gpus, instance.cluster)
-        out[i] = s * j.speed_factor
-    return out
+    """Per job (instance order), its best speed (:func:`sensaopt.allocations.best_speed`) × its
+    ``speed_factor``, asked of :func:`sensaopt.allocations.best_speeds` in one call."""
+    return np.array(allocations.best_speeds(instance), dtype=float).reshape(len(instance.jobs))
 
 
 def share_speeds(instance: Instance) -> np.ndarray:

@@ -52,13 +52,13 @@ minutes they cost (``min(cost, R)``) are counted per job while it is unfinished.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
 import numpy as np
 
-from sensaopt.allocations import meets_floor, whole_cores
+from sensaopt.allocations import PlacementFaults, schedule_faults
 from sensaopt.changes import MIGRATION, RESIZE, RESTART, ChangeCosts, classify
 from sensaopt.errors import ScheduleError
 from sensaopt.instance import Instance, Job, Node
@@ -103,17 +103,27 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class RuleContext:
-    """What the rules read about the instance, looked up once per check."""
+    """What the rules read about the instance, looked up once per check, and the
+    allocation rules' findings on the checked schedule's placements, asked of
+    :mod:`sensaopt.allocations` in one call (:func:`~sensaopt.allocations.schedule_faults`)."""
 
     instance: Instance
     nodes: tuple[Node, ...]
     round_minutes: float  # R, minutes per round
     max_node_gpus: int  # GPUs of the largest node: a job with more spans nodes
+    faults: Mapping[int, PlacementFaults] = field(default_factory=dict)  # id(segment) -> its faults
 
     @classmethod
-    def of(cls, instance: Instance) -> RuleContext:
+    def of(cls, instance: Instance, segments: Sequence[Segment] = ()) -> RuleContext:
+        """The context of a check of ``segments`` (their allocation faults computed here)."""
         cluster = instance.cluster
-        return cls(instance, cluster.nodes, instance.round_minutes, cluster.max_node_gpus)
+        faults = {id(s): f for s, f in zip(segments, schedule_faults(instance, segments))}
+        return cls(instance, cluster.nodes, instance.round_minutes, cluster.max_node_gpus, faults)
+
+    def faults_of(self, seg: Segment) -> PlacementFaults:
+        """``seg``'s allocation faults (asked now for a segment outside the checked ones)."""
+        found = self.faults.get(id(seg))
+        return found if found is not None else schedule_faults(self.instance, (seg,))[0]
 
 
 def segment_speed(job: Job, seg: Segment) -> float:
@@ -199,13 +209,14 @@ def rule_whole_nodes(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
 
 def rule_floor(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
     """floor: every placement has a GPU and at least the profile's floor of cores and GB per GPU
-    (:func:`sensaopt.allocations.meets_floor`)."""
+    (:func:`sensaopt.allocations.meets_floor`, through :meth:`RuleContext.faults_of`)."""
     profile = job.profile
+    low = ctx.faults_of(seg).below_floor
     found: Findings = NONE
-    for p in seg.placements:
+    for k, p in enumerate(seg.placements):
         if p.gpus <= 0:
             found += (ScheduleError("floor", "a placement with no GPU", seg.job, seg.start),)
-        elif not meets_floor(profile, p.cpus / p.gpus, p.mem_gb / p.gpus):
+        elif k in low:
             msg = (f"{p.cpus / p.gpus:g} cores and {p.mem_gb / p.gpus:g} GB per GPU on node {ctx.nodes[p.node].name} "
                    f"is below the profile floor ({profile.floor[0]:g}, {profile.floor[1]:g})")
             found += (ScheduleError("floor", msg, seg.job, seg.start),)
@@ -215,12 +226,13 @@ def rule_floor(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
 def rule_whole_cores(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
     """whole_cores: every placement gives the job a whole number of cores on its node
     (the feasible set, ``models/formulation.md``: whole cores per job and node, any GB;
-    :func:`sensaopt.allocations.whole_cores`)."""
-    for p in seg.placements:
-        if not whole_cores(p.cpus):
-            msg = f"{p.cpus:g} cores on node {ctx.nodes[p.node].name} is not a whole number of cores"
-            return (ScheduleError("whole_cores", msg, seg.job, seg.start),)
-    return NONE
+    :func:`sensaopt.allocations.whole_cores`, through :meth:`RuleContext.faults_of`)."""
+    frac = ctx.faults_of(seg).fractional
+    if not frac:
+        return NONE
+    p = seg.placements[min(frac)]
+    msg = f"{p.cpus:g} cores on node {ctx.nodes[p.node].name} is not a whole number of cores"
+    return (ScheduleError("whole_cores", msg, seg.job, seg.start),)
 
 
 def rule_before_arrival(ctx: RuleContext, job: Job, seg: Segment) -> Findings:
@@ -530,7 +542,7 @@ def check_schedule(instance: Instance, schedule: Schedule, require_complete: boo
     Returns:
         The evaluation: per-job outcomes (minutes), errors, resource-minutes held.
     """
-    ctx = RuleContext.of(instance)
+    ctx = RuleContext.of(instance, schedule.segments)
     report = _Report(max_errors)
     report.add(rule_round_length(ctx, schedule))
     good = well_formed_segments(ctx, schedule.segments, report)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from sensaopt import allocations as al
+from sensaopt.allocations import rule as al_rule
 from sensaopt.instance import Cluster, NodeType
 from sensaopt.io import load_instance
 from sensaopt.profiles import Option, SensitivityProfile, catalog, get_profile
@@ -108,10 +109,10 @@ def test_one_cache_per_profile_by_value_released_with_it():
     first = al.inner_options(p, CLUSTER, 2)
     assert al.inner_options(p, CLUSTER, 2) is first and al.inner_options(fresh(), CLUSTER, 2) is first
     assert al.job_options(p, CLUSTER) is al.job_options(fresh(), CLUSTER)
-    n = len(al._CACHE)
+    n = len(al_rule._CACHE)
     del p, first
     gc.collect()
-    assert len(al._CACHE) == n - 1
+    assert len(al_rule._CACHE) == n - 1
 
 
 def test_warm_start_points_do_not_grow_the_cache():
@@ -120,5 +121,41 @@ def test_warm_start_points_do_not_grow_the_cache():
     sizes = []
     for c in (1.0, 2.0, 3.0, 4.0):
         al.model_grids(inst, [job], relaxed=False, refine=2, inner_refine=1, extra={job.id: {(c, 62.5)}})
-        sizes.append(len(al._CACHE[job.profile]))
+        sizes.append(len(al_rule._CACHE[job.profile]))
     assert sizes[1:] == sizes[:1] * 3
+
+
+def test_schedule_faults_flag_each_placement_as_the_rule_does():
+    inst = load_instance("tiny-16gpu")
+    job = max(inst.jobs, key=lambda j: j.gpus)
+    fc, fm = job.profile.floor
+    pls = (Placement(0, 1, math.ceil(fc), fm), Placement(1, 1, 1.5, fm), Placement(2, 1, math.ceil(fc), fm / 2),
+           Placement(3, 0, 1.0, fm))
+    segs = (Segment(job.id, 0, 1, pls), Segment("nobody", 0, 1, pls), Segment(job.id, 0, 1, pls[:1]))
+    faults = al.schedule_faults(inst, segs)
+    want_low = {k for k, p in enumerate(pls) if p.gpus > 0 and not al.meets_floor(job.profile, p.cpus / p.gpus, p.mem_gb / p.gpus)}
+    assert faults[0].below_floor == want_low and 2 in want_low and 3 not in want_low
+    assert faults[0].fractional == {1}
+    assert faults[1] is al.NO_FAULTS and faults[2] is al.NO_FAULTS  # unknown job; a clean segment
+
+
+def test_exact_allocations_are_what_each_phase_asked_for_before():
+    from sensaopt.exact.model.data import build_data
+    from sensaopt.servable import best_speeds
+    from sensaopt.simulator import simulate
+
+    inst = load_instance("tiny-8gpu")
+    start = simulate(inst, "sensascale").schedule
+    allocs = al.exact_allocations(inst, start, refine=2, inner_refine=1, relax_refines=(1, 2))
+    assert allocs.inner == al.model_grids(inst, inst.jobs, relaxed=False, refine=2, inner_refine=1,
+                                          extra=al.schedule_points(start))
+    assert allocs.dominated == al.grids_dominate(inst, 2, 1)
+    assert list(allocs.best_speeds) == list(best_speeds(inst))
+    assert allocs.best_speeds == tuple(al.best_speed(j.profile, j.gpus, inst.cluster) * j.speed_factor for j in inst.jobs)
+    assert not allocs.dominated and set(allocs.relaxed) == {1, 2}  # tiny-8gpu needs the relaxation
+    handed = build_data(inst, 20, inner_refine=1, grids=allocs.inner)
+    asked = build_data(inst, 20, inner_refine=1, extra_options=al.schedule_points(start))
+    for kw, grids in allocs.relaxed.items():
+        a, b = build_data(inst, 20, relaxed=True, refine=kw, grids=grids), build_data(inst, 20, relaxed=True, refine=kw)
+        assert [(j.options, j.pairs, j.full, j.kept) for j in a.jobs] == [(j.options, j.pairs, j.full, j.kept) for j in b.jobs]
+    assert [(j.options, j.pairs, j.full, j.kept) for j in handed.jobs] == [(j.options, j.pairs, j.full, j.kept) for j in asked.jobs]

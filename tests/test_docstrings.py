@@ -11,7 +11,8 @@ import re
 import pytest
 
 FULLY = ("sensaopt.plot", "sensaopt.plot.base", "sensaopt.plot.captions", "sensaopt.plot.curves", "sensaopt.plot.schedules",
-         "sensaopt.palette", "sensaopt.policies", "sensaopt.sweep.experiment_plot", "sensaopt.allocations")
+         "sensaopt.palette", "sensaopt.policies", "sensaopt.sweep.experiment_plot", "sensaopt.allocations.rule",
+         "sensaopt.allocations.grids", "sensaopt.allocations.model")
 """Modules whose every public function (defined there) is documented so."""
 NAMED = {
     "sensaopt.io": ("load_instance", "save_instance", "load_schedule", "save_schedule"),

@@ -4,10 +4,10 @@ earliest finish checked against the validator's own replay of the best schedule.
 import numpy as np
 import pytest
 
+from sensaopt.allocations import best_speed
 from sensaopt.errors import InputError
-
 from sensaopt.schedule import Placement, Schedule, Segment
-from sensaopt.servable import best_speed, earliest_finishes, servable_summary, unservable_jobs
+from sensaopt.servable import earliest_finishes, servable_summary, unservable_jobs
 from sensaopt.validator import check_schedule
 
 from .util import instance, job

@@ -34,9 +34,10 @@ from mkdocs.structure.pages import Page
 API_SECTION = "API reference"
 MODELS_SECTION = "Models"
 PUBLIC_PACKAGES = ("sensaopt", "sensaopt.policies", "sensaopt.policies.sensascale", "sensaopt.policies.chronus",
-                   "sensaopt.traces", "sensaopt.sweep", "sensaopt.bounds")
-"""Packages whose ``__all__`` is public API (``import sensaopt``, the policy protocol, traces, sweeps, bounds)."""
-PUBLIC_MODULES = ("sensaopt.plot", "sensaopt.palette", "sensaopt.profiles", "sensaopt.allocations", "sensaopt.datasets", "sensaopt.generate",
+                   "sensaopt.traces", "sensaopt.sweep", "sensaopt.bounds", "sensaopt.allocations")
+"""Packages whose ``__all__`` is public API (``import sensaopt``, the policy protocol, traces, sweeps, bounds,
+the valid allocations)."""
+PUBLIC_MODULES = ("sensaopt.plot", "sensaopt.palette", "sensaopt.profiles", "sensaopt.datasets", "sensaopt.generate",
                   "sensaopt.policies.placement", "sensaopt.traces.sources", "sensaopt.exact.model.builder")
 """Modules used directly by the README, the tour and the notebooks (plots, the model catalog,
 packaged data, a policy's node pool, constraint families of the exact model)."""

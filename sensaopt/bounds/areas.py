@@ -18,7 +18,7 @@ of it, summed over the rounds it runs, in **every** schedule that finishes it:
   speed). The profile is bilinear on each grid cell, so for fixed m the ratio is a ratio
   of affine functions of c (monotone), and likewise in m: its minimum over the box a
   node allows lies at a grid level or the box's edge — only those points are evaluated
-  (the same argument as :func:`sensaopt.servable.best_speed`). A gang job's nodes are
+  (the same argument as :func:`sensaopt.allocations.best_speed`). A gang job's nodes are
   whole nodes and at most one partial one: ρ is the least over both boxes.
 
 So area = ``g · max(α·k + (work − WORK_EPS)/R · ρ(0, β, γ), (work − WORK_EPS)/R · ρ(α, β, γ))``.

@@ -140,13 +140,14 @@ def lp_total_finish(rel: np.ndarray, rounds: np.ndarray, gpus: np.ndarray, capac
 
 
 def jct_bound(instance: Instance, regime: Regime = "best", resources: tuple[Resource, ...] | None = None,
-              lp_max_vars: int = LP_MAX_VARS) -> JctBound:
+              lp_max_vars: int = LP_MAX_VARS, speeds: np.ndarray | None = None) -> JctBound:
     """The average-JCT bound of ``instance`` under ``regime`` (module doc), minutes;
-    ``lp_max_vars`` 0: no time-indexed LP."""
+    ``lp_max_vars`` 0: no time-indexed LP; ``speeds``: the regime's per-job speed caps
+    (:func:`~sensaopt.bounds.areas.regime_speeds`) if the caller has them."""
     R = instance.round_minutes
     n = len(instance.jobs)
     arrival = np.fromiter((j.arrival for j in instance.jobs), dtype=float, count=n)
-    speeds = regime_speeds(instance, regime)
+    speeds = regime_speeds(instance, regime) if speeds is None else speeds
     rounds = min_rounds(instance, speeds)
     per_job = float(np.mean(earliest_finishes(instance, speeds) - arrival)) if n else 0.0
     rel = release_rounds(instance)

@@ -233,17 +233,18 @@ def _interval(area: np.ndarray, cap: float, rel: np.ndarray, due: np.ndarray, lo
 
 def miss_bound(instance: Instance, regime: Regime = "best", step_minutes: float = STEP_MINUTES,
                max_block_minutes: float = MAX_BLOCK_MINUTES, resources: tuple[Resource, ...] | None = None,
-               energy_minutes: float = ENERGY_MINUTES) -> MissBound:
+               energy_minutes: float = ENERGY_MINUTES, speeds: np.ndarray | None = None) -> MissBound:
     """The miss bound of ``instance`` under ``regime`` (module doc); ``step_minutes``,
     ``max_block_minutes`` and ``energy_minutes`` (0: no energetic blocks) choose the
     candidate blocks, ``resources`` the pooled resources (default
-    :data:`sensaopt.bounds.areas.RESOURCES` of the regime)."""
+    :data:`sensaopt.bounds.areas.RESOURCES` of the regime); ``speeds``: the regime's
+    per-job speed caps (:func:`~sensaopt.bounds.areas.regime_speeds`) if the caller has them."""
     for name, v, lo in (("step_minutes", step_minutes, 0.0), ("max_block_minutes", max_block_minutes, None),
                         ("energy_minutes", energy_minutes, 0.0)):
         if not (v >= lo if lo is not None else v > 0):  # NaN too
             raise ArgumentError("miss_bound()", name, f"must be {'>= 0' if lo is not None else '> 0'} minutes, got {v!r}")
     R = instance.round_minutes
-    speeds = regime_speeds(instance, regime)
+    speeds = regime_speeds(instance, regime) if speeds is None else speeds
     rounds = min_rounds(instance, speeds)
     fin = earliest_finishes(instance, speeds)
     has_d = np.fromiter((j.deadline is not None for j in instance.jobs), dtype=bool, count=len(instance.jobs))

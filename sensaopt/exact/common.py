@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sensaopt.allocations import schedule_points
+from sensaopt.allocations import ExactAllocations, schedule_points
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.model.builder import (
     BuildTimeout,
@@ -96,17 +96,22 @@ class Prepared:
 
 
 def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_start: bool, work_scale: int,
-            max_vars: int, start: WarmStart) -> Prepared:
+            max_vars: int, start: WarmStart, allocs: ExactAllocations | None = None) -> Prepared:
     """Pick the horizon from the warm start ``start`` (rounds: its makespan +
     ``horizon_slack`` unless ``horizon`` is given), extract the model data (refusing
-    models of more than about ``max_vars`` variables) and the hint."""
+    models of more than about ``max_vars`` variables) and the hint. ``allocs``: the
+    pipeline's allocations of this warm start (their inner grids; None: asked here)."""
     heur = start
     R = instance.round_minutes
     mk = int(round(heur.metrics.makespan / R))
     H = horizon if horizon is not None else mk + horizon_slack
     hint = relabel_identical_nodes(instance, heur.schedule) if warm_start and mk <= H else None
-    data = build_data(instance, H, work_scale=work_scale, extra_options=schedule_points(heur.schedule), max_vars=max_vars,
-                      inner_refine=MODEL_REFINE)
+    if allocs is None:
+        data = build_data(instance, H, work_scale=work_scale, extra_options=schedule_points(heur.schedule),
+                          max_vars=max_vars, inner_refine=MODEL_REFINE)
+    else:
+        data = build_data(instance, H, work_scale=work_scale, max_vars=max_vars, inner_refine=MODEL_REFINE,
+                          grids=allocs.inner)
     return Prepared(data=data, heuristic=heur, hint=hint)
 
 

@@ -5,7 +5,8 @@
    (model too large, numbers outside the backend's exact range), before any work;
 2. the warm start, an argument (a schedule; the public entries' default: the best
    registered policy's, :mod:`sensaopt.warm_start`), validated; its makespan also sets
-   the default horizon;
+   the default horizon; and what every phase needs about the valid allocations, asked of
+   :mod:`sensaopt.allocations` once (:func:`~sensaopt.allocations.exact_allocations`);
 3. the model data (:func:`~sensaopt.exact.common.prepare`) and their numeric check;
 4. the shortfall phase (:mod:`sensaopt.exact.phases.shortfall`): can every open deadline be met?
 5. yes: the deadline-hard phase (:mod:`sensaopt.exact.phases.deadline_hard`); no or unknown:
@@ -21,13 +22,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sensaopt.allocations import grids_dominate
+from sensaopt.allocations import ExactAllocations, exact_allocations
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, WarmStart, prepare
 from sensaopt.exact.model.data import precheck_size
 from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
-from sensaopt.exact.phases.allocation import RELAX_SHARE, certify
+from sensaopt.exact.phases.allocation import RELAX_SHARE, certify, ladder
 from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_start
 from sensaopt.exact.phases.lexicographic import check_phase1_share
 from sensaopt.exact.phases.loss import solve_loss_phases
@@ -49,18 +50,24 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
     clock :func:`begin` started (the public entries call it before they simulate the
     default warm start; None: :func:`begin` here, ``settings.time_limit`` seconds from
     now). ``origin``: where ``start`` came from, recorded as ``Result.warm_start_from``
-    (None: the caller's schedule). SIGTERM stops it like Ctrl-C (:mod:`sensaopt.solvers.interrupt`)."""
+    (None: the caller's schedule). SIGTERM stops it like Ctrl-C (:mod:`sensaopt.solvers.interrupt`).
+
+    What the phases need about the valid allocations (the inner grids with the warm
+    start's points, dominance, the relaxations' grids, the best speeds) is asked of
+    :mod:`sensaopt.allocations` once, up front (:func:`~sensaopt.allocations.exact_allocations`),
+    and handed down."""
     budget = begin(instance, engine, settings, simulate_start=False) if budget is None else budget
     warm = WarmStart.of(instance, start)
     with terminate_interrupts():
         relax_s = RELAX_SHARE * settings.time_limit if settings.relax_time_limit is None else settings.relax_time_limit
-        dominated = grids_dominate(instance, settings.refine, MODEL_REFINE)
-        inner = budget if dominated or relax_s <= 0 else budget.split(max(1 - relax_s / settings.time_limit, 0.05))
-        res = solve_within_horizon(instance, engine, settings, warm, inner)
+        allocs = exact_allocations(instance, start, refine=settings.refine, inner_refine=MODEL_REFINE,
+                                   relax_refines=ladder(settings.refine))
+        inner = budget if allocs.dominated or relax_s <= 0 else budget.split(max(1 - relax_s / settings.time_limit, 0.05))
+        res = solve_within_horizon(instance, engine, settings, warm, inner, allocs)
         if settings.horizon is None and res.optimal_within_horizon_only:
-            res = extend_horizon(res, instance, engine, settings, warm, inner)
+            res = extend_horizon(res, instance, engine, settings, warm, inner, allocs)
         relax_work = None if budget.work is None else budget.work.limit * relax_s / settings.time_limit
-        res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), dominated)
+        res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), allocs)
         res = replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
         return with_budget(res, settings, budget)
 
@@ -104,10 +111,11 @@ def refuse_early(instance: Instance, engine: Engine, settings: SolveSettings) ->
 
 
 def solve_within_horizon(instance: Instance, engine: Engine, settings: SolveSettings, start: WarmStart,
-                         budget: TimeBudget) -> Result:
-    """Phases 3-5 within ``settings.horizon`` (None: the warm start's makespan + slack)."""
+                         budget: TimeBudget, allocs: ExactAllocations | None = None) -> Result:
+    """Phases 3-5 within ``settings.horizon`` (None: the warm start's makespan + slack);
+    ``allocs``: the allocations of ``start`` the pipeline asked for (None: asked here)."""
     prep = prepare(instance, settings.horizon, settings.horizon_slack, settings.warm_start, settings.work_scale,
-                   settings.max_vars, start)
+                   settings.max_vars, start, allocs)
     check_numbers(prep.data, engine.limits)
     short = None
     if settings.lexicographic and settings.model_spec.warm_start_feasible:
@@ -120,10 +128,11 @@ def solve_within_horizon(instance: Instance, engine: Engine, settings: SolveSett
 
 
 def extend_horizon(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, start: WarmStart,
-                   budget: TimeBudget) -> Result:
+                   budget: TimeBudget, allocs: ExactAllocations | None = None) -> Result:
     """An optimum within the default horizon that the horizon proof does not cover:
     solve again, in the time left, with the horizon the proof needs; its OPTIMAL is
-    then global. Kept only if proven (otherwise ``res``, its message saying so)."""
+    then global. Kept only if proven (otherwise ``res``, its message saying so).
+    ``allocs``: as in :func:`solve_within_horizon`."""
     assert res.horizon_proof is not None
     needed = res.horizon_proof.needed
     why = ""
@@ -131,7 +140,7 @@ def extend_horizon(res: Result, instance: Instance, engine: Engine, settings: So
         why = "no time left"
     else:
         try:
-            again = solve_within_horizon(instance, engine, replace(settings, horizon=needed), start, budget)
+            again = solve_within_horizon(instance, engine, replace(settings, horizon=needed), start, budget, allocs)
         except SensaoptError as e:
             why = str(e)
         else:

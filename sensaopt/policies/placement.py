@@ -6,9 +6,7 @@ job takes whole nodes plus at most one partial node, the fewest nodes possible.
 
 from __future__ import annotations
 
-import math
-
-from sensaopt.allocations import job_options, proportional_share
+from sensaopt.allocations import job_options, proportional_allocation, proportional_share
 from sensaopt.instance import Cluster, Node
 from sensaopt.profiles import Option
 from sensaopt.schedule import Placement
@@ -26,7 +24,7 @@ def proportional_placement(node: Node, gpus: int) -> Placement:
     Returns:
         The placement.
     """
-    return Placement(node.index, gpus, math.floor(gpus * node.cpus / node.gpus + 1e-9), gpus * node.mem_gb / node.gpus)
+    return Placement(node.index, gpus, *proportional_allocation(node, gpus))
 
 
 def option_placement(node: Node, gpus: int, opt: Option) -> Placement:

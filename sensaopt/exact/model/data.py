@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from sensaopt.allocations import DEFAULT_REFINE, JobGrid, model_grids
@@ -243,6 +244,17 @@ def _deadline_slots(job: Job, R: float, start_round: int, earliest: int) -> tupl
     return dl, missed
 
 
+def _slots(instance: Instance, job: Job, opts: tuple[Option, ...], work_scale: int
+           ) -> tuple[tuple[int, ...], dict[Change, tuple[int, ...]]]:
+    """Model units of a slot of ``job`` at each option: without a change, and starting
+    with each change (:func:`slot_units`; never more than without)."""
+    R, sf = instance.round_minutes, job.speed_factor
+    full = tuple(slot_units(o.speed * sf, R, 0.0, work_scale) for o in opts)
+    minutes = {c: instance.overheads.minutes(c, job.gpus) for c in CHANGES}
+    return full, {c: tuple(min(slot_units(o.speed * sf, R, m, work_scale), f) for o, f in zip(opts, full))
+                  for c, m in minutes.items()}
+
+
 def build_data(
     instance: Instance,
     horizon: int,
@@ -256,6 +268,7 @@ def build_data(
     relaxed: bool = False,
     refine: int = DEFAULT_REFINE,
     inner_refine: int = 0,
+    grids: Mapping[str, JobGrid] | None = None,
 ) -> ModelData:
     """Extract the model data for ``horizon`` slots (refused with a one-line error
     naming the rolling-horizon policy when ``max_vars`` is given and the model would
@@ -268,7 +281,9 @@ def build_data(
     ``relaxed``: the allocation relaxation's data (outer grid of ``refine`` steps per
     cell), whose bound is a bound of the problem; otherwise the inner grid's
     (``inner_refine`` steps; 0: the policies' options alone), whose schedules are valid;
-    every job's options from one call of :func:`sensaopt.allocations.model_grids`.
+    every job's options from one call of :func:`sensaopt.allocations.model_grids`, or
+    ``grids`` (job id -> its grid of that kind: the exact pipeline's, computed once up
+    front, :class:`sensaopt.allocations.ExactAllocations`; ``extra_options`` is then unused).
     """
     R = instance.round_minutes
     nodes = instance.cluster.nodes
@@ -277,17 +292,15 @@ def build_data(
     cpus: list[float] = [float(n.cpus) for n in nodes]
     hopeless: dict[str, list[float]] = {}
     model_jobs = [job for job in instance.jobs if states is None or job.id in states]
-    grids = model_grids(instance, model_jobs, relaxed=relaxed, refine=refine, inner_refine=inner_refine, extra=extra_options or {})
+    if grids is None:
+        grids = model_grids(instance, model_jobs, relaxed=relaxed, refine=refine, inner_refine=inner_refine,
+                            extra=extra_options or {})
     for job in model_jobs:
         grid = grids[job.id]
         opts = grid.options
         pats = patterns_for(instance, job.gpus)
         pairs = [(pi, oi) for pi, p in enumerate(pats) for oi in range(len(opts)) if _holds(nodes, p, grid, oi, relaxed)]
-        sf = job.speed_factor
-        full = tuple(slot_units(o.speed * sf, R, 0.0, work_scale) for o in opts)
-        minutes = {c: instance.overheads.minutes(c, job.gpus) for c in CHANGES}
-        kept = {c: tuple(min(slot_units(o.speed * sf, R, m, work_scale), f) for o, f in zip(opts, full))
-                for c, m in minutes.items()}
+        full, kept = _slots(instance, job, opts, work_scale)
         if states is not None:
             remaining, ran, prev_pls = states[job.id]
             work, release = remaining, 0

@@ -23,8 +23,12 @@ applied, the grid's refinement, the model's own (restricted) bound and the relax
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
+import numpy as np
+
+from sensaopt.allocations import ExactAllocations, JobGrid
 from sensaopt.bounds import jct_bound, miss_bound
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, trivial_bound
@@ -51,25 +55,26 @@ def ladder(refine: int) -> list[int]:
 
 
 def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, budget: TimeBudget,
-            dominated: bool) -> Result:
+            allocs: ExactAllocations) -> Result:
     """``res`` (the inner model's Result) with a status and bound valid over every
-    allocation the validator accepts (module doc): ``dominated`` (:func:`~sensaopt.allocations.grids_dominate`,
-    which the pipeline computes once) keeps it as it is; otherwise the relaxations of
-    :func:`ladder` in turn, each bound valid, the best one kept, until one meets the
-    incumbent."""
-    settled = _settled(res, instance, settings, dominated)
+    allocation the validator accepts (module doc): ``allocs.dominated``
+    (:func:`~sensaopt.allocations.grids_dominate`; ``allocs``: what the pipeline asked
+    :mod:`sensaopt.allocations` once, up front) keeps it as it is; otherwise the
+    relaxations of :func:`ladder` (their grids ``allocs.relaxed``) in turn, each bound
+    valid, the best one kept, until one meets the incumbent."""
+    settled = _settled(res, instance, settings, allocs)
     if settled is not None or res.horizon is None:
         res.allocations = AllocationReport(settled or "skipped: no horizon", settings.refine, res.bound)
         return res
     H = res.horizon
-    bound, floor = instance_bound(instance)
+    bound, floor = instance_bound(instance, np.asarray(allocs.best_speeds, dtype=float))
     how = "the instance's bounds (sensaopt.bounds: forced lost value, pooled SRPT)"
     stages: list[RelaxationStage] = []
-    step = grain(instance)
+    step = grain(instance, allocs.relaxed[1])
     for refine in ladder(settings.refine):
         if budget.short_of(MIN_EXTEND_S) or (res.objective is not None and res.objective - bound < step / 2):
             break
-        b, f, h, stage = relaxation(res, instance, H, refine, engine, settings, budget, floor)
+        b, f, h, stage = relaxation(res, instance, H, refine, engine, settings, budget, floor, allocs.relaxed[refine])
         stages.append(stage)
         if b > bound:
             bound, how = b, h
@@ -100,43 +105,47 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
                    message=res.message + f"; bound over every valid allocation from the allocation relaxation ({how})")
 
 
-def _settled(res: Result, instance: Instance, settings: SolveSettings, dominated: bool) -> str | None:
-    """The check that settles ``res`` without a relaxation, or None: ``dominated``, or
+def _settled(res: Result, instance: Instance, settings: SolveSettings, allocs: ExactAllocations) -> str | None:
+    """The check that settles ``res`` without a relaxation, or None: ``allocs.dominated``, or
     ``static: ...`` for an INFEASIBLE one in which some job cannot finish within the
     horizon at its best speed over every allocation (the problem is infeasible too)."""
-    if dominated:
+    if allocs.dominated:
         return "dominated"
     if res.status == Status.INFEASIBLE and res.horizon is not None:
-        late = build_data(instance, res.horizon, work_scale=settings.work_scale, relaxed=True, refine=1).unfinishable()
+        late = build_data(instance, res.horizon, work_scale=settings.work_scale, relaxed=True, refine=1,
+                          grids=allocs.relaxed[1]).unfinishable()
         if late is not None:
             return f"static: job {late.id} cannot finish within the horizon even at its best speed over every allocation"
     return None
 
 
-def grain(instance: Instance) -> float:
+def grain(instance: Instance, grids: Mapping[str, JobGrid] | None = None) -> float:
     """The objective's granularity in metrics units: every schedule's objective is a
-    multiple of it up to one constant (:func:`~sensaopt.exact.model.builder.objective_step`)."""
-    data = build_data(instance, 1, relaxed=True, refine=1)
+    multiple of it up to one constant (:func:`~sensaopt.exact.model.builder.objective_step`).
+    ``grids``: the refine-1 relaxation's grids if the caller has them."""
+    data = build_data(instance, 1, relaxed=True, refine=1, grids=grids)
     return objective_step(data) / (max(data.n, 1) * data.obj_scale)
 
 
-def instance_bound(instance: Instance) -> tuple[float, float]:
+def instance_bound(instance: Instance, speeds: np.ndarray | None = None) -> tuple[float, float]:
     """What every valid schedule costs at least, from the instance alone (metrics units):
     the objective (violation weight × the forced lost value + the average-JCT bound with
-    deadlines relaxed, at the best speeds; :mod:`sensaopt.bounds`) and its loss part."""
+    deadlines relaxed, at the best speeds, ``speeds`` per job if the caller has them;
+    :mod:`sensaopt.bounds`) and its loss part."""
     wv = instance.objective.violation_weight
-    loss = wv * miss_bound(instance, "best").lost_value
-    return loss + jct_bound(instance, "best", lp_max_vars=0).avg_jct, loss
+    loss = wv * miss_bound(instance, "best", speeds=speeds).lost_value
+    return loss + jct_bound(instance, "best", lp_max_vars=0, speeds=speeds).avg_jct, loss
 
 
 def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engine: Engine, settings: SolveSettings,
-               budget: TimeBudget, known_floor: float = 0.0) -> tuple[float, float, str, RelaxationStage]:
-    """One allocation relaxation (outer grid of ``refine`` steps): its bound over every
-    schedule (metrics units), its loss floor (at least ``known_floor``), how the bound
-    was found, and the record."""
-    outer = build_data(instance, horizon, work_scale=settings.work_scale, relaxed=True, refine=refine)
+               budget: TimeBudget, known_floor: float = 0.0, grids: Mapping[str, JobGrid] | None = None
+               ) -> tuple[float, float, str, RelaxationStage]:
+    """One allocation relaxation (outer grid of ``refine`` steps; ``grids``: its grids
+    if the caller has them): its bound over every schedule (metrics units), its loss
+    floor (at least ``known_floor``), how the bound was found, and the record."""
+    outer = build_data(instance, horizon, work_scale=settings.work_scale, relaxed=True, refine=refine, grids=grids)
     if res.objective is not None and res.objective < miss_floor(outer):
-        return hard_relaxation(res.objective, instance, outer, refine, engine, settings, budget, known_floor)
+        return hard_relaxation(res.objective, instance, outer, refine, engine, settings, budget, known_floor, grids)
     floor, floor_how = loss_floor(outer, engine, settings, budget)
     if known_floor > floor:
         floor, floor_how = known_floor, "the instance's forced lost value (sensaopt.bounds)"
@@ -147,7 +156,7 @@ def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engin
         if not covered:  # a schedule better than the incumbent may end past H: the relaxation needs that horizon
             try:
                 outer = build_data(instance, needed, work_scale=settings.work_scale, relaxed=True, refine=refine,
-                                   max_vars=settings.max_vars)
+                                   max_vars=settings.max_vars, grids=grids)
                 covered = True
             except SensaoptError:
                 pass  # too large: keep H and bound the schedules ending later
@@ -177,15 +186,16 @@ def miss_floor(outer: ModelData) -> float:
 
 
 def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refine: int, engine: Engine,
-                    settings: SolveSettings, budget: TimeBudget, known_floor: float = 0.0
-                    ) -> tuple[float, float, str, RelaxationStage]:
+                    settings: SolveSettings, budget: TimeBudget, known_floor: float = 0.0,
+                    grids: Mapping[str, JobGrid] | None = None) -> tuple[float, float, str, RelaxationStage]:
     """The deadline-hard allocation relaxation (``models/formulation.md``, "Deadline-hard
     relaxation"), for an incumbent ``objective`` below :func:`miss_floor`: every valid
     schedule better than it meets every deadline, so its relaxed image is a schedule of
     the relaxation with every deadline hard (:func:`~sensaopt.exact.model.data.hard_data`:
     each deadline job trimmed to its earliest deadline slot), and the jobs without a
     deadline end within the horizon argument's rounds. No loss floor to prove (the
-    shortfall solve of :func:`loss_floor` is skipped): the whole budget goes to the bound."""
+    shortfall solve of :func:`loss_floor` is skipped): the whole budget goes to the bound.
+    ``grids``: the relaxation's grids if the caller has them."""
     miss = miss_floor(outer)  # solo finishes and deadline values: the same at every horizon
     exempt = frozenset(jd.k for jd in outer.jobs if jd.deadlines)
     needed = max(horizon_needed(outer, objective, 0.0, exempt), 1)
@@ -193,7 +203,7 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
     if needed != outer.H:
         try:
             outer = build_data(instance, needed, work_scale=settings.work_scale, relaxed=True, refine=refine,
-                               max_vars=settings.max_vars)
+                               max_vars=settings.max_vars, grids=grids)
         except SensaoptError:
             covered = needed <= outer.H  # too large: keep H and bound the schedules ending later
     hard = hard_data(outer, grow=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from sensaopt.allocations import proportional_share
 from sensaopt.instance import Instance
 from sensaopt.schedule import Placement
 
@@ -75,7 +76,7 @@ class ChronusState:
         ref = instance.cluster.reference_type
         max_candidates = config.max_candidates if config.max_candidates is not None else int(1200 * config.lease_minutes // 60)
         stats = ChronusStats(clock.lease_rounds, clock.lease_minutes, clock.admission_every_rounds)
-        return cls(clock, instance.cluster.total_gpus, (math.floor(ref.cpus / ref.gpus + 1e-9), ref.mem_gb / ref.gpus),
+        return cls(clock, instance.cluster.total_gpus, proportional_share(ref),
                    max_candidates, stats)
 
     def set_class(self, job: ChronusJob, queue_class: int) -> None:

@@ -10,11 +10,11 @@ matching works in exact integer arithmetic.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from sensaopt.allocations import proportional_allocation
 from sensaopt.instance import Cluster
 from sensaopt.profiles import Option
 
@@ -28,8 +28,9 @@ def pair_options(s: JobInfo, i: JobInfo, cluster: Cluster) -> tuple[Option, Opti
     g = s.gpus + i.gpus
     if g > nt.gpus:
         return None
-    cpu = math.floor(g * nt.cpus / nt.gpus + 1e-9) - i.gpus * i.facts.opt.cpu
-    mem = g * nt.mem_gb / nt.gpus - i.gpus * i.facts.opt.mem
+    share_cpu, share_mem = proportional_allocation(nt, g)
+    cpu = share_cpu - i.gpus * i.facts.opt.cpu
+    mem = share_mem - i.gpus * i.facts.opt.mem
     best = None
     for o in s.facts.options:
         if o.speed > s.facts.opt.speed + 1e-12:
