@@ -69,9 +69,12 @@ class Planner(RoundPlan):
         if self.free.total < info.gpus:  # (release changes neither the free pool nor the reservations:
             self.release(info)           # it may come after the checks that read them)
             return False
-        keep = self._keep(info) if (self.cfg.stay_put and info.running) else None
-        if keep is not None and self._stay_if_it_wins(info, keep):  # what the search below would end with, without the search
-            return True
+        keep = self._keep(info) if (info.running and self.cfg.stay_put) else None
+        if keep is not None:  # staying wins: what the search below would end with, without the search
+            end = self._keep_wins(info, keep)
+            if end is not None:
+                self.stay(info, keep[0], keep[1], end)
+                return True
         self.release(info)
         prev = info.js.placements if info.running else None
         chosen: dict[int, Option] = {}
@@ -119,14 +122,6 @@ class Planner(RoundPlan):
         if keep is not None and (pls is None or self.end(info, keep[1], keep[0]) <= self.end(info, opt, pls) + 1e-9):  # type: ignore[arg-type]  # opt is set with pls
             return keep
         return pls, opt
-
-    def _stay_if_it_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> bool:
-        """:meth:`stay` if :meth:`_keep_wins`; whether it did."""
-        end = self._keep_wins(info, keep)
-        if end is None:
-            return False
-        self.stay(info, *keep, end)
-        return True
 
     def _keep_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> float | None:
         """The end of staying as it was (``keep``) if that is no later than anything
