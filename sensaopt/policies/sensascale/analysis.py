@@ -229,10 +229,9 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     hopeless_be = cfg.hopeless_to_best_effort
     edf = cfg.deadline_order == "edf"
     strict = cfg.deadline_order == "lst-strict"
-    reuse = constants is not None
-    cache = constants if reuse else {}
+    cache = constants if constants is not None else {}
     optimal = cfg.lst_allocation == "optimal"
-    out = []
+    out: list[JobInfo] = []
     append = out.append
     for js in state.jobs:
         spec = js.spec
@@ -242,13 +241,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
         last = js.last_round
         running = last == prev_round
         pls = js.placements
-        cur = None
-        if running and pls:  # c.current(pls), inline
-            seen = c.last
-            if seen[0] is not pls:
-                seen[1] = c.facts.option_of(pls[0]) if len(pls) == 1 else c.facts.current(pls)
-                seen[0] = pls
-            cur = seen[1]
+        cur = c.current(pls) if running and pls else None
         start_oh = 0.0 if (running or last is None) else c.restart
         pw = js.predicted_work
         corr = js.observed_work / pw if pw > 0 else 1.0  # JobState.speed_correction, inline
@@ -278,14 +271,12 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             lst = math.inf
             key = (1, 0 if running else 1, t_opt + start_oh, spec.arrival, spec.id)
             tier = 1
-        info = c.info[0] if reuse else None
-        if info is None or info.js is not js:
-            info = JobInfo(js, c.facts, running, c.restart, target, tier, key, lst, c.costs, cur, corr, c.plain_costs)
-            if reuse:
-                c.info[0] = info
-        else:  # what JobInfo.__init__ sets that may have changed since the last round
+        info = c.info[0]  # (None without ``constants``: a fresh cache)
+        if info is not None and info.js is js:  # what JobInfo.__init__ sets that may have changed since the last round
             info.running, info.target, info.tier, info.key, info.lst, info.cur = running, target, tier, key, lst, cur
             info.remaining, info.corr, info.started, info.last_placements = remaining, corr, last is not None, pls or ()
+        else:
+            info = c.info[0] = JobInfo(js, c.facts, running, c.restart, target, tier, key, lst, c.costs, cur, corr, c.plain_costs)
         append(info)
     out.sort(key=_key)
     return out

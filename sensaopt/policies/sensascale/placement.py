@@ -70,11 +70,10 @@ class Planner(RoundPlan):
             self.release(info)           # it may come after the checks that read them)
             return False
         keep = self._keep(info) if (info.running and self.cfg.stay_put) else None
-        if keep is not None:  # staying wins: what the search below would end with, without the search
-            end = self._keep_wins(info, keep)
-            if end is not None:
-                self.stay(info, keep[0], keep[1], end)
-                return True
+        end = None if keep is None else self._keep_wins(info, keep)
+        if end is not None:  # staying wins: what the search below would end with, without the search
+            self.stay(info, keep[0], keep[1], end)  # type: ignore[index]  # end is set only with keep
+            return True
         self.release(info)
         prev = info.js.placements if info.running else None
         chosen: dict[int, Option] = {}
@@ -251,7 +250,8 @@ class Planner(RoundPlan):
         if qi.node != n or self.free.total < g:
             return False
         if len(held) > 2:  # _pair_node's first check, with what the two hold released: among open resources
-            hg_, hc, hm = (self.held_gpus[n] - qs.gpus) - qi.gpus, (self.held_cpus[n] - qs.cpus) - qi.cpus, (self.held_mem[n] - qs.mem_gb) - qi.mem_gb
+            hg_, hc = (self.held_gpus[n] - qs.gpus) - qi.gpus, (self.held_cpus[n] - qs.cpus) - qi.cpus
+            hm = (self.held_mem[n] - qs.mem_gb) - qi.mem_gb
         else:  # no other holder: among free ones
             hg_, hc, hm = 0, 0, 0.0
         if (pool.gpus[n] - hg_ < g or pool.cpus[n] - hc < s.gpus * so.cpu + i.gpus * io.cpu

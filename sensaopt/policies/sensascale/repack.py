@@ -5,6 +5,8 @@ their planned per-GPU option. Times in minutes, GPUs per job."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sensaopt.policies.placement import option_placement
 
 from .analysis import JobInfo
@@ -87,7 +89,7 @@ class Repacker:
                 free_moves += cost == 0.0
         return cands
 
-    def _node_units(self, n: int, plans: list[Planned], paired: set[str]) -> tuple[list[tuple], int]:
+    def _node_units(self, n: int, plans: Sequence[Planned], paired: set[str]) -> tuple[list[tuple], int]:
         """(units, GPUs) of the single jobs planned on node ``n`` (``plans``, its
         ``by_node`` entry) that may move: (added minutes, −GPUs, id, plan) in repack's
         order, and their GPUs in all. Kept per node while its plans stay the same
