@@ -130,13 +130,16 @@ def adjust(planner: RoundPlan, cfg: SensaScaleConfig) -> int:
 def fill_spare(planner: RoundPlan, cfg: SensaScaleConfig) -> None:
     """Hand out CPU/memory still free on each node, most urgent job first (with
     ``cfg.resize_pays``: only where it ends the job sooner, the resize cost counted)."""
-    pool = planner.pool
-    # single-node jobs below their optimal demand (at it, _best_fitting finds nothing
-    # faster); a job's option changes only at its own turn, so the filter may come first
-    todo = [p for p in planner.planned.values() if len(p.placements) == 1 and p.option.speed < p.info.facts.opt.speed + 1e-12]
-    todo.sort(key=lambda p: p.info.key)
+    pool, planned = planner.pool, planner.planned
+    if planner.queue:  # the jobs in key order already: the planned ones among them, no sort
+        order = [p for p in map(planned.get, [x.id for x in planner.queue]) if p is not None]
+    else:
+        order = sorted(planned.values(), key=lambda p: p.info.key)
     memo = planner.fitting
-    for p in todo:
+    for p in order:
+        # single-node jobs below their optimal demand (at it, _best_fitting finds nothing faster)
+        if len(p.placements) != 1 or not p.option.speed < p.info.facts.opt.speed + 1e-12:
+            continue
         n = p.placements[0].node
         free_c, free_m = pool.cpus[n], pool.mem[n]
         if free_c <= 0 and free_m <= 1e-9:

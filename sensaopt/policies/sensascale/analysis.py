@@ -182,6 +182,12 @@ class JobConstants:
     base_ref: Option  # facts.base[the cluster's reference type] (a NodeType key hashes in Python)
     plain_costs: tuple[float, float, float]  # costs[NONE], costs[MIGRATION], costs[RESIZE] (an Enum key hashes in Python too)
     last: list = field(default_factory=lambda: [None, None], compare=False)  # [placements, facts.current of them], the last seen
+    info: list = field(default_factory=lambda: [None], compare=False)  # [its JobInfo of the last round analysed] (see analyse)
+
+    @cached_property
+    def opt_speed(self) -> float:
+        """``facts.opt.speed`` (read every round)."""
+        return self.facts.opt.speed
 
     def current(self, placements: tuple[Placement, ...]) -> Option:
         """``facts.current(placements)``, kept for the placements last asked (a job
@@ -193,11 +199,25 @@ class JobConstants:
         return last[1]
 
 
+def _constants_of(js: JobState, state: RoundState, facts_of, cfg: SensaScaleConfig) -> JobConstants:
+    """:class:`JobConstants` of ``js``'s job (its change costs, scaled by
+    ``cfg.move_cost_weight``: the policy's own price of a change, not the charge)."""
+    spec = js.spec
+    costs = state.overheads.table(spec.gpus)
+    if cfg.move_cost_weight != 1.0:
+        costs = {k: v * cfg.move_cost_weight for k, v in costs.items()}
+    f = facts_of(spec.profile, spec.gpus)
+    return JobConstants(f, costs, spec.deadlines(), costs[RESTART], f.base[state.cluster.reference_type],
+                        (costs[NONE], costs[MIGRATION], costs[RESIZE]))
+
+
 def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict | None = None) -> list[JobInfo]:
     """JobInfo for every waiting or running job, most urgent first.
 
     ``constants`` (optional) is a dict kept across the rounds of one run, mapping a
-    job's id to its :class:`JobConstants` (filled here on first sight). A target
+    job's id to its :class:`JobConstants` (filled here on first sight); with it, each
+    job's JobInfo object is reused from round to round (every field that can change
+    is set again: the list holds until the next call). A target
     deadline is reachable when the job meets it at its optimal demand; the LST assumes
     the per-GPU allocation of ``cfg.lst_allocation``: the optimal demand ("optimal"), or
     what the job will likely get ("expected"): its current allocation if running, else the
@@ -205,48 +225,38 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     """
     now, R = state.now, state.round_minutes
     prev_round = state.round - 1
-    table = state.overheads.table
-    ref = state.cluster.reference_type
     urgent_by = now + cfg.urgent_rounds * R if (cfg.urgent_first or cfg.deadline_order == "lst") else -math.inf
     hopeless_be = cfg.hopeless_to_best_effort
     edf = cfg.deadline_order == "edf"
     strict = cfg.deadline_order == "lst-strict"
     cache = constants if constants is not None else {}
     optimal = cfg.lst_allocation == "optimal"
-    out = []
+    out: list[JobInfo] = []
+    append = out.append
     for js in state.jobs:
         spec = js.spec
         c = cache.get(spec.id)
         if c is None:
-            costs = table(spec.gpus)
-            if cfg.move_cost_weight != 1.0:  # the policy's own price of a change, not the charge
-                costs = {k: v * cfg.move_cost_weight for k, v in costs.items()}
-            f = facts_of(spec.profile, spec.gpus)
-            c = cache[spec.id] = JobConstants(f, costs, spec.deadlines(), costs[RESTART], f.base[ref],
-                                              (costs[NONE], costs[MIGRATION], costs[RESIZE]))
-        f = c.facts
+            c = cache[spec.id] = _constants_of(js, state, facts_of, cfg)
         last = js.last_round
         running = last == prev_round
         pls = js.placements
         cur = c.current(pls) if running and pls else None
-        oh = c.restart
-        start_oh = 0.0 if (running or last is None) else oh
+        start_oh = 0.0 if (running or last is None) else c.restart
         pw = js.predicted_work
         corr = js.observed_work / pw if pw > 0 else 1.0  # JobState.speed_correction, inline
-        t_opt = js.remaining / (f.opt.speed * corr)
+        remaining = js.remaining
+        t_opt = remaining / (c.opt_speed * corr)
         target = None
         for at, _value in c.deadlines:
-            if now + start_oh + t_opt <= at + 1e-9:
-                target = at
-                break
-            if not hopeless_be:
+            if now + start_oh + t_opt <= at + 1e-9 or not hopeless_be:
                 target = at
                 break
         if target is not None:
             t_exp = t_opt
             if not optimal:  # the expected allocation (docstring above)
                 b = c.base_ref
-                t_exp = js.remaining / ((cur if cur is not None and cur.speed > b.speed else b).speed * corr)
+                t_exp = remaining / ((cur if cur is not None and cur.speed > b.speed else b).speed * corr)
             lst = target - t_exp - start_oh
             if lst <= urgent_by:
                 key = (0, 0, lst, spec.arrival, spec.id)
@@ -261,7 +271,13 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             lst = math.inf
             key = (1, 0 if running else 1, t_opt + start_oh, spec.arrival, spec.id)
             tier = 1
-        out.append(JobInfo(js, f, running, oh, target, tier, key, lst, c.costs, cur, corr, c.plain_costs))
+        info = c.info[0]  # (None without ``constants``: a fresh cache)
+        if info is not None and info.js is js:  # what JobInfo.__init__ sets that may have changed since the last round
+            info.running, info.target, info.tier, info.key, info.lst, info.cur = running, target, tier, key, lst, cur
+            info.remaining, info.corr, info.started, info.last_placements = remaining, corr, last is not None, pls or ()
+        else:
+            info = c.info[0] = JobInfo(js, c.facts, running, c.restart, target, tier, key, lst, c.costs, cur, corr, c.plain_costs)
+        append(info)
     out.sort(key=_key)
     return out
 

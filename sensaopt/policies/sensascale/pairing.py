@@ -147,13 +147,14 @@ def weight_matrix(
         us = urgencies(sens, now, R, levels)
     if ui is None:
         ui = urgencies(insens, now, R, levels)
-    w = table.gs[s_idx][:, i_idx]  # every job pair's type-pair cell (rows, then columns: faster than np.ix_)
+    cell = (s_idx * table.gs.shape[1])[:, None] + i_idx[None, :]  # every job pair's type-pair cell, as a flat index
+    w = table.gs.take(cell)
     w *= us[:, None]
-    w += table.gi[s_idx][:, i_idx] * ui[None, :]
+    w += table.gi.take(cell) * ui[None, :]
     w *= scale
     np.rint(w, out=w)
     W = w.astype(np.int64)
-    W[~table.ok[s_idx][:, i_idx]] = 0
+    W[~table.ok.take(cell)] = 0
     np.maximum(W, 0, out=W)
     return W
 
@@ -246,16 +247,8 @@ def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, u
     np.add(mig_s, mig_i, out=at_i)  # both to a third node (0 for a member that did not run)
     np.minimum(pen, at_i, out=pen)
     # the pairs that ran on one node (few: only running single-node jobs can)
-    by_node: dict[int, list[int]] = {}
-    for b, n in zip(cols.tolist(), ni[cols].tolist()):
-        by_node.setdefault(n, []).append(b)
-    ta: list[int] = []
-    tb: list[int] = []
-    for a, n in zip(rows.tolist(), ns[rows].tolist()):
-        for b in by_node.get(n, ()):
-            ta.append(a)
-            tb.append(b)
-    at_a, at_b = np.array(ta, dtype=np.intp), np.array(tb, dtype=np.intp)
+    ia, ib = np.nonzero(ns[rows][:, None] == ni[cols][None, :])
+    at_a, at_b = rows[ia], cols[ib]
     if inc.partners is None:
         pen[at_a, at_b] = 0.0
         return pen

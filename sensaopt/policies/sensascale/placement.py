@@ -69,8 +69,10 @@ class Planner(RoundPlan):
         if self.free.total < info.gpus:  # (release changes neither the free pool nor the reservations:
             self.release(info)           # it may come after the checks that read them)
             return False
-        keep = self._keep(info) if (self.cfg.stay_put and info.running) else None
-        if keep is not None and self._stay_if_it_wins(info, keep):  # what the search below would end with, without the search
+        keep = self._keep(info) if (info.running and self.cfg.stay_put) else None
+        end = None if keep is None else self._keep_wins(info, keep)
+        if end is not None:  # staying wins: what the search below would end with, without the search
+            self.stay(info, keep[0], keep[1], end)  # type: ignore[index]  # end is set only with keep
             return True
         self.release(info)
         prev = info.js.placements if info.running else None
@@ -119,14 +121,6 @@ class Planner(RoundPlan):
         if keep is not None and (pls is None or self.end(info, keep[1], keep[0]) <= self.end(info, opt, pls) + 1e-9):  # type: ignore[arg-type]  # opt is set with pls
             return keep
         return pls, opt
-
-    def _stay_if_it_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> bool:
-        """:meth:`stay` if :meth:`_keep_wins`; whether it did."""
-        end = self._keep_wins(info, keep)
-        if end is None:
-            return False
-        self.stay(info, *keep, end)
-        return True
 
     def _keep_wins(self, info: JobInfo, keep: tuple[tuple[Placement, ...], Option]) -> float | None:
         """The end of staying as it was (``keep``) if that is no later than anything
@@ -213,6 +207,8 @@ class Planner(RoundPlan):
         resources before resources held by other running jobs. (The open index is
         moved once per node at the end, or before a search reads it: a pair that
         stays where it ran leaves it as it was.)"""
+        if self._pair_stays(s, i, so, io):
+            return True
         gpus, hg = self.pool.gpus, self.held_gpus
         touched: dict[int, int] = {}  # node -> its open GPUs (uncapped) as the index has them
         for x in (s, i):
@@ -233,6 +229,43 @@ class Planner(RoundPlan):
                 pls = lp  # the tuple it ran on: its change check stops at identity
             self.commit(x, pls, o, self.end(x, o, pls), move_open=False)
         self._sync_open(touched)
+        return True
+
+    def _pair_stays(self, s: JobInfo, i: JobInfo, so: Option, io: Option) -> bool:
+        """:meth:`place_pair`'s result without its search when the pair ran together on
+        one node last round (each holding just that) and the search would keep it there
+        (the first node it checks; no reservation to respect): a member whose pair
+        option gives its very placement of last round :meth:`stay` s, the other is
+        released and committed anew (the open index is left as it is: the node's GPUs,
+        free and held, drop by what they held). Whether it did (if not, nothing changed)."""
+        if not (s.running and i.running and s.costs and i.costs) or self.reservations:
+            return False
+        ls, li = s.last_placements, i.last_placements
+        held = self.held
+        if len(ls) != 1 or len(li) != 1 or held.get(s.id) is not ls or held.get(i.id) is not li:
+            return False
+        qs, qi = ls[0], li[0]
+        n = qs.node
+        pool, g = self.pool, s.gpus + i.gpus
+        if qi.node != n or self.free.total < g:
+            return False
+        if len(held) > 2:  # _pair_node's first check, with what the two hold released: among open resources
+            hg_, hc = (self.held_gpus[n] - qs.gpus) - qi.gpus, (self.held_cpus[n] - qs.cpus) - qi.cpus
+            hm = (self.held_mem[n] - qs.mem_gb) - qi.mem_gb
+        else:  # no other holder: among free ones
+            hg_, hc, hm = 0, 0, 0.0
+        if (pool.gpus[n] - hg_ < g or pool.cpus[n] - hc < s.gpus * so.cpu + i.gpus * io.cpu
+                or pool.mem[n] - hm + 1e-9 < s.gpus * so.mem + i.gpus * io.mem):
+            return False
+        self.paired.update((s.id, i.id))
+        now = self.now
+        for x, o, q in ((s, so, qs), (i, io, qi)):
+            if self.placement(n, x.gpus, o) is q:  # as it ran: self.end, inline (no change)
+                self.stay(x, x.last_placements, o, now + x.c_none + x.remaining / (o.speed * x.corr))
+            else:
+                pls = (self.placement(n, x.gpus, o),)
+                self.release(x, move_open=False)
+                self.commit(x, pls, o, self.end(x, o, pls), move_open=False)
         return True
 
     def _pair_node(self, s: JobInfo, i: JobInfo, so: Option, io: Option, touched: dict[int, int]) -> int | None:

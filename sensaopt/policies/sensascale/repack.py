@@ -5,6 +5,8 @@ their planned per-GPU option. Times in minutes, GPUs per job."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sensaopt.policies.placement import option_placement
 
 from .analysis import JobInfo
@@ -27,6 +29,7 @@ class Repacker:
         self.tries_left = planner.cfg.repack_limit
         self.failed_size = 1 << 30  # smallest job size (GPUs) for which repack found no node this round
         self._move_costs: dict[Planned, float] = {}  # move_cost of each plan seen (plans are not changed while placing)
+        self._units: dict[int, tuple] = {}  # node -> (its plans, their units sorted, their GPUs): see _node_units
 
     def repack(self, info: JobInfo) -> bool:
         """Make room for ``info`` (module docstring), then place it
@@ -64,28 +67,16 @@ class Repacker:
         budget = g * plan.round_minutes
         cands: list[tuple[float, int, list[Planned]]] = []
         free_moves = 0
-        known = self._move_costs
+        units_of = self._node_units
         for n, size in enumerate(plan.node_gpus):
             if free_moves == 2:
                 break
             need = g - max(0, gpus[n] - hg[n])  # open GPUs to clear there (holders stay)
             if size - hg[n] < g or need <= 0:
                 continue
-            singles, total = [], 0
-            for p in by_node.get(n, ()):
-                pl = p.placements
-                if len(pl) == 1 and p.info.id not in paired:
-                    singles.append(p)
-                    total += pl[0].gpus
+            units, total = units_of(n, by_node.get(n, ()), paired)
             if total < need:
                 continue  # even moving them all would not clear enough
-            units = []
-            for p in singles:
-                mc = known.get(p)
-                if mc is None:
-                    mc = known[p] = self.move_cost(p)
-                units.append((mc, -p.placements[0].gpus, p.info.id, p))
-            units.sort(key=_unit_order)
             movers, cost, got = [], 0.0, 0
             for added, neg_g, _id, p in units:
                 if got >= need:
@@ -97,6 +88,29 @@ class Repacker:
                 cands.append((cost, n, movers))
                 free_moves += cost == 0.0
         return cands
+
+    def _node_units(self, n: int, plans: Sequence[Planned], paired: set[str]) -> tuple[list[tuple], int]:
+        """(units, GPUs) of the single jobs planned on node ``n`` (``plans``, its
+        ``by_node`` entry) that may move: (added minutes, −GPUs, id, plan) in repack's
+        order, and their GPUs in all. Kept per node while its plans stay the same
+        objects (a plan's placements, move cost and pairing do not change while placing)."""
+        key = tuple(plans)
+        hit = self._units.get(n)
+        if hit is not None and hit[0] == key:
+            return hit[1], hit[2]
+        known = self._move_costs
+        units, total = [], 0
+        for p in plans:
+            pl = p.placements
+            if len(pl) == 1 and p.info.id not in paired:
+                mc = known.get(p)
+                if mc is None:
+                    mc = known[p] = self.move_cost(p)
+                units.append((mc, -pl[0].gpus, p.info.id, p))
+                total += pl[0].gpus
+        units.sort(key=_unit_order)
+        self._units[n] = (key, units, total)
+        return units, total
 
     def undo_moves(self, moved: list[tuple[Planned, Planned]]) -> None:
         """Put the (old, new) plans of :meth:`move_off` back as they were, last first."""

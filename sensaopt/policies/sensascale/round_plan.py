@@ -120,6 +120,7 @@ class RoundPlan:
         k = len(pool.nodes)
         self.held_gpus, self.held_cpus, self.held_mem = [0] * k, [0] * k, [0.0] * k  # per node
         self.held: dict[str, tuple[Placement, ...]] = {}  # running job id -> what it held
+        self.queue = infos  # every job of the round in queue order (key order: adjust.fill_spare)
         self.ranked = tuple(infos) if cfg.stay_put else ()  # queue position -> job (ends of held jobs: backfill.held_end)
         self._holders: dict[int, list[tuple[int, str]]] | None = None  # see holders (built when first read)
         self.rank: dict[str, int] = {}  # running job id -> queue position

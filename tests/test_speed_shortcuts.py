@@ -1,0 +1,83 @@
+"""The round-to-round shortcuts of SensaScale decide as the plain code does.
+
+* ``analyse`` reuses each job's JobInfo across rounds (its fields set again);
+* ``Planner._pair_stays``: a pair that stays where it ran skips the node search;
+* ``Repacker._node_units``: a node's movable units are kept while its plans stay.
+
+Each is compared with the plain path on whole simulations (the schedules) or on
+every round of one. Timing is measured in ``benchmarks/``, never asserted here.
+"""
+
+import pytest
+
+from sensaopt.generate import GeneratorConfig, generate
+from sensaopt.policies.sensascale import SensaScalePolicy, policy
+from sensaopt.policies.sensascale.analysis import analyse
+from sensaopt.policies.sensascale.placement import Planner
+from sensaopt.policies.sensascale.repack import Repacker
+from sensaopt.simulator import simulate
+
+FIELDS = ("id", "key", "tier", "target", "lst", "running", "cur", "remaining", "corr", "started", "last_placements",
+          "overhead", "c_none", "c_mig", "c_resize")
+
+
+def _instance(seed: int):
+    return generate(GeneratorConfig(jobs=160, nodes=4, seed=seed, load=2.0))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_reused_jobinfo_equals_a_fresh_one_every_round(seed, monkeypatch):
+    seen = {"rounds": 0, "reused": 0}
+
+    def checked(state, facts_of, cfg, constants=None):
+        before = {jid: c.info[0] for jid, c in (constants or {}).items()}
+        out = analyse(state, facts_of, cfg, constants)
+        fresh = analyse(state, facts_of, cfg)
+        assert [tuple(getattr(x, f) for f in FIELDS) for x in out] == [tuple(getattr(x, f) for f in FIELDS) for x in fresh]
+        seen["rounds"] += 1
+        seen["reused"] += sum(before.get(x.id) is x for x in out)
+        return out
+
+    monkeypatch.setattr(policy, "analyse", checked)
+    simulate(_instance(seed), SensaScalePolicy())
+    assert seen["rounds"] > 10 and seen["reused"] > 10
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_stay_shortcut_decides_as_the_search(seed, monkeypatch):
+    inst = _instance(seed)
+    fired = []
+    stays = Planner._pair_stays
+
+    def counted(self, s, i, so, io):
+        ok = stays(self, s, i, so, io)
+        fired.append(ok)
+        return ok
+
+    monkeypatch.setattr(Planner, "_pair_stays", counted)
+    fast = simulate(inst, SensaScalePolicy()).schedule
+    assert sum(fired) > 5
+    monkeypatch.setattr(Planner, "_pair_stays", lambda self, s, i, so, io: False)
+    assert simulate(inst, SensaScalePolicy()).schedule.segments == fast.segments
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_repack_units_memo_changes_nothing(seed, monkeypatch):
+    inst = generate(GeneratorConfig(jobs=200, nodes=4, seed=seed, load=3.0))
+    units = Repacker._node_units
+    calls = {"n": 0}
+
+    def counted(self, n, plans, paired):
+        calls["n"] += 1
+        return units(self, n, plans, paired)
+
+    monkeypatch.setattr(Repacker, "_node_units", counted)
+    kept = simulate(inst, SensaScalePolicy()).schedule
+    assert calls["n"] > 0
+
+    def forgetful(self, n, plans, paired):
+        self._units.clear()
+        return units(self, n, plans, paired)
+
+    monkeypatch.setattr(Repacker, "_node_units", forgetful)
+    assert simulate(inst, SensaScalePolicy()).schedule.segments == kept.segments
