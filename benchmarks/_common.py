@@ -128,3 +128,46 @@ def load_average() -> list[float] | None:
         return [round(x, 2) for x in os.getloadavg()]
     except OSError:
         return None
+
+
+def stored_rows(store: Path) -> list[dict]:
+    """The JSON rows of a resumable run (``rows.jsonl``; none yet: empty)."""
+    return [json.loads(line) for line in store.read_text().splitlines()] if store.exists() else []
+
+
+def run_rows(fn, tasks: list, meta: list[dict], store: Path, jobs: int, say) -> list[dict] | None:
+    """Run ``fn`` over ``tasks`` in ``jobs`` processes; each result updated with its ``meta``
+    entry is appended to ``store`` at once (a stop keeps every finished row) and returned.
+    ``say(i, n, row)`` prints the progress line. None when interrupted (Ctrl-C)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    done: list[dict] = []
+    try:
+        with ProcessPoolExecutor(jobs) as ex:
+            for i, (extra, row) in enumerate(zip(meta, ex.map(fn, tasks)), 1):
+                row.update(extra)
+                with store.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+                done.append(row)
+                say(i, len(tasks), row)
+    except KeyboardInterrupt:
+        print(f"interrupted; finished rows are kept in {store} (rerun to resume)", file=sys.stderr)
+        return None
+    return done
+
+
+def write_provenance(folder: Path, script: str, argv: list[str] | None, fields: dict, start: float, computed: int,
+                     reused: int) -> None:
+    """``folder/provenance.json`` of a committed benchmark table: the command, ``fields``, the
+    git state and machine (``sensaopt.sweep.provenance``; load at start in ``fields["machine"]``
+    if given, and now), package versions, wall seconds since ``start`` (``time.time()``) and the
+    runs computed and reused."""
+    from sensaopt.sweep.provenance import git_state
+    from sensaopt.sweep.provenance import machine as machine_now
+
+    args = argv if argv is not None else sys.argv[1:]
+    mach = fields.pop("machine", None) or machine_now()
+    prov = {"command": f"python benchmarks/{script} " + " ".join(args), **fields, "git": fields.pop("git", None) or git_state(),
+            "versions": package_versions(), "machine": {**mach, "loadavg_end": machine_now()["loadavg"]},
+            "wall_s": round(time.time() - start, 1), "runs_computed": computed, "runs_reused": reused}
+    (folder / "provenance.json").write_text(json.dumps(prov, indent=1))

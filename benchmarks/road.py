@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import statistics
 import sys
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import run_rows, stored_rows, write_provenance  # noqa: E402
 from compare_policies import one  # noqa: E402
 
 from sensaopt.policies.sensascale.config import SensaScaleConfig, SensaScalePaperConfig  # noqa: E402
@@ -111,9 +111,6 @@ def table(rows: list[dict], seeds: list[int]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from concurrent.futures import ProcessPoolExecutor
-
-    from sensaopt.result import package_versions
     from sensaopt.sweep.provenance import git_state, machine
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -125,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
     store = a.out / "rows.jsonl"
-    have = [json.loads(line) for line in store.read_text().splitlines()] if store.exists() else []
+    have = stored_rows(store)
     done = {(r["road"], r["label"], r["seed"]) for r in have}
     start, git, mach = time.time(), git_state(), machine()
     tasks, meta = [], []
@@ -135,26 +132,17 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             w = {"trace": a.trace, "preset": a.preset, "seed": seed, "start": 0.0, "days": None, "sample": 1.0}
             tasks.append((f"{_policy(tab)}:{_text(cfg)}", w, _policy(tab), cfg))
-            meta.append((tab, label, knob, cfg))
+            meta.append({"road": tab, "label": label, "knob": knob, "policy": _policy(tab), "config": cfg, "commit": git.get("commit")})
     print(f"road: {len(tasks)} runs to do, {len(done)} stored", flush=True)
-    try:
-        with ProcessPoolExecutor(a.jobs) as ex:
-            for i, ((tab, label, knob, cfg), row) in enumerate(zip(meta, ex.map(one, tasks)), 1):
-                row.update(road=tab, label=label, knob=knob, policy=_policy(tab), config=cfg, commit=git.get("commit"))
-                with store.open("a") as f:
-                    f.write(json.dumps(row) + "\n")
-                have.append(row)
-                print(f"[{i}/{len(tasks)}] {tab} {label} seed {row['seed']}: {row['violations']} violations, "
-                      f"{row['avg_jct']:.1f} min, {row['simulate_s']:.0f} s", flush=True)
-    except KeyboardInterrupt:
-        print("road: interrupted; finished rows are kept in rows.jsonl (rerun to resume)", file=sys.stderr)
+    new = run_rows(one, tasks, meta, store, a.jobs, lambda i, n, row: print(
+        f"[{i}/{n}] {row['road']} {row['label']} seed {row['seed']}: {row['violations']} violations, "
+        f"{row['avg_jct']:.1f} min, {row['simulate_s']:.0f} s", flush=True))
+    if new is None:
         return 130
-    (a.out / "road.md").write_text(table(have, a.seeds))
-    prov = {"command": "python benchmarks/road.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "trace": a.trace, "preset": a.preset, "seeds": a.seeds, "knobs": {k: list(map(str, v)) for k, v in knobs().items()},
-            "git": git, "versions": package_versions(), "machine": {**mach, "loadavg_end": machine()["loadavg"]},
-            "wall_s": round(time.time() - start, 1), "runs_computed": len(tasks), "runs_reused": len(done)}
-    (a.out / "provenance.json").write_text(json.dumps(prov, indent=1))
+    (a.out / "road.md").write_text(table(have + new, a.seeds))
+    write_provenance(a.out, "road.py", argv, {"trace": a.trace, "preset": a.preset, "seeds": a.seeds,
+                                              "knobs": {k: list(map(str, v)) for k, v in knobs().items()}, "git": git,
+                                              "machine": mach}, start, len(tasks), len(done))
     print(f"road: {a.out / 'road.md'}")
     return 0
 

@@ -22,7 +22,6 @@ violations and avg JCT with each seed's value, the relative change) and
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -30,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import run_rows, stored_rows, write_provenance  # noqa: E402
 from compare_policies import one  # noqa: E402
 
 BASE = {"trace": "chronus-slo", "preset": "philly-8", "start": 0.0, "days": None, "sample": 1.0}
@@ -81,9 +81,6 @@ def table(rows: list[dict], baselines: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from concurrent.futures import ProcessPoolExecutor
-
-    from sensaopt.result import package_versions
     from sensaopt.sweep.provenance import git_state, machine
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -99,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     baselines = [*BASELINES, *(["chronus"] if a.with_chronus else [])]
     a.out.mkdir(parents=True, exist_ok=True)
     store = a.out / "rows.jsonl"
-    have = [json.loads(line) for line in store.read_text().splitlines()] if store.exists() else []
+    have = stored_rows(store)
     done = {(r["setting"], r["policy"], r["seed"]) for r in have}
     start, git, mach = time.time(), git_state(), machine()
     tasks, meta = [], []
@@ -110,26 +107,17 @@ def main(argv: list[str] | None = None) -> int:
             for pol in (OURS, *baselines):
                 if (name, pol, seed) not in done:
                     tasks.append((pol, {**BASE, **change, "seed": seed}, pol, {}))
-                    meta.append((name, pol))
+                    meta.append({"setting": name, "policy": pol, "change": change, "commit": git.get("commit")})
     print(f"settings: {len(tasks)} runs to do, {len(done)} stored", flush=True)
-    try:
-        with ProcessPoolExecutor(a.jobs) as ex:
-            for i, ((name, pol), row) in enumerate(zip(meta, ex.map(one, tasks)), 1):
-                row.update(setting=name, policy=pol, change=SETTINGS[name], commit=git.get("commit"))
-                with store.open("a") as f:
-                    f.write(json.dumps(row) + "\n")
-                have.append(row)
-                print(f"[{i}/{len(tasks)}] {name} / {pol} seed {row['seed']}: {row['violations']} violations, "
-                      f"{row['avg_jct']:.1f} min, {row['simulate_s']:.0f} s", flush=True)
-    except KeyboardInterrupt:
-        print("settings: interrupted; finished rows are kept in rows.jsonl (rerun to resume)", file=sys.stderr)
+    new = run_rows(one, tasks, meta, store, a.jobs, lambda i, n, row: print(
+        f"[{i}/{n}] {row['setting']} / {row['policy']} seed {row['seed']}: {row['violations']} violations, "
+        f"{row['avg_jct']:.1f} min, {row['simulate_s']:.0f} s", flush=True))
+    if new is None:
         return 130
-    (a.out / "settings.md").write_text(table(have, baselines))
-    prov = {"command": "python benchmarks/settings_table.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "settings": SETTINGS, "base": BASE, "seeds": a.seeds, "baselines": baselines, "git": git,
-            "versions": package_versions(), "machine": {**mach, "loadavg_end": machine()["loadavg"]},
-            "wall_s": round(time.time() - start, 1), "runs_computed": len(tasks), "runs_reused": len(done)}
-    (a.out / "provenance.json").write_text(json.dumps(prov, indent=1))
+    (a.out / "settings.md").write_text(table(have + new, baselines))
+    write_provenance(a.out, "settings_table.py", argv, {"settings": SETTINGS, "base": BASE, "seeds": a.seeds,
+                                                        "baselines": baselines, "git": git, "machine": mach},
+                     start, len(tasks), len(done))
     print(f"settings: {a.out / 'settings.md'}")
     return 0
 
