@@ -308,7 +308,7 @@ def _gaps_dirs():
     from pathlib import Path
 
     results = Path(__file__).resolve().parents[1] / "results"
-    return sorted(p.parent for p in results.glob("*/provenance.json") if json.loads(p.read_text())["args"][:2] == ["experiment", "gaps"])
+    return sorted(p.parent for p in results.glob("*/provenance.json") if json.loads(p.read_text()).get("args", [])[:2] == ["experiment", "gaps"])
 
 
 @pytest.mark.parametrize("folder", _gaps_dirs() or [None], ids=lambda p: p.name if p else "none")
