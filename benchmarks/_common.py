@@ -166,8 +166,9 @@ def write_provenance(folder: Path, script: str, argv: list[str] | None, fields: 
     from sensaopt.sweep.provenance import machine as machine_now
 
     args = argv if argv is not None else sys.argv[1:]
-    mach = fields.pop("machine", None) or machine_now()
-    prov = {"command": f"python benchmarks/{script} " + " ".join(args), **fields, "git": fields.pop("git", None) or git_state(),
+    rest = {k: v for k, v in fields.items() if k not in ("git", "machine")}
+    mach = fields.get("machine") or machine_now()
+    prov = {"command": f"python benchmarks/{script} " + " ".join(args), **rest, "git": fields.get("git") or git_state(),
             "versions": package_versions(), "machine": {**mach, "loadavg_end": machine_now()["loadavg"]},
             "wall_s": round(time.time() - start, 1), "runs_computed": computed, "runs_reused": reused}
     (folder / "provenance.json").write_text(json.dumps(prov, indent=1))
