@@ -64,3 +64,22 @@ def test_the_relaxation_on_highs_keeps_its_root_lp_as_a_bound():
     eng = Engine("highs", exact_params("highs", 1, 0))
     b, how = relaxation_bound(outer, eng, SolveSettings(workers=1), TimeBudget.start(60))
     assert "root LP" in how and b <= simulate(inst, "sensascale").objective + 1e-6
+
+
+def test_the_relaxation_share_follows_the_size():
+    from sensaopt.exact.phases.allocation import RELAX_SHARE, RELAX_SHARE_LARGE, relax_share
+
+    shares = [relax_share(n) for n in range(1, 100)]
+    assert shares[:20] == [RELAX_SHARE] * 20  # up to 20 jobs: unchanged
+    assert relax_share(40) == relax_share(80) == RELAX_SHARE_LARGE
+    assert relax_share(30) == pytest.approx((RELAX_SHARE + RELAX_SHARE_LARGE) / 2)
+    assert all(a <= b for a, b in zip(shares, shares[1:]))
+    assert all(0 < s < 1 for s in shares)
+
+
+def test_a_solve_records_the_relaxation_seconds():
+    inst = sensaopt.load_instance("tiny-8gpu")
+    res = sensaopt.solve(inst, solver="cpsat", time_limit=8, workers=1)
+    assert res.params["relax_s"] == pytest.approx(0.25 * 8)
+    res = sensaopt.solve(inst, solver="cpsat", time_limit=8, workers=1, relax_time_limit=1.5)
+    assert res.params["relax_s"] == pytest.approx(1.5)

@@ -14,7 +14,8 @@
    and its horizon proof (:mod:`sensaopt.exact.phases.horizon`);
 6. an optimum the horizon proof does not cover: once more with the horizon it needs;
 7. the allocation check (:mod:`sensaopt.exact.phases.allocation`, at most
-   ``settings.relax_time_limit`` seconds, default ``RELAX_SHARE`` of the time limit):
+   ``settings.relax_time_limit`` seconds, default a share of the time limit that grows
+   with the number of jobs, :func:`~sensaopt.exact.phases.allocation.relax_share`):
    OPTIMAL only if no allocation between the model's grid points does better.
 """
 
@@ -28,7 +29,7 @@ from sensaopt.exact.common import MIN_EXTEND_S, WarmStart, prepare
 from sensaopt.exact.model.data import precheck_size
 from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
-from sensaopt.exact.phases.allocation import RELAX_SHARE, certify, ladder
+from sensaopt.exact.phases.allocation import certify, ladder, relax_share
 from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_start
 from sensaopt.exact.phases.lexicographic import check_phase1_share
 from sensaopt.exact.phases.loss import solve_loss_phases
@@ -59,7 +60,8 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
     budget = begin(instance, engine, settings, simulate_start=False) if budget is None else budget
     warm = WarmStart.of(instance, start)
     with terminate_interrupts():
-        relax_s = RELAX_SHARE * settings.time_limit if settings.relax_time_limit is None else settings.relax_time_limit
+        relax_s = (relax_share(len(instance.jobs)) * settings.time_limit if settings.relax_time_limit is None
+                   else settings.relax_time_limit)
         allocs = exact_allocations(instance, start, refine=settings.refine, inner_refine=MODEL_REFINE,
                                    relax_refines=ladder(settings.refine))
         inner = budget if allocs.dominated or relax_s <= 0 else budget.split(max(1 - relax_s / settings.time_limit, 0.05))
@@ -69,6 +71,7 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
         relax_work = None if budget.work is None else budget.work.limit * relax_s / settings.time_limit
         res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), allocs)
         res = replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
+        res.params["relax_s"] = round(relax_s, 6)  # the relaxations' seconds at most (relax_share by default)
         return with_budget(res, settings, budget)
 
 

@@ -46,9 +46,11 @@ class SolveSettings:
     constraint families (None: :data:`~sensaopt.exact.model.builder.BUILTIN_FAMILIES`);
     ``refine``: the finest allocation relaxation (steps per profile cell and axis) that
     may certify OPTIMAL over every valid allocation (:mod:`sensaopt.exact.phases.allocation`);
-    ``relax_time_limit``: seconds for those relaxations (None: ``RELAX_SHARE`` of
-    ``time_limit``; 0: none, only the instance's own bounds; under a work budget the
-    relaxations get the same share of the work units); ``lns_share``: the share of
+    ``relax_time_limit``: seconds for those relaxations (None: a share of
+    ``time_limit`` that grows with the jobs,
+    :func:`~sensaopt.exact.phases.allocation.relax_share`; recorded as
+    ``params["relax_s"]``; 0: none, only the instance's own bounds; under a work budget
+    the relaxations get the same share of the work units); ``lns_share``: the share of
     the deadline-hard phase's time that large-neighbourhood search
     (:mod:`sensaopt.exact.phases.lns`) spends improving its start before the solver runs
     (0: none); ``cpsat_workers``: CP-SAT's search workers where it runs (its portfolio: LP,
