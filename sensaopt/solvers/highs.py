@@ -376,7 +376,45 @@ def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams) -> floa
     run_stoppable(h.run, stopper(h), budget.stop_at())
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
-    return float(h.getInfo().objective_function_value) + be.objective.const
+    safe = safe_dual_bound(h)
+    return None if safe is None else safe + be.objective.const
+
+
+def safe_dual_bound(h: Any) -> float | None:
+    """A lower bound of the LP loaded in ``h`` (minimisation, objective offset excluded)
+    from its row duals alone, valid whatever their accuracy (Neumaier & Shcherbina's
+    safe bound): for any y, ``c·x = y·(Ax) + (c − Aᵀy)·x``, and each term is bounded
+    below over the row and column bounds. A dual whose needed row bound is infinite is
+    taken as 0; a reduced cost whose needed column bound is infinite gives None. An
+    interior-point solution without crossover, or a simplex one within tolerances, may
+    have an objective a little above the LP optimum; this bound never is (up to the
+    float error of the sums).
+
+    Args:
+        h: a ``highspy.Highs`` after an optimal LP solve.
+
+    Returns:
+        The bound (the LP's units, with the offset the model holds), or None."""
+    import highspy
+    import scipy.sparse as sp
+
+    lp = h.getLp()
+    a = lp.a_matrix_
+    n, m = lp.num_col_, lp.num_row_
+    A = sp.csc_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), shape=(m, n))
+    if a.format_ == highspy.MatrixFormat.kRowwise:
+        A = sp.csr_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), shape=(m, n))
+    y = np.asarray(h.getSolution().row_dual, dtype=float)
+    lo, up = np.asarray(lp.row_lower_, dtype=float), np.asarray(lp.row_upper_, dtype=float)
+    y = np.where((y > 0) & ~np.isfinite(lo), 0.0, y)
+    y = np.where((y < 0) & ~np.isfinite(up), 0.0, y)
+    rows = np.where(y > 0, y * np.where(np.isfinite(lo), lo, 0.0), y * np.where(np.isfinite(up), up, 0.0))
+    d = np.asarray(lp.col_cost_, dtype=float) - A.T @ y
+    cl, cu = np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)
+    if np.any((d > 0) & ~np.isfinite(cl)) or np.any((d < 0) & ~np.isfinite(cu)):
+        return None
+    cols = np.where(d > 0, d * np.where(np.isfinite(cl), cl, 0.0), np.where(d < 0, d * np.where(np.isfinite(cu), cu, 0.0), 0.0))
+    return float(rows.sum() + cols.sum() + lp.offset_)
 
 
 def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted: bool = False) -> SolveOutcome:

@@ -56,6 +56,7 @@ class Strength:
     aggregate: bool = True  # cluster-wide GPU/CPU/memory capacity per slot
     trim: bool = True  # variables only in [release, horizon)
     prune: bool = True  # completion impossible before the earliest solo finish; hopeless deadlines fixed violated
+    run_count: bool = False  # min_run_slots through a running count of run slots (sparse; the same constraints projected)
 
 FamilyFn = Callable[[ModelData, Backend, "Vars", Strength], None]
 """Adds one family's constraints: ``(data, backend, variables, strength)``."""
@@ -344,20 +345,45 @@ def c_progress(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
 
 def c_min_run_slots(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     """min_run_slots (``prune``): complete by t only after at least ceil(W / max F) run
-    slots up to t (a rounded-up consequence of work_progress and completion)."""
+    slots up to t (a rounded-up consequence of work_progress and completion).
+
+    Written with prefix sums (O(pairs·H²) nonzeros per job), or with ``s.run_count``
+    through a running count ``runs[t] = runs[t-1] + run[t]`` (one variable per slot,
+    fixed by the equalities; each row ``runs[t] >= need·done[t]`` then has two terms):
+    the same constraints, projected, with O(pairs·H) nonzeros (``models/formulation.md``)."""
     if not s.prune:
         return
     for jd in data.jobs:
-        k = jd.k
         need = -(-jd.work_units // jd.best_full)
-        if need <= 1:
-            continue
-        runs = []
-        for t in data.slots(jd, s.trim):
-            runs.append(v.run[k, t])
-            d = v.done.var((k, t))
-            if d is not None:
-                add_constraint(be, v, be.sum(runs) >= need * d, "min_run_slots")
+        if need > 1:
+            (_run_count if s.run_count else _prefix_sums)(data, be, v, jd, list(data.slots(jd, s.trim)), need)
+
+
+def _prefix_sums(data: ModelData, be: Backend, v: Vars, jd: JobData, slots: list[int], need: int) -> None:
+    """min_run_slots of one job, each row the prefix sum of its run slots."""
+    runs = []
+    for t in slots:
+        runs.append(v.run[jd.k, t])
+        d = v.done.var((jd.k, t))
+        if d is not None:
+            add_constraint(be, v, be.sum(runs) >= need * d, "min_run_slots")
+
+
+def _run_count(data: ModelData, be: Backend, v: Vars, jd: JobData, slots: list[int], need: int) -> None:
+    """min_run_slots of one job through the running count ``v.runs`` (up to its last
+    slot with a completion decision)."""
+    k = jd.k
+    last = max((t for t in slots if v.done.var((k, t)) is not None), default=-1)
+    prev: Any = 0
+    for t in slots:
+        if t > last:
+            break
+        v.runs[k, t] = count = be.int_var(0, len(slots), f"runs_{k}_{t}")
+        add_constraint(be, v, count == prev + v.run[k, t], "min_run_slots")
+        prev = count
+        d = v.done.var((k, t))
+        if d is not None:
+            add_constraint(be, v, count >= need * d, "min_run_slots")
 
 
 def c_done(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:

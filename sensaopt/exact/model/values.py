@@ -98,7 +98,7 @@ def _job_hint(data: ModelData, v: Vars, jd: JobData, by_slot: dict[int, dict[str
     """Add one job's variable values to ``out`` (its placements per slot in ``by_slot``,
     done from slot ``fin_slot`` on); False if a placement is not representable."""
     k = jd.k
-    ran, prev, cum = jd.init_ran, jd.init_placements, 0
+    ran, prev, cum, runs = jd.init_ran, jd.init_placements, 0, 0
     for t in range(data.H):
         if (k, t) not in v.run:
             continue
@@ -118,6 +118,9 @@ def _job_hint(data: ModelData, v: Vars, jd: JobData, by_slot: dict[int, dict[str
         if (k, t) in v.loss:
             out[v.loss[k, t]] = lost
         out[v.cum[k, t]] = cum
+        runs += pair is not None
+        if (k, t) in v.runs:
+            out[v.runs[k, t]] = runs
         if (done := v.done.var((k, t))) is not None:
             out[done] = int(t >= fin_slot)
         ran = ran or pair is not None

@@ -86,6 +86,7 @@ class Vars:
     rb: Indicators[JobSlot] = field(default_factory=Indicators)  # ran before slot t
     loss: Decisions[JobSlot] = field(default_factory=Decisions)  # progress units lost to the slot's change
     cum: Decisions[JobSlot] = field(default_factory=Decisions)  # progress units done by the end of t
+    runs: Decisions[JobSlot] = field(default_factory=Decisions)  # slots run up to t (min_run_slots' running count)
     done: Indicators[JobSlot] = field(default_factory=Indicators)  # complete by the end of t
     met: Indicators[JobDeadline] = field(default_factory=Indicators)  # deadline d met
     leftover: Decisions[int] = field(default_factory=Decisions)  # job k: rounds of work left after the window
