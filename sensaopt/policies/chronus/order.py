@@ -39,7 +39,7 @@ def order_keys(pairs: list[Pair], now: float, overruns_first: bool) -> list[Orde
         cls = job.queue_class
         work = job.work
         left = job.estimate - (work - js.remaining) / work * job.duration  # estimate_left
-        if cls == UNACCEPTED or cls == BEST_EFFORT:
+        if cls in (UNACCEPTED, BEST_EFFORT):
             urgency = left * job.gpus
         else:
             deadline = job.deadline_check
