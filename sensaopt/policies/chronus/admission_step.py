@@ -5,6 +5,10 @@ are force-guaranteed. Times in minutes, slots are leases, GPUs per job."""
 
 from __future__ import annotations
 
+from itertools import chain
+
+import numpy as np
+
 from sensaopt.policies.base import JobState, RoundState
 
 from .admission import Packer, Request, admit
@@ -15,14 +19,13 @@ from .state import ChronusState
 
 def planned_capacity(state: ChronusState, first_lease: int) -> list[int]:
     """GPUs free for planning per slot, slot 0 = lease ``first_lease``."""
-    planned = [(job.plan, job.lease_gpus) for job in state.jobs.values() if job.queue_class == ACCEPTED and job.plan]
-    last = max([max(plan) for plan, _ in planned] + [first_lease])
-    capacity = [state.total_gpus] * (last - first_lease + 1)
-    for plan, gpus in planned:
-        for s in plan:
-            if s >= first_lease:
-                capacity[s - first_lease] -= gpus
-    return capacity
+    planned = [job for job in state.jobs.values() if job.queue_class == ACCEPTED and job.plan]
+    slots = np.fromiter(chain.from_iterable([job.plan for job in planned]), dtype=np.int64)
+    held = np.repeat(np.asarray([job.lease_gpus for job in planned], dtype=np.int64), [len(job.plan) for job in planned])
+    later = slots >= first_lease
+    last = max(int(slots.max()) if len(slots) else first_lease, first_lease)
+    use = np.bincount(slots[later] - first_lease, weights=held[later], minlength=last - first_lease + 1)
+    return (state.total_gpus - use.astype(np.int64)).tolist()  # GPU counts: the float sums are exact
 
 
 def admit_new(state: ChronusState, rules: ChronusRules, active: dict[str, JobState], lease: int) -> None:

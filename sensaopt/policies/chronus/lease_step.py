@@ -89,27 +89,33 @@ def keep_cached_plans(state: ChronusState, lease_jobs: list[LeaseJob], option_in
         return lease_jobs
     jobs = state.jobs
     kept: set[str] = set()
-    order = sorted(lease_jobs, key=lambda j: (-j.r, -max(m for m, _ in j.options), jobs[str(j.key)].arrival, str(j.key)))
-    for lj in order:
+    # largest first: (-r, -largest m, arrival, id); ids are distinct, so the order is that of a sort by key
+    order = sorted([(-lj.r, -max(lj.options)[0], jobs[jid].arrival, jid, lj) for lj in lease_jobs if (jid := str(lj.key))],
+                   key=_first_four)
+    for *_, jid, lj in order:
         if candidates <= state.max_candidates:
             break
-        jid = str(lj.key)
         job = jobs[jid]
         if job.plan is None:
             continue
-        slots = sorted(s - lease for s in job.plan if s >= lease)
+        slots = sorted([s - lease for s in job.plan if s >= lease])
         if len(slots) < lj.l:
             continue
         slots = slots[len(slots) - lj.l:]  # drop the earliest extra slots (artifact)
         if job.option not in option_index[jid]:
             continue
         reachable = lj.options[option_index[jid].index(job.option)][0]
-        if any(t >= reachable for t in slots) or any(capacity[t] < lj.r for t in slots):
+        r = lj.r
+        if slots[-1] >= reachable or min([capacity[t] for t in slots]) < r:  # slots ascending, at least one
             continue
         for t in slots:
-            capacity[t] -= lj.r
-        job.plan = tuple(lease + t for t in slots)
+            capacity[t] -= r
+        job.plan = tuple([lease + t for t in slots])
         kept.add(jid)
         candidates -= len(lj.options)
     state.stats.kept_plans += len(kept)
     return [j for j in lease_jobs if str(j.key) not in kept]
+
+
+def _first_four(item: tuple) -> tuple:
+    return item[:4]

@@ -34,16 +34,17 @@ def order_keys(pairs: list[Pair], now: float, overruns_first: bool) -> list[Orde
     """:func:`order_key` of every pair, :meth:`ChronusJob.urgency` inlined (the
     placement sorts these every round)."""
     keys = []
+    append = keys.append
     for job, js in pairs:
         cls = job.queue_class
-        assert cls is not None
-        left = job.estimate - (job.work - js.remaining) / job.work * job.duration  # estimate_left
+        work = job.work
+        left = job.estimate - (work - js.remaining) / work * job.duration  # estimate_left
         if cls in (UNACCEPTED, BEST_EFFORT):
             urgency = left * job.gpus
         else:
-            deadline = job.deadline_check if job.deadline_check is not None else now
-            urgency = (deadline - now - left) * job.gpus
-        keys.append((-int(job.fake_force) if overruns_first else 0, -(min(cls, 1)), urgency, job.arrival, job.id))
+            deadline = job.deadline_check
+            urgency = ((now if deadline is None else deadline) - now - left) * job.gpus
+        append((-int(job.fake_force) if overruns_first else 0, -cls if cls < 1 else -1, urgency, job.arrival, job.id))
     return keys
 
 

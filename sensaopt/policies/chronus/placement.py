@@ -40,9 +40,40 @@ class ChronusPool(NodePool):
         return self.free <= 0 or self.no_room <= 1
 
     def take(self, placements: tuple[Placement, ...]) -> None:
-        super().take(placements)
-        for p in placements:
+        gpus, cpus, mem = self.gpus, self.cpus, self.mem
+        for p in placements:  # NodePool.take, inlined (every placed job passes here)
+            i = p.node
+            gpus[i] -= p.gpus
+            cpus[i] -= p.cpus
+            mem[i] -= p.mem_gb
             self.free -= p.gpus
+
+    def place_job(self, gpus: int, prefer: tuple[Placement, ...] | None) -> tuple[Placement, ...] | None:
+        """:meth:`~sensaopt.policies.placement.NodePool.place_proportional`, with its first
+        step (the previous nodes, when they still fit) inlined: most jobs a round places
+        ran in the last one.
+
+        Args:
+            gpus: GPUs of the job.
+            prefer: its placements of the last round (None: place it anew).
+
+        Returns:
+            The placements (not taken yet), or None if it does not fit.
+        """
+        if prefer is not None:
+            cache, free_gpus, free_cpus, free_mem = self.proportional, self.gpus, self.cpus, self.mem
+            again = []
+            for p in prefer:
+                i = p.node
+                q = cache.get((i, p.gpus))
+                if q is None:
+                    q = self._proportional(self.nodes[i], p.gpus)
+                if q.gpus > free_gpus[i] or q.cpus > free_cpus[i] or q.mem_gb > free_mem[i] + 1e-9:  # not NodePool.fits
+                    break
+                again.append(q)
+            else:
+                return tuple(again)
+        return self.place(gpus, self._proportional)
 
     def give_back(self, placements: tuple[Placement, ...]) -> None:
         super().give_back(placements)
@@ -57,13 +88,13 @@ def put(pool: ChronusPool, out: Allocation, round_state: RoundState, js: JobStat
     gpus = js.spec.gpus
     if pool.free < gpus or pool.no_room <= gpus <= pool.max_gpus:
         return False
-    pl = pool.place_proportional(gpus, js.placements if round_state.was_running(js) else None)
+    pl = pool.place_job(gpus, js.placements if round_state.was_running(js) else None)
     if pl is None:
         if gpus <= pool.max_gpus:
             pool.no_room = gpus
         return False
     pool.take(pl)
-    out[js.id] = pl
+    out[js.spec.id] = pl
     return True
 
 
@@ -118,17 +149,15 @@ def filling_pass(state: ChronusState, pool: ChronusPool, out: Allocation, round_
     """The artifact's odd-minute ``filling_jobs`` on this round's budget of GPUs (those
     freed by jobs that finished in the previous round at minutes it fills), in its
     order (:func:`~.order.fill_key`, distinct keys: the order of ``rest`` does not
-    matter; ``urgency``: job id -> urgency this round)."""
+    matter; ``urgency``: job id -> urgency this round). Once no job fits (``pool.full``)
+    the rest would be refused too."""
     budget = state.fill_budget
     pending = [p for p in rest if p[1].spec.id not in out]
-    waiting = [p for _, p in sorted(zip(fill_keys(pending, urgency), pending), key=_first)]
-    for job, js in waiting:
-        if budget <= 0:
-            break
+    # drawn from a heap (distinct keys: the sorted order) until the budget is spent or no job fits
+    keyed = list(zip(fill_keys(pending, urgency), range(len(pending))))
+    heapq.heapify(keyed)
+    while keyed and budget > 0 and not pool.full:
+        job, js = pending[heapq.heappop(keyed)[1]]
         if job.gpus <= budget and put(pool, out, round_state, js):
             budget -= job.gpus
             state.stats.filled += 1
-
-
-def _first(pair: tuple) -> tuple:
-    return pair[0]

@@ -43,7 +43,7 @@ class ChronusPlanner:
             Job id -> placements for the round.
         """
         chronus, rules = self.state, self.rules
-        active = {js.id: js for js in state.jobs}
+        active = {js.spec.id: js for js in state.jobs}  # spec.id: not the property, once per job per round
         lease = chronus.clock.lease_of(state.round)
         boundary = lease != chronus.current_lease
         chronus.fill_budget = rules.filling_budget(chronus, active, boundary)
@@ -69,6 +69,6 @@ class ChronusPlanner:
             del chronus.jobs[jid]
             chronus.guaranteed.discard(jid)
         for js in state.jobs:
-            if js.id not in chronus.jobs:
+            if js.spec.id not in chronus.jobs:
                 chronus.jobs[js.id] = ChronusJob.of(js, chronus.share, self.config.lease_minutes)
                 chronus.new_jobs.append(js.id)

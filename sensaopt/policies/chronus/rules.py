@@ -134,7 +134,7 @@ class ArtifactRules(ChronusRules):
     def is_waiting(self, round_state: RoundState, js: JobState, boundary: bool, guaranteed: set[str]) -> bool:
         """At a lease boundary every job not guaranteed (all were preempted); else as clean."""
         if boundary:
-            return js.id not in guaranteed
+            return js.spec.id not in guaranteed
         return not round_state.was_running(js)
 
     def demote_waiting_overrun(self, state: ChronusState, job: ChronusJob) -> None:
