@@ -41,7 +41,8 @@ def one(args: tuple[str, dict, str, dict]) -> dict:
     name, cfg = run, knobs
     inst, _ = workload_instance(WorkloadConfig(**workload))
     t = time.perf_counter()
-    res = simulate(inst, name, policy_config=cfg or None)
+    # the profile error is the simulator's (WorkloadConfig carries it; the instance does not): drawn with the run's seed
+    res = simulate(inst, name, policy_config=cfg or None, profile_error=workload.get("profile_error", 0.0), seed=workload["seed"])
     dt = time.perf_counter() - t
     m, n = res.metrics, max(1, len(inst.jobs))
     return {"run": label, "seed": workload["seed"], "trace": workload["trace"], "preset": workload["preset"],
