@@ -42,7 +42,7 @@ from sensaopt.result import AllocationReport, LossProof, RelaxationStage, Result
 from sensaopt.solvers import TimeBudget, resolve
 from sensaopt.solvers.highs import HighsBackend, lp_bound
 
-RELAX_SHARE = 0.25  # share of the time limit the relaxations get at most up to RELAX_SMALL_JOBS jobs (kept for them when the grid is not dominated)
+RELAX_SHARE = 0.25  # time-limit share of the relaxations up to RELAX_SMALL_JOBS jobs (kept for them when the grid is not dominated)
 RELAX_SHARE_LARGE = 0.6  # ... from RELAX_LARGE_JOBS jobs on (linear in between): their root LP needs it (models/formulation.md)
 RELAX_SMALL_JOBS = 20
 RELAX_LARGE_JOBS = 40
@@ -283,7 +283,7 @@ def root_lp(outer: ModelData, engine: Engine, settings: SolveSettings, budget: T
     copy of the model, built with min_run_slots as a running count (``run_count``: the
     same constraints, sparse) by HiGHS's interior-point method without crossover
     (:data:`LP_OPTIONS`). On a 40-job Philly window (w2, 186 rounds, one core) that LP
-    takes 4.4 CPU s where the MIP's own model by simplex took 60 s, at the same optimum
+    takes about 5 CPU s where the MIP's own model by simplex took 60 s, at the same optimum
     (``models/measurements.md``). None when the LP does not end optimal in ``budget``."""
     strength = replace(settings.model_strength, run_count=True)
     try:
