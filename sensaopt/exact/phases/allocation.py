@@ -290,6 +290,8 @@ def root_lp(outer: ModelData, engine: Engine, settings: SolveSettings, budget: T
         mb = engine.build(outer, replace(settings.model_spec, strength=strength), budget)
     except (HorizonTooShort, BuildTimeout):
         return None
+    if not isinstance(mb.backend, HighsBackend):
+        return None
     floor_loss(outer, mb.backend, mb.vars, floor)
     return lp_bound(mb.backend, budget, replace(engine.params, extra={**LP_OPTIONS, **engine.params.extra}))
 

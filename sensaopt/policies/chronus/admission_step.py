@@ -19,9 +19,9 @@ from .state import ChronusState
 
 def planned_capacity(state: ChronusState, first_lease: int) -> list[int]:
     """GPUs free for planning per slot, slot 0 = lease ``first_lease``."""
-    planned = [job for job in state.jobs.values() if job.queue_class == ACCEPTED and job.plan]
-    slots = np.fromiter(chain.from_iterable([job.plan for job in planned]), dtype=np.int64)
-    held = np.repeat(np.asarray([job.lease_gpus for job in planned], dtype=np.int64), [len(job.plan) for job in planned])
+    planned = [(job.lease_gpus, plan) for job in state.jobs.values() if job.queue_class == ACCEPTED and (plan := job.plan)]
+    slots = np.fromiter(chain.from_iterable([plan for _, plan in planned]), dtype=np.int64)
+    held = np.repeat(np.asarray([gpus for gpus, _ in planned], dtype=np.int64), [len(plan) for _, plan in planned])
     later = slots >= first_lease
     last = max(int(slots.max()) if len(slots) else first_lease, first_lease)
     use = np.bincount(slots[later] - first_lease, weights=held[later], minlength=last - first_lease + 1)

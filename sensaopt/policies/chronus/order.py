@@ -33,10 +33,11 @@ def order_key(job: ChronusJob, js: JobState, now: float, overruns_first: bool) -
 def order_keys(pairs: list[Pair], now: float, overruns_first: bool) -> list[OrderKey]:
     """:func:`order_key` of every pair, :meth:`ChronusJob.urgency` inlined (the
     placement sorts these every round)."""
-    keys = []
+    keys: list[OrderKey] = []
     append = keys.append
     for job, js in pairs:
         cls = job.queue_class
+        assert cls is not None
         work = job.work
         left = job.estimate - (work - js.remaining) / work * job.duration  # estimate_left
         if cls in (UNACCEPTED, BEST_EFFORT):
