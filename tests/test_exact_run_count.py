@@ -78,3 +78,26 @@ def test_same_optimum_with_the_running_count(backend):
             pytest.skip(f"{backend} did not prove the 4-job instance in 60 s on this machine ({res.status.value})")
         out.append(to_objective(data, res.objective))
     assert out[1] == pytest.approx(out[0], abs=1e-6)
+
+
+def test_the_safe_dual_bound_of_a_small_lp():
+    """min x + y, x + 2y >= 2, 3x + y >= 3, 0 <= x, y <= 10: optimum 1.4 (x 0.8, y 0.6), by
+    simplex and by interior point without crossover."""
+    import highspy
+    import numpy as np
+
+    from sensaopt.solvers.highs import safe_dual_bound
+
+    for extra in ({}, LP_OPTIONS):
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        for k, val in extra.items():
+            h.setOptionValue(k, val)
+        h.addVars(2, np.array([0.0, 0.0]), np.array([10.0, 10.0]))
+        h.changeColsCost(2, np.array([0, 1], dtype=np.int32), np.array([1.0, 1.0]))
+        h.addRows(2, np.array([2.0, 3.0]), np.array([highspy.kHighsInf] * 2), 4, np.array([0, 2], dtype=np.int32),
+                  np.array([0, 1, 0, 1], dtype=np.int32), np.array([1.0, 2.0, 3.0, 1.0]))
+        h.run()
+        bound = safe_dual_bound(h)
+        assert bound is not None and bound <= 1.4 + 1e-9
+        assert bound == pytest.approx(1.4, abs=1e-6)

@@ -401,9 +401,8 @@ def safe_dual_bound(h: Any) -> float | None:
     lp = h.getLp()
     a = lp.a_matrix_
     n, m = lp.num_col_, lp.num_row_
-    A = sp.csc_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), shape=(m, n))
-    if a.format_ == highspy.MatrixFormat.kRowwise:
-        A = sp.csr_matrix((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), shape=(m, n))
+    kind = sp.csr_matrix if a.format_ == highspy.MatrixFormat.kRowwise else sp.csc_matrix
+    A = kind((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), shape=(m, n))
     y = np.asarray(h.getSolution().row_dual, dtype=float)
     lo, up = np.asarray(lp.row_lower_, dtype=float), np.asarray(lp.row_upper_, dtype=float)
     y = np.where((y > 0) & ~np.isfinite(lo), 0.0, y)

@@ -356,10 +356,10 @@ def c_min_run_slots(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
     for jd in data.jobs:
         need = -(-jd.work_units // jd.best_full)
         if need > 1:
-            (_run_count if s.run_count else _prefix_sums)(data, be, v, jd, list(data.slots(jd, s.trim)), need)
+            (_run_count if s.run_count else _prefix_sums)(be, v, jd, list(data.slots(jd, s.trim)), need)
 
 
-def _prefix_sums(data: ModelData, be: Backend, v: Vars, jd: JobData, slots: list[int], need: int) -> None:
+def _prefix_sums(be: Backend, v: Vars, jd: JobData, slots: list[int], need: int) -> None:
     """min_run_slots of one job, each row the prefix sum of its run slots."""
     runs = []
     for t in slots:
@@ -369,7 +369,7 @@ def _prefix_sums(data: ModelData, be: Backend, v: Vars, jd: JobData, slots: list
             add_constraint(be, v, be.sum(runs) >= need * d, "min_run_slots")
 
 
-def _run_count(data: ModelData, be: Backend, v: Vars, jd: JobData, slots: list[int], need: int) -> None:
+def _run_count(be: Backend, v: Vars, jd: JobData, slots: list[int], need: int) -> None:
     """min_run_slots of one job through the running count ``v.runs`` (up to its last
     slot with a completion decision)."""
     k = jd.k
