@@ -206,6 +206,21 @@ def test_refuses_too_large_model():
         solve_cpsat(inst, max_vars=100)
 
 
+def test_size_limit_applies_to_the_model_built():
+    """tiny-16gpu: SensaScale meets every deadline, so only the deadline-hard model is
+    built (about 709 variables); the whole model (about 1,327) is refused only where a
+    phase needs it (the weighted solve)."""
+    from sensaopt.io import load_instance
+
+    inst = load_instance("instances/tiny-16gpu.json")
+    res = solve_cpsat(inst, max_vars=1000, time_limit=20, workers=1)
+    assert res.objective is not None and res.lexicographic is not None
+    assert res.lexicographic.phase2 == "deadline-hard, trimmed"
+    _check_result(inst, res)
+    with pytest.raises(SensaoptError, match="about 1327 variables"):
+        solve_cpsat(inst, max_vars=1000, time_limit=20, workers=1, lexicographic=False)
+
+
 def test_short_horizon_is_infeasible():
     inst = generate(GeneratorConfig(jobs=3, nodes=1, seed=1))
     res = solve_cpsat(inst, horizon=1)

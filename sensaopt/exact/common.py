@@ -96,10 +96,11 @@ class Prepared:
 
 
 def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_start: bool, work_scale: int,
-            max_vars: int, start: WarmStart, allocs: ExactAllocations | None = None) -> Prepared:
+            max_vars: int | None, start: WarmStart, allocs: ExactAllocations | None = None) -> Prepared:
     """Pick the horizon from the warm start ``start`` (rounds: its makespan +
     ``horizon_slack`` unless ``horizon`` is given), extract the model data (refusing
-    models of more than about ``max_vars`` variables) and the hint. ``allocs``: the
+    models of more than about ``max_vars`` variables; None: no refusal here, the caller
+    checks the model it builds) and the hint. ``allocs``: the
     pipeline's allocations of this warm start (their inner grids; None: asked here)."""
     heur = start
     R = instance.round_minutes

@@ -26,7 +26,7 @@ from dataclasses import replace
 from sensaopt.allocations import ExactAllocations, exact_allocations
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, WarmStart, prepare
-from sensaopt.exact.model.data import precheck_size
+from sensaopt.exact.model.data import ModelData, check_size, hard_data, precheck_size
 from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
 from sensaopt.exact.phases.allocation import certify, ladder, relax_share
@@ -118,7 +118,8 @@ def solve_within_horizon(instance: Instance, engine: Engine, settings: SolveSett
     """Phases 3-5 within ``settings.horizon`` (None: the warm start's makespan + slack);
     ``allocs``: the allocations of ``start`` the pipeline asked for (None: asked here)."""
     prep = prepare(instance, settings.horizon, settings.horizon_slack, settings.warm_start, settings.work_scale,
-                   settings.max_vars, start, allocs)
+                   None, start, allocs)
+    refuse_unavoidable(prep.data, settings)
     check_numbers(prep.data, engine.limits)
     short = None
     if settings.lexicographic and settings.model_spec.warm_start_feasible:
@@ -128,6 +129,20 @@ def solve_within_horizon(instance: Instance, engine: Engine, settings: SolveSett
         if short is not None and zero is not None:  # a zero-miss schedule within the hard model's horizon exists
             return solve_deadline_hard(prep, *zero, engine, settings, budget, short)
     return solve_loss_phases(prep, short, engine, settings, budget)
+
+
+def refuse_unavoidable(data: ModelData, settings: SolveSettings) -> None:
+    """The size guard (:func:`~sensaopt.exact.model.data.check_size`) where the whole
+    model of ``data`` is the only way on: no lexicographic phases, or a deadline-hard
+    model (the one built when a zero-miss schedule is known) that is too large as well.
+    Otherwise the whole model is checked only if the loss phases need it
+    (:func:`~sensaopt.exact.phases.loss.solve_loss_phases`): a 40-job Philly window of
+    377 rounds has about 376 k variables in its whole model, 27 k in its deadline-hard one."""
+    if data.estimate_vars() <= settings.max_vars:
+        return
+    lexicographic = settings.lexicographic and settings.model_spec.warm_start_feasible
+    if not lexicographic or hard_data(data, grow=settings.horizon is None).estimate_vars() > settings.max_vars:
+        check_size(data, settings.max_vars)
 
 
 def extend_horizon(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, start: WarmStart,

@@ -5,7 +5,7 @@ start — lexicographically (lost deadline value first, then the whole objective
 from __future__ import annotations
 
 from sensaopt.exact.common import Prepared, SolveSettings, base_params, build_or_result, make_result
-from sensaopt.exact.model.data import ModelData
+from sensaopt.exact.model.data import ModelData, check_size
 from sensaopt.exact.model.values import hint_values, relabel_identical_nodes
 from sensaopt.exact.outcome import Engine, ModelBuild
 from sensaopt.exact.phases.complete import complete_schedule
@@ -23,8 +23,12 @@ def solve_loss_phases(prep: Prepared, short: ShortfallOutcome | None, engine: En
                       budget: TimeBudget) -> Result:
     """Build the model of ``prep.data``, hint the best start, solve (lexicographic when
     ``settings.lexicographic``; ``short``: the shortfall run's proof raises the loss
-    floor), and package the validated Result with its horizon proof."""
+    floor), and package the validated Result with its horizon proof. Refused (the one
+    size error) when the whole model has more than about ``settings.max_vars``
+    variables: only this phase builds it, so an instance whose deadline-hard model fits
+    is solved even when the whole model would not."""
     data = prep.data
+    check_size(data, settings.max_vars)
     mb = build_or_result(prep, data, engine, settings, budget)
     if isinstance(mb, Result):
         return mb
