@@ -175,6 +175,23 @@ def test_unfinished_shortfall_schedule_is_completed():
     assert ev.ok and all(f is not None for f in finish_minutes(prep.data.instance, whole).values())
 
 
+def test_zero_miss_warm_start_settles_the_shortfall_without_a_model():
+    """tiny-16gpu's warm start meets every open deadline: phase 1 is decided by it, no
+    model built; tiny-8gpu's misses one, so its model is built as before."""
+    def never(*a, **k):
+        raise AssertionError("the shortfall model was built")
+
+    inst = load_instance(INSTANCES / "tiny-16gpu.json")
+    prep = prepare(inst, None, 2, True, 10_000, 10**6, policy_warm_start(inst))
+    out = solve_shortfall(prep.data, Strength(), never, never, TimeBudget.start(5), prep.hint)
+    assert out.report.zero_miss and out.report.status == Status.OPTIMAL and out.report.bound == 0
+    assert out.schedule is prep.hint and "without a solve" in out.report.message
+    bad = load_instance(INSTANCES / "tiny-8gpu.json")
+    prep = prepare(bad, None, 2, True, 10_000, 10**6, policy_warm_start(bad))
+    with pytest.raises(AssertionError, match="was built"):
+        solve_shortfall(prep.data, Strength(), never, never, TimeBudget.start(5), prep.hint)
+
+
 def test_shortfall_model_size_is_guarded():
     """A shortfall model larger than max_vars is skipped (None: the loss phases run)."""
     inst = load_instance(INSTANCES / "tiny-8gpu.json")
