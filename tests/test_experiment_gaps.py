@@ -330,9 +330,22 @@ def test_a_committed_gaps_folder_replays_to_the_same_windows(folder, tmp_path, c
             skip = True
             continue
         args.append(a)
+    if not any(k == "start_policy" for k, _ in prov["settings"]["exact"]["settings"]):
+        args += ["--exact-option", "start_policy=sensascale"]  # recorded before the best policy's start became the default
     code, _, err = run([*args, "--out-dir", tmp_path / "replay", "--report-only", "-q"], capsys)
     if code == 2 and "not found" in err:
         pytest.skip(f"the trace's data is not here: {err.strip()}")
     assert code == 0, err
     replay = json.loads((tmp_path / "replay" / "provenance.json").read_text())
     assert [w["key"] for w in replay["windows"]] == [w["key"] for w in prov["windows"]]
+
+
+def test_exact_solves_start_from_the_best_policy_by_default():
+    """Each window's exact solve starts from the best registered policy's schedule unless
+    told; SensaScale's start (the solver's own default) is left out of the options, so
+    windows computed before this default keep their keys."""
+    from sensaopt.cli.gaps import _exact_options
+
+    assert _exact_options([]) == (("start_policy", "best"),)
+    assert _exact_options(["start_policy=sensascale"]) == ()
+    assert _exact_options(["start_policy=edf", "lns_share=0.3"]) == (("lns_share", 0.3), ("start_policy", "edf"))
