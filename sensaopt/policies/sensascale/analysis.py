@@ -89,11 +89,12 @@ class JobInfo:
     correction), ``started`` (it has run before), ``last_placements`` (where it ran in
     the last round it ran; empty if never), and ``c_none``, ``c_mig``, ``c_resize``:
     those entries of ``costs`` as plain floats (an Enum key hashes in Python); ``least``
-    their minimum (nan without a cost table) and ``top`` ``facts.top_base_speed``.
+    their minimum (nan without a cost table) and ``top`` ``facts.top_base_speed``;
+    ``spare``: spare filling's bounds for the job at one option (``adjust.spare_bounds``).
     """
 
     __slots__ = ("js", "facts", "running", "overhead", "target", "tier", "key", "lst", "costs", "cur", "id", "gpus",
-                 "remaining", "corr", "started", "last_placements", "c_none", "c_mig", "c_resize", "least", "top")
+                 "remaining", "corr", "started", "last_placements", "c_none", "c_mig", "c_resize", "least", "top", "spare")
 
     def __init__(self, js: JobState, facts: ProfileFacts, running: bool, overhead: float, target: float | None,
                  tier: int, key: tuple, lst: float, costs: dict[Change, float] | None = None, cur: Option | None = None,
@@ -119,6 +120,7 @@ class JobInfo:
             self.c_none = self.c_mig = self.c_resize = math.nan
         self.least = min(self.c_none, self.c_mig, self.c_resize)
         self.top = facts.top_base_speed
+        self.spare: tuple | None = None
 
     def __repr__(self) -> str:
         return f"JobInfo({self.id!r}, tier={self.tier}, key={self.key!r})"
