@@ -2,7 +2,8 @@
 
 * ``analyse`` reuses each job's JobInfo across rounds (its fields set again);
 * ``Planner._pair_stays``: a pair that stays where it ran skips the node search;
-* ``Repacker._node_units``: a node's movable units are kept while its plans stay.
+* ``Repacker._node_units``: a node's movable units are kept while its plans stay;
+* ``Planner.try_stay``: a single job staying where it ran skips ``place_single``'s steps.
 
 Each is compared with the plain path on whole simulations (the schedules) or on
 every round of one. Timing is measured in ``benchmarks/``, never asserted here.
@@ -29,9 +30,9 @@ def _instance(seed: int):
 def test_reused_jobinfo_equals_a_fresh_one_every_round(seed, monkeypatch):
     seen = {"rounds": 0, "reused": 0}
 
-    def checked(state, facts_of, cfg, constants=None):
+    def checked(state, facts_of, cfg, constants=None, tables=None):
         before = {jid: c.info[0] for jid, c in (constants or {}).items()}
-        out = analyse(state, facts_of, cfg, constants)
+        out = analyse(state, facts_of, cfg, constants, tables)
         fresh = analyse(state, facts_of, cfg)
         assert [tuple(getattr(x, f) for f in FIELDS) for x in out] == [tuple(getattr(x, f) for f in FIELDS) for x in fresh]
         seen["rounds"] += 1
@@ -81,3 +82,30 @@ def test_repack_units_memo_changes_nothing(seed, monkeypatch):
 
     monkeypatch.setattr(Repacker, "_node_units", forgetful)
     assert simulate(inst, SensaScalePolicy()).schedule.segments == kept.segments
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_try_stay_decides_as_keep_and_keep_wins(seed, monkeypatch):
+    """Whenever ``try_stay`` keeps a job, ``_keep`` and ``_keep_wins`` (asked first, on
+    the same plan) keep it too, with the same option and end; the schedules equal
+    those without ``try_stay``."""
+    inst = _instance(seed)
+    fast = simulate(inst, SensaScalePolicy()).schedule
+    stays = Planner.try_stay
+    fired = []
+
+    def checked(self, info):
+        keep = self._keep(info) if info.running and self.cfg.stay_put else None
+        end = None if keep is None else self._keep_wins(info, keep)
+        ok = stays(self, info)
+        if ok:
+            p = self.planned[info.id]
+            assert end is not None and (p.placements, p.option, p.end) == (keep[0], keep[1], end)
+        fired.append(ok)
+        return ok
+
+    monkeypatch.setattr(Planner, "try_stay", checked)
+    assert simulate(inst, SensaScalePolicy()).schedule.segments == fast.segments
+    assert sum(fired) > 10
+    monkeypatch.setattr(Planner, "try_stay", lambda self, info: False)
+    assert simulate(inst, SensaScalePolicy()).schedule.segments == fast.segments

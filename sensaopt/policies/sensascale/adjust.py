@@ -86,6 +86,21 @@ def _best_fitting(p: Planned, free_c: int, free_m: float, cap: float) -> Option 
     return best
 
 
+def spare_bounds(p: Planned) -> tuple[Option, float, float]:
+    """(``p.option``, the fewest cores, the fewest GB) any option :func:`_best_fitting`
+    may return for ``p`` in :func:`fill_spare` (cap: the optimal demand's speed) takes
+    for the job's GPUs (inf if there is none): with fewer free than that on top of
+    its own, it returns None (x × GPUs grows with x in floating point too)."""
+    g, cap, cur = p.info.gpus, p.info.facts.opt.speed, p.option.speed
+    c = m = float("inf")
+    for o in p.info.facts.options:
+        if o.speed > cap + 1e-12:
+            break
+        if o.speed > cur:
+            c, m = min(c, o.cpu * g), min(m, o.mem * g)
+    return p.option, c, m
+
+
 def adjust(planner: RoundPlan, cfg: SensaScaleConfig) -> int:
     """Upgrade at-risk jobs; returns how many were upgraded. With ``cfg.resize_pays``
     an upgrade happens only if it ends the job sooner, its resize cost counted."""
@@ -144,8 +159,15 @@ def fill_spare(planner: RoundPlan, cfg: SensaScaleConfig) -> None:
         free_c, free_m = pool.cpus[n], pool.mem[n]
         if free_c <= 0 and free_m <= 1e-9:
             continue
-        facts = p.info.facts
-        key = (id(facts), p.info.gpus, id(p.option), free_c, free_m)
+        info = p.info
+        bounds = info.spare
+        if bounds is None or bounds[0] is not p.option:
+            bounds = info.spare = spare_bounds(p)
+        g = info.gpus
+        if bounds[1] > p.option.cpu * g + free_c or bounds[2] > p.option.mem * g + free_m + 1e-9:
+            continue  # no faster option fits (_best_fitting's limits, the same floats)
+        facts = info.facts
+        key = (id(facts), g, id(p.option), free_c, free_m)
         hit = memo.get(key)
         if hit is None:  # facts and option kept in the value so that their ids stay unique
             hit = memo[key] = (facts, p.option, _best_fitting(p, free_c, free_m, facts.opt.speed))

@@ -88,11 +88,13 @@ class JobInfo:
     (observed remaining work, minutes at speed 1.0), ``corr`` (observed speed
     correction), ``started`` (it has run before), ``last_placements`` (where it ran in
     the last round it ran; empty if never), and ``c_none``, ``c_mig``, ``c_resize``:
-    those entries of ``costs`` as plain floats (an Enum key hashes in Python).
+    those entries of ``costs`` as plain floats (an Enum key hashes in Python); ``least``
+    their minimum (nan without a cost table) and ``top`` ``facts.top_base_speed``;
+    ``spare``: spare filling's bounds for the job at one option (``adjust.spare_bounds``).
     """
 
     __slots__ = ("js", "facts", "running", "overhead", "target", "tier", "key", "lst", "costs", "cur", "id", "gpus",
-                 "remaining", "corr", "started", "last_placements", "c_none", "c_mig", "c_resize")
+                 "remaining", "corr", "started", "last_placements", "c_none", "c_mig", "c_resize", "least", "top", "spare")
 
     def __init__(self, js: JobState, facts: ProfileFacts, running: bool, overhead: float, target: float | None,
                  tier: int, key: tuple, lst: float, costs: dict[Change, float] | None = None, cur: Option | None = None,
@@ -116,6 +118,9 @@ class JobInfo:
             self.c_none, self.c_mig, self.c_resize = costs[NONE], costs[MIGRATION], costs[RESIZE]
         else:  # no table given: change_minutes looks it up (and fails) as before
             self.c_none = self.c_mig = self.c_resize = math.nan
+        self.least = min(self.c_none, self.c_mig, self.c_resize)
+        self.top = facts.top_base_speed
+        self.spare: tuple | None = None
 
     def __repr__(self) -> str:
         return f"JobInfo({self.id!r}, tier={self.tier}, key={self.key!r})"
@@ -199,19 +204,26 @@ class JobConstants:
         return last[1]
 
 
-def _constants_of(js: JobState, state: RoundState, facts_of, cfg: SensaScaleConfig) -> JobConstants:
+def _constants_of(js: JobState, state: RoundState, facts_of, cfg: SensaScaleConfig, tables: dict) -> JobConstants:
     """:class:`JobConstants` of ``js``'s job (its change costs, scaled by
-    ``cfg.move_cost_weight``: the policy's own price of a change, not the charge)."""
+    ``cfg.move_cost_weight``: the policy's own price of a change, not the charge).
+    ``tables``: (overheads id, GPUs) -> (overheads, cost table, its RESTART entry,
+    its NONE / MIGRATION / RESIZE entries), kept with the constants (jobs of one
+    size share one table: it is never changed)."""
     spec = js.spec
-    costs = state.overheads.table(spec.gpus)
-    if cfg.move_cost_weight != 1.0:
-        costs = {k: v * cfg.move_cost_weight for k, v in costs.items()}
+    key = (id(state.overheads), spec.gpus)
+    hit = tables.get(key)
+    if hit is None:  # the overheads are kept in the value so that their id stays unique
+        costs = state.overheads.table(spec.gpus)
+        if cfg.move_cost_weight != 1.0:
+            costs = {k: v * cfg.move_cost_weight for k, v in costs.items()}
+        hit = tables[key] = (state.overheads, costs, costs[RESTART], (costs[NONE], costs[MIGRATION], costs[RESIZE]))
     f = facts_of(spec.profile, spec.gpus)
-    return JobConstants(f, costs, spec.deadlines(), costs[RESTART], f.base[state.cluster.reference_type],
-                        (costs[NONE], costs[MIGRATION], costs[RESIZE]))
+    return JobConstants(f, hit[1], spec.deadlines(), hit[2], f.base[state.cluster.reference_type], hit[3])
 
 
-def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict | None = None) -> list[JobInfo]:
+def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict | None = None,
+            tables: dict | None = None) -> list[JobInfo]:
     """JobInfo for every waiting or running job, most urgent first.
 
     ``constants`` (optional) is a dict kept across the rounds of one run, mapping a
@@ -222,6 +234,8 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     the per-GPU allocation of ``cfg.lst_allocation``: the optimal demand ("optimal"), or
     what the job will likely get ("expected"): its current allocation if running, else the
     base allocation of the cluster's reference node type, never slower than that base.
+    ``tables`` (optional, kept with ``constants``): the change-cost tables by job size
+    (see :func:`_constants_of`).
     """
     now, R = state.now, state.round_minutes
     prev_round = state.round - 1
@@ -230,6 +244,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     edf = cfg.deadline_order == "edf"
     strict = cfg.deadline_order == "lst-strict"
     cache = constants if constants is not None else {}
+    tables = {} if tables is None else tables
     optimal = cfg.lst_allocation == "optimal"
     out: list[JobInfo] = []
     append = out.append
@@ -237,11 +252,15 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
         spec = js.spec
         c = cache.get(spec.id)
         if c is None:
-            c = cache[spec.id] = _constants_of(js, state, facts_of, cfg)
+            c = cache[spec.id] = _constants_of(js, state, facts_of, cfg, tables)
         last = js.last_round
         running = last == prev_round
         pls = js.placements
-        cur = c.current(pls) if running and pls else None
+        if running and pls:
+            seen = c.last  # JobConstants.current, inline for a job on the placements it had
+            cur = seen[1] if seen[0] is pls else c.current(pls)
+        else:
+            cur = None
         start_oh = 0.0 if (running or last is None) else c.restart
         pw = js.predicted_work
         corr = js.observed_work / pw if pw > 0 else 1.0  # JobState.speed_correction, inline

@@ -150,12 +150,16 @@ def weight_matrix(
     cell = (s_idx * table.gs.shape[1])[:, None] + i_idx[None, :]  # every job pair's type-pair cell, as a flat index
     w = table.gs.take(cell)
     w *= us[:, None]
-    w += table.gi.take(cell) * ui[None, :]
+    wi = table.gi.take(cell)
+    wi *= ui[None, :]
+    w += wi
     w *= scale
     np.rint(w, out=w)
+    np.maximum(w, 0.0, out=w)  # (integers: the same as after the cast)
     W = w.astype(np.int64)
-    W[~table.ok.take(cell)] = 0
-    np.maximum(W, 0, out=W)
+    if not (np.isfinite(us).all() and np.isfinite(ui).all()):  # else a pair that fits no node has gains 0, so weight 0
+        W[~table.ok.take(cell)] = 0
+        np.maximum(W, 0, out=W)
     return W
 
 
@@ -202,9 +206,11 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
         run = [infos[n] for n in at]
         idx = np.array(at, dtype=np.intp)
         # one row per job: node, speed at its current option, remaining minutes, speed correction, resize and migration minutes
-        rows = [(x.last_placements[0].node, (x.cur or x.current).speed, x.remaining, x.corr, x.c_resize, x.c_mig)  # type: ignore[union-attr]
-                for x in run]  # running: current is set
-        v: np.ndarray = np.array(rows, dtype=np.float64)
+        flat: list[float] = []
+        add = flat.extend  # (a flat list converts faster than a list of tuples)
+        for x in run:
+            add((x.last_placements[0].node, (x.cur or x.current).speed, x.remaining, x.corr, x.c_resize, x.c_mig))  # type: ignore[union-attr]  # running: current is set
+        v: np.ndarray = np.array(flat, dtype=np.float64).reshape(-1, 6)
         node[idx] = v[:, 0]  # node numbers, exact as floats
         # JobInfo.time_at elementwise: remaining / (speed × correction), the same floats
         t = v[:, 2] / (v[:, 1] * v[:, 3])
@@ -246,9 +252,18 @@ def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, u
     np.minimum(pen, at_i, out=pen)
     np.add(mig_s, mig_i, out=at_i)  # both to a third node (0 for a member that did not run)
     np.minimum(pen, at_i, out=pen)
-    # the pairs that ran on one node (few: only running single-node jobs can)
-    ia, ib = np.nonzero(ns[rows][:, None] == ni[cols][None, :])
-    at_a, at_b = rows[ia], cols[ib]
+    # the pairs that ran on one node (few: only running single-node jobs can), joined by node
+    on_node: dict[int, list[int]] = {}
+    for b, n in zip(cols.tolist(), ni[cols].tolist()):
+        on_node.setdefault(n, []).append(b)
+    sa: list[int] = []
+    sb: list[int] = []
+    for a, n in zip(rows.tolist(), ns[rows].tolist()):
+        bs = on_node.get(n)
+        if bs:
+            sa.extend([a] * len(bs))
+            sb.extend(bs)
+    at_a, at_b = np.array(sa, dtype=np.intp), np.array(sb, dtype=np.intp)
     if inc.partners is None:
         pen[at_a, at_b] = 0.0
         return pen

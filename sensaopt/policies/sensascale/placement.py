@@ -64,6 +64,28 @@ class Planner(RoundPlan):
                 return None
         return pls, opt
 
+    def try_stay(self, info: JobInfo) -> bool:
+        """:meth:`place_single`'s result without its steps (the caller tries this first)
+        in the common case: a running single-node job holding what it ran on, no
+        reservation made, a cost table, and staying fits and wins (the checks of
+        :meth:`_keep` and :meth:`_keep_wins`, inline). Whether it stayed (if not,
+        nothing changed)."""
+        pls = info.last_placements
+        if len(pls) != 1 or self.reservations or not info.costs or self.held.get(info.id) is not pls:
+            return False
+        q, pool = pls[0], self.pool
+        n = q.node
+        if (self.free.total < info.gpus or q.gpus > pool.gpus[n] or q.cpus > pool.cpus[n]
+                or q.mem_gb > pool.mem[n] + 1e-9):
+            return False
+        opt = info.cur or info.current
+        now, rem, corr = self.now, info.remaining, info.corr
+        end = now + info.c_none + rem / (opt.speed * corr)  # type: ignore[union-attr]  # running: current is set
+        if not end <= now + info.least + rem / (info.top * corr) + 1e-9:
+            return False
+        self.stay(info, pls, opt, end)  # type: ignore[arg-type]
+        return True
+
     def place_single(self, info: JobInfo) -> bool:
         pool = self.pool
         if self.free.total < info.gpus:  # (release changes neither the free pool nor the reservations:

@@ -30,6 +30,7 @@ class SensaScalePolicy(BasePolicy):
         self._facts: dict[tuple[int, int], tuple[object, ProfileFacts]] = {}
         self.last_stats: dict[str, int] = {}  # this round's counts (``stats``: their sums since reset)
         self._constants: dict = {}  # job id -> analysis.JobConstants, per run
+        self._tables: dict = {}  # change-cost tables by job size (analysis._constants_of), per run
         self._gains: dict = {}  # type pair -> pair gains (pairing.weight_matrix), per run
         self._pair_opts: dict = {}  # type pair -> pair options, per run
         self._partners: dict[str, str] = {}  # job id -> partner it ran with as a pair last round
@@ -40,6 +41,7 @@ class SensaScalePolicy(BasePolicy):
         self.last_stats = {}
         self._facts = {}
         self._constants = {}
+        self._tables = {}
         self._gains = {}
         self._pair_opts = {}
         self._partners = {}
@@ -62,7 +64,7 @@ class SensaScalePolicy(BasePolicy):
 
     def decide(self, state: RoundState) -> Allocation:
         cfg = self.config
-        infos = analyse(state, self.facts, cfg, self._constants)  # steps 1-2
+        infos = analyse(state, self.facts, cfg, self._constants, self._tables)  # steps 1-2
         n_protect = protect_running(infos, state) if cfg.protect_running else 0
         shape = self._shape
         if shape is None or shape.pool.nodes is not state.cluster.nodes:
@@ -93,7 +95,7 @@ class SensaScalePolicy(BasePolicy):
                 done.add(info.id)
                 members = [info]
             for m in members:
-                if not planner.place_single(m) and not repacker.repack(m):
+                if not (planner.try_stay(m) or planner.place_single(m)) and not repacker.repack(m):
                     reserve(planner, m.gpus)
         self._partners = partners
         n_adj = adjust(planner, cfg) if cfg.adjust else 0  # step 5

@@ -44,26 +44,56 @@ class Planned:
 class FreeIndex:
     """Nodes bucketed by free GPUs (each bucket sorted by node index), so that a
     best-fit search visits nodes in (free GPUs, index) order without scanning the
-    full nodes. ``total`` is the pool's free GPUs."""
+    full nodes. ``total`` is the pool's free GPUs. Given ``source`` (the list of free
+    GPUs per node it indexes), a node's moves may be left pending (:meth:`defer`)
+    and are made when the buckets are next read: rounds where every job stays where
+    it ran never search and never move a bucket."""
 
-    __slots__ = ("buckets", "total")
+    __slots__ = ("buckets", "total", "pending", "source")
 
-    def __init__(self, free: list[int], max_gpus: int):
+    def __init__(self, free: list[int], max_gpus: int, source: list[int] | None = None):
+        """``free``: free GPUs per node; ``max_gpus``: the largest node's GPUs;
+        ``source``: the live list of free GPUs per node (None: moves are never deferred)."""
         self.buckets: list[list[int]] = [[] for _ in range(max_gpus + 1)]
         for n, f in enumerate(free):
             self.buckets[f].append(n)
         self.total = sum(free)
+        self.pending: dict[int, int] = {}  # node -> the bucket it is filed in (its free GPUs before the deferred moves)
+        self.source = source
 
-    def copy(self) -> FreeIndex:
-        """An independent copy (the buckets copied)."""
+    def copy(self, source: list[int] | None = None) -> FreeIndex:
+        """An independent copy (the buckets copied, pending moves made first) indexing ``source``."""
+        self.flush()
         new = FreeIndex.__new__(FreeIndex)
-        new.buckets, new.total = [b[:] for b in self.buckets], self.total
+        new.buckets, new.total, new.pending, new.source = [b[:] for b in self.buckets], self.total, {}, source
         return new
+
+    def defer(self, node: int, old: int, new: int) -> None:
+        """Node ``node`` now has ``new`` free GPUs (``source[node]``) instead of ``old``:
+        ``total`` follows now, the buckets when next read."""
+        self.pending.setdefault(node, old)
+        self.total += new - old
+
+    def flush(self) -> None:
+        """Make the deferred moves (each node filed under ``source[node]``)."""
+        if not self.pending:
+            return
+        src, buckets = self.source, self.buckets
+        assert src is not None  # only an index with a source defers
+        for n, old in self.pending.items():
+            new = src[n]
+            if old != new:
+                b = buckets[old]
+                del b[bisect_left(b, n)]
+                insort(buckets[new], n)
+        self.pending.clear()
 
     def move(self, node: int, old: int, new: int) -> None:
         """Node ``node`` now has ``new`` free GPUs instead of ``old``."""
         if old == new:
             return
+        if self.pending:
+            self.flush()
         b = self.buckets[old]
         del b[bisect_left(b, node)]
         insort(self.buckets[new], node)
@@ -72,6 +102,8 @@ class FreeIndex:
     def best_fit(self, gpus: int) -> Iterator[int]:
         """Nodes with at least ``gpus`` free GPUs, fewest free first, then by index.
         The index must not change while the iterator is in use."""
+        if self.pending:
+            self.flush()
         for f in range(gpus, len(self.buckets)):
             yield from self.buckets[f]
 
@@ -105,12 +137,12 @@ class RoundPlan:
         repack's budget)."""
         if isinstance(pool, NodeShape):
             shape, pool = pool, pool.pool.copy()
-            self.node_gpus, self.max_gpus, self.free = shape.node_gpus, shape.max_gpus, shape.free.copy()
+            self.node_gpus, self.max_gpus, self.free = shape.node_gpus, shape.max_gpus, shape.free.copy(pool.gpus)
             self._placements, self.fitting = shape.placements, shape.fitting
         else:
             self.node_gpus = [nd.gpus for nd in pool.nodes]  # GPUs per node (a property on Node)
             self.max_gpus = max(self.node_gpus)
-            self.free = FreeIndex(pool.gpus, self.max_gpus)
+            self.free = FreeIndex(pool.gpus, self.max_gpus, pool.gpus)
             self._placements, self.fitting = {}, {}
         self.pool, self.now, self.cfg, self.round_minutes = pool, now, cfg, round_minutes
         self.paired: set[str] = set()  # jobs placed as a pair this round (repack leaves them together)
@@ -228,16 +260,16 @@ class RoundPlan:
         self.planned[info.id] = p
         hg = self.held_gpus
         free, opn, by_node = self.free, self.open, self.by_node
+        pend = free.pending
         for q in pls:
             n = q.node
             old = gpus[n]
             gpus[n] = new = old - q.gpus
             pool.cpus[n] -= q.cpus
             pool.mem[n] -= q.mem_gb
-            if old != new:  # FreeIndex.move, inline (the hot path)
-                b = free.buckets[old]
-                del b[bisect_left(b, n)]
-                insort(free.buckets[new], n)
+            if old != new:  # FreeIndex.defer, inline (the hot path)
+                if n not in pend:
+                    pend[n] = old
                 free.total += new - old
                 if move_open:
                     h = hg[n]
@@ -266,6 +298,7 @@ class RoundPlan:
         holders = self._holders
         hg, hc, hm, free, by_node = self.held_gpus, self.held_cpus, self.held_mem, self.free, self.by_node
         gpus, cpus, mem = self.pool.gpus, self.pool.cpus, self.pool.mem
+        pend = free.pending
         p = self.planned[jid] = Planned(info, pls, opt, end)
         for q in pls:
             n, g = q.node, q.gpus
@@ -275,13 +308,12 @@ class RoundPlan:
             if holders is not None:
                 holders[n].remove((self.rank[jid], jid))
             old = gpus[n]
-            gpus[n] = new = old - g
+            gpus[n] = old - g
             cpus[n] -= q.cpus
             mem[n] -= q.mem_gb
-            if g:  # FreeIndex.move, inline
-                b = free.buckets[old]
-                del b[bisect_left(b, n)]
-                insort(free.buckets[new], n)
+            if g:  # FreeIndex.defer, inline
+                if n not in pend:
+                    pend[n] = old
                 free.total -= g
             on = by_node.get(n)
             if on is None:
@@ -303,7 +335,7 @@ class RoundPlan:
             gpus[n] = new = old + q.gpus
             pool.cpus[n] += q.cpus
             pool.mem[n] += q.mem_gb
-            self.free.move(n, old, new)
+            self.free.defer(n, old, new)
             self.open.move(n, max(0, old - hg[n]), max(0, new - hg[n]))
             self.by_node[n].remove(p)
             for res in self.reservations:
