@@ -175,7 +175,9 @@ def test_cpsat_sets_and_records_workers_and_seed(monkeypatch):
     r = solve_cpsat(small(), time_limit=10, workers=1, seed=7)
     assert seen and all(s == (1, 7) for s in seen)  # every phase of the lexicographic solve
     assert r.lexicographic is not None and r.allocations is not None
-    inner = 1 if r.lexicographic.skipped == SKIPPED_NO_OPEN else 2
+    short = r.lexicographic.shortfall  # a warm start meeting every open deadline settles phase 1 without a solve
+    settled = short is not None and "without a solve" in short.message
+    inner = 1 if r.lexicographic.skipped == SKIPPED_NO_OPEN or settled else 2
     # then the allocation relaxations (issue 24), each solve with the same workers and seed
     assert len(seen) >= inner and (r.allocations.check != "dominated" or len(seen) == inner)
     assert (r.params["workers"], r.params["seed"], r.params["time_limit"]) == (1, 7, 10)
