@@ -59,21 +59,18 @@ def _check_exact(name: str) -> None:
         raise InputError("(command line)", "--exact", f"unknown exact solver {name!r}; use {', '.join(exact_solver_names())}")
 
 
-DEFAULT_GAPS_START = "best"  # each window's exact solve starts from the best registered policy's schedule (sensaopt.warm_start.BEST)
-
-
 def _exact_options(given: list[str]) -> tuple[tuple[str, Any], ...]:
     """``--exact-option KEY=VALUE`` (repeatable): options of the exact solve beyond the
     command's own, each a field of :class:`sensaopt.exact.settings.SolveSettings` parsed
     by its type (:func:`sensaopt.config.parse_settings`) and checked (one line, exit 2);
-    ``start_policy`` is :data:`DEFAULT_GAPS_START` unless given: the exact incumbent is then
+    ``start_policy`` is :data:`sensaopt.warm_start.BEST` (the best registered policy's schedule) unless given: the exact incumbent is then
     never worse than any compared policy, and the policy under test does not seed the
     search it is measured against."""
     from sensaopt.config import parse_settings
     from sensaopt.errors import InputError
     from sensaopt.exact.settings import SolveSettings
     from sensaopt.sweep.gaps import OWN_OPTIONS
-    from sensaopt.warm_start import FIRST_POLICY
+    from sensaopt.warm_start import BEST, FIRST_POLICY
 
     for item in given:
         key = item.partition("=")[0].strip()
@@ -83,7 +80,7 @@ def _exact_options(given: list[str]) -> tuple[tuple[str, Any], ...]:
     start = [x for x in given if x.partition("=")[0].strip() == "start_policy"]
     out = parse_settings([x for x in given if x not in start], SolveSettings, "the exact solve", field="--exact-option")
     SolveSettings.of("--exact-option", out)  # types and ranges: one line naming the option
-    policy = _start_policy(start[-1].partition("=")[2].strip()) if start else DEFAULT_GAPS_START
+    policy = _start_policy(start[-1].partition("=")[2].strip()) if start else BEST
     if policy != FIRST_POLICY:  # SensaScale's is the exact solve's own default: left out, so earlier runs keep their keys
         out["start_policy"] = policy
     return tuple(sorted(out.items()))
