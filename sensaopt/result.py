@@ -305,7 +305,8 @@ class RelaxationStage:
     """One allocation relaxation tried (:mod:`sensaopt.exact.phases.allocation`): its
     refinement, horizon (rounds), bound within that horizon, loss floor and bound over
     every schedule (metrics units); ``model``: ``weighted`` (loss floored) or
-    ``deadline-hard`` (every deadline a constraint), ``backend``: the solver that ran it."""
+    ``deadline-hard`` (every deadline a constraint), ``backend``: the solver that ran it,
+    ``steps``: what ran (:mod:`~sensaopt.exact.phases.allocation`: its root LP, its search or both)."""
 
     refine: int
     horizon: int
@@ -314,6 +315,7 @@ class RelaxationStage:
     bound: float
     model: str = "weighted"
     backend: str = ""
+    steps: str = "root LP and search"  # or "root LP" alone, or "search" after this refinement's root LP
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -68,5 +68,7 @@ def test_pipeline_certifies_a_zero_miss_optimum_by_the_hard_relaxation():
     assert res.metrics.slo_violations == 0
     report = res.allocations
     assert report.check == "relaxation", res.message
-    assert [(st.model, st.backend) for st in report.stages] == [("deadline-hard", "highs")]
+    # every root LP of the ladder first (refine 1, 2: neither reaches 78), then refine 1's search proves it
+    assert [(st.refine, st.steps) for st in report.stages] == [(1, "root LP"), (2, "root LP"), (1, "search")]
+    assert {(st.model, st.backend) for st in report.stages} == {("deadline-hard", "highs")}
     assert res.bound <= res.objective + 1e-9

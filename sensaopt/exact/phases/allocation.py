@@ -73,6 +73,9 @@ def relax_share(n_jobs: int) -> float:
     return RELAX_SHARE + frac * (RELAX_SHARE_LARGE - RELAX_SHARE)
 
 
+ROOT_LP, SEARCH, BOTH = "root LP", "search", "root LP and search"  # what a relaxation stage runs (relaxation_bound)
+
+
 def ladder(refine: int) -> list[int]:
     """The relaxations tried, coarse (cheap) first: 1, 2, 4, ... up to ``refine``."""
     out, r = [], 1
@@ -89,7 +92,11 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
     (:func:`~sensaopt.allocations.grids_dominate`; ``allocs``: what the pipeline asked
     :mod:`sensaopt.allocations` once, up front) keeps it as it is; otherwise the
     relaxations of :func:`ladder` (their grids ``allocs.relaxed``) in turn, each bound
-    valid, the best one kept, until one meets the incumbent."""
+    valid, the best one kept, until one meets the incumbent: with more than one
+    refinement, first every root LP (coarse to fine, while each ends in time), then
+    the searches in the time left. A finer root LP proves more than a coarser search:
+    on 20-job Philly windows the refine-1 search never lifted its root LP, while the
+    refine-2 root LP lifted 4 of 13 unproven windows' bounds (``models/measurements.md``)."""
     settled = _settled(res, instance, settings, allocs)
     if settled is not None or res.horizon is None:
         res.allocations = AllocationReport(settled or "skipped: no horizon", settings.refine, res.bound)
@@ -97,18 +104,8 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
     H = res.horizon
     bound, floor = instance_bound(instance, np.asarray(allocs.best_speeds, dtype=float))
     how = "the instance's bounds (sensaopt.bounds: forced lost value, pooled SRPT)"
-    stages: list[RelaxationStage] = []
     step = grain(instance, allocs.relaxed[1])
-    for refine in ladder(settings.refine):
-        if budget.short_of(MIN_EXTEND_S) or (res.objective is not None and res.objective - bound < step / 2):
-            break
-        b, f, h, stage = relaxation(res, instance, H, refine, engine, settings, budget, floor, allocs.relaxed[refine])
-        stages.append(stage)
-        if b > bound:
-            bound, how = b, h
-        floor = max(floor, f)
-        if stage.within_horizon_bound == float("inf"):
-            break  # no schedule within the horizon: a finer relaxation cannot change that
+    bound, how, floor, stages = _climb(res, instance, H, engine, settings, budget, allocs, (bound, how, floor), step)
     res.allocations = AllocationReport("relaxation", settings.refine, res.bound, bound, floor, tuple(stages))
     res.loss_proof = LossProof(bound=floor)
     if res.objective is not None:
@@ -131,6 +128,37 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
     # model's own bound is not, and may be lower only because its solver stopped before its root (w9: 392.3 < 399.3)
     return replace(res, bound=bound,
                    message=res.message + f"; bound over every valid allocation from the allocation relaxation ({how})")
+
+
+def _climb(res: Result, instance: Instance, H: int, engine: Engine, settings: SolveSettings, budget: TimeBudget,
+           allocs: ExactAllocations, known: tuple[float, str, float], step: float
+           ) -> tuple[float, str, float, list[RelaxationStage]]:
+    """The relaxations of :func:`ladder` for :func:`certify`: every root LP first (coarse to
+    fine, until one does not end), then the searches, each stage's bound valid, until the
+    best meets the incumbent ``res.objective`` to within ``step``/2 or the time runs out.
+    ``known``: the bound, how it was found and the loss floor before any relaxation; the
+    same after them, and the stages run."""
+    bound, how, floor = known
+    stages: list[RelaxationStage] = []
+    refines = ladder(settings.refine)
+    lp_done: set[int] = set()
+    for search in ([False] if len(refines) > 1 else []) + [True]:
+        for refine in refines:
+            if budget.short_of(MIN_EXTEND_S) or (res.objective is not None and res.objective - bound < step / 2):
+                return bound, how, floor, stages
+            steps = SEARCH if refine in lp_done else BOTH if search else ROOT_LP
+            got = relaxation(res, instance, H, refine, engine, settings, budget, floor, allocs.relaxed[refine], steps)
+            if got is None:
+                break  # no root LP for this relaxation (or it did not end in time): a finer one will not do better
+            b, f, h, stage = got
+            stages.append(stage)
+            lp_done.add(refine)
+            if b > bound:
+                bound, how = b, h
+            floor = max(floor, f)
+            if stage.within_horizon_bound == float("inf"):
+                return bound, how, floor, stages  # no schedule within the horizon: a finer relaxation cannot change that
+    return bound, how, floor, stages
 
 
 def _settled(res: Result, instance: Instance, settings: SolveSettings, allocs: ExactAllocations) -> str | None:
@@ -166,14 +194,19 @@ def instance_bound(instance: Instance, speeds: np.ndarray | None = None) -> tupl
 
 
 def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engine: Engine, settings: SolveSettings,
-               budget: TimeBudget, known_floor: float = 0.0, grids: Mapping[str, JobGrid] | None = None
-               ) -> tuple[float, float, str, RelaxationStage]:
+               budget: TimeBudget, known_floor: float = 0.0, grids: Mapping[str, JobGrid] | None = None,
+               steps: str = BOTH) -> tuple[float, float, str, RelaxationStage] | None:
     """One allocation relaxation (outer grid of ``refine`` steps; ``grids``: its grids
     if the caller has them): its bound over every schedule (metrics units), its loss
-    floor (at least ``known_floor``), how the bound was found, and the record."""
+    floor (at least ``known_floor``), how the bound was found, and the record.
+    ``steps``: :data:`ROOT_LP`, :data:`SEARCH` or :data:`BOTH` (:func:`relaxation_bound`);
+    None for :data:`ROOT_LP` when there is none (the weighted relaxation, whose loss floor
+    needs a solve, or a prover that is not HiGHS) or it did not end in time."""
     outer = build_data(instance, horizon, work_scale=settings.work_scale, relaxed=True, refine=refine, grids=grids)
     if res.objective is not None and res.objective < miss_floor(outer):
-        return hard_relaxation(res.objective, instance, outer, refine, engine, settings, budget, known_floor, grids)
+        return hard_relaxation(res.objective, instance, outer, refine, engine, settings, budget, known_floor, grids, steps)
+    if steps == ROOT_LP:
+        return None
     floor, floor_how = loss_floor(outer, engine, settings, budget)
     if known_floor > floor:
         floor, floor_how = known_floor, "the instance's forced lost value (sensaopt.bounds)"
@@ -188,14 +221,14 @@ def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engin
                 covered = True
             except SensaoptError:
                 pass  # too large: keep H and bound the schedules ending later
-    bound, how = relaxation_bound(outer, engine, settings, budget, floor)
+    bound, how = relaxation_bound(outer, engine, settings, budget, floor, steps)  # type: ignore[misc]  # not ROOT_LP: never None
     how = f"refine {refine}: {how} over {outer.H} rounds; loss floor {floor:.6g} ({floor_how})"
     within = bound
     if not covered:
         past = outside_bound(outer, floor)
         if past is not None and past < bound:
             bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
-    return bound, floor, how, RelaxationStage(refine, outer.H, within, floor, bound, "weighted", engine.name)
+    return bound, floor, how, RelaxationStage(refine, outer.H, within, floor, bound, "weighted", engine.name, steps)
 
 
 def miss_floor(outer: ModelData) -> float:
@@ -215,7 +248,8 @@ def miss_floor(outer: ModelData) -> float:
 
 def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refine: int, engine: Engine,
                     settings: SolveSettings, budget: TimeBudget, known_floor: float = 0.0,
-                    grids: Mapping[str, JobGrid] | None = None) -> tuple[float, float, str, RelaxationStage]:
+                    grids: Mapping[str, JobGrid] | None = None, steps: str = BOTH
+                    ) -> tuple[float, float, str, RelaxationStage] | None:
     """The deadline-hard allocation relaxation (``models/formulation.md``, "Deadline-hard
     relaxation"), for an incumbent ``objective`` below :func:`miss_floor`: every valid
     schedule better than it meets every deadline, so its relaxed image is a schedule of
@@ -223,7 +257,8 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
     each deadline job trimmed to its earliest deadline slot), and the jobs without a
     deadline end within the horizon argument's rounds. No loss floor to prove (the
     shortfall solve of :func:`loss_floor` is skipped): the whole budget goes to the bound.
-    ``grids``: the relaxation's grids if the caller has them."""
+    ``grids``: the relaxation's grids if the caller has them; ``steps`` as in
+    :func:`relaxation_bound` (None: no root LP)."""
     miss = miss_floor(outer)  # solo finishes and deadline values: the same at every horizon
     exempt = frozenset(jd.k for jd in outer.jobs if jd.deadlines)
     needed = max(horizon_needed(outer, objective, 0.0, exempt), 1)
@@ -236,7 +271,10 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
             covered = needed <= outer.H  # too large: keep H and bound the schedules ending later
     hard = hard_data(outer, grow=True)
     prover = bound_engine(engine, settings)
-    bound, how = relaxation_bound(hard, prover, settings, budget, 0.0)
+    got = relaxation_bound(hard, prover, settings, budget, 0.0, steps)
+    if got is None:
+        return None
+    bound, how = got
     how = (f"refine {refine}: deadline-hard {how} on {prover.name} over {hard.H} rounds "
            f"(a miss costs at least {miss:.6g})")
     within = bound
@@ -245,7 +283,8 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
         past = outside_bound(outer, 0.0, exempt)
         if past is not None and past < bound:
             bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
-    return bound, known_floor, how, RelaxationStage(refine, hard.H, within, known_floor, bound, "deadline-hard", prover.name)
+    return bound, known_floor, how, RelaxationStage(refine, hard.H, within, known_floor, bound, "deadline-hard", prover.name,
+                                                    steps)
 
 
 def bound_engine(engine: Engine, settings: SolveSettings) -> Engine:
@@ -297,17 +336,30 @@ def root_lp(outer: ModelData, engine: Engine, settings: SolveSettings, budget: T
 
 
 def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget,
-                     floor: float = 0.0) -> tuple[float, str]:
+                     floor: float = 0.0, steps: str = BOTH) -> tuple[float, str] | None:
     """The allocation relaxation's proven bound (metrics units) and how it was found:
     its model solved once (weighted objective, its loss part raised to ``floor``, a loss
     every valid schedule pays: :func:`~sensaopt.exact.model.builder.floor_loss`) in the
     time left, or — with no time left
     or no bound from the solver — what is known without solving. A job that cannot
     finish within the horizon even at its best speed over every allocation makes it
-    infinite before any build, whatever the time left."""
+    infinite before any build, whatever the time left.
+
+    ``steps``: :data:`BOTH` (on HiGHS its root LP, :func:`root_lp`, then the search;
+    the larger bound), :data:`SEARCH` (the search alone: the caller has the root LP) or
+    :data:`ROOT_LP` (the root LP alone; None when the engine is not HiGHS or the LP does
+    not end within ``budget``)."""
     late = outer.unfinishable()
     if late is not None:
         return float("inf"), f"infeasible: job {late.id} cannot finish within the horizon even at its best speed"
+    if steps == ROOT_LP:
+        if budget.short_of(MIN_EXTEND_S) or resolve(engine.backend) != "highs":
+            return None
+        lp = root_lp(outer, engine, settings, budget, floor)
+        if lp is None:
+            return None
+        b = max(to_objective(outer, round_bound(outer, lp)), trivial_bound(outer))
+        return b, f"root LP {to_objective(outer, lp):.6g} alone"
     if budget.short_of(MIN_EXTEND_S):
         return trivial_bound(outer), "no time left: the relaxation's solo bound"
     try:
@@ -317,7 +369,7 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
     except BuildTimeout:
         return trivial_bound(outer), "time ran out while building it: the relaxation's solo bound"
     floored = floor_loss(outer, mb.backend, mb.vars, floor)
-    lp = root_lp(outer, engine, settings, budget, floor) if isinstance(mb.backend, HighsBackend) else None
+    lp = root_lp(outer, engine, settings, budget, floor) if isinstance(mb.backend, HighsBackend) and steps == BOTH else None
     out = engine.run(mb, budget)
     if out.status == Status.INFEASIBLE:
         return float("inf"), "infeasible: the relaxation has no schedule within the horizon"
