@@ -7,12 +7,16 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 
 from sensaopt.cli import main
 from sensaopt.sweep import gaps, gaps_report
 from sensaopt.sweep.gaps import ExactSettings, GapSettings, WindowCut, WindowTask
+from sensaopt.sweep.provenance import usable_cores
 
 from .test_traces_cli import small_chronus
 
@@ -349,3 +353,15 @@ def test_exact_solves_start_from_the_best_policy_by_default():
     assert _exact_options([]) == (("start_policy", "best"),)
     assert _exact_options(["start_policy=sensascale"]) == ()
     assert _exact_options(["start_policy=edf", "lns_share=0.3"]) == (("lns_share", 0.3), ("start_policy", "edf"))
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this OS")
+def test_the_default_processes_follow_the_cores_taskset_leaves():
+    """Pinned to one core, ``experiment gaps`` starts one LocalCluster process, not one per
+    logical core (two 60-s solves sharing a core would each get half of it)."""
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "from sensaopt.sweep.provenance import usable_cores; print(usable_cores())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"
+    import sensaopt.cli.gaps as gaps_cli
+    assert gaps_cli.usable_cores is usable_cores

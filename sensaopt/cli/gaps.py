@@ -4,7 +4,6 @@ provenance."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from sensaopt.cli.options import OUT_DIR, in_range, out_dir_option, retired_fold
 from sensaopt.cli.traces import _progress_every_option, _resume_summary, experiment_app
 from sensaopt.config import WorkloadConfig, field_help
 from sensaopt.sweep.gaps import POLICIES, TRACE, ExactSettings, GapSettings, WindowCut
+from sensaopt.sweep.provenance import usable_cores
 
 _CUT = WindowCut()
 _EXACT = ExactSettings()
@@ -203,7 +203,7 @@ def experiment_gaps(
                                         help="Also write the tables, figures and provenance.json into DIR (default: not written)."),
     scheduler: str | None = typer.Option(None, help="tcp://HOST:PORT of an existing Dask scheduler (default: a LocalCluster)."),
     processes: int | None = typer.Option(None, callback=in_range("processes"), metavar="N",
-                                         help="LocalCluster worker processes (default: the cores // --workers, at least 1)."),
+                                         help="LocalCluster worker processes (default: the usable cores // --workers, at least 1)."),
     serial: bool = typer.Option(False, help="Run in this process, without Dask."),
     report_only: bool = typer.Option(False, help="Run nothing: tabulate the windows already stored (a partial table if some are missing)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no line per window."),
@@ -240,7 +240,7 @@ def experiment_gaps(
         raise InputError(trace, "windows", "no window could be cut (trace too short from --first, or jobs too large for --max-nodes)")
     gaps.save_instances(output / "instances", planned, field=OUT_DIR)
     tasks = [t for t, _ in planned]
-    n_proc = processes or max(1, (os.cpu_count() or 1) // workers)
+    n_proc = processes or max(1, usable_cores() // workers)  # pinned to one core (taskset): one process, not two at half speed
     rep, records = _run(tasks, output, quiet, report_only, serial, scheduler, n_proc, progress_every, git["commit"])
     md = report_markdown(_title(s, len(tasks)), len(tasks), list(records.values()), pols)
     execution = {"serial": serial, "processes": None if serial or scheduler else n_proc, "scheduler": scheduler, "report_only": report_only}

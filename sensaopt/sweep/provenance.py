@@ -63,9 +63,15 @@ def _ram_gib() -> float | None:
     return None
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (``taskset``; where the OS cannot say, the logical
+    cores), at least 1."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(usable or 1, 1)
+
+
 def machine() -> dict[str, Any]:
     """CPU model, logical cores, the cores this process may run on (``taskset``), RAM (GiB),
     platform, Python and the load average now."""
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"cpu_model": _cpu_model(), "cores": os.cpu_count(), "cores_usable": usable, "ram_gib": _ram_gib(),
+    return {"cpu_model": _cpu_model(), "cores": os.cpu_count(), "cores_usable": usable_cores(), "ram_gib": _ram_gib(),
             "platform": platform.platform(), "python": platform.python_version(), "loadavg": load_average()}
