@@ -83,3 +83,20 @@ def test_a_solve_records_the_relaxation_seconds():
     assert res.params["relax_s"] == pytest.approx(0.25 * 8)
     res = sensaopt.solve(inst, solver="cpsat", time_limit=8, workers=1, relax_time_limit=1.5)
     assert res.params["relax_s"] == pytest.approx(1.5)
+
+
+def test_a_root_lp_stage_alone_bounds_the_search_and_needs_highs():
+    """``steps=ROOT_LP`` (the first pass of the relaxation ladder): on HiGHS the root LP's
+    bound, never above what the LP and search together prove; on CP-SAT there is no root
+    LP, so None (the ladder then goes straight to the searches)."""
+    from sensaopt.exact.phases.allocation import BOTH, ROOT_LP
+
+    inst = sensaopt.load_instance("tiny-16gpu")
+    outer = build_data(inst, 21, relaxed=True, refine=1)
+    highs = Engine("highs", exact_params("highs", 1, 0))
+    lp, how = relaxation_bound(outer, highs, SolveSettings(workers=1), TimeBudget.start(60), steps=ROOT_LP)
+    full, _ = relaxation_bound(outer, highs, SolveSettings(workers=1), TimeBudget.start(60), steps=BOTH)
+    assert "root LP" in how and lp <= full + 1e-9
+    assert lp <= simulate(inst, "sensascale").objective + 1e-9
+    cpsat = Engine("cpsat", exact_params("cpsat", 1, 0))
+    assert relaxation_bound(outer, cpsat, SolveSettings(workers=1), TimeBudget.start(60), steps=ROOT_LP) is None

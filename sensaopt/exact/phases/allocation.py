@@ -228,7 +228,12 @@ def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engin
         past = outside_bound(outer, floor)
         if past is not None and past < bound:
             bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
-    return bound, floor, how, RelaxationStage(refine, outer.H, within, floor, bound, "weighted", engine.name, steps)
+    return bound, floor, how, RelaxationStage(refine, outer.H, within, floor, bound, "weighted", engine.name, _ran(engine, steps))
+
+
+def _ran(engine: Engine, steps: str) -> str:
+    """What a stage asked to run ``steps`` ran on ``engine``: a root LP only on HiGHS."""
+    return steps if resolve(engine.backend) == "highs" else SEARCH
 
 
 def miss_floor(outer: ModelData) -> float:
@@ -284,7 +289,7 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
         if past is not None and past < bound:
             bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
     return bound, known_floor, how, RelaxationStage(refine, hard.H, within, known_floor, bound, "deadline-hard", prover.name,
-                                                    steps)
+                                                    _ran(prover, steps))
 
 
 def bound_engine(engine: Engine, settings: SolveSettings) -> Engine:
