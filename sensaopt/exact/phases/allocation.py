@@ -221,7 +221,9 @@ def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engin
                 covered = True
             except SensaoptError:
                 pass  # too large: keep H and bound the schedules ending later
-    bound, how = relaxation_bound(outer, engine, settings, budget, floor, steps)  # type: ignore[misc]  # not ROOT_LP: never None
+    got = relaxation_bound(outer, engine, settings, budget, floor, steps)
+    assert got is not None  # only a ROOT_LP stage has none, and it returned above
+    bound, how = got
     how = f"refine {refine}: {how} over {outer.H} rounds; loss floor {floor:.6g} ({floor_how})"
     within = bound
     if not covered:
