@@ -62,7 +62,7 @@ class Repacker:
         budget = g * plan.round_minutes
         cands: list[tuple[float, int, list[Planned]]] = []
         free_moves = 0
-        units_of = self._node_units
+        units_of, memo = self._node_units, self._units
         for n, size in enumerate(plan.node_gpus):
             if free_moves == 2:
                 break
@@ -73,7 +73,12 @@ class Repacker:
             need = g - o if o > 0 else g  # open GPUs to clear there (holders stay)
             if need <= 0:
                 continue
-            units, total = units_of(n, by_node.get(n, ()), paired)
+            plans = by_node.get(n, ())
+            hit = memo.get(n)  # _node_units' memo, read inline (the common case)
+            if hit is not None and hit[0] == tuple(plans):
+                units, total = hit[1], hit[2]
+            else:
+                units, total = units_of(n, plans, paired)
             if total < need:
                 continue  # even moving them all would not clear enough
             movers, cost, got = [], 0.0, 0
