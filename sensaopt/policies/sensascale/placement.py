@@ -7,6 +7,7 @@ fragmentation repair is :mod:`.repack`. Times in minutes."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import sub
 
 from sensaopt.instance import Node
 from sensaopt.policies.placement import option_placement
@@ -218,12 +219,9 @@ class Planner(RoundPlan):
         (not held by running jobs, if ``held``): if not, no node can take the pair
         and the best-fit search of :meth:`place_pair` is skipped."""
         pool = self.pool
-        # any() for max() >= (x + 1e-9 rounds monotonically: the same answer); stops at the
-        # first node that has it (memory first: on the Philly trace a few nodes in, cores ~26)
         if held:
-            return (any(m - h + 1e-9 >= mem for m, h in zip(pool.mem, self.held_mem))
-                    and any(c - h >= cores for c, h in zip(pool.cpus, self.held_cpus)))
-        return any(m + 1e-9 >= mem for m in pool.mem) and any(c >= cores for c in pool.cpus)
+            return max(map(sub, pool.cpus, self.held_cpus)) >= cores and max(map(sub, pool.mem, self.held_mem)) + 1e-9 >= mem
+        return max(pool.cpus) >= cores and max(pool.mem) + 1e-9 >= mem
 
     def place_pair(self, s: JobInfo, i: JobInfo, so: Option, io: Option) -> bool:
         """Both jobs on one node at their pair options; prefers a node either ran on,
