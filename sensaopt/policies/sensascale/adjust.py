@@ -146,10 +146,6 @@ def fill_spare(planner: RoundPlan, cfg: SensaScaleConfig) -> None:
     """Hand out CPU/memory still free on each node, most urgent job first (with
     ``cfg.resize_pays``: only where it ends the job sooner, the resize cost counted)."""
     pool, planned = planner.pool, planner.planned
-    # nodes with CPU or memory free (a resize below changes its own node only, which is one of them)
-    spare = [c > 0 or m > 1e-9 for c, m in zip(pool.cpus, pool.mem)]
-    if not any(spare):
-        return
     if planner.queue:  # the jobs in key order already: the planned ones among them, no sort
         order = [p for p in map(planned.get, [x.id for x in planner.queue]) if p is not None]
     else:
@@ -157,7 +153,7 @@ def fill_spare(planner: RoundPlan, cfg: SensaScaleConfig) -> None:
     memo = planner.fitting
     for p in order:
         # single-node jobs below their optimal demand (at it, _best_fitting finds nothing faster)
-        if len(p.placements) != 1 or not spare[p.placements[0].node] or not p.option.speed < p.info.facts.opt.speed + 1e-12:
+        if len(p.placements) != 1 or not p.option.speed < p.info.facts.opt.speed + 1e-12:
             continue
         n = p.placements[0].node
         free_c, free_m = pool.cpus[n], pool.mem[n]
