@@ -76,11 +76,13 @@ def test_repack_units_memo_changes_nothing(seed, monkeypatch):
     kept = simulate(inst, SensaScalePolicy()).schedule
     assert calls["n"] > 0
 
-    def forgetful(self, n, plans, paired):
-        self._units.clear()
-        return units(self, n, plans, paired)
+    candidates = Repacker.candidates
 
-    monkeypatch.setattr(Repacker, "_node_units", forgetful)
+    def forgetful(self, g):  # every node's units built anew (candidates reads the memo inline)
+        self._units.clear()
+        return candidates(self, g)
+
+    monkeypatch.setattr(Repacker, "candidates", forgetful)
     assert simulate(inst, SensaScalePolicy()).schedule.segments == kept.segments
 
 

@@ -26,7 +26,7 @@ def reserve(plan: RoundPlan, gpus: int) -> None:
     cfg = plan.cfg
     if cfg.backfill == "none" or (cfg.backfill == "easy" and plan.reservations):
         return
-    if gpus <= max(n.gpus for n in plan.pool.nodes):
+    if gpus <= plan.max_gpus:  # (the largest node's GPUs)
         _reserve_on_one_node(plan, gpus)
     else:
         _reserve_whole_nodes(plan, gpus)

@@ -15,11 +15,6 @@ from .placement import Planner
 from .round_plan import Planned
 
 
-def _unit_order(u: tuple) -> tuple:
-    """Repack's order of the jobs to move off a node: (added minutes, −GPUs, id)."""
-    return u[:3]
-
-
 class Repacker:
     """Repack for one round's :class:`~.placement.Planner`: at most
     ``cfg.repack_limit`` tries, and none for a size at least one that found no node."""
@@ -67,14 +62,23 @@ class Repacker:
         budget = g * plan.round_minutes
         cands: list[tuple[float, int, list[Planned]]] = []
         free_moves = 0
-        units_of = self._node_units
+        units_of, memo = self._node_units, self._units
         for n, size in enumerate(plan.node_gpus):
             if free_moves == 2:
                 break
-            need = g - max(0, gpus[n] - hg[n])  # open GPUs to clear there (holders stay)
-            if size - hg[n] < g or need <= 0:
+            h = hg[n]
+            if size - h < g:
                 continue
-            units, total = units_of(n, by_node.get(n, ()), paired)
+            o = gpus[n] - h
+            need = g - o if o > 0 else g  # open GPUs to clear there (holders stay)
+            if need <= 0:
+                continue
+            plans = by_node.get(n, ())
+            hit = memo.get(n)  # _node_units' memo, read inline (the common case)
+            if hit is not None and hit[0] == tuple(plans):
+                units, total = hit[1], hit[2]
+            else:
+                units, total = units_of(n, plans, paired)
             if total < need:
                 continue  # even moving them all would not clear enough
             movers, cost, got = [], 0.0, 0
@@ -98,17 +102,21 @@ class Repacker:
         hit = self._units.get(n)
         if hit is not None and hit[0] == key:
             return hit[1], hit[2]
-        known = self._move_costs
+        known, now = self._move_costs, self.planner.now
         units, total = [], 0
         for p in plans:
             pl = p.placements
-            if len(pl) == 1 and p.info.id not in paired:
+            info = p.info
+            if len(pl) == 1 and info.id not in paired:
                 mc = known.get(p)
-                if mc is None:
-                    mc = known[p] = self.move_cost(p)
-                units.append((mc, -pl[0].gpus, p.info.id, p))
-                total += pl[0].gpus
-        units.sort(key=_unit_order)
+                if mc is None:  # move_cost, inline (the same floats)
+                    mm = (info.c_mig if info.running else info.overhead) if info.started else 0.0
+                    mc = mm - (p.end - now - info.remaining / (p.option.speed * info.corr))
+                    mc = known[p] = mc if mc > 0.0 else 0.0
+                g = pl[0].gpus
+                units.append((mc, -g, info.id, p))
+                total += g
+        units.sort()  # by (added minutes, −GPUs, id): ids are unique, so plans are never compared
         self._units[n] = (key, units, total)
         return units, total
 
