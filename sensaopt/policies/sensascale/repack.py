@@ -102,17 +102,15 @@ class Repacker:
         hit = self._units.get(n)
         if hit is not None and hit[0] == key:
             return hit[1], hit[2]
-        known, now = self._move_costs, self.planner.now
+        known = self._move_costs
         units, total = [], 0
         for p in plans:
             pl = p.placements
             info = p.info
             if len(pl) == 1 and info.id not in paired:
                 mc = known.get(p)
-                if mc is None:  # move_cost, inline (the same floats)
-                    mm = (info.c_mig if info.running else info.overhead) if info.started else 0.0
-                    mc = mm - (p.end - now - info.remaining / (p.option.speed * info.corr))
-                    mc = known[p] = mc if mc > 0.0 else 0.0
+                if mc is None:
+                    mc = known[p] = self.move_cost(p)
                 g = pl[0].gpus
                 units.append((mc, -g, info.id, p))
                 total += g
