@@ -300,6 +300,10 @@ class WarmStartReport:
         return cls(d["policy"], tuple(d["candidates"].items()))
 
 
+STAGE_ROOT_LP, STAGE_SEARCH, STAGE_BOTH = "root LP", "search", "root LP and search"
+"""What an allocation relaxation stage ran (:attr:`RelaxationStage.steps`)."""
+
+
 @dataclass(frozen=True)
 class RelaxationStage:
     """One allocation relaxation tried (:mod:`sensaopt.exact.phases.allocation`): its
@@ -315,7 +319,7 @@ class RelaxationStage:
     bound: float
     model: str = "weighted"
     backend: str = ""
-    steps: str = "root LP and search"  # or "root LP" alone, or "search" after this refinement's root LP
+    steps: str = STAGE_BOTH  # or STAGE_ROOT_LP alone, or STAGE_SEARCH after this refinement's root LP
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -38,7 +38,7 @@ from sensaopt.exact.outcome import Engine, highs_partner
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
 from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.instance import Instance
-from sensaopt.result import AllocationReport, LossProof, RelaxationStage, Result, Status
+from sensaopt.result import STAGE_BOTH, STAGE_ROOT_LP, STAGE_SEARCH, AllocationReport, LossProof, RelaxationStage, Result, Status
 from sensaopt.solvers import TimeBudget, resolve
 from sensaopt.solvers.highs import HighsBackend, lp_bound
 
@@ -73,7 +73,7 @@ def relax_share(n_jobs: int) -> float:
     return RELAX_SHARE + frac * (RELAX_SHARE_LARGE - RELAX_SHARE)
 
 
-ROOT_LP, SEARCH, BOTH = "root LP", "search", "root LP and search"  # what a relaxation stage runs (relaxation_bound)
+ROOT_LP, SEARCH, BOTH = STAGE_ROOT_LP, STAGE_SEARCH, STAGE_BOTH  # what a relaxation stage runs (relaxation_bound)
 
 
 def ladder(refine: int) -> list[int]:
