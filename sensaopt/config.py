@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 import types
 import typing
 from collections.abc import Sequence
@@ -71,7 +72,7 @@ def type_name(tp: Any) -> str:
     args = typing.get_args(tp)
     if args and _is_union(tp):
         return " or ".join("none" if a is type(None) else type_name(a) for a in args)
-    return getattr(tp, "__name__", str(tp))
+    return "JSON object" if tp is dict else getattr(tp, "__name__", str(tp))
 
 
 def _is_union(tp: Any) -> bool:
@@ -79,8 +80,8 @@ def _is_union(tp: Any) -> bool:
 
 
 def parse_value(tp: Any, text: str) -> Any:
-    """``text`` as a value of type ``tp`` (bool, int, float, str, or an optional of one:
-    ``none`` gives None). ValueError if it is not one."""
+    """``text`` as a value of type ``tp`` (bool, int, float, str, dict from a JSON object,
+    or an optional of one: ``none`` gives None). ValueError if it is not one."""
     if _is_union(tp):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         if text.strip().lower() in ("none", "null") and len(args) < len(typing.get_args(tp)):
@@ -116,7 +117,18 @@ def _number(kind: type, what: str) -> Any:
     return parse
 
 
-_SCALARS: dict[Any, Any] = {bool: _bool, int: _number(int, "an integer"), float: _number(float, "a number"), str: str}
+def _json_object(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a JSON object such as {{\"key\": 1}}, got {text!r}")
+    return value
+
+
+_SCALARS: dict[Any, Any] = {bool: _bool, int: _number(int, "an integer"), float: _number(float, "a number"), str: str,
+                            dict: _json_object}
 
 
 def parse_settings(items: Sequence[str], config_class: type, owner: str = "policy", field: str = "--set") -> dict[str, Any]:

@@ -14,6 +14,7 @@ extraction replay the validator's progress arithmetic (:func:`finish_minutes`)."
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from sensaopt.allocations import ExactAllocations, schedule_points
 from sensaopt.errors import SensaoptError
@@ -30,7 +31,7 @@ from sensaopt.exact.model.data import (
     build_data,
 )
 from sensaopt.exact.model.values import extract_schedule, finish_minutes, hint_values, relabel_identical_nodes
-from sensaopt.exact.outcome import Engine, ModelBuild, SolveOutcome, cpsat_partner, exact_params, highs_partner
+from sensaopt.exact.outcome import PARTNER_OPTIONS, Engine, ModelBuild, SolveOutcome, cpsat_partner, exact_params, highs_partner
 from sensaopt.exact.settings import DEFAULT_HORIZON_SLACK, MODEL_REFINE, SolveSettings, strength_from
 from sensaopt.instance import Instance
 from sensaopt.metrics import Metrics, compute_metrics
@@ -53,12 +54,18 @@ def engine_of(backend: str, settings: SolveSettings, label: str = "") -> Engine:
 
 def partner_of(engine: Engine, settings: SolveSettings) -> Engine | None:
     """The cooperating backend of the deadline-hard phase when ``settings.cooperate``:
-    HiGHS for CP-SAT, CP-SAT for a MILP solver (None: the primary alone)."""
+    HiGHS for CP-SAT, CP-SAT for a MILP solver (None: the primary alone), with its
+    :data:`~sensaopt.exact.outcome.PARTNER_OPTIONS` and ``settings.partner_options``."""
     if not settings.cooperate:
         return None
     if engine.backend == "cpsat":
-        return highs_partner(settings.workers, settings.seed)
-    return cpsat_partner(settings.cpsat_threads, settings.seed)
+        return highs_partner(settings.workers, settings.seed, partner_options("highs", settings))
+    return cpsat_partner(settings.cpsat_threads, settings.seed, partner_options("cpsat", settings))
+
+
+def partner_options(backend: str, settings: SolveSettings) -> dict[str, Any]:
+    """The raw options of ``backend`` as a cooperating partner: its defaults, then the settings' own."""
+    return {**PARTNER_OPTIONS[backend], **(settings.partner_options or {})}
 
 
 @dataclass(frozen=True)
@@ -181,6 +188,7 @@ def base_params(engine: Engine, settings: SolveSettings, mb: ModelBuild, extra: 
         "seed": settings.seed,
         "warm_start": settings.warm_start,
         "partner": partner.name if (partner := partner_of(engine, settings)) else None,  # deadline-hard phase (cooperate)
+        **({"partner_options": po} if partner and (po := partner_options(resolve(partner.backend), settings)) else {}),
         "branch_price": settings.branch_price,
         "work_scale": data.work_scale,
         "mem_scale": data.mem_scale,

@@ -18,8 +18,8 @@ from sensaopt.exact.model.data import ModelData
 from sensaopt.solvers import BACKENDS, Backend, NumericLimits, SolveOutcome, SolverParams, TimeBudget, new_backend, resolve
 from sensaopt.solvers.base import ValueFn
 
-__all__ = ["EXACT_OPTIONS", "BuildFn", "Engine", "ModelBuild", "RunFn", "SolveOutcome", "ValueFn", "build_model", "cpsat_partner",
-           "exact_params", "highs_partner"]
+__all__ = ["EXACT_OPTIONS", "PARTNER_OPTIONS", "BuildFn", "Engine", "ModelBuild", "RunFn", "SolveOutcome", "ValueFn", "build_model",
+           "cpsat_partner", "exact_params", "highs_partner"]
 
 
 @dataclass(frozen=True)
@@ -91,11 +91,20 @@ class Engine:
         return mb.backend.solve(budget, self.params)
 
 
-def cpsat_partner(workers: int, seed: int) -> Engine:
-    """CP-SAT as the cooperating backend of another solve's deadline-hard phase."""
-    return Engine("cpsat", exact_params("cpsat", workers, seed), label="cp-sat")
+# raw options of a cooperating backend over its exact ones (SolveSettings.partner_options adds to them)
+PARTNER_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "cpsat": {},
+    "highs": {},
+}
 
 
-def highs_partner(workers: int, seed: int) -> Engine:
-    """HiGHS as the cooperating backend of another solve's deadline-hard phase."""
-    return Engine("highs", exact_params("highs", workers, seed))
+def cpsat_partner(workers: int, seed: int, extra: Mapping[str, Any] | None = None) -> Engine:
+    """CP-SAT as the cooperating backend of another solve's deadline-hard phase
+    (``extra``: raw ``SatParameters`` fields)."""
+    return Engine("cpsat", exact_params("cpsat", workers, seed, extra=extra), label="cp-sat")
+
+
+def highs_partner(workers: int, seed: int, extra: Mapping[str, Any] | None = None) -> Engine:
+    """HiGHS as the cooperating backend of another solve's deadline-hard phase
+    (``extra``: raw HiGHS options)."""
+    return Engine("highs", exact_params("highs", workers, seed, extra=extra))

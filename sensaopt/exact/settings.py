@@ -42,7 +42,9 @@ class SolveSettings:
     ``COOPERATE_SHARE`` of the time left (both bounds count); ``branch_price``: branch and
     price after the deadline-hard phase's solver (:mod:`sensaopt.exact.decompositions.branch_price`);
     ``solver_options``: raw solver options passed through (CP-SAT ``SatParameters``
-    fields, HiGHS option names, CBC command-line options); ``families``: the model's
+    fields, HiGHS option names, CBC command-line options); ``partner_options``: raw options
+    of the cooperating backend instead (HiGHS option names beside CP-SAT, over its
+    defaults :data:`~sensaopt.exact.outcome.PARTNER_OPTIONS`); ``families``: the model's
     constraint families (None: :data:`~sensaopt.exact.model.builder.BUILTIN_FAMILIES`);
     ``refine``: the finest allocation relaxation (steps per profile cell and axis) that
     may certify OPTIMAL over every valid allocation (:mod:`sensaopt.exact.phases.allocation`);
@@ -75,6 +77,7 @@ class SolveSettings:
     cooperate: bool = False
     branch_price: bool = False
     solver_options: dict | None = None
+    partner_options: dict | None = None
     families: tuple[Family, ...] | None = None
     refine: int = DEFAULT_REFINE
     relax_time_limit: float | None = None

@@ -1,0 +1,41 @@
+"""``partner_options``: raw options of the cooperating backend, apart from the primary's."""
+
+from __future__ import annotations
+
+import pytest
+
+from sensaopt.config import parse_settings
+from sensaopt.errors import InputError, SensaoptError
+from sensaopt.exact.common import engine_of, partner_of
+from sensaopt.exact.outcome import EXACT_OPTIONS, PARTNER_OPTIONS
+from sensaopt.exact.settings import SolveSettings
+from sensaopt.io import load_instance
+
+
+def test_partner_options_reach_the_partner_only():
+    s = SolveSettings(workers=1, cooperate=True, partner_options={"mip_heuristic_effort": 0.3})
+    cp = engine_of("cpsat", s)
+    partner = partner_of(cp, s)
+    assert partner.backend == "highs" and partner.params.extra["mip_heuristic_effort"] == 0.3
+    assert partner.params.extra["mip_abs_gap"] == EXACT_OPTIONS["highs"]["mip_abs_gap"]  # still exact
+    assert "mip_heuristic_effort" not in cp.params.extra
+    plain = partner_of(cp, SolveSettings(workers=1, cooperate=True))
+    assert dict(plain.params.extra) == {**EXACT_OPTIONS["highs"], **PARTNER_OPTIONS["highs"]}
+
+
+def test_partner_options_parse_from_json_and_bad_text_is_one_line():
+    out = parse_settings(['partner_options={"mip_heuristic_effort": 0.3}'], SolveSettings, "the exact solve", field="--exact-option")
+    assert out == {"partner_options": {"mip_heuristic_effort": 0.3}}
+    with pytest.raises(InputError, match="partner_options.*JSON object"):
+        parse_settings(["partner_options=[1, 2]"], SolveSettings, "the exact solve", field="--exact-option")
+
+
+def test_a_cooperating_solve_records_its_partner_options_and_rejects_unknown_ones():
+    from sensaopt.solve import solve
+
+    inst = load_instance("tiny-8gpu")
+    res = solve(inst, "cpsat", time_limit=20, workers=1, seed=0, cooperate=True, partner_options={"mip_heuristic_effort": 0.3})
+    assert res.params["partner_options"] == {**PARTNER_OPTIONS["highs"], "mip_heuristic_effort": 0.3}
+    assert res.status.name in ("OPTIMAL", "TIME_LIMIT", "FEASIBLE")
+    plain = solve(inst, "cpsat", time_limit=20, workers=1, seed=0, cooperate=True)
+    assert ("partner_options" in plain.params) == bool(PARTNER_OPTIONS["highs"])
