@@ -231,7 +231,11 @@ class QueueMemo:
     lists its jobs in that order (newcomers last) before sorting them: the sort's
     result is the same from any starting order, since no two jobs share a key (the
     key ends with the job id, unique in an instance), but from nearly sorted input
-    it takes ~n comparisons of key tuples instead of ~n log n."""
+    it takes ~n comparisons of key tuples instead of ~n log n. The constants of jobs
+    no longer in the state are dropped from ``constants`` when they outnumber the
+    active jobs by :data:`EVICT_SLACK` (a finished job never returns; one that did
+    would get its constants again, the same values): a run keeps O(active jobs) of
+    them, not one per job of the trace."""
 
     __slots__ = ("infos", "stamp")
 
@@ -247,34 +251,28 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             tables: dict | None = None, memo: QueueMemo | None = None) -> list[JobInfo]:
     """JobInfo for every waiting or running job, most urgent first.
 
-    ``constants`` (optional) is a dict kept across the rounds of one run, mapping a
-    job's id to its :class:`JobConstants` (filled here on first sight); with it, each
-    job's JobInfo object is reused from round to round (every field that can change
-    is set again: the list holds until the next call). A target
-    deadline is reachable when the job meets it at its optimal demand; the LST assumes
-    the per-GPU allocation of ``cfg.lst_allocation``: the optimal demand ("optimal"), or
-    what the job will likely get ("expected"): its current allocation if running, else the
-    base allocation of the cluster's reference node type, never slower than that base.
-    ``tables`` (optional, kept with ``constants``): the change-cost tables by job size
-    (see :func:`_constants_of`). ``memo`` (optional, kept with ``constants``): the last
-    call's queue, whose order seeds this call's sort (:class:`QueueMemo`; same result).
-    The constants of jobs no longer in ``state`` are dropped from ``constants`` when
-    they outnumber the active jobs by :data:`EVICT_SLACK` (a finished job never
-    returns; one that did would get its constants again, the same values): a run then
-    keeps O(active jobs) of them, not one per job of the trace.
+    ``constants`` (optional) is a dict kept across the rounds of one run, mapping a job's
+    id to its :class:`JobConstants` (filled here on first sight); with it, each job's
+    JobInfo object is reused from round to round (every field that can change is set
+    again: the list holds until the next call). A target deadline is reachable when the
+    job meets it at its optimal demand; the LST assumes the per-GPU allocation of
+    ``cfg.lst_allocation``: the optimal demand ("optimal"), or what the job will likely get
+    ("expected"): its current allocation if running, else the base allocation of the
+    cluster's reference node type, never slower than that base. Kept with ``constants``
+    (optional): ``tables``, the change-cost tables by job size (:func:`_constants_of`);
+    ``memo``, the last call's queue, the start of this call's sort (:class:`QueueMemo`).
     """
     now, R = state.now, state.round_minutes
     prev_round = state.round - 1
     urgent_by = now + cfg.urgent_rounds * R if (cfg.urgent_first or cfg.deadline_order == "lst") else -math.inf
     hopeless_be = cfg.hopeless_to_best_effort
-    edf = cfg.deadline_order == "edf"
-    strict = cfg.deadline_order == "lst-strict"
+    edf, strict = cfg.deadline_order == "edf", cfg.deadline_order == "lst-strict"
     cache = constants if constants is not None else {}
     tables = {} if tables is None else tables
     optimal = cfg.lst_allocation == "optimal"
     memo = QueueMemo() if memo is None else memo  # (none given: every job is new to it)
-    kept: list[JobInfo] = []  # the jobs in the last call's queue (listed in its order by _seeded)
-    fresh: list[JobInfo] = []  # the others, in ``state``'s order
+    kept: list[JobInfo] = []  # jobs in the last call's queue (_seeded lists them in its order), ...
+    fresh: list[JobInfo] = []  # ... the others in ``state``'s order
     stamp, prev = object(), memo.stamp
     for js in state.jobs:
         spec = js.spec
