@@ -8,7 +8,7 @@ from sensaopt.instance import Instance
 from sensaopt.policies.base import Allocation, BasePolicy, RoundState
 
 from .adjust import adjust, fill_spare
-from .analysis import ProfileFacts, analyse, profile_facts, protect_running
+from .analysis import ProfileFacts, QueueMemo, analyse, profile_facts, protect_running
 from .backfill import reserve
 from .config import SensaScaleConfig, SensaScalePaperConfig
 from .pairing import make_pairs, pair_options
@@ -29,7 +29,8 @@ class SensaScalePolicy(BasePolicy):
         super().__init__(config, **overrides)
         self._facts: dict[tuple[int, int], tuple[object, ProfileFacts]] = {}
         self.last_stats: dict[str, int] = {}  # this round's counts (``stats``: their sums since reset)
-        self._constants: dict = {}  # job id -> analysis.JobConstants, per run
+        self._constants: dict = {}  # job id -> analysis.JobConstants, per run (active jobs, see analyse)
+        self._queue = QueueMemo()  # the last round's queue (analyse's sort starts from its order), per run
         self._tables: dict = {}  # change-cost tables by job size (analysis._constants_of), per run
         self._gains: dict = {}  # type pair -> pair gains (pairing.weight_matrix), per run
         self._pair_opts: dict = {}  # type pair -> pair options, per run
@@ -41,6 +42,7 @@ class SensaScalePolicy(BasePolicy):
         self.last_stats = {}
         self._facts = {}
         self._constants = {}
+        self._queue = QueueMemo()
         self._tables = {}
         self._gains = {}
         self._pair_opts = {}
@@ -64,7 +66,7 @@ class SensaScalePolicy(BasePolicy):
 
     def decide(self, state: RoundState) -> Allocation:
         cfg = self.config
-        infos = analyse(state, self.facts, cfg, self._constants, self._tables)  # steps 1-2
+        infos = analyse(state, self.facts, cfg, self._constants, self._tables, self._queue)  # steps 1-2
         n_protect = protect_running(infos, state) if cfg.protect_running else 0
         shape = self._shape
         if shape is None or shape.pool.nodes is not state.cluster.nodes:
