@@ -190,6 +190,45 @@ def test_milp_equals_brute_force(solver):
     assert n_feasible >= 10 and n_infeasible >= 1
 
 
+def test_certified_greedy_is_optimal():
+    """When the greedy certifies (its objective reaches the upper bound), its plans are
+    feasible and as good as the brute-force optimum; solve_selection then returns them
+    as OPTIMAL without a MILP. Some problems certify, some do not (then HiGHS solves)."""
+    from sensaopt.policies.chronus.selection import certified_greedy, upper_bound
+
+    rng = random.Random(11)
+    certified = declined = 0
+    for _ in range(300):
+        jobs, cap, sign = _micro(rng)
+        best = _brute(jobs, cap, sign)
+        if best is not None:
+            assert upper_bound(jobs, cap, sign) >= best - 1e-9
+        got = certified_greedy(jobs, cap, sign)
+        if got is None:
+            declined += 1
+            continue
+        certified += 1
+        plans, value = got
+        assert best is not None and set(plans) == {j.key for j in jobs}
+        check_plans(jobs, plans, cap)
+        assert value == pytest.approx(best, abs=1e-9) == objective_value(jobs, plans, cap, sign)
+        sel = solve_selection(jobs, cap, sign, certify_greedy=True)
+        assert sel.certified and sel.status == Status.OPTIMAL and sel.plans == plans
+    assert certified >= 30 and declined >= 30
+
+
+def test_certified_greedy_counted():
+    inst = generate(GeneratorConfig(jobs=30, seed=2))
+    pol = ChronusPolicy(certify_greedy=True)
+    simulate(inst, pol)
+    st = pol.stats
+    assert st.certified >= 1 and st.certified <= st.milp_optimal
+    assert st.milp_optimal + st.milp_time_limit + st.fallbacks == st.lease_solves
+    off = ChronusPolicy()  # default: every lease solved by the MILP
+    simulate(inst, off)
+    assert off.stats.certified == 0 and off.stats.lease_solves >= 1
+
+
 def test_tie_break_sign():
     # one job, 1 lease needed within 2 slots: '+' runs it now, '-' defers it
     jobs = [LeaseJob("a", 2, 1, ((2, 10.0),))]

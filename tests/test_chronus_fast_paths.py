@@ -122,6 +122,27 @@ def test_packer_equals_packing_from_scratch(seed):
             assert packer.plans() == scratch_pack(packed, cap, total)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_packer_kept_probe_then_add(seed):
+    """probe(keep=True) then add of the same request (admission's path), with and
+    without the no-replay shortcut: the same packing as from scratch after each add."""
+    rng = random.Random(100 + seed)
+    for _ in range(150):
+        total = rng.choice([4, 8, 16])
+        cap = [rng.randint(0, total) for _ in range(rng.randint(0, 12))]
+        first = _requests(rng, rng.randint(0, 8), "a")
+        packer, packed = Packer(first, cap, total), list(first)
+        for new in _requests(rng, rng.randint(1, 8), "b"):
+            new = (new[0], new[1], max(new[2], 1), new[3])
+            plans = scratch_pack(packed + [new], cap, total)
+            assert packer.probe(new, keep=True) == (plans[new[0]] if plans else None)
+            packer.add(new)
+            packed.append(new)
+            assert packer.plans() == scratch_pack(packed, cap, total)
+            fresh = Packer(packed, cap, total)
+            assert packer.caps[: len(fresh.caps)] == fresh.caps and packer.slots[: len(fresh.slots)] == fresh.slots
+
+
 def test_no_room_skip_same_as_plain_search():
     inst = generate(GeneratorConfig(jobs=1, nodes=4, seed=0))
     rng = random.Random(5)

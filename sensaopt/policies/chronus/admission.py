@@ -80,7 +80,13 @@ class Packer:
     def probe(self, request: Request, keep: bool = False) -> list[int] | None:
         """The slots ``request`` gets (ascending) if it packs together with every request
         added so far, else None. ``keep``: remember the states for an :meth:`add` of the
-        same request next (nothing else changes)."""
+        same request next (nothing else changes).
+
+        When every request packs and the state after all of them still has ``r`` GPUs
+        free in each slot the request takes, no later request's slots change (a later
+        request keeps each slot it took: that slot's free GPUs after it are at least
+        those after all, so at least ``r``; a slot it found too full stays too full), so
+        the rest of the order is not replayed."""
         _key, p = self._place(request)
         self._kept = ()
         if self.failed is not None and self.failed < p:
@@ -89,6 +95,15 @@ class Packer:
         first = take(cap, request)
         if first is None:
             return None
+        if self.failed is None:
+            r, last = request[1], self.caps[-1]
+            for t in first:
+                if last[t] < r:
+                    break
+            else:  # the later requests keep their slots
+                if keep:
+                    self._kept = (request, p, None, (cap, first))
+                return first
         caps, slots = [cap], [first]
         for i in range(p, len(self.requests)):
             if keep:
@@ -110,9 +125,18 @@ class Packer:
         self.requests.insert(p, request)
         self.added += 1
         if self._kept and self._kept[0] == request and self._kept[1] == p:  # the probe just made: every request packs
-            del self.caps[p + 1:], self.slots[p:]
-            self.caps += self._kept[2]
-            self.slots += self._kept[3]
+            if self._kept[2] is None:  # no later request moved: their states lose ``r`` in the request's slots
+                cap, first = self._kept[3]
+                r = request[1]
+                for later in self.caps[p + 1:]:
+                    for t in first:
+                        later[t] -= r
+                self.caps.insert(p + 1, cap)
+                self.slots.insert(p, first)
+            else:
+                del self.caps[p + 1:], self.slots[p:]
+                self.caps += self._kept[2]
+                self.slots += self._kept[3]
             self.failed = None
         elif self.failed is None or p <= self.failed:  # else the chain still stops before ``p``
             self._replay(p)

@@ -25,7 +25,8 @@ def plan_lease(state: ChronusState, rules: ChronusRules, config: ChronusConfig, 
     lease_jobs = keep_cached_plans(state, lease_jobs, option_index, capacity, lease)
     if lease_jobs:
         selection = solve_selection(lease_jobs, capacity, sign, solver=config.solver, time_limit=config.time_limit_s,
-                                    threads=config.threads, seed=config.seed, budget=config.budget)
+                                    threads=config.threads, seed=config.seed, budget=config.budget,
+                                    certify_greedy=config.certify_greedy)
         state.stats.count_selection(selection, len(lease_jobs))
         for lj in lease_jobs:
             jid = str(lj.key)  # lease jobs are keyed by job id

@@ -1,6 +1,12 @@
 """Lease-slot selection of Chronus: the MILP of ``models/chronus.md``
 (:mod:`.lease_model`, written once, solved by HiGHS or CP-SAT) and the artifact's
 greedy fallback, used — loudly — when the solver returns no incumbent.
+
+Certified greedy (``certify_greedy``): the artifact's greedy is tried first, and its
+plans are used without the MILP when they reach the model's per-job upper bound
+(:func:`certified_greedy`): then they are an optimal solution of the MILP (exactly
+optimal, where HiGHS stops within its 1e-4 relative gap). Which optimal plan is taken
+among ties differs from HiGHS's (``models/chronus.md``, "Certified greedy").
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ log = logging.getLogger(__name__)
 Plans = dict[Hashable, tuple[int, tuple[int, ...]]]
 """job key -> (chosen option index, its slots)."""
 
-__all__ = ["LeaseJob", "Plans", "Selection", "check_plans", "greedy_selection", "objective_value", "solve_selection"]
+__all__ = ["LeaseJob", "Plans", "Selection", "certified_greedy", "check_plans", "greedy_selection", "objective_value", "solve_selection"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,7 @@ class Selection:
     objective: float | None = None
     variables: int = 0
     safety_net: bool = False
+    certified: bool = False  # the greedy's plans, proven optimal by the upper bound (no MILP solved)
 
 
 def objective_value(jobs: list[LeaseJob], plans: Plans, capacity: list[int], sign: float) -> float:
@@ -99,6 +106,28 @@ def greedy_selection(jobs: list[LeaseJob], capacity: list[int]) -> Plans:
     return plans
 
 
+def upper_bound(jobs: list[LeaseJob], capacity: list[int], sign: float) -> float:
+    """An upper bound on the model objective: each job alone at its best option, the
+    slot-0 tie-break counted as if capacity never bound (sign > 0: every job in slot 0;
+    sign < 0: only a job whose option leaves no other choice, ``l == m``)."""
+    maxc = max(capacity) if capacity else 1
+    maxc = maxc if maxc > 0 else 1
+    if sign > 0:
+        return sum(max(v for _, v in j.options) + sign * j.r / maxc for j in jobs)
+    return sum(max(v + sign * j.r * (1 if j.l == m else 0) / maxc for m, v in j.options) for j in jobs)
+
+
+def certified_greedy(jobs: list[LeaseJob], capacity: list[int], sign: float) -> tuple[Plans, float] | None:
+    """:func:`greedy_selection`'s plans and their objective when every job is planned
+    and the objective reaches :func:`upper_bound` (so the plans are optimal for the
+    MILP); else None. ``capacity`` covers every slot below the largest ``m``."""
+    plans = greedy_selection(jobs, capacity)
+    if len(plans) < len(jobs):
+        return None
+    value = objective_value(jobs, plans, capacity, sign)
+    return (plans, value) if value >= upper_bound(jobs, capacity, sign) - 1e-9 else None
+
+
 def solve_selection(
     jobs: list[LeaseJob],
     capacity: list[int],
@@ -109,12 +138,15 @@ def solve_selection(
     threads: int = 1,
     seed: int = 0,
     budget: str | None = None,
+    certify_greedy: bool = False,
 ) -> Selection:
     """Solve the lease MILP (``solver``: highs, cpsat, or greedy for the fallback only)
     within ``time_limit`` seconds (under a work ``budget``, "work:N", within N work units,
     ``time_limit`` the safety net); on any solver failure (no incumbent in the time
     limit, infeasible model, solver error) fall back to :func:`greedy_selection` and
-    say so in the returned ``fallback``, status and reason (never silently)."""
+    say so in the returned ``fallback``, status and reason (never silently).
+    ``certify_greedy``: first try :func:`certified_greedy`; when it certifies, its
+    plans are returned (OPTIMAL, ``certified``) and no MILP is built."""
     clock = TimeBudget.start(time_limit, parse_budget(budget, "chronus budget"))
     if not jobs:
         return Selection(plans={}, status=Status.OPTIMAL, solver=solver, objective=0.0)
@@ -126,6 +158,9 @@ def solve_selection(
                          solve_s=clock.elapsed(), objective=objective_value(jobs, plans, cap, sign))
     if solver not in LEASE_SOLVERS:
         raise ValueError(f"unknown lease solver {solver!r} ({', '.join(LEASE_SOLVERS)}, greedy)")
+    if certify_greedy and (got := certified_greedy(jobs, cap, sign)) is not None:
+        return Selection(plans=got[0], status=Status.OPTIMAL, solver=solver, solve_s=clock.elapsed(), objective=got[1],
+                         certified=True)
     nvar, status, reason = 0, Status.ERROR, ""
     found: Plans | None = None
     try:

@@ -21,6 +21,9 @@ class ChronusStats:
     lease_solves: int = 0
     """Lease MILPs solved (one per lease boundary with jobs to plan)."""
     milp_optimal: int = 0
+    """Solves ended optimal (the certified ones included)."""
+    certified: int = 0
+    """Solves answered by the certified greedy (optimal by its upper bound; no MILP built)."""
     milp_time_limit: int = 0
     """Solves stopped by the time limit with an incumbent."""
     fallbacks: int = 0
@@ -68,5 +71,6 @@ class ChronusStats:
             self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
         elif selection.status == Status.OPTIMAL:
             self.milp_optimal += 1
+            self.certified += selection.certified
         else:  # TIME_LIMIT with an incumbent
             self.milp_time_limit += 1
