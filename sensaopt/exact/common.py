@@ -188,7 +188,7 @@ def base_params(engine: Engine, settings: SolveSettings, mb: ModelBuild, extra: 
         "seed": settings.seed,
         "warm_start": settings.warm_start,
         "partner": partner.name if (partner := partner_of(engine, settings)) else None,  # deadline-hard phase (cooperate)
-        **({"partner_options": po} if partner and (po := partner_options(resolve(partner.backend), settings)) else {}),
+        **({"partner_options": po} if partner and (po := partner_options(partner.backend, settings)) else {}),
         "branch_price": settings.branch_price,
         "work_scale": data.work_scale,
         "mem_scale": data.mem_scale,

@@ -92,9 +92,9 @@ class Engine:
 
 
 # raw options of a cooperating backend over its exact ones (SolveSettings.partner_options adds to them).
-# HiGHS beside CP-SAT spends 0.3 of its effort on primal heuristics (its default: 0.05): on the
-# committed 20-job Philly SLO and MIX1 sets, 60 s, 1 thread, one more window proven in each and
-# better incumbents on 3 windows, worse on 1 (models/measurements.md, "Session 18").
+# HiGHS beside CP-SAT spends 0.3 of its effort on primal heuristics (its default: 0.05): over three
+# sets of 20 twenty-job Philly windows, 60 s, 1 thread, 2 more windows proven, better incumbents on
+# 6, worse by one granule on 3; 40-job windows identical (models/measurements.md, "Session 18").
 PARTNER_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "cpsat": {},
     "highs": {"mip_heuristic_effort": 0.3},

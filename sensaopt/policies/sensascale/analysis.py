@@ -271,8 +271,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     tables = {} if tables is None else tables
     optimal = cfg.lst_allocation == "optimal"
     memo = QueueMemo() if memo is None else memo  # (none given: every job is new to it)
-    kept: list[JobInfo] = []  # jobs in the last call's queue (_seeded lists them in its order), ...
-    fresh: list[JobInfo] = []  # ... the others in ``state``'s order
+    fresh: list[JobInfo] = []  # jobs not in the last call's queue, in ``state``'s order (_seeded lists the others)
     stamp, prev = object(), memo.stamp
     for js in state.jobs:
         spec = js.spec
@@ -322,7 +321,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             info.remaining, info.corr, info.started, info.last_placements = remaining, corr, last is not None, pls or ()
         else:
             info = c.info[0] = JobInfo(js, c.facts, running, c.restart, target, tier, key, lst, c.costs, cur, corr, c.plain_costs)
-        (fresh if info.mark is not prev else kept).append(info)
+        fresh.append(info) if info.mark is not prev else None
         info.mark = stamp
     out = _seeded(memo, stamp, fresh, cache)
     out.sort(key=_key)
