@@ -72,3 +72,26 @@ def test_pipeline_certifies_a_zero_miss_optimum_by_the_hard_relaxation():
     assert [(st.refine, st.steps) for st in report.stages] == [(1, "root LP"), (2, "root LP"), (1, "search")]
     assert {(st.model, st.backend) for st in report.stages} == {("deadline-hard", "highs")}
     assert res.bound <= res.objective + 1e-9
+
+
+def test_lp_first_runs_the_root_lps_before_the_inner_solve_and_proves_the_same():
+    """``lp_first``: the root LPs from the warm start's objective, then the inner solve with
+    all the time left, then the search in what it leaves; the same optimum, proven."""
+    inst = sensaopt.load_instance("tiny-16gpu")
+    ref = sensaopt.solve(inst, solver="cpsat", time_limit=60, workers=1)
+    res = sensaopt.solve(inst, solver="cpsat", time_limit=60, workers=1, lp_first=True)
+    assert res.params["lp_first"] is True and ref.params["lp_first"] is False
+    assert res.status == ref.status == sensaopt.Status.OPTIMAL, res.message
+    assert res.objective == pytest.approx(ref.objective)
+    stages = [(st.refine, st.steps) for st in res.allocations.stages]
+    assert stages[:2] == [(1, "root LP"), (2, "root LP")] and all(s == "search" for _, s in stages[2:]), stages
+    assert res.bound <= res.objective + 1e-9
+
+
+def test_lp_first_keeps_the_split_when_the_warm_start_misses():
+    """A warm start with a miss has no deadline-hard relaxation, so no root LP runs first:
+    the inner solve keeps its share (``params["lp_first"]`` False) and the bound is valid."""
+    inst = sensaopt.load_instance("tiny-8gpu")
+    res = sensaopt.solve(inst, solver="cpsat", time_limit=20, workers=1, lp_first=True)
+    assert res.params["lp_first"] is False
+    assert res.bound <= res.objective + 1e-9

@@ -82,6 +82,11 @@ class WarmStart:
     def objective(self) -> float | None:
         return self.metrics.objective
 
+    @property
+    def makespan_rounds(self) -> int:
+        """The schedule's makespan in rounds."""
+        return int(round(self.metrics.makespan / self.instance.round_minutes))
+
     @classmethod
     def of(cls, instance: Instance, schedule: Schedule) -> WarmStart:
         """``schedule`` validated (:class:`SensaoptError`, one line, when the validator rejects it)."""
@@ -89,6 +94,12 @@ class WarmStart:
         if ev.errors:
             raise SensaoptError(f"start: the warm-start schedule is invalid: {ev.errors[0]}")
         return cls(instance, schedule, ev, compute_metrics(instance, ev))
+
+
+def inner_horizon(start: WarmStart, horizon: int | None, horizon_slack: int) -> int:
+    """The inner model's horizon (rounds): ``horizon`` if given, else the warm start's
+    makespan + ``horizon_slack``."""
+    return horizon if horizon is not None else start.makespan_rounds + horizon_slack
 
 
 @dataclass(frozen=True)
@@ -110,9 +121,8 @@ def prepare(instance: Instance, horizon: int | None, horizon_slack: int, warm_st
     checks the model it builds) and the hint. ``allocs``: the
     pipeline's allocations of this warm start (their inner grids; None: asked here)."""
     heur = start
-    R = instance.round_minutes
-    mk = int(round(heur.metrics.makespan / R))
-    H = horizon if horizon is not None else mk + horizon_slack
+    mk = start.makespan_rounds
+    H = inner_horizon(start, horizon, horizon_slack)
     hint = relabel_identical_nodes(instance, heur.schedule) if warm_start and mk <= H else None
     if allocs is None:
         data = build_data(instance, H, work_scale=work_scale, extra_options=schedule_points(heur.schedule),

@@ -25,11 +25,11 @@ from dataclasses import replace
 
 from sensaopt.allocations import ExactAllocations, exact_allocations
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.common import MIN_EXTEND_S, WarmStart, prepare
+from sensaopt.exact.common import MIN_EXTEND_S, WarmStart, inner_horizon, prepare
 from sensaopt.exact.model.data import ModelData, check_size, hard_data, precheck_size
 from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
-from sensaopt.exact.phases.allocation import certify, ladder, relax_share
+from sensaopt.exact.phases.allocation import certify, ladder, relax_share, root_lps
 from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_start
 from sensaopt.exact.phases.lexicographic import check_phase1_share
 from sensaopt.exact.phases.loss import solve_loss_phases
@@ -64,12 +64,20 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
                    else settings.relax_time_limit)
         allocs = exact_allocations(instance, start, refine=settings.refine, inner_refine=MODEL_REFINE,
                                    relax_refines=ladder(settings.refine))
-        inner = budget if allocs.dominated or relax_s <= 0 else budget.split(max(1 - relax_s / settings.time_limit, 0.05))
+        relax_work = None if budget.work is None else budget.work.limit * relax_s / settings.time_limit
+        early = None
+        if settings.lp_first and relax_s > 0:
+            early = root_lps(warm.objective, instance, inner_horizon(warm, settings.horizon, settings.horizon_slack), engine, settings,
+                             budget.at_most(relax_s, relax_work), allocs)
+        if allocs.dominated or relax_s <= 0 or early is not None:
+            inner = budget  # lp_first: the relaxations' searches get only what the inner solve leaves
+        else:
+            inner = budget.split(max(1 - relax_s / settings.time_limit, 0.05))
         res = solve_within_horizon(instance, engine, settings, warm, inner, allocs)
         if settings.horizon is None and res.optimal_within_horizon_only:
             res = extend_horizon(res, instance, engine, settings, warm, inner, allocs)
-        relax_work = None if budget.work is None else budget.work.limit * relax_s / settings.time_limit
-        res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), allocs)
+        res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), allocs, early)
+        res.params["lp_first"] = early is not None  # the root LPs ran before the inner solve, which got the time they left
         res = replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
         res.params["relax_s"] = round(relax_s, 6)  # the relaxations' seconds at most (relax_share by default)
         return with_budget(res, settings, budget)

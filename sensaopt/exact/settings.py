@@ -60,7 +60,11 @@ class SolveSettings:
     stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
     and the process on one core (``taskset -c K``), ``cpsat_workers=8`` spends one core's
     seconds on CP-SAT's whole portfolio instead of its single default search
-    (``models/measurements.md``, "One core, CP-SAT's portfolio")."""
+    (``models/measurements.md``, "One core, CP-SAT's portfolio"); ``lp_first``: the
+    relaxations' root LPs run before the inner solve (from the warm start's objective,
+    within the relaxations' seconds), the inner solve then gets all the time left and
+    the relaxations' searches only what it leaves (without a root LP, e.g. when the warm
+    start misses a deadline, the split stays as without it)."""
 
     time_limit: float = 60.0
     workers: int = 2
@@ -82,6 +86,7 @@ class SolveSettings:
     refine: int = DEFAULT_REFINE
     relax_time_limit: float | None = None
     lns_share: float = 0.0
+    lp_first: bool = False
     budget: str | None = None
     cpsat_workers: int | None = None
 

@@ -24,7 +24,7 @@ applied, the grid's refinement, the model's own (restricted) bound and the relax
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -85,8 +85,45 @@ def ladder(refine: int) -> list[int]:
     return out + [refine]
 
 
+@dataclass
+class Climb:
+    """Where the relaxations of :func:`ladder` stand: the best ``bound`` (metrics units,
+    valid over every allocation), ``how`` it was found, the loss ``floor``, the ``stages``
+    run and the refinements whose root LP is done (``lp_done``). :func:`root_lps` starts it
+    before the inner solve; :func:`certify` goes on from it."""
+
+    bound: float
+    how: str
+    floor: float
+    step: float
+    stages: list[RelaxationStage] = field(default_factory=list)
+    lp_done: set[int] = field(default_factory=set)
+
+
+def _begin(instance: Instance, allocs: ExactAllocations) -> Climb:
+    """A climb at the instance's own bounds (:func:`instance_bound`), no relaxation run yet."""
+    bound, floor = instance_bound(instance, np.asarray(allocs.best_speeds, dtype=float))
+    how = "the instance's bounds (sensaopt.bounds: forced lost value, pooled SRPT)"
+    return Climb(bound, how, floor, grain(instance, allocs.relaxed[1]))
+
+
+def root_lps(objective: float | None, instance: Instance, horizon: int, engine: Engine, settings: SolveSettings,
+             budget: TimeBudget, allocs: ExactAllocations) -> Climb | None:
+    """The relaxations' root LPs before the inner solve (``settings.lp_first``), coarse to
+    fine while each ends within ``budget``, from the warm start's ``objective`` (metrics
+    units) and the inner ``horizon`` (rounds): their bounds are valid over every schedule
+    better than that objective, so over every schedule better than any later incumbent.
+    None when ``allocs.dominated`` (no relaxation is needed) or none ran (the weighted
+    relaxation has no root LP of its own: it needs a loss floor first)."""
+    if allocs.dominated:
+        return None
+    climb = _begin(instance, allocs)
+    _lp_pass(objective, instance, horizon, engine, settings, budget, allocs, climb)
+    return climb if climb.lp_done else None
+
+
 def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSettings, budget: TimeBudget,
-            allocs: ExactAllocations) -> Result:
+            allocs: ExactAllocations, early: Climb | None = None) -> Result:
     """``res`` (the inner model's Result) with a status and bound valid over every
     allocation the validator accepts (module doc): ``allocs.dominated``
     (:func:`~sensaopt.allocations.grids_dominate`; ``allocs``: what the pipeline asked
@@ -96,16 +133,16 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
     refinement, first every root LP (coarse to fine, while each ends in time), then
     the searches in the time left. A finer root LP proves more than a coarser search:
     on 20-job Philly windows the refine-1 search never lifted its root LP, while the
-    refine-2 root LP lifted 4 of 13 unproven windows' bounds (``models/measurements.md``)."""
+    refine-2 root LP lifted 4 of 13 unproven windows' bounds (``models/measurements.md``).
+    ``early``: what :func:`root_lps` proved before the inner solve (its root LPs are not
+    solved again)."""
     settled = _settled(res, instance, settings, allocs)
     if settled is not None or res.horizon is None:
         res.allocations = AllocationReport(settled or "skipped: no horizon", settings.refine, res.bound)
         return res
-    H = res.horizon
-    bound, floor = instance_bound(instance, np.asarray(allocs.best_speeds, dtype=float))
-    how = "the instance's bounds (sensaopt.bounds: forced lost value, pooled SRPT)"
-    step = grain(instance, allocs.relaxed[1])
-    bound, how, floor, stages = _climb(res, instance, H, engine, settings, budget, allocs, (bound, how, floor), step)
+    climb = early if early is not None else _begin(instance, allocs)
+    _climb(res.objective, instance, res.horizon, engine, settings, budget, allocs, climb)
+    bound, how, floor, stages, step = climb.bound, climb.how, climb.floor, climb.stages, climb.step
     res.allocations = AllocationReport("relaxation", settings.refine, res.bound, bound, floor, tuple(stages))
     res.loss_proof = LossProof(bound=floor)
     if res.objective is not None:
@@ -130,35 +167,52 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
                    message=res.message + f"; bound over every valid allocation from the allocation relaxation ({how})")
 
 
-def _climb(res: Result, instance: Instance, H: int, engine: Engine, settings: SolveSettings, budget: TimeBudget,
-           allocs: ExactAllocations, known: tuple[float, str, float], step: float
-           ) -> tuple[float, str, float, list[RelaxationStage]]:
-    """The relaxations of :func:`ladder` for :func:`certify`: every root LP first (coarse to
-    fine, until one does not end), then the searches, each stage's bound valid, until the
-    best meets the incumbent ``res.objective`` to within ``step``/2 or the time runs out.
-    ``known``: the bound, how it was found and the loss floor before any relaxation; the
-    same after them, and the stages run."""
-    bound, how, floor = known
-    stages: list[RelaxationStage] = []
-    refines = ladder(settings.refine)
-    lp_done: set[int] = set()
-    for search in ([False] if len(refines) > 1 else []) + [True]:
-        for refine in refines:
-            if budget.short_of(MIN_EXTEND_S) or (res.objective is not None and res.objective - bound < step / 2):
-                return bound, how, floor, stages
-            steps = SEARCH if refine in lp_done else BOTH if search else ROOT_LP
-            got = relaxation(res, instance, H, refine, engine, settings, budget, floor, allocs.relaxed[refine], steps)
-            if got is None:
-                break  # no root LP for this relaxation (or it did not end in time): a finer one will not do better
-            b, f, h, stage = got
-            stages.append(stage)
-            lp_done.add(refine)
-            if b > bound:
-                bound, how = b, h
-            floor = max(floor, f)
-            if stage.within_horizon_bound == float("inf"):
-                return bound, how, floor, stages  # no schedule within the horizon: a finer relaxation cannot change that
-    return bound, how, floor, stages
+def _climb(objective: float | None, instance: Instance, H: int, engine: Engine, settings: SolveSettings,
+           budget: TimeBudget, allocs: ExactAllocations, climb: Climb) -> None:
+    """The relaxations of :func:`ladder` for :func:`certify`, from ``climb`` (updated in
+    place): every root LP not yet done first (coarse to fine, until one does not end),
+    then the searches, each stage's bound valid, until the best meets the incumbent
+    ``objective`` to within half the granularity or the time runs out."""
+    if len(ladder(settings.refine)) > 1 and not _lp_pass(objective, instance, H, engine, settings, budget, allocs, climb):
+        return
+    for refine in ladder(settings.refine):
+        if not _stage(objective, instance, H, engine, settings, budget, allocs, climb, refine,
+                      SEARCH if refine in climb.lp_done else BOTH):
+            return
+
+
+def _lp_pass(objective: float | None, instance: Instance, H: int, engine: Engine, settings: SolveSettings,
+             budget: TimeBudget, allocs: ExactAllocations, climb: Climb) -> bool:
+    """The root LPs of :func:`ladder` not yet done, coarse to fine, until one does not end
+    (a finer one will not do better); False when the climb is over (met or out of time)."""
+    for refine in ladder(settings.refine):
+        if refine in climb.lp_done:
+            continue
+        ran = _stage(objective, instance, H, engine, settings, budget, allocs, climb, refine, ROOT_LP)
+        if ran is None:
+            break
+        if not ran:
+            return False
+    return True
+
+
+def _stage(objective: float | None, instance: Instance, H: int, engine: Engine, settings: SolveSettings,
+           budget: TimeBudget, allocs: ExactAllocations, climb: Climb, refine: int, steps: str) -> bool | None:
+    """One relaxation stage into ``climb``: False when the climb is over before or after it
+    (the bound meets ``objective``, no time left, or no schedule within the horizon), None
+    when it has no root LP (:func:`relaxation`), else True."""
+    if budget.short_of(MIN_EXTEND_S) or (objective is not None and objective - climb.bound < climb.step / 2):
+        return False
+    got = relaxation(objective, instance, H, refine, engine, settings, budget, climb.floor, allocs.relaxed[refine], steps)
+    if got is None:
+        return None
+    b, f, h, stage = got
+    climb.stages.append(stage)
+    climb.lp_done.add(refine)
+    if b > climb.bound:
+        climb.bound, climb.how = b, h
+    climb.floor = max(climb.floor, f)
+    return stage.within_horizon_bound != float("inf")  # none: a finer relaxation cannot change that
 
 
 def _settled(res: Result, instance: Instance, settings: SolveSettings, allocs: ExactAllocations) -> str | None:
@@ -193,26 +247,27 @@ def instance_bound(instance: Instance, speeds: np.ndarray | None = None) -> tupl
     return loss + jct_bound(instance, "best", lp_max_vars=0, speeds=speeds).avg_jct, loss
 
 
-def relaxation(res: Result, instance: Instance, horizon: int, refine: int, engine: Engine, settings: SolveSettings,
+def relaxation(objective: float | None, instance: Instance, horizon: int, refine: int, engine: Engine, settings: SolveSettings,
                budget: TimeBudget, known_floor: float = 0.0, grids: Mapping[str, JobGrid] | None = None,
                steps: str = BOTH) -> tuple[float, float, str, RelaxationStage] | None:
     """One allocation relaxation (outer grid of ``refine`` steps; ``grids``: its grids
-    if the caller has them): its bound over every schedule (metrics units), its loss
+    if the caller has them), for an incumbent of ``objective`` (metrics units; None: none):
+    its bound over every schedule better than it (metrics units), its loss
     floor (at least ``known_floor``), how the bound was found, and the record.
     ``steps``: :data:`ROOT_LP`, :data:`SEARCH` or :data:`BOTH` (:func:`relaxation_bound`);
     None for :data:`ROOT_LP` when there is none (the weighted relaxation, whose loss floor
     needs a solve, or a prover that is not HiGHS) or it did not end in time."""
     outer = build_data(instance, horizon, work_scale=settings.work_scale, relaxed=True, refine=refine, grids=grids)
-    if res.objective is not None and res.objective < miss_floor(outer):
-        return hard_relaxation(res.objective, instance, outer, refine, engine, settings, budget, known_floor, grids, steps)
+    if objective is not None and objective < miss_floor(outer):
+        return hard_relaxation(objective, instance, outer, refine, engine, settings, budget, known_floor, grids, steps)
     if steps == ROOT_LP:
         return None
     floor, floor_how = loss_floor(outer, engine, settings, budget)
     if known_floor > floor:
         floor, floor_how = known_floor, "the instance's forced lost value (sensaopt.bounds)"
     covered = False  # every schedule better than the incumbent ends within the relaxation's horizon
-    if res.objective is not None:
-        needed = horizon_needed(outer, res.objective, floor)
+    if objective is not None:
+        needed = horizon_needed(outer, objective, floor)
         covered = needed <= outer.H
         if not covered:  # a schedule better than the incumbent may end past H: the relaxation needs that horizon
             try:
