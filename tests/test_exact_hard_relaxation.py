@@ -75,11 +75,12 @@ def test_pipeline_certifies_a_zero_miss_optimum_by_the_hard_relaxation():
 
 
 def test_lp_first_runs_the_root_lps_before_the_inner_solve_and_proves_the_same():
-    """``lp_first``: the root LPs from the warm start's objective, then the inner solve with
-    all the time left, then the search in what it leaves; the same optimum, proven."""
+    """``lp_first`` (the default): the root LPs from the warm start's objective, then the
+    inner solve with all the time left, then the search in what it leaves; the same
+    optimum, proven, as the inner solve first."""
     inst = sensaopt.load_instance("tiny-16gpu")
-    ref = sensaopt.solve(inst, solver="cpsat", time_limit=60, workers=1)
-    res = sensaopt.solve(inst, solver="cpsat", time_limit=60, workers=1, lp_first=True)
+    ref = sensaopt.solve(inst, solver="cpsat", time_limit=60, workers=1, lp_first=False)
+    res = sensaopt.solve(inst, solver="cpsat", time_limit=60, workers=1)  # the default
     assert res.params["lp_first"] is True and ref.params["lp_first"] is False
     assert res.status == ref.status == sensaopt.Status.OPTIMAL, res.message
     assert res.objective == pytest.approx(ref.objective)
@@ -92,6 +93,6 @@ def test_lp_first_keeps_the_split_when_the_warm_start_misses():
     """A warm start with a miss has no deadline-hard relaxation, so no root LP runs first:
     the inner solve keeps its share (``params["lp_first"]`` False) and the bound is valid."""
     inst = sensaopt.load_instance("tiny-8gpu")
-    res = sensaopt.solve(inst, solver="cpsat", time_limit=20, workers=1, lp_first=True)
+    res = sensaopt.solve(inst, solver="cpsat", time_limit=20, workers=1)
     assert res.params["lp_first"] is False
     assert res.bound <= res.objective + 1e-9

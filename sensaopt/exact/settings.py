@@ -86,7 +86,7 @@ class SolveSettings:
     refine: int = DEFAULT_REFINE
     relax_time_limit: float | None = None
     lns_share: float = 0.0
-    lp_first: bool = False
+    lp_first: bool = True
     budget: str | None = None
     cpsat_workers: int | None = None
 
