@@ -88,9 +88,11 @@ def ladder(refine: int) -> list[int]:
 @dataclass
 class Climb:
     """Where the relaxations of :func:`ladder` stand: the best ``bound`` (metrics units,
-    valid over every allocation), ``how`` it was found, the loss ``floor``, the ``stages``
-    run and the refinements whose root LP is done (``lp_done``). :func:`root_lps` starts it
-    before the inner solve; :func:`certify` goes on from it."""
+    valid over every allocation), ``how`` it was found, the loss ``floor`` (metrics units),
+    the objective's granularity ``step`` (metrics units: a bound within ``step``/2 of the
+    incumbent proves it), the ``stages`` run and the refinements whose root LP is done
+    (``lp_done``). :func:`root_lps` starts it before the inner solve; :func:`certify` goes
+    on from it."""
 
     bound: float
     how: str
