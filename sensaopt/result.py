@@ -310,7 +310,8 @@ class RelaxationStage:
     refinement, horizon (rounds), bound within that horizon, loss floor and bound over
     every schedule (metrics units); ``model``: ``weighted`` (loss floored) or
     ``deadline-hard`` (every deadline a constraint), ``backend``: the solver that ran it,
-    ``steps``: what ran (:mod:`~sensaopt.exact.phases.allocation`: its root LP, its search or both)."""
+    ``steps``: what ran (:mod:`~sensaopt.exact.phases.allocation`: its root LP, its search or both);
+    ``seconds``: its wall-clock seconds, build included (None in records written before session 19)."""
 
     refine: int
     horizon: int
@@ -320,6 +321,7 @@ class RelaxationStage:
     model: str = "weighted"
     backend: str = ""
     steps: str = STAGE_BOTH  # or STAGE_ROOT_LP alone, or STAGE_SEARCH after this refinement's root LP
+    seconds: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -86,6 +86,7 @@ def test_lp_first_runs_the_root_lps_before_the_inner_solve_and_proves_the_same()
     assert res.objective == pytest.approx(ref.objective)
     stages = [(st.refine, st.steps) for st in res.allocations.stages]
     assert stages[:2] == [(1, "root LP"), (2, "root LP")] and all(s == "search" for _, s in stages[2:]), stages
+    assert all(st.seconds is not None and 0 <= st.seconds <= res.runtime_s for st in res.allocations.stages)
     assert res.bound <= res.objective + 1e-9
 
 

@@ -23,6 +23,7 @@ applied, the grid's refinement, the model's own (restricted) bound and the relax
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -205,11 +206,12 @@ def _stage(objective: float | None, instance: Instance, H: int, engine: Engine, 
     when it has no root LP (:func:`relaxation`), else True."""
     if budget.short_of(MIN_EXTEND_S) or (objective is not None and objective - climb.bound < climb.step / 2):
         return False
+    started = time.perf_counter()
     got = relaxation(objective, instance, H, refine, engine, settings, budget, climb.floor, allocs.relaxed[refine], steps)
     if got is None:
         return None
     b, f, h, stage = got
-    climb.stages.append(stage)
+    climb.stages.append(replace(stage, seconds=round(time.perf_counter() - started, 3)))
     climb.lp_done.add(refine)
     if b > climb.bound:
         climb.bound, climb.how = b, h
