@@ -91,9 +91,10 @@ class Climb:
     """Where the relaxations of :func:`ladder` stand: the best ``bound`` (metrics units,
     valid over every allocation), ``how`` it was found, the loss ``floor`` (metrics units),
     the objective's granularity ``step`` (metrics units: a bound within ``step``/2 of the
-    incumbent proves it), the ``stages`` run and the refinements whose root LP is done
-    (``lp_done``). :func:`root_lps` starts it before the inner solve; :func:`certify` goes
-    on from it."""
+    incumbent proves it), the ``stages`` run, the refinements whose root LP is done
+    (``lp_done``) and whether a relaxation has no schedule within its horizon
+    (``infeasible``: no finer one can change that, so the climb is over). :func:`root_lps`
+    starts it before the inner solve; :func:`certify` goes on from it."""
 
     bound: float
     how: str
@@ -101,6 +102,7 @@ class Climb:
     step: float
     stages: list[RelaxationStage] = field(default_factory=list)
     lp_done: set[int] = field(default_factory=set)
+    infeasible: bool = False
 
 
 def _begin(instance: Instance, allocs: ExactAllocations) -> Climb:
@@ -176,6 +178,8 @@ def _climb(objective: float | None, instance: Instance, H: int, engine: Engine, 
     place): every root LP not yet done first (coarse to fine, until one does not end),
     then the searches, each stage's bound valid, until the best meets the incumbent
     ``objective`` to within half the granularity or the time runs out."""
+    if climb.infeasible:
+        return
     if len(ladder(settings.refine)) > 1 and not _lp_pass(objective, instance, H, engine, settings, budget, allocs, climb):
         return
     for refine in ladder(settings.refine):
@@ -216,7 +220,8 @@ def _stage(objective: float | None, instance: Instance, H: int, engine: Engine, 
     if b > climb.bound:
         climb.bound, climb.how = b, h
     climb.floor = max(climb.floor, f)
-    return stage.within_horizon_bound != float("inf")  # none: a finer relaxation cannot change that
+    climb.infeasible = stage.within_horizon_bound == float("inf")  # a finer relaxation cannot change that
+    return not climb.infeasible
 
 
 def _settled(res: Result, instance: Instance, settings: SolveSettings, allocs: ExactAllocations) -> str | None:
