@@ -16,7 +16,10 @@
 7. the allocation check (:mod:`sensaopt.exact.phases.allocation`, at most
    ``settings.relax_time_limit`` seconds, default a share of the time limit that grows
    with the number of jobs, :func:`~sensaopt.exact.phases.allocation.relax_share`):
-   OPTIMAL only if no allocation between the model's grid points does better.
+   OPTIMAL only if no allocation between the model's grid points does better. With
+   ``settings.lp_first`` (default) its root LPs run before step 4, from the warm start's
+   objective (:func:`~sensaopt.exact.phases.allocation.root_lps`); steps 4-6 then get all
+   the time they leave, and the check's searches what those leave.
 """
 
 from __future__ import annotations
