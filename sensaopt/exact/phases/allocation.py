@@ -191,7 +191,8 @@ def _climb(objective: float | None, instance: Instance, H: int, engine: Engine, 
 def _lp_pass(objective: float | None, instance: Instance, H: int, engine: Engine, settings: SolveSettings,
              budget: TimeBudget, allocs: ExactAllocations, climb: Climb) -> bool:
     """The root LPs of :func:`ladder` not yet done, coarse to fine, until one does not end
-    (a finer one will not do better); False when the climb is over (met or out of time)."""
+    (a finer one will not do better); False when the climb is over (the bound meets the
+    incumbent, no time left, or no schedule within the horizon)."""
     for refine in ladder(settings.refine):
         if refine in climb.lp_done:
             continue

@@ -271,8 +271,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     tables = {} if tables is None else tables
     optimal = cfg.lst_allocation == "optimal"
     memo = QueueMemo() if memo is None else memo  # (none given: every job is new to it)
-    fresh: list[JobInfo] = []  # jobs not in the last call's queue, in ``state``'s order (_seeded lists the others)
-    stamp, prev = object(), memo.stamp
+    infos: list[JobInfo] = []  # in ``state``'s order
     for js in state.jobs:
         spec = js.spec
         c = cache.get(spec.id)
@@ -321,19 +320,25 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             info.remaining, info.corr, info.started, info.last_placements = remaining, corr, last is not None, pls or ()
         else:
             info = c.info[0] = JobInfo(js, c.facts, running, c.restart, target, tier, key, lst, c.costs, cur, corr, c.plain_costs)
-        fresh.append(info) if info.mark is not prev else None
-        info.mark = stamp
-    out = _seeded(memo, stamp, fresh, cache)
+        infos.append(info)
+    out = _seeded(memo, infos, cache)
     out.sort(key=_key)
     return out
 
 
-def _seeded(memo: QueueMemo, stamp: object, fresh: list[JobInfo], cache: dict) -> list[JobInfo]:
-    """This call's jobs (each marked ``stamp``) in the last call's queue order, the jobs
-    gone left out, then ``fresh`` (those not in it); kept in ``memo``. Drops the
-    constants of jobs gone from ``cache`` (see :func:`analyse`)."""
-    for x in fresh:  # (a job marked by another memo's call may be in both lists: listed once)
-        x.mark = None
+def _seeded(memo: QueueMemo, infos: list[JobInfo], cache: dict) -> list[JobInfo]:
+    """This call's jobs ``infos`` (in the state's order): those in the last call's queue in
+    its order, the jobs gone left out, then the others in the state's order; kept in
+    ``memo`` under a new stamp. Drops the constants of jobs gone from ``cache`` (see
+    :func:`analyse`)."""
+    prev, stamp = memo.stamp, object()
+    fresh = []
+    for x in infos:  # a job last marked by another memo's call is fresh here: listed once
+        if x.mark is prev:
+            x.mark = stamp
+        else:
+            x.mark = None
+            fresh.append(x)
     out = [x for x in memo.infos if x.mark is stamp]
     for x in fresh:
         x.mark = stamp
