@@ -123,8 +123,10 @@ def test_cells_reductions_table_and_figures(tmp_path):
     assert all(math.isnan(x) for x in avg_edf["avg_queueing_time"])  # base 0 in every seed: no change, n/a
     md = table_markdown(cells, per, avg)
     assert avg["seeds"] == 3
-    assert "| **average over cells** |  | 3 | -75.00 [-75.00, -75.00] | n/a | -75.00 [-75.00, -75.00] | -45.00 [" in md
-    assert "| paper |  |  | -74.22 |" in md
+    assert avg["slo_violation_points"] == pytest.approx((-30.0, -30.0, -30.0))  # 100·(0.1 − 0.4) every seed
+    assert ("| **average over cells** |  | 3 | -75.00 [-75.00, -75.00] | -30.00 [-30.00, -30.00] | n/a | -75.00 [-75.00, -75.00] "
+            "| -45.00 [") in md
+    assert "| paper |  |  | -74.22 |  |" in md
     md2 = table_markdown(cells, per, avg, others=[("edf", *reductions(rows, base="edf"))])
     assert md2.startswith(md.rstrip("\n")) and "**SensaScale vs EDF**" in md2 and md2.count("| paper |") == 1
     assert md2.count("| **average over cells** |") == 2 and "| n/a |" in md2.split("**SensaScale vs EDF**")[1]
@@ -137,6 +139,24 @@ def test_cells_reductions_table_and_figures(tmp_path):
     # ... and the average keeps to the seeds every cell has (seed 0 now lacks a cell)
     _, avg2 = reductions(rows2)
     assert avg2["seeds"] == 2 and avg2["avg_jct"] == pytest.approx(mean_interval([-45, -40]))
+
+
+def test_a_base_with_no_miss_counts_in_the_points_difference():
+    """A cell whose base misses nothing has no relative change in violations; the points
+    difference still shows SensaScale's misses there and enters the average (else the cell
+    where SensaScale loses would drop out of the violation average and flatter it)."""
+    rows = []
+    for seed in (0, 1, 2):
+        for wl, ours, base in (("Philly SLO", 0.02, 0.04), ("Philly MIX1", 0.01, 0.0)):
+            for pol, v in (("sensascale", ours), ("lst", base)):
+                rows.append({"workload": wl, "node_gpus": 8, "node": "synergy", "policy": pol, "seed": seed,
+                             "slo_violation_rate": v, "avg_jct": 100.0})
+    per, avg = reductions(rows, base="lst")
+    mix1 = next(r for r in per if r["workload"] == "Philly MIX1")
+    assert math.isnan(mix1["slo_violation_rate"])  # relative: undefined against 0
+    assert mix1["slo_violation_points"] == pytest.approx(1.0)  # 100·(0.01 − 0)
+    assert avg["slo_violation_rate"][0] == pytest.approx(-50.0)  # only the SLO cell has a relative change
+    assert avg["slo_violation_points"][0] == pytest.approx((-2.0 + 1.0) / 2)  # both cells: the loss on MIX1 counts
 
 
 def test_paper_args_need_consecutive_seeds():

@@ -82,8 +82,9 @@ def comparison_markdown(base: str, per: list[dict[str, Any]], avg: dict[str, Any
     name = "the best baseline of each cell" if varies else _name(base)
     short = "base" if varies else name
     extra = [""] if varies else []
-    lines = [f"**{ours} vs {name}**, relative change (%) = 100·({ours} − {short})/{short}, per seed (paired), "
-             f"then mean [{pc} interval] over seeds:", "",
+    lines = [f"**{ours} vs {name}**, relative change (%) = 100·({ours} − {short})/{short} (n/a where {short} is 0; "
+             f"Δ points: 100·({ours} − {short}) of the SLO violation rate, percentage points, defined there too), "
+             f"per seed (paired), then mean [{pc} interval] over seeds:", "",
              _row(["workload", "nodes"] + (["base"] if varies else []) + ["seeds", *REDUCTION_HEADERS]),
              "| --- | --- |" + (" --- |" if varies else "") + " ---: |" * (1 + len(REDUCTION_METRICS))]
     for r in per:

@@ -16,6 +16,7 @@ from sensaopt.sweep.stats import mean_interval
 from .settings import (
     BOUND_METRICS,
     CONFIDENCE,
+    DIFFERENCES,
     METRIC_NAMES,
     OURS,
     REDUCTION_METRICS,
@@ -159,6 +160,18 @@ def _rel(ours: float | None, base: float | None) -> float | None:
     return 100.0 * (ours - base) / base
 
 
+def _change(k: str, ours: dict[str, Any], base: dict[str, Any]) -> float | None:
+    """Comparison column ``k`` of one seed's pair of runs: a :data:`DIFFERENCES` column's
+    difference (None when either figure is missing), else :func:`_rel`."""
+    if k not in DIFFERENCES:
+        return _rel(ours.get(k), base.get(k))
+    src, mult = DIFFERENCES[k]
+    o, b = ours.get(src), base.get(src)
+    if o is None or b is None or math.isnan(o) or math.isnan(b):
+        return None
+    return mult * (o - b)
+
+
 BaseChoice = str | dict[Group, str]  # one base policy, or the base policy of each cell
 
 
@@ -177,7 +190,7 @@ def _paired(rows: list[dict[str, Any]], ours: str, base: BaseChoice, confidence:
         row: dict[str, Any] = {"workload": grp[0], "node_gpus": grp[1], "node": grp[2], "base": b, "seeds": len(seeds)}
         changes[grp] = {}
         for k in REDUCTION_METRICS:
-            ch = {s: _rel(by[grp + (ours, s)].get(k), by[grp + (b, s)].get(k)) for s in seeds}
+            ch = {s: _change(k, by[grp + (ours, s)], by[grp + (b, s)]) for s in seeds}
             vals = {s: v for s, v in ch.items() if v is not None}
             row[k], row[f"{k}_lo"], row[f"{k}_hi"] = mean_interval(list(vals.values()), confidence)
             changes[grp][k] = vals
@@ -205,12 +218,14 @@ def _average(changes: dict[Group, dict[str, dict[int, float]]], groups: Iterable
 def reductions(rows: list[dict[str, Any]], ours: str = "sensascale", base: BaseChoice = "chronus",
                confidence: float = CONFIDENCE) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The relative change (%) of ``ours`` vs ``base`` (one policy, or one per cell:
-    :func:`best_baselines`), 100·(ours − base)/base, per :data:`REDUCTION_METRICS` metric.
+    :func:`best_baselines`), 100·(ours − base)/base, per :data:`REDUCTION_METRICS` metric
+    (the :data:`DIFFERENCES` columns: an absolute difference instead).
 
     Per (workload, node size, node shape): the change is computed seed by seed (paired:
     the same seed's instance under both policies) and summarised as (mean, lo, hi) over the
     seeds; row keys ``k``, ``k_lo``, ``k_hi``, ``base`` and ``seeds`` (seeds with both
-    runs). Seeds where the base is 0 give no change for that metric. The average (the
+    runs). Seeds where the base is 0 give no relative change for that metric (a
+    difference column still has one). The average (the
     paper's form, a mean over cells, here over every cell present; :func:`averages` gives
     the readings over subsets): per seed the mean of the cells' changes, then ``avg[k]`` =
     (mean, lo, hi) over the seeds. Only seeds that every cell has enter it (a partial
