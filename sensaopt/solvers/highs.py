@@ -37,6 +37,7 @@ from sensaopt.solvers.interrupt import run_stoppable
 
 Number = int | float
 HIGHS_NODES_PER_UNIT = 100  # branch-and-bound nodes per work unit (wall time of a unit here: docs/reliability.md, section 6)
+CHILD_MIN_NONZEROS = 200_000  # a model with this many constraint nonzeros or more is solved in a child process (module doc)
 
 
 class HighsVar:
@@ -241,24 +242,37 @@ def new_highs() -> Any:
     return h
 
 
-def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, budget: TimeBudget,
-                 hinted: bool, relaxed: bool = False) -> tuple[Any, dict[HighsVar, int]]:
-    """A configured ``highspy.Highs`` holding ``be``'s model (columns ``cols``), and each column's
-    position; ``relaxed``: its LP relaxation (no column integral)."""
-    import highspy
+@dataclass(frozen=True)
+class HighsArrays:
+    """A model as HiGHS takes it: the columns' costs, bounds and integral positions, the
+    rows' bounds and coefficients in CSR form (``start``, ``index``, ``value``), and the
+    columns' start values (None: no start). Built once by :func:`model_arrays`; loaded
+    in-process or in a child process (:mod:`sensaopt.solvers.highs_child`) alike."""
 
-    inf = highspy.kHighsInf
+    cost: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    integers: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    start: np.ndarray
+    index: np.ndarray
+    value: np.ndarray
+    start_values: np.ndarray | None = None
+
+    @property
+    def nonzeros(self) -> int:
+        """The constraint matrix's nonzeros."""
+        return len(self.value)
+
+
+def model_arrays(be: HighsBackend, cols: list[HighsVar], hinted: bool, relaxed: bool = False) -> HighsArrays:
+    """``be``'s model on the columns ``cols`` as arrays (zero coefficients dropped);
+    ``hinted``: with its start values (a column without one starts at its lower bound);
+    ``relaxed``: its LP relaxation (no column integral)."""
+    inf = float("inf")  # highspy.kHighsInf
     pos = {v: i for i, v in enumerate(cols)}
-    n = len(cols)
-    h = new_highs()
-    configure(h, params)
     obj = be.objective.terms
-    cost = np.array([float(obj.get(v, 0.0)) for v in cols])
-    h.addCols(n, cost, np.array([v.lb for v in cols]), np.array([v.ub for v in cols]), 0,
-              np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
-    ints = np.array([] if relaxed else [i for i, v in enumerate(cols) if v.integer], dtype=np.int32)
-    if len(ints):
-        h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kInteger] * len(ints)))
     starts: list[int] = []
     index: list[int] = []
     value: list[float] = []
@@ -272,17 +286,42 @@ def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, b
                 value.append(float(c))
         lo.append(-inf if row.lo is None else float(row.lo))
         hi.append(inf if row.hi is None else float(row.hi))
-    if be.rows:
-        h.addRows(len(be.rows), np.array(lo), np.array(hi), len(index), np.array(starts, dtype=np.int32),
-                  np.array(index, dtype=np.int32), np.array(value))
-    if hinted and be.start:
+    start = np.array([float(be.start.get(v, v.lb)) for v in cols]) if hinted and be.start else None
+    return HighsArrays(cost=np.array([float(obj.get(v, 0.0)) for v in cols], dtype=float),
+                       col_lower=np.array([v.lb for v in cols], dtype=float), col_upper=np.array([v.ub for v in cols], dtype=float),
+                       integers=np.array([] if relaxed else [i for i, v in enumerate(cols) if v.integer], dtype=np.int32),
+                       row_lower=np.array(lo, dtype=float), row_upper=np.array(hi, dtype=float), start=np.array(starts, dtype=np.int32),
+                       index=np.array(index, dtype=np.int32), value=np.array(value, dtype=float), start_values=start)
+
+
+def loaded_highs(a: HighsArrays, params: SolverParams) -> Any:
+    """A new ``highspy.Highs`` configured with ``params`` (:func:`configure`) holding the
+    model ``a`` (and its start values, if any); no time limit set yet."""
+    import highspy
+
+    h = new_highs()
+    configure(h, params)
+    n = len(a.cost)
+    h.addCols(n, a.cost, a.col_lower, a.col_upper, 0, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+    if len(a.integers):
+        h.changeColsIntegrality(len(a.integers), a.integers, np.array([highspy.HighsVarType.kInteger] * len(a.integers)))
+    if len(a.row_lower):
+        h.addRows(len(a.row_lower), a.row_lower, a.row_upper, len(a.index), a.start, a.index, a.value)
+    if a.start_values is not None:
         sol = highspy.HighsSolution()
-        sol.col_value = [float(be.start.get(v, v.lb)) for v in cols]
+        sol.col_value = a.start_values.tolist()
         sol.value_valid = True
         h.setSolution(sol)
-    # building took time: HiGHS gets what is left
-    h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))
-    return h, pos
+    return h
+
+
+def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, budget: TimeBudget,
+                 hinted: bool, relaxed: bool = False) -> tuple[Any, dict[HighsVar, int]]:
+    """A configured ``highspy.Highs`` holding ``be``'s model (columns ``cols``), and each column's
+    position; ``relaxed``: its LP relaxation (no column integral)."""
+    h = loaded_highs(model_arrays(be, cols, hinted, relaxed), params)
+    h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
+    return h, {v: i for i, v in enumerate(cols)}
 
 
 @dataclass(frozen=True)
@@ -315,48 +354,95 @@ def stopper(h: Any) -> Callable[[], None]:
     return stop
 
 
-def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
-    """Run the MIP search of the prepared ``h`` (a ``highspy.Highs``) until it ends or
-    ``budget``'s stop time (then stopped from outside: cancelSolve and time limit 0), and
-    map HiGHS's model status to the common Status: OPTIMAL only when HiGHS proved it and
-    holds a feasible solution. Under ``budget``'s work limit the search stops after the
-    nodes it allows (module doc), and the nodes done are charged to it. Shared by
-    :class:`HighsBackend` and the Chronus lease model's array path."""
+@dataclass(frozen=True)
+class HighsEnd:
+    """What a HiGHS run left, as read from it: the model status (its enum name, e.g.
+    ``kOptimal``, and HiGHS's text), whether it holds a feasible primal solution,
+    ``mip_dual_bound`` (without any objective constant), ``mip_gap`` and the nodes done."""
+
+    status: str
+    text: str
+    has_solution: bool
+    dual_bound: float
+    gap: float
+    nodes: int
+
+
+def end_of(h: Any) -> HighsEnd:
+    """What the run of ``h`` (a ``highspy.Highs``) left."""
     import highspy
 
-    work = budget.work_left()
-    if work is not None:
-        h.setOptionValue("mip_max_nodes", max(1, int(work * HIGHS_NODES_PER_UNIT)))
+    ms = h.getModelStatus()
+    info = h.getInfo()
+    return HighsEnd(ms.name, h.modelStatusToString(ms), info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible,
+                    float(info.mip_dual_bound), float(info.mip_gap), int(info.mip_node_count))
+
+
+def node_limit(work: float) -> int:
+    """``mip_max_nodes`` for ``work`` work units (module doc)."""
+    return max(1, int(work * HIGHS_NODES_PER_UNIT))
+
+
+def run_search(h: Any, stop_at: float) -> None:
+    """Run the prepared ``h`` until it ends or, at ``stop_at`` (a :func:`time.perf_counter`
+    value), is stopped from outside (cancelSolve and time limit 0; Ctrl-C too)."""
+    import highspy
+
     h.HandleUserInterrupt = True  # cancelSolve (on Ctrl-C) interrupts the search
 
     def search() -> None:
         h.run()
         highspy.Highs.resetThreadScheduler(False)  # as highspy's own threaded solve does
 
-    run_stoppable(search, stopper(h), budget.stop_at())
-    ms = h.getModelStatus()
-    info = h.getInfo()
-    S = highspy.HighsModelStatus
-    has_sol = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
-    if ms == S.kOptimal:
-        status = Status.OPTIMAL if has_sol else Status.ERROR
-    elif ms == S.kInfeasible:
+    run_stoppable(search, stopper(h), stop_at)
+
+
+TIME_LIMITS = ("kTimeLimit", "kInterrupt", "kIterationLimit", "kSolutionLimit")  # model statuses of a search stopped early
+
+
+def searched(end: HighsEnd, budget: TimeBudget, work: float | None) -> HighsSearch:
+    """``end`` in the common terms: OPTIMAL only when HiGHS proved it and holds a feasible
+    solution; time/iteration/solution limits and interrupts TIME_LIMIT. ``work``: the
+    work units the search was given (None: no work limit); the nodes done are charged to
+    ``budget``."""
+    if end.status == "kOptimal":
+        status = Status.OPTIMAL if end.has_solution else Status.ERROR
+    elif end.status == "kInfeasible":
         status = Status.INFEASIBLE
-    elif ms in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
+    elif end.status in TIME_LIMITS:
         status = Status.TIME_LIMIT
     else:
         status = Status.ERROR
-    bound = info.mip_dual_bound if ms != S.kInfeasible and abs(info.mip_dual_bound) < 1e30 else None
-    msg = f"highs {h.modelStatusToString(ms)}, gap {info.mip_gap:.3g}, {info.mip_node_count} nodes"
-    spent = max(int(info.mip_node_count), 0) / HIGHS_NODES_PER_UNIT
-    fired = work is not None and ms in (S.kTimeLimit, S.kInterrupt)
+    bound = end.dual_bound if end.status != "kInfeasible" and abs(end.dual_bound) < 1e30 else None
+    msg = f"highs {end.text}, gap {end.gap:.3g}, {end.nodes} nodes"
+    spent = max(end.nodes, 0) / HIGHS_NODES_PER_UNIT
+    fired = work is not None and end.status in ("kTimeLimit", "kInterrupt")
     budget.charge(spent, fired)
     if work is not None:
         msg += f", {spent:g} of {work:g} work units" + (f" ({SAFETY_NET_NOTE})" if fired else "")
-    return HighsSearch(status, has_sol, bound, msg, spent, fired)
+    return HighsSearch(status, end.has_solution, bound, msg, spent, fired)
 
 
-def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams) -> float | None:
+def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
+    """Run the MIP search of the prepared ``h`` (a ``highspy.Highs``) until it ends or
+    ``budget``'s stop time (:func:`run_search`), and map its end to the common Status
+    (:func:`searched`). Under ``budget``'s work limit the search stops after the nodes it
+    allows (module doc), and the nodes done are charged to it. Shared by
+    :class:`HighsBackend` and the Chronus lease model's array path."""
+    work = budget.work_left()
+    if work is not None:
+        h.setOptionValue("mip_max_nodes", node_limit(work))
+    run_search(h, budget.stop_at())
+    return searched(end_of(h), budget, work)
+
+
+def in_child(a: HighsArrays, isolated: bool | None) -> bool:
+    """Whether the model ``a`` is solved in a child process: ``isolated`` when given, else
+    when it has at least :data:`CHILD_MIN_NONZEROS` nonzeros (module doc)."""
+    return a.nonzeros >= CHILD_MIN_NONZEROS if isolated is None else isolated
+
+
+def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams, isolated: bool | None = None) -> float | None:
     """The optimum of ``be``'s LP relaxation (every integrality dropped), in the model's own
     units with the objective constant: a lower bound of the MIP's optimum. None when the
     LP does not end optimal within ``budget``'s time (a work limit does not apply: the LP
@@ -366,18 +452,33 @@ def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams) -> floa
         be: the built model.
         budget: the time it may take (its stop time).
         params: threads, seed and raw options (as for the MIP).
+        isolated: solve it in a child process (None: by size, :func:`in_child`).
 
     Returns:
         The LP optimum (model units), or None."""
+    arrays = model_arrays(be, be.columns(), False, relaxed=True)
+    if in_child(arrays, isolated):
+        from sensaopt.solvers.highs_child import lp_in_child
+
+        safe = lp_in_child(arrays, params, budget)
+    else:
+        h = loaded_highs(arrays, params)
+        h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))
+        safe = run_lp(h, budget.stop_at())
+    return None if safe is None else safe + be.objective.const
+
+
+def run_lp(h: Any, stop_at: float) -> float | None:
+    """Run the LP loaded in ``h`` until it ends or is stopped from outside at ``stop_at``
+    (a :func:`time.perf_counter` value): its safe dual bound (:func:`safe_dual_bound`)
+    when it ends optimal, else None."""
     import highspy
 
-    h, _ = _highs_model(be, be.columns(), params, budget, False, relaxed=True)
     h.HandleUserInterrupt = True
-    run_stoppable(h.run, stopper(h), budget.stop_at())
+    run_stoppable(h.run, stopper(h), stop_at)
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return None
-    safe = safe_dual_bound(h)
-    return None if safe is None else safe + be.objective.const
+    return safe_dual_bound(h)
 
 
 def safe_dual_bound(h: Any) -> float | None:
@@ -416,30 +517,49 @@ def safe_dual_bound(h: Any) -> float | None:
     return float(rows.sum() + cols.sum() + lp.offset_)
 
 
-def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted: bool = False) -> SolveOutcome:
-    """Solve ``be``'s model within ``budget`` (``hinted``: pass the start values)."""
-
+def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted: bool = False,
+              isolated: bool | None = None) -> SolveOutcome:
+    """Solve ``be``'s model within ``budget`` (``hinted``: pass the start values;
+    ``isolated``: in a child process, None: by size, :func:`in_child`)."""
     t0 = time.perf_counter()
     cols = be.columns()
-    h, pos = _highs_model(be, cols, params, budget, hinted)
-    run = search_highs(h, budget)
-    status, has_sol, msg = run.status, run.has_solution, run.message
+    arrays = model_arrays(be, cols, hinted)
+    if in_child(arrays, isolated):
+        from sensaopt.solvers.highs_child import search_in_child
+
+        got = search_in_child(arrays, params, budget)
+        if isinstance(got, SolveOutcome):  # killed, not run or failed: no solution
+            return got
+        run, col = got
+    else:
+        h = loaded_highs(arrays, params)
+        h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
+        run = search_highs(h, budget)
+        col = np.asarray(h.getSolution().col_value, dtype=float) if run.has_solution else None
+    return _outcome(be, cols, run, col, t0)
+
+
+def _outcome(be: HighsBackend, cols: list[HighsVar], run: HighsSearch, col: np.ndarray | None, t0: float) -> SolveOutcome:
+    """The outcome of a search of ``be``'s model (``col``: the column values of its
+    solution, None without one), started at ``t0`` (a :func:`time.perf_counter` value)."""
+    msg = run.message
     const = be.objective.const
     bound = None if run.dual_bound is None else run.dual_bound + const
     value = objective = None
-    if has_sol:
-        col = list(h.getSolution().col_value)
+    if col is not None:
+        pos = {v: i for i, v in enumerate(cols)}
+        vals = col.tolist()
 
         def value(x: Any) -> float:
             if isinstance(x, (int, float)):
                 return x
             i = pos.get(x)
-            return col[i] if i is not None else 0.0
+            return vals[i] if i is not None else 0.0
 
-        objective = const + sum(c * col[pos[v]] for v, c in be.objective.terms.items())
+        objective = const + sum(c * vals[pos[v]] for v, c in be.objective.terms.items())
         msg += f", model objective {objective:g}"
     else:
         msg += ", no solution found"
     wall = time.perf_counter() - t0
-    return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall,
+    return SolveOutcome(status=run.status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall,
                         work=run.work, safety_net=run.safety_net)

@@ -1,0 +1,201 @@
+"""HiGHS in a child process that sensaopt kills: the time limit holds whatever HiGHS does.
+
+In-process, HiGHS looks at neither its time limit nor its interrupt (``cancelSolve``)
+for long stretches inside large models: presolve of 9–11 M nonzeros takes 27–50 s, and
+the sub-MIPs of its root heuristics ignore the interrupt (HiGHS issues #1501, #2226);
+exact solves with a 60-s limit ended up to 110 s (``models/measurements.md``,
+"Session 19"). Here the model's arrays (:class:`~sensaopt.solvers.highs.HighsArrays`),
+the options and the time left go to a :class:`~sensaopt.solvers.child.GuardedChild`
+(``python -m sensaopt.solvers.highs_child FOLDER``) in a ``.npz`` file in a temporary
+folder. The child builds the ``highspy.Highs`` the in-process path builds
+(:func:`~sensaopt.solvers.highs.loaded_highs`), gives it the seconds left to the
+budget's deadline as its time limit, stops it at the budget's stop time as the
+in-process path does (``cancelSolve`` and a zero time limit) and writes back what the
+run left (:class:`~sensaopt.solvers.highs.HighsEnd`, the column values, for an LP its
+safe dual bound). Same options, seed and threads: the same run as in-process.
+
+A child still running :data:`HIGHS_GRACE_S` after the budget's stop time (the whole
+call's deadline + ``OVERRUN_S``) is killed with its process group: a MIP search then
+ends TIME_LIMIT without solution or bound (under a work limit: the safety net), an LP
+without a bound. The child dies with sensaopt (Ctrl-C, SIGTERM, SIGKILL:
+:mod:`sensaopt.solvers.child`), and its folder goes with it.
+
+Which solves run here: :func:`~sensaopt.solvers.highs.in_child` (models of at least
+:data:`~sensaopt.solvers.highs.CHILD_MIN_NONZEROS` nonzeros, unless the caller says).
+
+Test hook: with :data:`STALL_ENV` set to a file path the child writes its process id
+there and sleeps instead of solving (a HiGHS that never stops on its own).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sensaopt.errors import SensaoptError
+from sensaopt.result import Status
+from sensaopt.solvers.base import SolveOutcome, SolverParams
+from sensaopt.solvers.budget import MIN_SOLVE_S, TimeBudget
+from sensaopt.solvers.child import no_solution, run_guarded, stopped_by_clock
+from sensaopt.solvers.highs import HighsArrays, HighsEnd, HighsSearch, end_of, loaded_highs, node_limit, run_lp, run_search, searched
+
+HIGHS_GRACE_S = 1.0  # seconds past the budget's stop time before the child's process group is killed
+STALL_ENV = "SENSAOPT_HIGHS_CHILD_STALL"  # test hook (module doc)
+REFUSED_EXIT = 3  # the child's exit code when HiGHS refused an option (the message: the log's last line)
+JOB, RESULT, LOG = "job.npz", "result.npz", "highs.log"
+
+
+@dataclass(frozen=True)
+class ChildEnd:
+    """How a child run ended: ``meta`` (what it wrote: the run's end, an LP's bound) and
+    ``col`` (the column values) when it wrote a result; else ``note``, why not, and
+    ``killed``: it was killed or not started (the clock), not failed."""
+
+    meta: dict[str, Any] | None
+    col: np.ndarray | None
+    note: str = ""
+    killed: bool = False
+
+
+def search_in_child(a: HighsArrays, params: SolverParams, budget: TimeBudget) -> tuple[HighsSearch, np.ndarray | None] | SolveOutcome:
+    """The MIP search of the model ``a`` in a child within ``budget``: the search's end in
+    common terms (:func:`~sensaopt.solvers.highs.searched`, nodes charged to ``budget``)
+    and the column values of its solution (None without one); or the outcome without a
+    solution when the child was killed, not started or failed."""
+    t0 = time.perf_counter()
+    work = budget.work_left()
+    got = _run_child(a, params, budget, "mip", None if work is None else node_limit(work))
+    if got.meta is None:
+        if got.killed:
+            return stopped_by_clock(budget, got.note, t0)
+        return no_solution(Status.ERROR, got.note, t0)
+    run = searched(HighsEnd(**got.meta["end"]), budget, work)
+    return run, (got.col if run.has_solution else None)
+
+
+def lp_in_child(a: HighsArrays, params: SolverParams, budget: TimeBudget) -> float | None:
+    """The safe dual bound of the LP ``a`` solved in a child within ``budget``
+    (:func:`~sensaopt.solvers.highs.run_lp`); None when it did not end optimal, was
+    killed or failed."""
+    got = _run_child(a, params, budget, "lp", None)
+    return None if got.meta is None else got.meta["lp_bound"]
+
+
+def _run_child(a: HighsArrays, params: SolverParams, budget: TimeBudget, kind: str, max_nodes: int | None) -> ChildEnd:
+    """Write the job into a temporary folder, run the child until it ends or
+    :data:`HIGHS_GRACE_S` past ``budget``'s stop time, read its result."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="sensaopt-highs-") as tmp:
+        _write_job(tmp, a, params, budget, kind, max_nodes)
+        if time.perf_counter() >= budget.stop_at():  # writing the job used up the time
+            return ChildEnd(None, None, "highs not run: the time limit was spent", killed=True)
+        log = os.path.join(tmp, LOG)
+        code = run_guarded([sys.executable, "-m", __name__, tmp], log, budget.stop_at() + HIGHS_GRACE_S, tmp,
+                           echo=params.log, env=_child_env())
+        wall = time.perf_counter() - t0
+        if code is None:
+            return ChildEnd(None, None, f"highs stopped from outside: its process was killed after {wall:.2f} s on a "
+                                        f"{budget.limit_s:.1f} s limit (it did not stop on its own)", killed=True)
+        last = _last_line(log)
+        if code == REFUSED_EXIT:
+            raise SensaoptError(last)
+        if code != 0 or not os.path.exists(os.path.join(tmp, RESULT)):
+            return ChildEnd(None, None, f"highs failed in its child process (exit code {code}): {last}")
+        return _read_result(tmp)
+
+
+def _child_env() -> dict[str, str]:
+    """This process's environment with this sensaopt first on the child's import path."""
+    import sensaopt
+
+    root = str(Path(sensaopt.__file__).resolve().parent.parent)
+    paths = [root, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def _plain(value: Any) -> Any:
+    """A raw option's value as JSON takes it (numpy scalars as Python numbers)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise SensaoptError(f"HiGHS option value {value!r}: not a number, boolean or string")
+
+
+def _write_job(folder: str, a: HighsArrays, params: SolverParams, budget: TimeBudget, kind: str, max_nodes: int | None) -> None:
+    """The model, the options and the seconds left (to the deadline and to the stop time,
+    as of the wall clock ``sent``) into ``folder``/:data:`JOB`."""
+    now = time.perf_counter()
+    meta = {"kind": kind, "threads": int(params.workers), "seed": int(params.seed), "log": bool(params.log),
+            "extra": dict(params.extra), "max_nodes": max_nodes, "left_s": budget.deadline - now,
+            "stop_s": budget.stop_at() - now, "sent": time.time()}
+    arrays = {f.name: getattr(a, f.name) for f in fields(a) if getattr(a, f.name) is not None}
+    np.savez(os.path.join(folder, JOB), meta=np.array(json.dumps(meta, default=_plain)), **arrays)
+
+
+def _read_result(folder: str) -> ChildEnd:
+    with np.load(os.path.join(folder, RESULT)) as got:
+        return ChildEnd(json.loads(str(got["meta"])), np.array(got["col_value"], dtype=float))
+
+
+def _last_line(path: str) -> str:
+    """The last non-empty line of the child's log ("" if none)."""
+    try:
+        lines = [line.strip() for line in Path(path).read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
+
+
+# ---- the child ----------------------------------------------------------------------------------
+def _stall() -> None:
+    """The test hook (module doc): write the process id to the file named by :data:`STALL_ENV`, then sleep."""
+    Path(os.environ[STALL_ENV]).write_text(str(os.getpid()))
+    time.sleep(3600)
+
+
+def solve_job(folder: str) -> int:
+    """The child's work: load ``folder``/:data:`JOB`, run HiGHS as the in-process path does
+    and write ``folder``/:data:`RESULT`. Returns the exit code (:data:`REFUSED_EXIT`
+    when HiGHS refused an option: the message printed)."""
+    if os.environ.get(STALL_ENV):
+        _stall()
+    with np.load(os.path.join(folder, JOB)) as job:
+        meta = json.loads(str(job["meta"]))
+        a = HighsArrays(**{f.name: np.array(job[f.name]) for f in fields(HighsArrays) if f.name in job})
+    params = SolverParams(workers=meta["threads"], seed=meta["seed"], log=meta["log"], extra=meta["extra"])
+    try:
+        h = loaded_highs(a, params)
+    except SensaoptError as err:
+        print(err, flush=True)
+        return REFUSED_EXIT
+    passed = time.time() - meta["sent"]
+    h.setOptionValue("time_limit", max(meta["left_s"] - passed, MIN_SOLVE_S))  # loading took time: HiGHS gets what is left
+    stop_at = time.perf_counter() + meta["stop_s"] - passed
+    out: dict[str, Any] = {}
+    if meta["kind"] == "lp":
+        out["lp_bound"] = run_lp(h, stop_at)
+        col = np.zeros(0)
+    else:
+        if meta["max_nodes"] is not None:
+            h.setOptionValue("mip_max_nodes", int(meta["max_nodes"]))
+        run_search(h, stop_at)
+        end = end_of(h)
+        out["end"] = asdict(end)
+        col = np.asarray(h.getSolution().col_value, dtype=float) if end.has_solution else np.zeros(0)
+    part = os.path.join(folder, "partial-" + RESULT)
+    np.savez(part, meta=np.array(json.dumps(out)), col_value=col)
+    os.replace(part, os.path.join(folder, RESULT))  # whole or absent
+    return 0
+
+
+if __name__ == "__main__":
+    code = solve_job(sys.argv[1])
+    sys.stdout.flush()
+    os._exit(code)  # no interpreter teardown: freeing a large model takes time the parent waits for
