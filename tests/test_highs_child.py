@@ -179,3 +179,13 @@ def test_a_signal_to_sensaopt_kills_the_highs_child(tmp_path, sig):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_no_child_once_the_time_is_spent(built, stalled):
+    """A call whose deadline has passed starts no child (its imports alone take ~0.6 s)."""
+    spent = TimeBudget(1.0, time.perf_counter() - 2.0)
+    out = run_highs(built.backend, spent, exact_params("highs", 1, 0), isolated=True)
+    assert out.status == Status.TIME_LIMIT and "not run" in out.message and out.objective is None
+    assert lp_bound(built.backend, spent, SolverParams(workers=1), isolated=True) is None
+    pid_file, own_tmp = stalled
+    assert not pid_file.exists() and not list(own_tmp.glob("sensaopt-highs-*"))
