@@ -1,4 +1,4 @@
-"""HiGHS in a killable child process (:mod:`sensaopt.solvers.highs_child`): the same
+"""HiGHS in a killable child process (:mod:`sensaopt.solvers.highs`, "Where it runs"): the same
 answers as in-process, and a child that ignores its limit is killed (no process or
 folder left). Timings are not asserted beyond generous bounds: the suite runs on a
 busy machine."""

@@ -19,31 +19,48 @@ the root LP and root cuts are not limited: they run to their end or to the safet
 ``time_limit``). HiGHS's MIP search is deterministic for given options and threads.
 
 Where it runs (:func:`in_child`): a model of at least :data:`CHILD_MIN_NONZEROS`
-constraint nonzeros is solved in a child process that is killed when it outlives the
-budget (:mod:`sensaopt.solvers.highs_child`): on the exact pipeline's long-horizon
-models in-process HiGHS ignored its time limit and ``cancelSolve`` for up to 50 s.
-Smaller models stay in-process, where starting a child (about 0.6 s of imports) would
-cost more than HiGHS ever overran: the exact models of small instances, and the
-Chronus lease model's ~1,200 solves of ~0.04 s per simulation (which call
-:func:`search_highs` directly). Both paths load the same arrays (:func:`model_arrays`,
-:func:`loaded_highs`) with the same options, so they give the same answers.
+constraint nonzeros is solved in a child process that sensaopt kills. In-process, HiGHS
+looks at neither its time limit nor ``cancelSolve`` for long stretches inside large
+models (presolve of 9–11 M nonzeros takes 27–50 s; the sub-MIPs of its root heuristics
+ignore the interrupt: HiGHS issues #1501, #2226), and exact solves with a 60-s limit
+ended up to 110 s (``models/measurements.md``, "Session 19"). Smaller models stay
+in-process, where starting a child (about 0.6 s of imports on a quiet core) would cost
+more than HiGHS ever overran: the exact models of small instances, and the Chronus
+lease model's ~1,200 solves of ~0.04 s per simulation (which call :func:`search_highs`
+directly). Both paths load the same arrays (:func:`model_arrays`,
+:func:`~sensaopt.solvers.highs_run.loaded_highs`) with the same options and run them
+alike (:mod:`sensaopt.solvers.highs_run`), so they give the same answers.
+
+The child path (:mod:`sensaopt.solvers.highs_child`): the arrays, the options and the
+seconds left go into a ``.npz`` file in a temporary folder; a
+:class:`~sensaopt.solvers.child.GuardedChild` loads it, runs HiGHS and writes what the
+run left into another. A child
+still running :data:`~sensaopt.solvers.highs_child.HIGHS_GRACE_S` after the budget's
+stop time (the whole call's deadline + ``OVERRUN_S``) is killed with its process group:
+a MIP search then ends TIME_LIMIT without solution or bound (under a work limit: the
+safety net), an LP without a bound. No child is started once the call's deadline has
+passed. The child dies with sensaopt (Ctrl-C, SIGTERM, SIGKILL:
+:mod:`sensaopt.solvers.child`), and its folder goes with it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sensaopt.errors import SensaoptError
-from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Status
 from sensaopt.solvers.base import MILP_LIMITS, SolveOutcome, SolverParams
 from sensaopt.solvers.budget import MIN_SOLVE_S, SAFETY_NET_NOTE, TimeBudget
-from sensaopt.solvers.interrupt import run_stoppable
+from sensaopt.solvers.child import no_solution, stopped_by_clock
+from sensaopt.solvers.highs_child import run_child
+from sensaopt.solvers.highs_run import HighsArrays, HighsEnd, end_of, loaded_highs, run_lp, run_search
+from sensaopt.solvers.highs_run import configure as configure  # re-exported: the Chronus lease model's array path
+from sensaopt.solvers.highs_run import new_highs as new_highs
+from sensaopt.solvers.highs_run import safe_dual_bound as safe_dual_bound
 
 Number = int | float
 HIGHS_NODES_PER_UNIT = 100  # branch-and-bound nodes per work unit (wall time of a unit here: docs/reliability.md, section 6)
@@ -228,54 +245,6 @@ class HighsBackend:
         return run_highs(self, budget, params, hinted=bool(self.start))
 
 
-def configure(h: Any, params: SolverParams) -> None:
-    """``params`` on a ``highspy.Highs``: output, threads, seed, then the raw options."""
-    if not params.log:
-        h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", int(params.workers))
-    h.setOptionValue("random_seed", int(params.seed))
-    import highspy
-
-    for key, val in params.extra.items():
-        if h.setOptionValue(key, val) == highspy.HighsStatus.kError:
-            raise SensaoptError(f"HiGHS refused the option {key}={val!r} (unknown name or a value of the wrong type)")
-
-
-def new_highs() -> Any:
-    """An empty ``highspy.Highs``, quiet, with the process's thread scheduler reset."""
-    import highspy
-
-    with quiet_stdout():  # highspy prints its banner from C++ on construction
-        h = highspy.Highs()
-    # one global thread scheduler per process: a run with another thread count fails unless it is reset
-    highspy.Highs.resetGlobalScheduler(True)
-    return h
-
-
-@dataclass(frozen=True)
-class HighsArrays:
-    """A model as HiGHS takes it: the columns' costs, bounds and integral positions, the
-    rows' bounds and coefficients in CSR form (``start``, ``index``, ``value``), and the
-    columns' start values (None: no start). Built once by :func:`model_arrays`; loaded
-    in-process or in a child process (:mod:`sensaopt.solvers.highs_child`) alike."""
-
-    cost: np.ndarray
-    col_lower: np.ndarray
-    col_upper: np.ndarray
-    integers: np.ndarray
-    row_lower: np.ndarray
-    row_upper: np.ndarray
-    start: np.ndarray
-    index: np.ndarray
-    value: np.ndarray
-    start_values: np.ndarray | None = None
-
-    @property
-    def nonzeros(self) -> int:
-        """The constraint matrix's nonzeros."""
-        return len(self.value)
-
-
 def model_arrays(be: HighsBackend, cols: list[HighsVar], hinted: bool, relaxed: bool = False) -> HighsArrays:
     """``be``'s model on the columns ``cols`` as arrays (zero coefficients dropped);
     ``hinted``: with its start values (a column without one starts at its lower bound);
@@ -302,27 +271,6 @@ def model_arrays(be: HighsBackend, cols: list[HighsVar], hinted: bool, relaxed: 
                        integers=np.array([] if relaxed else [i for i, v in enumerate(cols) if v.integer], dtype=np.int32),
                        row_lower=np.array(lo, dtype=float), row_upper=np.array(hi, dtype=float), start=np.array(starts, dtype=np.int32),
                        index=np.array(index, dtype=np.int32), value=np.array(value, dtype=float), start_values=start)
-
-
-def loaded_highs(a: HighsArrays, params: SolverParams) -> Any:
-    """A new ``highspy.Highs`` configured with ``params`` (:func:`configure`) holding the
-    model ``a`` (and its start values, if any); no time limit set yet."""
-    import highspy
-
-    h = new_highs()
-    configure(h, params)
-    n = len(a.cost)
-    h.addCols(n, a.cost, a.col_lower, a.col_upper, 0, np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
-    if len(a.integers):
-        h.changeColsIntegrality(len(a.integers), a.integers, np.array([highspy.HighsVarType.kInteger] * len(a.integers)))
-    if len(a.row_lower):
-        h.addRows(len(a.row_lower), a.row_lower, a.row_upper, len(a.index), a.start, a.index, a.value)
-    if a.start_values is not None:
-        sol = highspy.HighsSolution()
-        sol.col_value = a.start_values.tolist()
-        sol.value_valid = True
-        h.setSolution(sol)
-    return h
 
 
 def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, budget: TimeBudget,
@@ -355,56 +303,9 @@ def limit_from_now(h: Any, seconds: float) -> None:
     h.setOptionValue("time_limit", h.getRunTime() + max(seconds, 0.01))
 
 
-def stopper(h: Any) -> Callable[[], None]:
-    """What stops ``h``'s run from outside (:func:`run_stoppable`): cancelSolve, and a time
-    limit of 0, since the interrupt callback is not reached in every part of a solve."""
-    def stop() -> None:
-        h.cancelSolve()
-        h.setOptionValue("time_limit", 0.0)
-    return stop
-
-
-@dataclass(frozen=True)
-class HighsEnd:
-    """What a HiGHS run left, as read from it: the model status (its enum name, e.g.
-    ``kOptimal``, and HiGHS's text), whether it holds a feasible primal solution,
-    ``mip_dual_bound`` (without any objective constant), ``mip_gap`` and the nodes done."""
-
-    status: str
-    text: str
-    has_solution: bool
-    dual_bound: float
-    gap: float
-    nodes: int
-
-
-def end_of(h: Any) -> HighsEnd:
-    """What the run of ``h`` (a ``highspy.Highs``) left."""
-    import highspy
-
-    ms = h.getModelStatus()
-    info = h.getInfo()
-    return HighsEnd(ms.name, h.modelStatusToString(ms), info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible,
-                    float(info.mip_dual_bound), float(info.mip_gap), int(info.mip_node_count))
-
-
 def node_limit(work: float) -> int:
     """``mip_max_nodes`` for ``work`` work units (module doc)."""
     return max(1, int(work * HIGHS_NODES_PER_UNIT))
-
-
-def run_search(h: Any, stop_at: float) -> None:
-    """Run the prepared ``h`` until it ends or, at ``stop_at`` (a :func:`time.perf_counter`
-    value), is stopped from outside (cancelSolve and time limit 0; Ctrl-C too)."""
-    import highspy
-
-    h.HandleUserInterrupt = True  # cancelSolve (on Ctrl-C) interrupts the search
-
-    def search() -> None:
-        h.run()
-        highspy.Highs.resetThreadScheduler(False)  # as highspy's own threaded solve does
-
-    run_stoppable(search, stopper(h), stop_at)
 
 
 TIME_LIMITS = ("kTimeLimit", "kInterrupt", "kIterationLimit", "kSolutionLimit")  # model statuses of a search stopped early
@@ -468,9 +369,7 @@ def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams, isolate
         The LP optimum (model units), or None."""
     arrays = model_arrays(be, be.columns(), False, relaxed=True)
     if in_child(arrays, isolated):
-        from sensaopt.solvers.highs_child import lp_in_child
-
-        safe = lp_in_child(arrays, params, budget)
+        safe = _lp_in_child(arrays, params, budget)
     else:
         h = loaded_highs(arrays, params)
         h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))
@@ -478,53 +377,28 @@ def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams, isolate
     return None if safe is None else safe + be.objective.const
 
 
-def run_lp(h: Any, stop_at: float) -> float | None:
-    """Run the LP loaded in ``h`` until it ends or is stopped from outside at ``stop_at``
-    (a :func:`time.perf_counter` value): its safe dual bound (:func:`safe_dual_bound`)
-    when it ends optimal, else None."""
-    import highspy
+def _search_in_child(a: HighsArrays, params: SolverParams, budget: TimeBudget) -> tuple[HighsSearch, np.ndarray | None] | SolveOutcome:
+    """The MIP search of the model ``a`` in a child within ``budget``: the search's end in
+    common terms (:func:`searched`, nodes charged to ``budget``)
+    and the column values of its solution (None without one); or the outcome without a
+    solution when the child was killed, not started or failed."""
+    t0 = time.perf_counter()
+    work = budget.work_left()
+    got = run_child(a, params, budget, "mip", None if work is None else node_limit(work))
+    if got.meta is None:
+        if got.killed:
+            return stopped_by_clock(budget, got.note, t0)
+        return no_solution(Status.ERROR, got.note, t0)
+    run = searched(HighsEnd(**got.meta["end"]), budget, work)
+    return run, (got.col if run.has_solution else None)
 
-    h.HandleUserInterrupt = True
-    run_stoppable(h.run, stopper(h), stop_at)
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    return safe_dual_bound(h)
 
-
-def safe_dual_bound(h: Any) -> float | None:
-    """A lower bound of the LP loaded in ``h`` (minimisation, objective offset excluded)
-    from its row duals alone, valid whatever their accuracy (Neumaier & Shcherbina's
-    safe bound): for any y, ``c·x = y·(Ax) + (c − Aᵀy)·x``, and each term is bounded
-    below over the row and column bounds. A dual whose needed row bound is infinite is
-    taken as 0; a reduced cost whose needed column bound is infinite gives None. An
-    interior-point solution without crossover, or a simplex one within tolerances, may
-    have an objective a little above the LP optimum; this bound never is (up to the
-    float error of the sums).
-
-    Args:
-        h: a ``highspy.Highs`` after an optimal LP solve.
-
-    Returns:
-        The bound (the LP's units, with the offset the model holds), or None."""
-    import highspy
-    import scipy.sparse as sp
-
-    lp = h.getLp()
-    a = lp.a_matrix_
-    n, m = lp.num_col_, lp.num_row_
-    kind = sp.csr_matrix if a.format_ == highspy.MatrixFormat.kRowwise else sp.csc_matrix
-    A = kind((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), shape=(m, n))
-    y = np.asarray(h.getSolution().row_dual, dtype=float)
-    lo, up = np.asarray(lp.row_lower_, dtype=float), np.asarray(lp.row_upper_, dtype=float)
-    y = np.where((y > 0) & ~np.isfinite(lo), 0.0, y)
-    y = np.where((y < 0) & ~np.isfinite(up), 0.0, y)
-    rows = np.where(y > 0, y * np.where(np.isfinite(lo), lo, 0.0), y * np.where(np.isfinite(up), up, 0.0))
-    d = np.asarray(lp.col_cost_, dtype=float) - A.T @ y
-    cl, cu = np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)
-    if np.any((d > 0) & ~np.isfinite(cl)) or np.any((d < 0) & ~np.isfinite(cu)):
-        return None
-    cols = np.where(d > 0, d * np.where(np.isfinite(cl), cl, 0.0), np.where(d < 0, d * np.where(np.isfinite(cu), cu, 0.0), 0.0))
-    return float(rows.sum() + cols.sum() + lp.offset_)
+def _lp_in_child(a: HighsArrays, params: SolverParams, budget: TimeBudget) -> float | None:
+    """The safe dual bound of the LP ``a`` solved in a child within ``budget``
+    (:func:`~sensaopt.solvers.highs_run.run_lp`); None when it did not end optimal, was
+    killed or failed."""
+    got = run_child(a, params, budget, "lp", None)
+    return None if got.meta is None else got.meta["lp_bound"]
 
 
 def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted: bool = False,
@@ -535,9 +409,7 @@ def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted
     cols = be.columns()
     arrays = model_arrays(be, cols, hinted)
     if in_child(arrays, isolated):
-        from sensaopt.solvers.highs_child import search_in_child
-
-        got = search_in_child(arrays, params, budget)
+        got = _search_in_child(arrays, params, budget)
         if isinstance(got, SolveOutcome):  # killed, not run or failed: no solution
             return got
         run, col = got
@@ -573,3 +445,5 @@ def _outcome(be: HighsBackend, cols: list[HighsVar], run: HighsSearch, col: np.n
     wall = time.perf_counter() - t0
     return SolveOutcome(status=run.status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall,
                         work=run.work, safety_net=run.safety_net)
+
+

@@ -1,27 +1,16 @@
-"""HiGHS in a child process that sensaopt kills: the time limit holds whatever HiGHS does.
+"""HiGHS in a child process that sensaopt kills (:mod:`sensaopt.solvers.highs`, "Where
+it runs"): the parent's side (:func:`run_child`: the job written, the child run and
+killed should it outlive the budget, its result read) and the child's program
+(``python -m sensaopt.solvers.highs_child FOLDER``, :func:`solve_job`).
 
-In-process, HiGHS looks at neither its time limit nor its interrupt (``cancelSolve``)
-for long stretches inside large models: presolve of 9–11 M nonzeros takes 27–50 s, and
-the sub-MIPs of its root heuristics ignore the interrupt (HiGHS issues #1501, #2226);
-exact solves with a 60-s limit ended up to 110 s (``models/measurements.md``,
-"Session 19"). Here the model's arrays (:class:`~sensaopt.solvers.highs.HighsArrays`),
-the options and the time left go to a :class:`~sensaopt.solvers.child.GuardedChild`
-(``python -m sensaopt.solvers.highs_child FOLDER``) in a ``.npz`` file in a temporary
-folder. The child builds the ``highspy.Highs`` the in-process path builds
-(:func:`~sensaopt.solvers.highs.loaded_highs`), gives it the seconds left to the
-budget's deadline as its time limit, stops it at the budget's stop time as the
-in-process path does (``cancelSolve`` and a zero time limit) and writes back what the
-run left (:class:`~sensaopt.solvers.highs.HighsEnd`, the column values, for an LP its
-safe dual bound). Same options, seed and threads: the same run as in-process.
-
-A child still running :data:`HIGHS_GRACE_S` after the budget's stop time (the whole
-call's deadline + ``OVERRUN_S``) is killed with its process group: a MIP search then
-ends TIME_LIMIT without solution or bound (under a work limit: the safety net), an LP
-without a bound. The child dies with sensaopt (Ctrl-C, SIGTERM, SIGKILL:
-:mod:`sensaopt.solvers.child`), and its folder goes with it.
-
-Which solves run here: :func:`~sensaopt.solvers.highs.in_child` (models of at least
-:data:`~sensaopt.solvers.highs.CHILD_MIN_NONZEROS` nonzeros, unless the caller says).
+The job (``FOLDER/job.npz``): the model's arrays
+(:class:`~sensaopt.solvers.highs_run.HighsArrays`), the options, the seconds left to the
+budget's deadline and stop time. The child builds the ``highspy.Highs`` the in-process
+path builds (:func:`~sensaopt.solvers.highs_run.loaded_highs`), gives it the seconds left
+as its time limit, stops it at the stop time as the in-process path does
+(``cancelSolve`` and a zero time limit) and writes what the run left
+(``FOLDER/result.npz``: :class:`~sensaopt.solvers.highs_run.HighsEnd`, the column
+values, for an LP its safe dual bound).
 
 Test hook: with :data:`STALL_ENV` set to a file path the child writes its process id
 there and sleeps instead of solving (a HiGHS that never stops on its own).
@@ -41,11 +30,10 @@ from typing import Any
 import numpy as np
 
 from sensaopt.errors import SensaoptError
-from sensaopt.result import Status
-from sensaopt.solvers.base import SolveOutcome, SolverParams
+from sensaopt.solvers.base import SolverParams
 from sensaopt.solvers.budget import MIN_SOLVE_S, TimeBudget
-from sensaopt.solvers.child import no_solution, run_guarded, stopped_by_clock
-from sensaopt.solvers.highs import HighsArrays, HighsEnd, HighsSearch, end_of, loaded_highs, node_limit, run_lp, run_search, searched
+from sensaopt.solvers.child import run_guarded
+from sensaopt.solvers.highs_run import HighsArrays, end_of, loaded_highs, run_lp, run_search
 
 HIGHS_GRACE_S = 1.0  # seconds past the budget's stop time before the child's process group is killed
 STALL_ENV = "SENSAOPT_HIGHS_CHILD_STALL"  # test hook (module doc)
@@ -65,31 +53,7 @@ class ChildEnd:
     killed: bool = False
 
 
-def search_in_child(a: HighsArrays, params: SolverParams, budget: TimeBudget) -> tuple[HighsSearch, np.ndarray | None] | SolveOutcome:
-    """The MIP search of the model ``a`` in a child within ``budget``: the search's end in
-    common terms (:func:`~sensaopt.solvers.highs.searched`, nodes charged to ``budget``)
-    and the column values of its solution (None without one); or the outcome without a
-    solution when the child was killed, not started or failed."""
-    t0 = time.perf_counter()
-    work = budget.work_left()
-    got = _run_child(a, params, budget, "mip", None if work is None else node_limit(work))
-    if got.meta is None:
-        if got.killed:
-            return stopped_by_clock(budget, got.note, t0)
-        return no_solution(Status.ERROR, got.note, t0)
-    run = searched(HighsEnd(**got.meta["end"]), budget, work)
-    return run, (got.col if run.has_solution else None)
-
-
-def lp_in_child(a: HighsArrays, params: SolverParams, budget: TimeBudget) -> float | None:
-    """The safe dual bound of the LP ``a`` solved in a child within ``budget``
-    (:func:`~sensaopt.solvers.highs.run_lp`); None when it did not end optimal, was
-    killed or failed."""
-    got = _run_child(a, params, budget, "lp", None)
-    return None if got.meta is None else got.meta["lp_bound"]
-
-
-def _run_child(a: HighsArrays, params: SolverParams, budget: TimeBudget, kind: str, max_nodes: int | None) -> ChildEnd:
+def run_child(a: HighsArrays, params: SolverParams, budget: TimeBudget, kind: str, max_nodes: int | None) -> ChildEnd:
     """Write the job into a temporary folder, run the child until it ends or
     :data:`HIGHS_GRACE_S` past ``budget``'s stop time, read its result. Not started once
     the whole call's deadline has passed (the child's imports alone take about 0.6 s)."""
@@ -117,9 +81,7 @@ def _run_child(a: HighsArrays, params: SolverParams, budget: TimeBudget, kind: s
 
 def _child_env() -> dict[str, str]:
     """This process's environment with this sensaopt first on the child's import path."""
-    import sensaopt
-
-    root = str(Path(sensaopt.__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])  # the folder holding the sensaopt package
     paths = [root, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
@@ -156,7 +118,6 @@ def _last_line(path: str) -> str:
     return lines[-1] if lines else ""
 
 
-# ---- the child ----------------------------------------------------------------------------------
 def _stall() -> None:
     """The test hook (module doc): write the process id to the file named by :data:`STALL_ENV`, then sleep."""
     Path(os.environ[STALL_ENV]).write_text(str(os.getpid()))
