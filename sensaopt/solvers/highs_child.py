@@ -35,7 +35,7 @@ from sensaopt.solvers.budget import MIN_SOLVE_S, TimeBudget
 from sensaopt.solvers.child import run_guarded
 from sensaopt.solvers.highs_run import HighsArrays, end_of, loaded_highs, run_lp, run_search
 
-HIGHS_GRACE_S = 1.0  # seconds past the budget's stop time before the child's process group is killed
+HIGHS_GRACE_S = 0.5  # seconds past the budget's stop time before the child's group is killed (time to write what a stopped HiGHS left)
 STALL_ENV = "SENSAOPT_HIGHS_CHILD_STALL"  # test hook (module doc)
 REFUSED_EXIT = 3  # the child's exit code when HiGHS refused an option (the message: the log's last line)
 JOB, RESULT, LOG = "job.npz", "result.npz", "highs.log"
