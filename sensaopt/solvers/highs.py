@@ -23,11 +23,12 @@ constraint nonzeros is solved in a child process that sensaopt kills. In-process
 looks at neither its time limit nor ``cancelSolve`` for long stretches inside large
 models (presolve of 9–11 M nonzeros takes 27–50 s; the sub-MIPs of its root heuristics
 ignore the interrupt: HiGHS issues #1501, #2226), and exact solves with a 60-s limit
-ended up to 110 s (``models/measurements.md``, "Session 19"). Smaller models stay
-in-process, where starting a child (about 0.6 s of imports on a quiet core) would cost
-more than HiGHS ever overran: the exact models of small instances, and the Chronus
-lease model's ~1,200 solves of ~0.04 s per simulation (which call :func:`search_highs`
-directly). Both paths load the same arrays (:func:`model_arrays`,
+ended up to 110 s (``models/measurements.md``, "Session 19"); the smallest model seen
+to overrun had 331,000 nonzeros (Session 20). Smaller models stay in-process, where a
+child's start (about 1 s at load 7.6: imports, job file, result) would be a large share
+of their solve: the exact models of small instances, the small root LPs, and the
+Chronus lease model's ~1,200 solves of ~0.04 s per simulation (which call
+:func:`search_highs` directly). Both paths load the same arrays (:func:`model_arrays`,
 :func:`~sensaopt.solvers.highs_run.loaded_highs`) with the same options and run them
 alike (:mod:`sensaopt.solvers.highs_run`), so they give the same answers.
 
