@@ -11,7 +11,9 @@ the policies (the Chronus lease model) and the exact models, knowing neither.
   and stopping a search from outside; a solver child process that never outlives sensaopt;
 * :mod:`~sensaopt.solvers.cpsat`, :mod:`~sensaopt.solvers.highs`,
   :mod:`~sensaopt.solvers.cbc`: the backends, found by name in :data:`BACKENDS`
-  (imported on first use).
+  (imported on first use); :mod:`~sensaopt.solvers.highs_child`: HiGHS on large
+  models in a child process that is killed when it outlives its budget;
+  :mod:`~sensaopt.solvers.highs_run`: one HiGHS run, the same in both processes.
 
 Names: ``cpsat``, ``highs``, ``cbc``; :data:`ALIASES` maps the other spellings
 (``milp`` is HiGHS) in this one place (:func:`resolve`).

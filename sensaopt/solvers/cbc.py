@@ -33,13 +33,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pulp
@@ -47,7 +44,7 @@ import pulp
 from sensaopt.result import Status
 from sensaopt.solvers.base import MILP_LIMITS, SolveOutcome, SolverParams
 from sensaopt.solvers.budget import MIN_SOLVE_S, SAFETY_NET_NOTE, TimeBudget
-from sensaopt.solvers.child import GuardedChild
+from sensaopt.solvers.child import no_solution, run_guarded, stopped_by_clock
 
 CBC_GRACE_S = 2.0  # seconds CBC gets past the deadline to write its solution before it is killed
 CBC_PATH: str | None = None  # the CBC binary; None: the one PuLP ships
@@ -142,59 +139,6 @@ class _CbcRun:
         return lp_status, values, sol_status
 
 
-def _run_cbc_process(args: list[str], log_path: str, budget: TimeBudget, grace_s: float, folder: str,
-                     echo: bool = False) -> int | None:
-    """Run CBC as a :class:`~sensaopt.solvers.child.GuardedChild` (own process group,
-    killed with sensaopt, ``folder`` removed if sensaopt dies); kill the group
-    ``grace_s`` after the budget's deadline (at the latest at :meth:`TimeBudget.stop_at`)
-    or on Ctrl-C/SIGTERM. ``echo``: its log file copied to stderr while it runs
-    (:class:`_LogEcho`). Returns the exit code, None when killed."""
-    with open(log_path, "w") as log_file, _LogEcho(log_path, echo), GuardedChild(args, log_file, folder) as child:
-        try:
-            kill_at = min(budget.deadline + grace_s, budget.stop_at())
-            return child.wait(timeout=max(kill_at - time.perf_counter(), 0.0))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            return None
-
-
-class _LogEcho:
-    """While active, a thread copies what CBC appends to its log file onto ``sys.stderr``
-    (every ``every_s`` seconds, and the rest when the block ends); the file itself stays
-    whole for the status and bound parsing. Inactive: nothing."""
-
-    def __init__(self, path: str, active: bool, every_s: float = 0.2) -> None:
-        self.path, self.active, self.every_s = path, active, every_s
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._pos = 0
-
-    def _copy(self) -> None:
-        with contextlib.suppress(OSError), open(self.path, errors="replace") as f:
-            f.seek(self._pos)
-            text = f.read()
-            self._pos = f.tell()
-            if text:
-                sys.stderr.write(text)
-                sys.stderr.flush()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.every_s):
-            self._copy()
-
-    def __enter__(self) -> _LogEcho:
-        if self.active:
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join()
-            self._copy()
-
-
 def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool, tmp: str) -> _CbcRun:
     """Write the MPS (and MIPSTART) into ``tmp``, run CBC with PuLP's command line."""
     prob = be.prob
@@ -223,23 +167,11 @@ def _cbc_once(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, warm: bool,
     if time.perf_counter() >= budget.stop_at():  # writing the files used up the time: no run
         return _CbcRun(returncode=None, log="", solution=sol, command=solver, variables=vs, var_names=var_names,
                        con_names=con_names)
-    code = _run_cbc_process(args, log, budget, opts.grace_s, tmp, echo=opts.log)
+    # killed grace_s after the phase's deadline, at the latest at the whole call's stop time
+    code = run_guarded(args, log, min(budget.deadline + opts.grace_s, budget.stop_at()), tmp, echo=opts.log)
     with open(log) as f:
         text = f.read()
     return _CbcRun(returncode=code, log=text, solution=sol, command=solver, variables=vs, var_names=var_names, con_names=con_names)
-
-
-def _no_solution(status: Status, message: str, t0: float) -> SolveOutcome:
-    return SolveOutcome(status=status, value=None, objective=None, bound=None, wall_s=time.perf_counter() - t0, message=message)
-
-
-def _stopped_by_clock(budget: TimeBudget, message: str, t0: float) -> SolveOutcome:
-    """TIME_LIMIT without a solution, stopped by the clock: under a work limit that is the
-    safety net (charged to ``budget``, named in the message: not deterministic)."""
-    if not budget.deterministic:
-        return _no_solution(Status.TIME_LIMIT, message, t0)
-    budget.charge(0.0, safety_net=True)
-    return replace(_no_solution(Status.TIME_LIMIT, f"{message}; {SAFETY_NET_NOTE}", t0), safety_net=True)
 
 
 def _cbc_attempts(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted: bool, tmp: str,
@@ -249,16 +181,16 @@ def _cbc_attempts(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted:
     note = ""
     for warm in ((True, False) if hinted else (False,)):
         if time.perf_counter() >= budget.outer_deadline:  # writing the MPS file alone takes seconds on large models
-            return _stopped_by_clock(budget, f"cbc not run: the time limit was spent{note}", t0)
+            return stopped_by_clock(budget, f"cbc not run: the time limit was spent{note}", t0)
         run = _cbc_once(be, budget, opts, warm, tmp)
         wall = time.perf_counter() - t0
         if run.returncode is None:
-            return _stopped_by_clock(budget, f"cbc killed after {wall:.2f} s on a {budget.limit_s:.1f} s limit "
+            return stopped_by_clock(budget, f"cbc killed after {wall:.2f} s on a {budget.limit_s:.1f} s limit "
                                              f"(it did not stop on its own){note}", t0)
         if run.returncode == 0 and os.path.exists(run.solution):
             return run, note
         if not warm:  # CBC 2.10.3 crashes on some MIPSTART files: then retried without
-            return _no_solution(Status.ERROR, f"cbc failed (exit code {run.returncode}){note}", t0)
+            return no_solution(Status.ERROR, f"cbc failed (exit code {run.returncode}){note}", t0)
         note = "; cbc crashed with the MIPSTART warm start, retried without it"
     raise AssertionError("unreachable: the last attempt returns")
 

@@ -17,26 +17,55 @@ Under a work limit (:mod:`sensaopt.solvers.budget`) one unit is
 ``simplex_iteration_limit`` does not apply to the LPs of its MIP solver, so presolve,
 the root LP and root cuts are not limited: they run to their end or to the safety net,
 ``time_limit``). HiGHS's MIP search is deterministic for given options and threads.
+
+Where it runs (:func:`in_child`): a model of at least :data:`CHILD_MIN_NONZEROS`
+constraint nonzeros is solved in a child process that sensaopt kills. In-process, HiGHS
+looks at neither its time limit nor ``cancelSolve`` for long stretches inside large
+models (presolve of 9–11 M nonzeros takes 27–50 s; the sub-MIPs of its root heuristics
+ignore the interrupt: HiGHS issues #1501, #2226), and exact solves with a 60-s limit
+ended up to 110 s (``models/measurements.md``, "Session 19"); the smallest model seen
+to overrun had 331,000 nonzeros (Session 20). Smaller models stay in-process, where a
+child's start (about 1 s at load 7.6: imports, job file, result) would be a large share
+of their solve: the exact models of small instances, the small root LPs, and the
+Chronus lease model's ~1,200 solves of ~0.04 s per simulation (which call
+:func:`search_highs` directly). Both paths load the same arrays (:func:`model_arrays`,
+:func:`~sensaopt.solvers.highs_run.loaded_highs`) with the same options and run them
+alike (:mod:`sensaopt.solvers.highs_run`), so they give the same answers.
+
+The child path (:mod:`sensaopt.solvers.highs_child`): the arrays, the options and the
+seconds left go into a ``.npz`` file in a temporary folder; a
+:class:`~sensaopt.solvers.child.GuardedChild` loads it, runs HiGHS and writes what the
+run left into another. A child
+still running :data:`~sensaopt.solvers.highs_child.HIGHS_GRACE_S` after the budget's
+stop time (the whole call's deadline + ``OVERRUN_S``) is killed with its process group:
+a MIP search then ends TIME_LIMIT without solution or bound (under a work limit: the
+safety net), an LP without a bound. No child is started once the call's deadline has
+passed. The child dies with sensaopt (Ctrl-C, SIGTERM, SIGKILL:
+:mod:`sensaopt.solvers.child`), and its folder goes with it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from sensaopt.errors import SensaoptError
-from sensaopt.quiet import quiet_stdout
 from sensaopt.result import Status
 from sensaopt.solvers.base import MILP_LIMITS, SolveOutcome, SolverParams
 from sensaopt.solvers.budget import MIN_SOLVE_S, SAFETY_NET_NOTE, TimeBudget
-from sensaopt.solvers.interrupt import run_stoppable
+from sensaopt.solvers.child import no_solution, stopped_by_clock
+from sensaopt.solvers.highs_child import run_child
+from sensaopt.solvers.highs_run import HighsArrays, HighsEnd, end_of, loaded_highs, run_lp, run_search
+from sensaopt.solvers.highs_run import configure as configure  # re-exported: the Chronus lease model's array path
+from sensaopt.solvers.highs_run import new_highs as new_highs
+from sensaopt.solvers.highs_run import safe_dual_bound as safe_dual_bound
 
 Number = int | float
 HIGHS_NODES_PER_UNIT = 100  # branch-and-bound nodes per work unit (wall time of a unit here: docs/reliability.md, section 6)
+CHILD_MIN_NONZEROS = 200_000  # a model with this many constraint nonzeros or more is solved in a child process (module doc)
 
 
 class HighsVar:
@@ -217,48 +246,13 @@ class HighsBackend:
         return run_highs(self, budget, params, hinted=bool(self.start))
 
 
-def configure(h: Any, params: SolverParams) -> None:
-    """``params`` on a ``highspy.Highs``: output, threads, seed, then the raw options."""
-    if not params.log:
-        h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", int(params.workers))
-    h.setOptionValue("random_seed", int(params.seed))
-    import highspy
-
-    for key, val in params.extra.items():
-        if h.setOptionValue(key, val) == highspy.HighsStatus.kError:
-            raise SensaoptError(f"HiGHS refused the option {key}={val!r} (unknown name or a value of the wrong type)")
-
-
-def new_highs() -> Any:
-    """An empty ``highspy.Highs``, quiet, with the process's thread scheduler reset."""
-    import highspy
-
-    with quiet_stdout():  # highspy prints its banner from C++ on construction
-        h = highspy.Highs()
-    # one global thread scheduler per process: a run with another thread count fails unless it is reset
-    highspy.Highs.resetGlobalScheduler(True)
-    return h
-
-
-def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, budget: TimeBudget,
-                 hinted: bool, relaxed: bool = False) -> tuple[Any, dict[HighsVar, int]]:
-    """A configured ``highspy.Highs`` holding ``be``'s model (columns ``cols``), and each column's
-    position; ``relaxed``: its LP relaxation (no column integral)."""
-    import highspy
-
-    inf = highspy.kHighsInf
+def model_arrays(be: HighsBackend, cols: list[HighsVar], hinted: bool, relaxed: bool = False) -> HighsArrays:
+    """``be``'s model on the columns ``cols`` as arrays (zero coefficients dropped);
+    ``hinted``: with its start values (a column without one starts at its lower bound);
+    ``relaxed``: its LP relaxation (no column integral)."""
+    inf = float("inf")  # highspy.kHighsInf
     pos = {v: i for i, v in enumerate(cols)}
-    n = len(cols)
-    h = new_highs()
-    configure(h, params)
     obj = be.objective.terms
-    cost = np.array([float(obj.get(v, 0.0)) for v in cols])
-    h.addCols(n, cost, np.array([v.lb for v in cols]), np.array([v.ub for v in cols]), 0,
-              np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
-    ints = np.array([] if relaxed else [i for i, v in enumerate(cols) if v.integer], dtype=np.int32)
-    if len(ints):
-        h.changeColsIntegrality(len(ints), ints, np.array([highspy.HighsVarType.kInteger] * len(ints)))
     starts: list[int] = []
     index: list[int] = []
     value: list[float] = []
@@ -272,17 +266,21 @@ def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, b
                 value.append(float(c))
         lo.append(-inf if row.lo is None else float(row.lo))
         hi.append(inf if row.hi is None else float(row.hi))
-    if be.rows:
-        h.addRows(len(be.rows), np.array(lo), np.array(hi), len(index), np.array(starts, dtype=np.int32),
-                  np.array(index, dtype=np.int32), np.array(value))
-    if hinted and be.start:
-        sol = highspy.HighsSolution()
-        sol.col_value = [float(be.start.get(v, v.lb)) for v in cols]
-        sol.value_valid = True
-        h.setSolution(sol)
-    # building took time: HiGHS gets what is left
-    h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))
-    return h, pos
+    start = np.array([float(be.start.get(v, v.lb)) for v in cols]) if hinted and be.start else None
+    return HighsArrays(cost=np.array([float(obj.get(v, 0.0)) for v in cols], dtype=float),
+                       col_lower=np.array([v.lb for v in cols], dtype=float), col_upper=np.array([v.ub for v in cols], dtype=float),
+                       integers=np.array([] if relaxed else [i for i, v in enumerate(cols) if v.integer], dtype=np.int32),
+                       row_lower=np.array(lo, dtype=float), row_upper=np.array(hi, dtype=float), start=np.array(starts, dtype=np.int32),
+                       index=np.array(index, dtype=np.int32), value=np.array(value, dtype=float), start_values=start)
+
+
+def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, budget: TimeBudget,
+                 hinted: bool, relaxed: bool = False) -> tuple[Any, dict[HighsVar, int]]:
+    """A configured ``highspy.Highs`` holding ``be``'s model (columns ``cols``), and each column's
+    position; ``relaxed``: its LP relaxation (no column integral)."""
+    h = loaded_highs(model_arrays(be, cols, hinted, relaxed), params)
+    h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
+    return h, {v: i for i, v in enumerate(cols)}
 
 
 @dataclass(frozen=True)
@@ -306,57 +304,57 @@ def limit_from_now(h: Any, seconds: float) -> None:
     h.setOptionValue("time_limit", h.getRunTime() + max(seconds, 0.01))
 
 
-def stopper(h: Any) -> Callable[[], None]:
-    """What stops ``h``'s run from outside (:func:`run_stoppable`): cancelSolve, and a time
-    limit of 0, since the interrupt callback is not reached in every part of a solve."""
-    def stop() -> None:
-        h.cancelSolve()
-        h.setOptionValue("time_limit", 0.0)
-    return stop
+def node_limit(work: float) -> int:
+    """``mip_max_nodes`` for ``work`` work units (module doc)."""
+    return max(1, int(work * HIGHS_NODES_PER_UNIT))
+
+
+TIME_LIMITS = ("kTimeLimit", "kInterrupt", "kIterationLimit", "kSolutionLimit")  # model statuses of a search stopped early
+
+
+def searched(end: HighsEnd, budget: TimeBudget, work: float | None) -> HighsSearch:
+    """``end`` in the common terms: OPTIMAL only when HiGHS proved it and holds a feasible
+    solution; time/iteration/solution limits and interrupts TIME_LIMIT. ``work``: the
+    work units the search was given (None: no work limit); the nodes done are charged to
+    ``budget``."""
+    if end.status == "kOptimal":
+        status = Status.OPTIMAL if end.has_solution else Status.ERROR
+    elif end.status == "kInfeasible":
+        status = Status.INFEASIBLE
+    elif end.status in TIME_LIMITS:
+        status = Status.TIME_LIMIT
+    else:
+        status = Status.ERROR
+    bound = end.dual_bound if end.status != "kInfeasible" and abs(end.dual_bound) < 1e30 else None
+    msg = f"highs {end.text}, gap {end.gap:.3g}, {end.nodes} nodes"
+    spent = max(end.nodes, 0) / HIGHS_NODES_PER_UNIT
+    fired = work is not None and end.status in ("kTimeLimit", "kInterrupt")
+    budget.charge(spent, fired)
+    if work is not None:
+        msg += f", {spent:g} of {work:g} work units" + (f" ({SAFETY_NET_NOTE})" if fired else "")
+    return HighsSearch(status, end.has_solution, bound, msg, spent, fired)
 
 
 def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
     """Run the MIP search of the prepared ``h`` (a ``highspy.Highs``) until it ends or
-    ``budget``'s stop time (then stopped from outside: cancelSolve and time limit 0), and
-    map HiGHS's model status to the common Status: OPTIMAL only when HiGHS proved it and
-    holds a feasible solution. Under ``budget``'s work limit the search stops after the
-    nodes it allows (module doc), and the nodes done are charged to it. Shared by
+    ``budget``'s stop time (:func:`run_search`), and map its end to the common Status
+    (:func:`searched`). Under ``budget``'s work limit the search stops after the nodes it
+    allows (module doc), and the nodes done are charged to it. Shared by
     :class:`HighsBackend` and the Chronus lease model's array path."""
-    import highspy
-
     work = budget.work_left()
     if work is not None:
-        h.setOptionValue("mip_max_nodes", max(1, int(work * HIGHS_NODES_PER_UNIT)))
-    h.HandleUserInterrupt = True  # cancelSolve (on Ctrl-C) interrupts the search
-
-    def search() -> None:
-        h.run()
-        highspy.Highs.resetThreadScheduler(False)  # as highspy's own threaded solve does
-
-    run_stoppable(search, stopper(h), budget.stop_at())
-    ms = h.getModelStatus()
-    info = h.getInfo()
-    S = highspy.HighsModelStatus
-    has_sol = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
-    if ms == S.kOptimal:
-        status = Status.OPTIMAL if has_sol else Status.ERROR
-    elif ms == S.kInfeasible:
-        status = Status.INFEASIBLE
-    elif ms in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
-        status = Status.TIME_LIMIT
-    else:
-        status = Status.ERROR
-    bound = info.mip_dual_bound if ms != S.kInfeasible and abs(info.mip_dual_bound) < 1e30 else None
-    msg = f"highs {h.modelStatusToString(ms)}, gap {info.mip_gap:.3g}, {info.mip_node_count} nodes"
-    spent = max(int(info.mip_node_count), 0) / HIGHS_NODES_PER_UNIT
-    fired = work is not None and ms in (S.kTimeLimit, S.kInterrupt)
-    budget.charge(spent, fired)
-    if work is not None:
-        msg += f", {spent:g} of {work:g} work units" + (f" ({SAFETY_NET_NOTE})" if fired else "")
-    return HighsSearch(status, has_sol, bound, msg, spent, fired)
+        h.setOptionValue("mip_max_nodes", node_limit(work))
+    run_search(h, budget.stop_at())
+    return searched(end_of(h), budget, work)
 
 
-def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams) -> float | None:
+def in_child(a: HighsArrays, isolated: bool | None) -> bool:
+    """Whether the model ``a`` is solved in a child process: ``isolated`` when given, else
+    when it has at least :data:`CHILD_MIN_NONZEROS` nonzeros (module doc)."""
+    return a.nonzeros >= CHILD_MIN_NONZEROS if isolated is None else isolated
+
+
+def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams, isolated: bool | None = None) -> float | None:
     """The optimum of ``be``'s LP relaxation (every integrality dropped), in the model's own
     units with the objective constant: a lower bound of the MIP's optimum. None when the
     LP does not end optimal within ``budget``'s time (a work limit does not apply: the LP
@@ -366,80 +364,87 @@ def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams) -> floa
         be: the built model.
         budget: the time it may take (its stop time).
         params: threads, seed and raw options (as for the MIP).
+        isolated: solve it in a child process (None: by size, :func:`in_child`).
 
     Returns:
         The LP optimum (model units), or None."""
-    import highspy
-
-    h, _ = _highs_model(be, be.columns(), params, budget, False, relaxed=True)
-    h.HandleUserInterrupt = True
-    run_stoppable(h.run, stopper(h), budget.stop_at())
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    safe = safe_dual_bound(h)
+    arrays = model_arrays(be, be.columns(), False, relaxed=True)
+    if in_child(arrays, isolated):
+        safe = _lp_in_child(arrays, params, budget)
+    else:
+        h = loaded_highs(arrays, params)
+        h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))
+        safe = run_lp(h, budget.stop_at())
     return None if safe is None else safe + be.objective.const
 
 
-def safe_dual_bound(h: Any) -> float | None:
-    """A lower bound of the LP loaded in ``h`` (minimisation, objective offset excluded)
-    from its row duals alone, valid whatever their accuracy (Neumaier & Shcherbina's
-    safe bound): for any y, ``c·x = y·(Ax) + (c − Aᵀy)·x``, and each term is bounded
-    below over the row and column bounds. A dual whose needed row bound is infinite is
-    taken as 0; a reduced cost whose needed column bound is infinite gives None. An
-    interior-point solution without crossover, or a simplex one within tolerances, may
-    have an objective a little above the LP optimum; this bound never is (up to the
-    float error of the sums).
-
-    Args:
-        h: a ``highspy.Highs`` after an optimal LP solve.
-
-    Returns:
-        The bound (the LP's units, with the offset the model holds), or None."""
-    import highspy
-    import scipy.sparse as sp
-
-    lp = h.getLp()
-    a = lp.a_matrix_
-    n, m = lp.num_col_, lp.num_row_
-    kind = sp.csr_matrix if a.format_ == highspy.MatrixFormat.kRowwise else sp.csc_matrix
-    A = kind((np.asarray(a.value_), np.asarray(a.index_), np.asarray(a.start_)), shape=(m, n))
-    y = np.asarray(h.getSolution().row_dual, dtype=float)
-    lo, up = np.asarray(lp.row_lower_, dtype=float), np.asarray(lp.row_upper_, dtype=float)
-    y = np.where((y > 0) & ~np.isfinite(lo), 0.0, y)
-    y = np.where((y < 0) & ~np.isfinite(up), 0.0, y)
-    rows = np.where(y > 0, y * np.where(np.isfinite(lo), lo, 0.0), y * np.where(np.isfinite(up), up, 0.0))
-    d = np.asarray(lp.col_cost_, dtype=float) - A.T @ y
-    cl, cu = np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)
-    if np.any((d > 0) & ~np.isfinite(cl)) or np.any((d < 0) & ~np.isfinite(cu)):
-        return None
-    cols = np.where(d > 0, d * np.where(np.isfinite(cl), cl, 0.0), np.where(d < 0, d * np.where(np.isfinite(cu), cu, 0.0), 0.0))
-    return float(rows.sum() + cols.sum() + lp.offset_)
+def _search_in_child(a: HighsArrays, params: SolverParams, budget: TimeBudget) -> tuple[HighsSearch, np.ndarray | None] | SolveOutcome:
+    """The MIP search of the model ``a`` in a child within ``budget``: the search's end in
+    common terms (:func:`searched`, nodes charged to ``budget``)
+    and the column values of its solution (None without one); or the outcome without a
+    solution when the child was killed, not started or failed."""
+    t0 = time.perf_counter()
+    work = budget.work_left()
+    got = run_child(a, params, budget, "mip", None if work is None else node_limit(work))
+    if got.meta is None:
+        if got.killed:
+            return stopped_by_clock(budget, got.note, t0)
+        return no_solution(Status.ERROR, got.note, t0)
+    run = searched(HighsEnd(**got.meta["end"]), budget, work)
+    return run, (got.col if run.has_solution else None)
 
 
-def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted: bool = False) -> SolveOutcome:
-    """Solve ``be``'s model within ``budget`` (``hinted``: pass the start values)."""
+def _lp_in_child(a: HighsArrays, params: SolverParams, budget: TimeBudget) -> float | None:
+    """The safe dual bound of the LP ``a`` solved in a child within ``budget``
+    (:func:`~sensaopt.solvers.highs_run.run_lp`); None when it did not end optimal, was
+    killed or failed."""
+    got = run_child(a, params, budget, "lp", None)
+    return None if got.meta is None else got.meta["lp_bound"]
 
+
+def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted: bool = False,
+              isolated: bool | None = None) -> SolveOutcome:
+    """Solve ``be``'s model within ``budget`` (``hinted``: pass the start values;
+    ``isolated``: in a child process, None: by size, :func:`in_child`)."""
     t0 = time.perf_counter()
     cols = be.columns()
-    h, pos = _highs_model(be, cols, params, budget, hinted)
-    run = search_highs(h, budget)
-    status, has_sol, msg = run.status, run.has_solution, run.message
+    arrays = model_arrays(be, cols, hinted)
+    if in_child(arrays, isolated):
+        got = _search_in_child(arrays, params, budget)
+        if isinstance(got, SolveOutcome):  # killed, not run or failed: no solution
+            return got
+        run, col = got
+    else:
+        h = loaded_highs(arrays, params)
+        h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
+        run = search_highs(h, budget)
+        col = np.asarray(h.getSolution().col_value, dtype=float) if run.has_solution else None
+    return _outcome(be, cols, run, col, t0)
+
+
+def _outcome(be: HighsBackend, cols: list[HighsVar], run: HighsSearch, col: np.ndarray | None, t0: float) -> SolveOutcome:
+    """The outcome of a search of ``be``'s model (``col``: the column values of its
+    solution, None without one), started at ``t0`` (a :func:`time.perf_counter` value)."""
+    msg = run.message
     const = be.objective.const
     bound = None if run.dual_bound is None else run.dual_bound + const
     value = objective = None
-    if has_sol:
-        col = list(h.getSolution().col_value)
+    if col is not None:
+        pos = {v: i for i, v in enumerate(cols)}
+        vals = col.tolist()
 
         def value(x: Any) -> float:
             if isinstance(x, (int, float)):
                 return x
             i = pos.get(x)
-            return col[i] if i is not None else 0.0
+            return vals[i] if i is not None else 0.0
 
-        objective = const + sum(c * col[pos[v]] for v, c in be.objective.terms.items())
+        objective = const + sum(c * vals[pos[v]] for v, c in be.objective.terms.items())
         msg += f", model objective {objective:g}"
     else:
         msg += ", no solution found"
     wall = time.perf_counter() - t0
-    return SolveOutcome(status=status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall,
+    return SolveOutcome(status=run.status, value=value, objective=objective, bound=bound, message=f"{msg}, {wall:.2f} s", wall_s=wall,
                         work=run.work, safety_net=run.safety_net)
+
+

@@ -9,9 +9,10 @@ up to ``STOP_WAIT_S`` for the search to end and re-raises: the command then stop
 ``interrupted`` (exit 130) and writes nothing. A search that has not ended by then
 (HiGHS checks neither flag inside its sub-MIPs) is left running; should the
 interpreter exit while it still runs, it exits at once with code 130 (a live solver
-thread would abort the interpreter's shutdown). CBC runs as a child process group
-that is killed instead (:mod:`sensaopt.solvers.child`); temporary folders go with the
-``with`` blocks that made them.
+thread would abort the interpreter's shutdown). CBC, and HiGHS on large models
+(:mod:`sensaopt.solvers.highs_child`), run as a child process group that is killed
+instead (:mod:`sensaopt.solvers.child`); temporary folders go with the ``with`` blocks
+that made them.
 """
 
 from __future__ import annotations
