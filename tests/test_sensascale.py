@@ -250,3 +250,22 @@ def test_move_cost_weight_scales_the_costs_the_policy_prices_not_the_charge():
     assert costs[2.5] == pytest.approx({k: 2.5 * v for k, v in costs[1.0].items()})
     with pytest.raises(ValueError):
         SensaScaleConfig(move_cost_weight=-1.0)
+
+
+def test_laxity_guard_keeps_a_running_job_with_less_slack_than_the_newcomer():
+    from sensaopt.schedule import Placement
+
+    # one 2-GPU node held by r (2 GPUs, 500 min left, deadline 530: 30 min of slack); the
+    # newcomer u (2 GPUs, 50 min, deadline 500: 450 min of slack) comes first in the EDF
+    # order and displaces r, which then misses; with the guard r keeps the node and u waits
+    inst = instance([job("r", gpus=2, work=500, deadline=530), job("u", gpus=2, work=50, deadline=500)],
+                    gpus=2, cpus=6, mem=125)
+    was = {"r": (Placement(0, 2, 6, 125.0),)}
+    _, edf = decide_with(inst, was, pairing=False, fill_spare=False)
+    assert set(edf) == {"u"}
+    _, guarded = decide_with(inst, was, pairing=False, fill_spare=False, laxity_guard=True)
+    assert set(guarded) == {"r"} and guarded["r"] == was["r"]
+    # a newcomer with less slack than the holder still takes the node
+    tight = instance([job("r", gpus=2, work=500, deadline=530), job("u", gpus=2, work=50, deadline=60)], gpus=2, cpus=6, mem=125)
+    _, urgent = decide_with(tight, was, pairing=False, fill_spare=False, laxity_guard=True)
+    assert set(urgent) == {"u"}

@@ -102,6 +102,13 @@ class SensaScaleConfig:
     the change's cost counted (``Overheads``: a resize on the same node, a migration
     elsewhere); other units look for room among resources no running job held the
     round before first, and take held resources only when nothing else fits."""
+    laxity_guard: bool = False
+    """With ``stay_put``: a waiting unit takes resources held by running jobs only on nodes
+    where every such job has at least the unit's own latest start time (LST; best-effort
+    jobs: infinite), so a running job with little slack is not displaced by a newcomer
+    with more (the paper's least laxity, applied only where the EDF order preempts). Off
+    by default (measured on Philly MIX1, SLO and MIX2: models/sensascale.md, "Where it
+    loses")."""
     repack_limit: int = 8
     """Defragmentation: a single-node unit that fits on no node although enough GPUs
     are free in total may have single jobs planned this round moved off one node to

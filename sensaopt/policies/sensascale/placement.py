@@ -122,7 +122,8 @@ class Planner(RoundPlan):
             q = make(node, g, pool.cpus[n] - self.held_cpus[n], pool.mem[n] - self.held_mem[n])
             return q if q is not None and self.fits_open(q) else None
 
-        pls = self._place(info.gpus, make_free, prev, make_open, info.running)
+        guard = info.lst if self.cfg.laxity_guard else None
+        pls = self._place(info.gpus, make_free, prev, make_open, info.running, guard)
         opt: Option | None = None
         if pls is not None and len(pls) > 1:  # the slowest node sets the pace: all nodes get that option
             opt = min((chosen[p.node] for p in pls), key=lambda o: o.speed)
@@ -156,12 +157,13 @@ class Planner(RoundPlan):
         return end if end <= self.now + least + info.remaining / (top * info.corr) + 1e-9 else None
 
     def _place(self, gpus: int, make, prefer: tuple[Placement, ...] | None, make_open=None,
-               open_only: bool = False) -> tuple[Placement, ...] | None:
+               open_only: bool = False, guard: float | None = None) -> tuple[Placement, ...] | None:
         """:meth:`NodePool.place` (same rule: the previous nodes, else best fit) with the
         best-fit search of single-node jobs going through the free-GPU buckets; given
         ``make_open`` and held resources, both steps are tried among open resources
         (``make_open``) before held ones (``make``; the least urgent holders' first;
-        not at all with ``open_only``)."""
+        not at all with ``open_only``; with ``guard``, the unit's LST, only on nodes
+        :meth:`~.round_plan.RoundPlan.displaceable` allows)."""
         pool = self.pool
         two = bool(self.held) and make_open is not None
         for mk in ((make_open, make) if two else (make,)):
@@ -172,7 +174,7 @@ class Planner(RoundPlan):
                 if again is not None:
                     return again
             if gpus > self.max_gpus:
-                found = pool._place_multi(gpus, mk) if mk is make_open or not self.held else self._place_multi_displacing(gpus, mk)
+                found = pool._place_multi(gpus, mk) if mk is make_open or not self.held else self._place_multi_displacing(gpus, mk, guard)
                 if found is not None:
                     return found
                 continue
@@ -180,19 +182,21 @@ class Planner(RoundPlan):
             if mk is make_open or not self.held:
                 order: Iterable[int] = (self.open if mk is make_open else self.free).best_fit(gpus)
             else:  # taking held GPUs: displace the least urgent holders
-                order = sorted(self.free.best_fit(gpus), key=lambda n: (-self.victim_rank(n), pool.gpus[n], n))
+                order = sorted((n for n in self.free.best_fit(gpus) if self.displaceable(n, guard)),
+                               key=lambda n: (-self.victim_rank(n), pool.gpus[n], n))
             for n in order:
                 q = mk(nodes[n], gpus)
                 if q is not None and pool.fits(q):
                     return (q,)
         return None
 
-    def _place_multi_displacing(self, gpus: int, make) -> tuple[Placement, ...] | None:
+    def _place_multi_displacing(self, gpus: int, make, guard: float | None = None) -> tuple[Placement, ...] | None:
         """:meth:`NodePool._place_multi` (whole nodes, then at most one partial node)
-        with nodes taken in order of their least urgent holders first."""
+        with nodes taken in order of their least urgent holders first (with ``guard``:
+        only nodes :meth:`~.round_plan.RoundPlan.displaceable` allows)."""
         pool = self.pool
         nodes = pool.nodes
-        whole = [i for i, nd in enumerate(nodes) if pool.gpus[i] == nd.gpus]
+        whole = [i for i, nd in enumerate(nodes) if pool.gpus[i] == nd.gpus and self.displaceable(i, guard)]
         whole.sort(key=lambda i: (-self.victim_rank(i), -nodes[i].gpus, i))
         out, left, used = [], gpus, set()
         for i in whole:
@@ -206,7 +210,7 @@ class Planner(RoundPlan):
             left -= nodes[i].gpus
             if left == 0:
                 return tuple(out)
-        rest = sorted((i for i in range(len(nodes)) if i not in used and pool.gpus[i] >= left),
+        rest = sorted((i for i in range(len(nodes)) if i not in used and pool.gpus[i] >= left and self.displaceable(i, guard)),
                       key=lambda i: (-self.victim_rank(i), pool.gpus[i], i))
         for i in rest:
             q = make(nodes[i], left)
@@ -313,13 +317,14 @@ class Planner(RoundPlan):
 
         prefer = {p.node for x in (s, i) if x.running for p in x.last_placements}
         pref = sorted(prefer, key=lambda n: (gpus[n], n)) if len(prefer) > 1 else prefer
+        guard = min(s.lst, i.lst) if self.cfg.laxity_guard and self.held else None
         for held in ((True, False) if self.held else (False,)):
             for n in pref:
-                if feasible(n, held):
+                if feasible(n, held) and (held or self.displaceable(n, guard)):
                     return n
             if self._cores_and_memory_somewhere(need_c, need_m, held):
                 self._sync_open(touched)  # the search below reads the index
                 for n in (self.open if held else self.free).best_fit(g):
-                    if feasible(n, held):
+                    if feasible(n, held) and (held or self.displaceable(n, guard)):
                         return n
         return None

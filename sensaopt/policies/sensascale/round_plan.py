@@ -231,6 +231,15 @@ class RoundPlan:
         h = self.holders.get(n)
         return min(h)[0] if h else 1 << 30
 
+    def displaceable(self, n: int, lst: float | None) -> bool:
+        """Whether a unit with latest start time ``lst`` (minutes; None: no laxity guard)
+        may take GPUs held on node ``n``: every running job not planned yet that holds
+        GPUs there has an LST of at least ``lst`` (``laxity_guard``)."""
+        if lst is None:
+            return True
+        ranked = self.ranked
+        return all(ranked[r].lst >= lst for r, _ in self.holders.get(n, ()))
+
     def fits_open(self, q: Placement) -> bool:
         """``q`` fits in the free resources not held by running jobs."""
         n, pool = q.node, self.pool
