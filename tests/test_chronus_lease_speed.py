@@ -171,3 +171,17 @@ def test_cpsat_on_the_arrays_same_optimum():
             check_plans(jobs, plans, cap)
             hv = objective_value(jobs, plans_of(*_solve(jobs, cap, sign)), cap, sign)
             assert objective_value(jobs, plans, cap, sign) == pytest.approx(hv, abs=1e-3), case
+
+
+def test_outcome_objective_is_the_plans_objective():
+    """The outcome's objective (minimised cost, summed without BLAS) is minus the model
+    objective of the plans it holds, on problems of over 10,000 columns (where a threaded
+    BLAS dot would start)."""
+    rng = random.Random(23)
+    for case in range(3):
+        jobs = [LeaseJob(f"j{a}", rng.choice([1, 2, 4, 8]), rng.randint(1, 4), ((rng.randint(40, 60), 10.0),)) for a in range(250)]
+        cap = [rng.randint(200, 400) for _ in range(60)]
+        model, out = _solve(jobs, cap, -1.0)
+        assert model.variables > 10_000 and out.objective is not None, case
+        plans = plans_of(model, out)
+        assert out.objective == pytest.approx(-objective_value(jobs, plans, cap, -1.0), abs=1e-9), case

@@ -241,7 +241,7 @@ def run_highs_arrays(model: LeaseModel, budget: TimeBudget, threads: int, seed: 
     if has_sol:
         vals = np.asarray(h.getSolution().col_value)[arr.pos]  # creation order
         value = vals.__getitem__
-        objective = float(arr.cost @ vals)
+        objective = float((arr.cost * vals).sum())  # not `@`: OpenBLAS's threaded dot leaves a thread spinning (models/chronus.md)
         msg += f", model objective {objective:g}"
     else:
         msg += ", no solution found"
