@@ -26,6 +26,8 @@ from sensaopt.solvers.budget import OVERRUN_S
 from sensaopt.solvers.highs import in_child, lp_bound, model_arrays, run_highs
 from sensaopt.warm_start import policy_warm_start
 
+from .util import wait_for
+
 SLACK_S = 10.0  # generous: a killed call returns within its limit + overrun + grace + this (the suite runs on a busy machine)
 
 
@@ -149,15 +151,6 @@ def _start_solve(tmp_path: Path, pid_file: Path, out: Path):
     return proc, own_tmp
 
 
-def _wait_for(pred, timeout: float) -> bool:
-    end = time.perf_counter() + timeout
-    while time.perf_counter() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
-
-
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGKILL"])
 def test_a_signal_to_sensaopt_kills_the_highs_child(tmp_path, sig):
     """Ctrl-C or SIGTERM while HiGHS runs in its child: `interrupted`, exit 130, no child,
@@ -167,14 +160,14 @@ def test_a_signal_to_sensaopt_kills_the_highs_child(tmp_path, sig):
     pid_file, out = tmp_path / "child.pid", tmp_path / "r.json"
     proc, own_tmp = _start_solve(tmp_path, pid_file, out)
     try:
-        assert _wait_for(lambda: pid_file.exists() and pid_file.read_text(), 120), "the HiGHS child never started"
+        assert wait_for(lambda: pid_file.exists() and pid_file.read_text(), 120), "the HiGHS child never started"
         pid = int(pid_file.read_text())
         proc.send_signal(getattr(signal, sig))
         _, err = proc.communicate(timeout=120)  # a guard against a hang, not a timing
         if sig != "SIGKILL":
             assert proc.returncode == 130 and err.strip().splitlines()[-1] == "interrupted", err
-        assert _wait_for(lambda: not Path(f"/proc/{pid}").exists(), 10), f"the child {pid} outlived sensaopt"
-        assert _wait_for(lambda: not list(own_tmp.glob("sensaopt-highs-*")), 10)
+        assert wait_for(lambda: not Path(f"/proc/{pid}").exists(), 10), f"the child {pid} outlived sensaopt"
+        assert wait_for(lambda: not list(own_tmp.glob("sensaopt-highs-*")), 10)
         assert not out.exists()
     finally:
         if proc.poll() is None:

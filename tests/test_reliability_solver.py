@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ from sensaopt.solve import solve_cpsat
 from sensaopt.validator import check_schedule
 
 from .conftest import PROOF_S, REPO
-from .util import grid_optimal
+from .util import grid_optimal, wait_for
 
 LIMIT_S = 2.0
 HONEST = (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)  # what a run under a limit may say
@@ -209,7 +208,6 @@ def test_cbc_is_killed_after_its_deadline(monkeypatch, tmp_path):
     """CBC that ignores -sec (as it did for minutes in preprocessing on medium models)
     is killed CBC_GRACE_S after the deadline; the result is TIME_LIMIT with the warm
     start, within the time limit plus the grace."""
-    import time
 
     import sensaopt.solvers.cbc as cbc
     from sensaopt.solve import solve_milp
@@ -458,15 +456,6 @@ def _start_cli(tmp_path, args, fake=None):
     return proc, own_tmp
 
 
-def _wait_for(pred, timeout):
-    end = time.perf_counter() + timeout
-    while time.perf_counter() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
-
-
 def _cbc_dirs(own_tmp):
     return list(own_tmp.glob("sensaopt-cbc-*"))
 
@@ -483,12 +472,12 @@ def test_sigkill_of_the_parent_kills_cbc_and_removes_its_folder(tmp_path, comman
     args = (["solve", f, "--solver", "cbc"] if command == "solve" else ["gap", f, "--exact", "cbc", "-q"]) + ["--time-limit", "60"]
     proc, own_tmp = _start_cli(tmp_path, args, fake)
     try:
-        assert _wait_for(lambda: _running(nap), 30), "CBC never started"
+        assert wait_for(lambda: _running(nap), 30), "CBC never started"
         assert _cbc_dirs(own_tmp)
         proc.send_signal(signal.SIGKILL)
         proc.wait(5)
-        assert _wait_for(lambda: not _running(nap) and not _running(str(fake)), 3), "CBC outlived its parent"
-        assert _wait_for(lambda: not _cbc_dirs(own_tmp), 3), _cbc_dirs(own_tmp)
+        assert wait_for(lambda: not _running(nap) and not _running(str(fake)), 3), "CBC outlived its parent"
+        assert wait_for(lambda: not _cbc_dirs(own_tmp), 3), _cbc_dirs(own_tmp)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -506,7 +495,7 @@ def test_interrupt_during_cbc_stops(tmp_path, sig):
     proc, own_tmp = _start_cli(tmp_path, ["solve", str(REPO / "instances" / "tiny-16gpu.json"), "--solver", "cbc",
                                           "--time-limit", "60", "-o", str(out)], fake)
     try:
-        assert _wait_for(lambda: _running(nap), 30), "CBC never started"
+        assert wait_for(lambda: _running(nap), 30), "CBC never started"
         proc.send_signal(getattr(signal, sig))
         _, err = proc.communicate(timeout=120)  # a guard against a hang, not a timing
         assert proc.returncode == 130 and err.strip().splitlines()[-1] == "interrupted", err
@@ -529,7 +518,7 @@ def test_sigint_during_an_in_process_solve_stops(tmp_path, solver):
     try:
         # imports, warm start and build take about 2 s of CPU: after 4 s of CPU the search runs (CPU time, not
         # wall time: on a busy machine the wall time to get there varies; before: a 6 s sleep)
-        assert _wait_for(lambda: proc.poll() is not None or _cpu_s(proc.pid) >= 4.0, 300), "the solve never got going"
+        assert wait_for(lambda: proc.poll() is not None or _cpu_s(proc.pid) >= 4.0, 300), "the solve never got going"
         assert proc.poll() is None
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)  # a guard against a hang, not a timing

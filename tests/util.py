@@ -36,3 +36,16 @@ def grid_optimal(res) -> bool:
     rb = -1e300 if check is None or check.relaxation_bound is None else check.relaxation_bound
     return (res.status == Status.FEASIBLE and res.objective is not None and gb is not None
             and gb >= res.objective - 1e-6 and rb <= res.objective + 1e-6)
+
+
+def wait_for(pred, timeout: float) -> bool:
+    """Poll ``pred`` every 50 ms until it holds or ``timeout`` seconds pass (a guard
+    against a hang, not a timing); its last value."""
+    import time
+
+    end = time.perf_counter() + timeout
+    while time.perf_counter() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return pred()
