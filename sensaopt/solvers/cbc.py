@@ -186,7 +186,7 @@ def _cbc_attempts(be: PulpBackend, budget: TimeBudget, opts: CbcOptions, hinted:
         wall = time.perf_counter() - t0
         if run.returncode is None:
             return stopped_by_clock(budget, f"cbc killed after {wall:.2f} s on a {budget.limit_s:.1f} s limit "
-                                             f"(it did not stop on its own){note}", t0)
+                                            f"(it did not stop on its own){note}", t0)
         if run.returncode == 0 and os.path.exists(run.solution):
             return run, note
         if not warm:  # CBC 2.10.3 crashes on some MIPSTART files: then retried without

@@ -274,13 +274,19 @@ def model_arrays(be: HighsBackend, cols: list[HighsVar], hinted: bool, relaxed: 
                        index=np.array(index, dtype=np.int32), value=np.array(value, dtype=float), start_values=start)
 
 
+def _in_process(a: HighsArrays, params: SolverParams, budget: TimeBudget) -> Any:
+    """A ``highspy.Highs`` in this process holding the model ``a``, with the time ``budget``
+    has left as its time limit (building took time: HiGHS gets what is left)."""
+    h = loaded_highs(a, params)
+    h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))
+    return h
+
+
 def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, budget: TimeBudget,
                  hinted: bool, relaxed: bool = False) -> tuple[Any, dict[HighsVar, int]]:
     """A configured ``highspy.Highs`` holding ``be``'s model (columns ``cols``), and each column's
     position; ``relaxed``: its LP relaxation (no column integral)."""
-    h = loaded_highs(model_arrays(be, cols, hinted, relaxed), params)
-    h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
-    return h, {v: i for i, v in enumerate(cols)}
+    return _in_process(model_arrays(be, cols, hinted, relaxed), params, budget), {v: i for i, v in enumerate(cols)}
 
 
 @dataclass(frozen=True)
@@ -372,9 +378,7 @@ def lp_bound(be: HighsBackend, budget: TimeBudget, params: SolverParams, isolate
     if in_child(arrays, isolated):
         safe = _lp_in_child(arrays, params, budget)
     else:
-        h = loaded_highs(arrays, params)
-        h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))
-        safe = run_lp(h, budget.stop_at())
+        safe = run_lp(_in_process(arrays, params, budget), budget.stop_at())
     return None if safe is None else safe + be.objective.const
 
 
@@ -415,8 +419,7 @@ def run_highs(be: HighsBackend, budget: TimeBudget, params: SolverParams, hinted
             return got
         run, col = got
     else:
-        h = loaded_highs(arrays, params)
-        h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
+        h = _in_process(arrays, params, budget)
         run = search_highs(h, budget)
         col = np.asarray(h.getSolution().col_value, dtype=float) if run.has_solution else None
     return _outcome(be, cols, run, col, t0)
