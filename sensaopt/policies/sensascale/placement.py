@@ -182,7 +182,8 @@ class Planner(RoundPlan):
             if mk is make_open or not self.held:
                 order: Iterable[int] = (self.open if mk is make_open else self.free).best_fit(gpus)
             else:  # taking held GPUs: displace the least urgent holders
-                order = sorted((n for n in self.free.best_fit(gpus) if self.displaceable(n, guard)),
+                fits = self.free.best_fit(gpus)
+                order = sorted(fits if guard is None else (n for n in fits if self.displaceable(n, guard)),
                                key=lambda n: (-self.victim_rank(n), pool.gpus[n], n))
             for n in order:
                 q = mk(nodes[n], gpus)
@@ -196,7 +197,7 @@ class Planner(RoundPlan):
         only nodes :meth:`~.round_plan.RoundPlan.displaceable` allows)."""
         pool = self.pool
         nodes = pool.nodes
-        whole = [i for i, nd in enumerate(nodes) if pool.gpus[i] == nd.gpus and self.displaceable(i, guard)]
+        whole = [i for i, nd in enumerate(nodes) if pool.gpus[i] == nd.gpus and (guard is None or self.displaceable(i, guard))]
         whole.sort(key=lambda i: (-self.victim_rank(i), -nodes[i].gpus, i))
         out, left, used = [], gpus, set()
         for i in whole:
@@ -210,7 +211,8 @@ class Planner(RoundPlan):
             left -= nodes[i].gpus
             if left == 0:
                 return tuple(out)
-        rest = sorted((i for i in range(len(nodes)) if i not in used and pool.gpus[i] >= left and self.displaceable(i, guard)),
+        rest = sorted((i for i in range(len(nodes)) if i not in used and pool.gpus[i] >= left
+                       and (guard is None or self.displaceable(i, guard))),
                       key=lambda i: (-self.victim_rank(i), pool.gpus[i], i))
         for i in rest:
             q = make(nodes[i], left)
