@@ -1,11 +1,12 @@
 """HiGHS in a killable child process (:mod:`sensaopt.solvers.highs`, "Where it runs"): the same
 answers as in-process, and a child that ignores its limit is killed (no process or
-folder left). Timings are not asserted beyond generous bounds: the suite runs on a
-busy machine."""
+folder left). No wall-clock time is asserted: a kill by the clock shows in the message
+(the suite runs on a busy machine)."""
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -22,13 +23,10 @@ from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.result import Status
 from sensaopt.solvers import SolverParams, TimeBudget, highs_child
 from sensaopt.solvers import highs as highs_mod
-from sensaopt.solvers.budget import OVERRUN_S
 from sensaopt.solvers.highs import in_child, lp_bound, model_arrays, run_highs
 from sensaopt.warm_start import policy_warm_start
 
 from .util import wait_for
-
-SLACK_S = 10.0  # generous: a killed call returns within its limit + overrun + grace + this (the suite runs on a busy machine)
 
 
 @pytest.fixture(scope="module")
@@ -112,22 +110,22 @@ def _gone(pid_file: Path, own_tmp: Path) -> None:
 
 @pytest.mark.parametrize("work", [None, 5.0])
 def test_a_child_that_ignores_its_limit_is_killed(built, stalled, work):
-    limit = 1.0
-    t0 = time.perf_counter()
-    out = run_highs(built.backend, TimeBudget.start(limit, work=work), exact_params("highs", 1, 0), isolated=True)
-    wall = time.perf_counter() - t0
+    # the stalled child sleeps an hour: the call returns only because the clock killed it
+    # (no wall-clock assertion: the message says the kill came from the budget's clock)
+    out = run_highs(built.backend, TimeBudget.start(1.0, work=work), exact_params("highs", 1, 0), isolated=True)
     assert out.status == Status.TIME_LIMIT and out.objective is None and out.bound is None and out.value is None
     assert "stopped from outside" in out.message, out.message
+    assert re.search(r"killed \d+\.\d+ s past the time limit", out.message), out.message
     assert out.safety_net == (work is not None)
-    assert wall < limit + OVERRUN_S + highs_child.HIGHS_GRACE_S + SLACK_S, wall
     _gone(*stalled)
 
 
 def test_an_lp_child_that_ignores_its_limit_is_killed(built, stalled):
-    limit = 1.0
-    t0 = time.perf_counter()
-    assert lp_bound(built.backend, TimeBudget.start(limit), SolverParams(workers=1), isolated=True) is None
-    assert time.perf_counter() - t0 < limit + OVERRUN_S + highs_child.HIGHS_GRACE_S + SLACK_S
+    assert lp_bound(built.backend, TimeBudget.start(1.0), SolverParams(workers=1), isolated=True) is None
+    _gone(*stalled)
+    lp = model_arrays(built.backend, built.backend.columns(), False, relaxed=True)
+    got = highs_child.run_child(lp, SolverParams(workers=1), TimeBudget.start(1.0), "lp", None)
+    assert got.killed and got.meta is None and "past the time limit" in got.note, got
     _gone(*stalled)
 
 
