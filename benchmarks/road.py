@@ -38,8 +38,8 @@ from compare_policies import one  # noqa: E402
 
 from sensaopt.policies.sensascale.config import SensaScaleConfig, SensaScalePaperConfig  # noqa: E402
 
-ORDER = ("deadline_order", "lst_allocation", "urgent_first", "adjust", "stay_put", "fill_spare", "repack_limit",
-         "pair_hysteresis")
+ORDER = ("deadline_order", "lst_allocation", "urgent_first", "adjust", "stay_put", "laxity_guard", "fill_spare",
+         "repack_limit", "pair_hysteresis")
 """The forward road's order: the ordering first (the issue's list), then the additions."""
 
 STEP = {
@@ -48,6 +48,7 @@ STEP = {
     "urgent_first": "step 2 (order): the urgent group (LST within a round) first -> no urgent group",
     "adjust": "step 5 (deadline-aware adjustment) -> off",
     "stay_put": "added (step 4, placement): running jobs keep their node and allocation unless a change pays",
+    "laxity_guard": "step 2 (order) repaired: least laxity kept where the EDF order would preempt a running job",
     "fill_spare": "added (after step 5): free CPU / memory given to the node's jobs up to their optimal demand",
     "repack_limit": "added (step 4, placement): defragmentation moves for a unit that fits nowhere",
     "pair_hysteresis": "added (step 3, pairing): re-pairing pays the move it causes",

@@ -261,9 +261,9 @@ def test_laxity_guard_keeps_a_running_job_with_less_slack_than_the_newcomer():
     inst = instance([job("r", gpus=2, work=500, deadline=530), job("u", gpus=2, work=50, deadline=500)],
                     gpus=2, cpus=6, mem=125)
     was = {"r": (Placement(0, 2, 6, 125.0),)}
-    _, edf = decide_with(inst, was, pairing=False, fill_spare=False)
+    _, edf = decide_with(inst, was, pairing=False, fill_spare=False, laxity_guard=False)
     assert set(edf) == {"u"}
-    _, guarded = decide_with(inst, was, pairing=False, fill_spare=False, laxity_guard=True)
+    _, guarded = decide_with(inst, was, pairing=False, fill_spare=False)  # the default: guard on
     assert set(guarded) == {"r"} and guarded["r"] == was["r"]
     # a newcomer with less slack than the holder still takes the node
     tight = instance([job("r", gpus=2, work=500, deadline=530), job("u", gpus=2, work=50, deadline=60)], gpus=2, cpus=6, mem=125)
