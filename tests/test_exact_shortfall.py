@@ -228,3 +228,31 @@ def test_run_both_returns_both_and_raises_either_error():
 
     with pytest.raises(RuntimeError, match="partner failed"):
         run_both(lambda: 1, boom)
+
+
+def _outcome(status):
+    from sensaopt.solvers.base import SolveOutcome
+
+    return SolveOutcome(status=status, value=None, objective=1.0, bound=1.0, message="", wall_s=0.0)
+
+
+@pytest.mark.parametrize("status, stops", [(Status.OPTIMAL, True), (Status.INFEASIBLE, True), (Status.TIME_LIMIT, False)])
+def test_run_both_stops_the_other_side_once_one_proves(status, stops):
+    import threading
+
+    from sensaopt.exact.phases.deadline_hard import run_both
+    from sensaopt.solvers.interrupt import run_stoppable
+
+    stopped = threading.Event()
+
+    def searching():  # a search that ends when stopped from outside, or after 30 s (a guard against a hang)
+        return run_stoppable(lambda: "stopped" if stopped.wait(30.0 if stops else 0.5) else "ran out", stopped.set)
+
+    def proving():
+        return _outcome(status)
+
+    for first, second in ((proving, searching), (searching, proving)):
+        stopped.clear()
+        a, b = run_both(first, second)
+        other = b if first is proving else a
+        assert other == ("stopped" if stops else "ran out")

@@ -180,3 +180,24 @@ def test_no_child_once_the_time_is_spent(built, stalled):
     assert lp_bound(built.backend, spent, SolverParams(workers=1), isolated=True) is None
     pid_file, own_tmp = stalled
     assert not pid_file.exists() and not list(own_tmp.glob("sensaopt-highs-*"))
+
+
+@pytest.mark.parametrize("work", [None, 5.0])
+def test_a_cancelled_child_is_killed_before_its_limit(built, stalled, work):
+    # a portfolio's other side proved the optimum: the cancel event set, the stalled child
+    # (an hour's sleep, a 600-s budget) is killed; the outcome says why and, not being the
+    # clock's doing, charges no safety net
+    import threading
+
+    from sensaopt.solvers.interrupt import cancel_scope
+
+    event = threading.Event()
+    pid_file = stalled[0]
+    # set once the child is up (it writes its pid first)
+    threading.Thread(target=lambda: (wait_for(lambda: pid_file.exists() and pid_file.read_text(), 120.0), event.set()), daemon=True).start()
+    with cancel_scope(event):
+        out = run_highs(built.backend, TimeBudget.start(600.0, work=work), exact_params("highs", 1, 0), isolated=True)
+    assert out.status == Status.TIME_LIMIT and out.objective is None and out.value is None
+    assert "the other side of the portfolio proved the optimum" in out.message, out.message
+    assert not out.safety_net
+    _gone(*stalled)

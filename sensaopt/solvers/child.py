@@ -32,6 +32,7 @@ from typing import IO
 from sensaopt.result import Status
 from sensaopt.solvers.base import SolveOutcome
 from sensaopt.solvers.budget import SAFETY_NET_NOTE, TimeBudget
+from sensaopt.solvers.interrupt import POLL_S, cancel_event
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 WATCHDOG_SCRIPT = 'read line; [ "$line" = done ] || { kill -9 -"$1" 2>/dev/null; rm -rf "$2"; }'  # dash: no "--" for kill
@@ -106,15 +107,20 @@ def run_guarded(args: list[str], log_path: str, kill_at: float, folder: str, ech
                 env: Mapping[str, str] | None = None) -> int | None:
     """Run ``args`` as a :class:`GuardedChild` (own process group, killed with sensaopt,
     ``folder`` removed if sensaopt dies), its output into the file ``log_path``; kill the
-    group at ``kill_at`` (a :func:`time.perf_counter` value) or on Ctrl-C/SIGTERM
+    group at ``kill_at`` (a :func:`time.perf_counter` value), once this thread's
+    :func:`~sensaopt.solvers.interrupt.cancel_scope` event is set, or on Ctrl-C/SIGTERM
     (re-raised). ``echo``: the log copied to stderr while it runs (:class:`LogEcho`).
     Returns the exit code, None when killed."""
+    cancel = cancel_event()
     with open(log_path, "w") as log_file, LogEcho(log_path, echo), GuardedChild(args, log_file, folder, env) as child:
-        try:
-            return child.wait(timeout=max(kill_at - time.perf_counter(), 0.0))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            return None
+        while True:
+            left = max(kill_at - time.perf_counter(), 0.0)
+            try:
+                return child.wait(timeout=left if cancel is None else min(left, POLL_S))
+            except subprocess.TimeoutExpired:
+                if time.perf_counter() >= kill_at or (cancel is not None and cancel.is_set()):
+                    child.kill()
+                    return None
 
 
 class LogEcho:

@@ -22,7 +22,7 @@ from sensaopt.errors import SensaoptError
 from sensaopt.result import Status
 from sensaopt.solvers.base import CPSAT_LIMITS, SolveOutcome, SolverParams
 from sensaopt.solvers.budget import MIN_SOLVE_S, SAFETY_NET_NOTE, TimeBudget
-from sensaopt.solvers.interrupt import run_stoppable
+from sensaopt.solvers.interrupt import CANCEL_NOTE, cancelled, run_stoppable
 
 
 class CpSatBackend:
@@ -105,6 +105,8 @@ def run_cpsat(be: CpSatBackend, budget: TimeBudget, params: SolverParams) -> Sol
     if work is not None:
         msg += f", {spent:.3f} of {work:.3f} work units" + (f" ({SAFETY_NET_NOTE})" if fired else "")
     msg += f", model objective {solver.objective_value:g}" if has_sol else ", no solution found"
+    if cancelled() and st != cp_model.OPTIMAL:
+        msg += f"; stopped {CANCEL_NOTE}"
     return SolveOutcome(status=status, value=solver.value if has_sol else None,
                         objective=solver.objective_value if has_sol else None, bound=bound, message=msg, wall_s=wall,
                         work=spent, safety_net=fired)

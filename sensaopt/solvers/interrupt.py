@@ -13,6 +13,10 @@ thread would abort the interpreter's shutdown). CBC, and HiGHS on large models
 (:mod:`sensaopt.solvers.highs_child`), run as a child process group that is killed
 instead (:mod:`sensaopt.solvers.child`); temporary folders go with the ``with`` blocks
 that made them.
+
+Within a :func:`cancel_scope` (a portfolio's side, in its own thread), the search is also
+stopped, and a child killed, once the scope's event is set: the other side proved the
+optimum, so this one has nothing left to find.
 """
 
 from __future__ import annotations
@@ -38,14 +42,43 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+_scope = threading.local()  # .event: this thread's cancel event (cancel_scope)
+CANCEL_NOTE = "before its time limit: the other side of the portfolio proved the optimum"
+
+
+@contextlib.contextmanager
+def cancel_scope(event: threading.Event) -> Iterator[None]:
+    """Within the block, in this thread, :func:`run_stoppable` stops its search and
+    :func:`sensaopt.solvers.child.run_guarded` kills its child once ``event`` is set."""
+    previous = getattr(_scope, "event", None)
+    _scope.event = event
+    try:
+        yield
+    finally:
+        _scope.event = previous
+
+
+def cancel_event() -> threading.Event | None:
+    """This thread's :func:`cancel_scope` event (None outside a scope)."""
+    return getattr(_scope, "event", None)
+
+
+def cancelled() -> bool:
+    """Whether this thread's :func:`cancel_scope` event is set."""
+    event = cancel_event()
+    return event is not None and event.is_set()
+
+
 def run_stoppable(search: Callable[[], T], stop: Callable[[], None], stop_at: float | None = None) -> T:
     """``search()`` in a helper thread; on an exception while waiting for it (Ctrl-C,
     SIGTERM) call ``stop()``, give the search ``STOP_WAIT_S`` seconds to return and
     re-raise. ``stop_at``: a :func:`time.perf_counter` value at which ``stop()`` is
-    called too (the search then returns what it has). Outside the main thread (no
-    signals there) the search still runs in a helper thread when ``stop_at`` is given,
+    called too (the search then returns what it has), as it is once this thread's
+    :func:`cancel_scope` event is set. Outside the main thread (no signals there) the
+    search still runs in a helper thread when ``stop_at`` or a cancel scope is given,
     else directly."""
-    if stop_at is None and not _in_main_thread():
+    cancel = cancel_event()
+    if stop_at is None and cancel is None and not _in_main_thread():
         return search()
     box: dict[str, object] = {}
     done = threading.Event()  # not Thread.join: a join interrupted by Ctrl-C leaves the thread's lock broken (Python < 3.12)
@@ -62,7 +95,8 @@ def run_stoppable(search: Callable[[], T], stop: Callable[[], None], stop_at: fl
     stopped = False
     try:
         while not done.wait(POLL_S):
-            if not stopped and stop_at is not None and time.perf_counter() > stop_at:
+            if not stopped and ((stop_at is not None and time.perf_counter() > stop_at)
+                                or (cancel is not None and cancel.is_set())):
                 stop()
                 stopped = True
     except BaseException:

@@ -47,6 +47,7 @@ from sensaopt.result import (
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget, resolve
 from sensaopt.solvers.base import known_values
+from sensaopt.solvers.interrupt import cancel_scope
 
 
 def zero_miss_start(prep: Prepared, short: ShortfallOutcome | None, settings: SolveSettings) -> tuple[ModelData, Schedule] | None:
@@ -210,8 +211,9 @@ def combine(mb: ModelBuild, first: SolveOutcome, mb2: ModelBuild, second: SolveO
 def side_by_side(mb: ModelBuild, engine: Engine, partner: Engine, settings: SolveSettings, budget: TimeBudget,
                  whole: Schedule | None) -> tuple[ModelBuild, SolveOutcome, CooperationReport]:
     """The portfolio of ``settings.workers`` >= 2: the primary (``workers`` - 1 threads)
-    and the partner (one thread) on the same data, both from ``whole``, side by side for
-    the whole budget (each in its own thread; the C++ searches run without the GIL). They
+    and the partner (one thread) on the same data, both from ``whole``, side by side until
+    the budget is spent or one of them proves the optimum, which stops the other
+    (:func:`run_both`; each in its own thread, the C++ searches run without the GIL). They
     share their incumbents and bounds when both end (:func:`combine`), not during the
     search. Falls back to the primary alone when the partner's model cannot be built."""
     try:
@@ -233,14 +235,20 @@ def side_by_side(mb: ModelBuild, engine: Engine, partner: Engine, settings: Solv
 
 def run_both(a: Callable[[], SolveOutcome], b: Callable[[], SolveOutcome]) -> tuple[SolveOutcome, SolveOutcome]:
     """``a()`` and ``b()`` in two threads; both results (an exception in either is raised
-    here). Ctrl-C while waiting propagates at once; each search still stops by its
-    budget's deadline (its backend stops it from outside then)."""
+    here). Each runs in a :func:`~sensaopt.solvers.interrupt.cancel_scope`: once one
+    returns a proof (OPTIMAL or INFEASIBLE) the other's search is stopped, or its child
+    killed, and it returns what it has. Ctrl-C while waiting propagates at once; each
+    search still stops by its budget's deadline (its backend stops it from outside then)."""
     box: dict[str, Any] = {}
     done = {k: threading.Event() for k in "ab"}
+    cancel = {k: threading.Event() for k in "ab"}
 
     def target(key: str, fn: Callable[[], SolveOutcome]) -> None:
         try:
-            box[key] = fn()
+            with cancel_scope(cancel[key]):
+                box[key] = out = fn()
+            if getattr(out, "status", None) in (Status.OPTIMAL, Status.INFEASIBLE):
+                cancel["b" if key == "a" else "a"].set()
         except BaseException as e:  # handed to the waiting thread
             box[key + "!"] = e
         finally:
