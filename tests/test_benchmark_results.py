@@ -56,3 +56,18 @@ def test_the_road_runs_every_knob_that_differs_both_ways():
     last = SensaScalePaperConfig(**rows[len(diff)][3])
     assert {f: getattr(last, f) for f in SensaScaleConfig.__dataclass_fields__} == \
         {f: getattr(SensaScaleConfig(), f) for f in SensaScaleConfig.__dataclass_fields__}
+
+
+def test_knob_effect_lists_the_cases_a_knob_moves_and_only_those():
+    # the laxity guard moves medium-8gpu (3 -> 2 misses, models/sensascale.md) and not tiny-8gpu;
+    # a knob at the same value twice moves nothing
+    from sensaopt.io import load_instance
+
+    mod = _module("knob_effect.py")
+    cases = [(n, load_instance(n), 0.0) for n in ("tiny-8gpu", "medium-8gpu")]
+    n, moved = mod.compare(cases, "sensascale", "laxity_guard", (True, False))
+    assert n == 2 and [m[0] for m in moved] == ["medium-8gpu"]
+    (name, (on_misses, _), (off_misses, _)), = moved
+    assert on_misses < off_misses
+    assert mod.compare(cases, "sensascale", "laxity_guard", (True, True)) == (2, [])
+    assert mod.main(["--knob", "no_such_knob", "--values", "1", "2"]) == 2
