@@ -63,16 +63,14 @@ def compare(cases, policy: str, knob: str, values: tuple) -> tuple[int, list[tup
     return n, moved
 
 
-def _value(text: str) -> object:
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+def knob_values(policy: str, knob: str, texts: list[str]) -> tuple:
+    """Each text as a value of ``policy``'s knob ``knob``, parsed and checked as ``--set``
+    does (:func:`sensaopt.config.parse_settings`); InputError names a bad knob or value."""
+    from sensaopt.config import parse_settings
+    from sensaopt.policies import policy_config_class
+
+    cls = policy_config_class(policy)
+    return tuple(parse_settings([f"{knob}={t}"], cls, f"policy {policy!r}", "--knob/--values")[knob] for t in texts)
 
 
 def report(title: str, n: int, moved: list[tuple], values: tuple) -> None:
@@ -92,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--values", nargs=2, required=True, metavar=("NEW", "OLD"), help="the two values (printed OLD -> NEW)")
     ap.add_argument("--windows", action="store_true", help="also the committed results/gaps-* window sets (needs the traces)")
     a = ap.parse_args(argv)
-    values = tuple(_value(v) for v in a.values)
     try:
+        values = knob_values(a.policy, a.knob, a.values)
         _run(a, values)
     except SensaoptError as e:
         print(f"knob_effect.py: {e}", file=sys.stderr)

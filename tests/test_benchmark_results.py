@@ -71,3 +71,5 @@ def test_knob_effect_lists_the_cases_a_knob_moves_and_only_those():
     assert on_misses < off_misses
     assert mod.compare(cases, "sensascale", "laxity_guard", (True, True)) == (2, [])
     assert mod.main(["--knob", "no_such_knob", "--values", "1", "2"]) == 2
+    assert mod.main(["--knob", "laxity_guard", "--values", "maybe", "false"]) == 2
+    assert mod.knob_values("sensascale", "repack_limit", ["0", "8"]) == (0, 8)  # parsed as --set parses
