@@ -201,3 +201,20 @@ def test_a_cancelled_child_is_killed_before_its_limit(built, stalled, work):
     assert "the other side of the portfolio proved the optimum" in out.message, out.message
     assert not out.safety_net
     _gone(*stalled)
+
+
+def test_a_kill_inside_a_set_cancel_scope_is_not_the_clocks():
+    # the one place CBC's and HiGHS's killed children become an outcome: the portfolio's
+    # cancel charges no safety net under a work limit, the clock's does
+    import threading
+
+    from sensaopt.solvers.child import stopped_by_clock
+    from sensaopt.solvers.interrupt import cancel_scope
+
+    event = threading.Event()
+    event.set()
+    with cancel_scope(event):
+        out = stopped_by_clock(TimeBudget.start(60.0, work=5.0), "cbc killed after 1.00 s", 0.0)
+    assert out.status == Status.TIME_LIMIT and not out.safety_net and "other side of the portfolio" in out.message
+    clock = stopped_by_clock(TimeBudget.start(60.0, work=5.0), "cbc killed after 1.00 s", 0.0)
+    assert clock.safety_net and "cbc killed" in clock.message

@@ -32,7 +32,7 @@ from typing import IO
 from sensaopt.result import Status
 from sensaopt.solvers.base import SolveOutcome
 from sensaopt.solvers.budget import SAFETY_NET_NOTE, TimeBudget
-from sensaopt.solvers.interrupt import POLL_S, cancel_event
+from sensaopt.solvers.interrupt import CANCEL_NOTE, POLL_S, cancel_event, cancelled
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 WATCHDOG_SCRIPT = 'read line; [ "$line" = done ] || { kill -9 -"$1" 2>/dev/null; rm -rf "$2"; }'  # dash: no "--" for kill
@@ -168,7 +168,10 @@ def no_solution(status: Status, message: str, t0: float) -> SolveOutcome:
 def stopped_by_clock(budget: TimeBudget, message: str, t0: float) -> SolveOutcome:
     """TIME_LIMIT without a solution, stopped by the clock (a child killed or not started):
     under a work limit that is the safety net (charged to ``budget``, named in the message:
-    not deterministic)."""
+    not deterministic). Inside a set :func:`~sensaopt.solvers.interrupt.cancel_scope` the
+    kill was the portfolio's, not the clock's: no safety net, and the message says so."""
+    if cancelled():
+        return no_solution(Status.TIME_LIMIT, f"stopped {CANCEL_NOTE} (its child process killed)", t0)
     if not budget.deterministic:
         return no_solution(Status.TIME_LIMIT, message, t0)
     budget.charge(0.0, safety_net=True)

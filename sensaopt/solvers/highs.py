@@ -62,7 +62,6 @@ from sensaopt.solvers.highs_run import HighsArrays, HighsEnd, end_of, loaded_hig
 from sensaopt.solvers.highs_run import configure as configure  # re-exported: the Chronus lease model's array path
 from sensaopt.solvers.highs_run import new_highs as new_highs
 from sensaopt.solvers.highs_run import safe_dual_bound as safe_dual_bound
-from sensaopt.solvers.interrupt import cancelled
 
 Number = int | float
 HIGHS_NODES_PER_UNIT = 100  # branch-and-bound nodes per work unit (wall time of a unit here: docs/reliability.md, section 6)
@@ -392,8 +391,6 @@ def _search_in_child(a: HighsArrays, params: SolverParams, budget: TimeBudget) -
     work = budget.work_left()
     got = run_child(a, params, budget, "mip", None if work is None else node_limit(work))
     if got.meta is None:
-        if got.killed and cancelled():  # not the clock: no safety net charged
-            return no_solution(Status.TIME_LIMIT, got.note, t0)
         if got.killed:
             return stopped_by_clock(budget, got.note, t0)
         return no_solution(Status.ERROR, got.note, t0)

@@ -34,7 +34,6 @@ from sensaopt.solvers.base import SolverParams
 from sensaopt.solvers.budget import MIN_SOLVE_S, TimeBudget
 from sensaopt.solvers.child import run_guarded
 from sensaopt.solvers.highs_run import HighsArrays, end_of, loaded_highs, run_lp, run_search
-from sensaopt.solvers.interrupt import CANCEL_NOTE, cancelled
 
 HIGHS_GRACE_S = 0.5  # seconds past the budget's stop time before the child's group is killed (time to write what a stopped HiGHS left)
 STALL_ENV = "SENSAOPT_HIGHS_CHILD_STALL"  # test hook (module doc)
@@ -68,8 +67,6 @@ def run_child(a: HighsArrays, params: SolverParams, budget: TimeBudget, kind: st
         log = os.path.join(tmp, LOG)
         code = run_guarded([sys.executable, "-m", __name__, tmp], log, budget.stop_at() + HIGHS_GRACE_S, tmp,
                            echo=params.log, env=_child_env())
-        if code is None and cancelled():
-            return ChildEnd(None, None, f"highs stopped {CANCEL_NOTE}", killed=True)
         if code is None:
             over = time.perf_counter() - budget.outer_deadline
             return ChildEnd(None, None, f"highs stopped from outside: its process was killed {over:.2f} s past the time limit "
