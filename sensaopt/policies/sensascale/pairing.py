@@ -66,11 +66,43 @@ def pair_weight(s: JobInfo, i: JobInfo, cluster: Cluster, now: float, R: float, 
     return int(round(w * scale)) if w > 0 else 0
 
 
+class Side(list):
+    """One side of the matching (a list of JobInfo, as :func:`candidates` returns it)
+    with the per-job numbers the matrices read, gathered in the same pass: ``cols``, one
+    row per job: GPUs, LST (minutes), tier, then for a running single-node job its node,
+    current per-GPU speed, remaining minutes, speed correction, resize and migration
+    minutes (any other job: -1, 1.0, 0.0, 1.0, 0.0, 0.0). :func:`urgencies`,
+    :func:`_stay_terms` and :func:`switch_penalty` read them instead of the jobs: the
+    same floats as from a plain list."""
+
+    __slots__ = ("cols",)
+
+    def finish(self, flat: list[float]) -> Side:
+        self.cols = np.array(flat, dtype=np.float64).reshape(-1, SIDE_COLS)
+        return self
+
+
+SIDE_COLS = 9  # Side.cols' columns
+
+
+def _side_row(x: JobInfo) -> tuple:
+    """``x``'s row of :attr:`Side.cols`."""
+    lp = x.last_placements
+    if x.running and len(lp) == 1:
+        return (x.gpus, x.lst, x.tier, lp[0].node, (x.cur or x.current).speed, x.remaining, x.corr,  # type: ignore[union-attr]
+                x.c_resize, x.c_mig)
+    return (x.gpus, x.lst, x.tier, -1, 1.0, 0.0, 1.0, 0.0, 0.0)
+
+
 def urgencies(infos: list[JobInfo], now: float, R: float, levels: int = 0) -> np.ndarray:
     """GPUs × :func:`urgency` of every job, as an array (same floats as the scalar code)."""
-    lst = np.array([x.lst for x in infos], dtype=float)
-    tier0 = np.array([x.tier == 0 for x in infos], dtype=bool)
-    g = np.array([x.gpus for x in infos], dtype=float)
+    if isinstance(infos, Side):
+        c = infos.cols
+        lst, tier0, g = c[:, 1], c[:, 2] == 0, c[:, 0]
+    else:
+        lst = np.array([x.lst for x in infos], dtype=float)
+        tier0 = np.array([x.tier == 0 for x in infos], dtype=bool)
+        g = np.array([x.gpus for x in infos], dtype=float)
     u = np.ones(len(infos))
     if tier0.any():
         u[tier0] = 1.0 + R / (R + np.maximum(0.0, lst[tier0] - now))
@@ -196,6 +228,16 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
     unheld on that node; rate factor GPUs × urgency ÷ remaining minutes at its current
     allocation (0 unless running); resize and migration minutes). ``room``: GPUs per
     node less ``held``, if the caller has it."""
+    if room is None:
+        room = np.array([nd.gpus for nd in cluster.nodes], dtype=np.int64) - held
+    if isinstance(infos, Side):
+        c = infos.cols
+        node = c[:, 3].astype(np.int64)
+        run = node >= 0
+        # JobInfo.time_at elementwise: remaining / (speed × correction), the same floats (0 where not run)
+        t = c[:, 5] / (c[:, 4] * c[:, 6])
+        rate = np.where(run, u / np.maximum(t, 1e-9), 0.0)
+        return node, np.where(run, room[np.maximum(node, 0)], -1), rate, c[:, 7], c[:, 8]
     k = len(infos)
     node = np.full(k, -1, dtype=np.int64)
     rate = np.zeros(k)
@@ -217,9 +259,14 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
         rate[idx] = u[idx] / np.maximum(t, 1e-9)
         cr[idx] = v[:, 4]
         cm[idx] = v[:, 5]
-    if room is None:
-        room = np.array([nd.gpus for nd in cluster.nodes], dtype=np.int64) - held
     return node, np.where(node >= 0, room[np.maximum(node, 0)], -1), rate, cr, cm
+
+
+def _gpus(infos: list[JobInfo]) -> np.ndarray:
+    """GPUs of every job (int64)."""
+    if isinstance(infos, Side):
+        return infos.cols[:, 0].astype(np.int64)
+    return np.array([x.gpus for x in infos], dtype=np.int64)
 
 
 def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, ui: np.ndarray, cluster: Cluster,
@@ -239,8 +286,7 @@ def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, u
     cols = np.flatnonzero(ni >= 0)
     if not len(rows) and not len(cols):
         return None
-    gs = np.array([x.gpus for x in sens], dtype=np.int64)
-    gi = np.array([x.gpus for x in insens], dtype=np.int64)
+    gs, gi = _gpus(sens), _gpus(insens)
     mig_s, mig_i = (As * cms)[:, None], (Ai * cmi)[None, :]
     rsz_s, rsz_i = (As * crs)[:, None], (Ai * cri)[None, :]
     # min(both to a third node, at s's node, at i's node), built in place (the same floats
@@ -419,21 +465,38 @@ def candidates(infos: list[JobInfo], cluster: Cluster, cfg: SensaScaleConfig) ->
     max_g = ref.gpus
     within = cfg.pairing_classes == "cpu-memory"
     sc, sm = ref.cpu_per_gpu, ref.mem_per_gpu
-    rows: list[JobInfo] = []
-    cols: list[JobInfo] = []
+    rows, cols = Side(), Side()
+    r_flat: list[float] = []  # (Side.cols, flat: converts faster than a list of tuples)
+    c_flat: list[float] = []
+    add_r, add_c, ext_r, ext_c = rows.append, cols.append, r_flat.extend, c_flat.extend
     used = 0
     for info in infos:
-        if used + info.gpus > budget:
+        g = info.gpus
+        if used + g > budget:
             break
-        used += info.gpus
-        if info.gpus >= max_g:
+        used += g
+        if g >= max_g:
             continue
         f = info.facts
         if not within:
-            (rows if f.sensitive else cols).append(info)
+            to_row = f.sensitive
         elif f.sensitive:
-            (rows if f.opt.cpu / sc >= f.opt.mem / sm else cols).append(info)
-    return rows, cols
+            to_row = f.opt.cpu / sc >= f.opt.mem / sm
+        else:
+            continue
+        if to_row:
+            add_r(info)
+            ext = ext_r
+        else:
+            add_c(info)
+            ext = ext_c
+        lp = info.last_placements  # the job's Side row (_side_row, inline)
+        if info.running and len(lp) == 1:
+            ext((g, info.lst, info.tier, lp[0].node, (info.cur or info.current).speed, info.remaining,  # type: ignore[union-attr]
+                 info.corr, info.c_resize, info.c_mig))
+        else:
+            ext((g, info.lst, info.tier, -1, 1.0, 0.0, 1.0, 0.0, 0.0))
+    return rows.finish(r_flat), cols.finish(c_flat)
 
 
 def match(W: np.ndarray, method: str = "assignment") -> list[tuple[int, int]]:
