@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from sensaopt.instance import Instance
@@ -15,6 +16,9 @@ from .pairing import make_pairs, pair_options
 from .placement import Planner
 from .repack import Repacker
 from .round_plan import NodeShape
+
+
+_key = attrgetter("key")  # a JobInfo's sort key
 
 
 class SensaScalePolicy(BasePolicy):
@@ -77,27 +81,27 @@ class SensaScalePolicy(BasePolicy):
                            held, shape.capacity)  # step 3
         partners: dict[str, str] = {}
         repacker = Repacker(planner)
-        done: set[str] = set()
+        done: set[str] = set()  # pair members placed (a job is listed once: only a pair's partner comes again)
         free = planner.free
+        try_stay, place_single, repack = planner.try_stay, planner.place_single, repacker.repack
         for info in infos:  # step 4, units in LST order
             if free.total <= 0 and planner.exhausted:  # nothing below can be placed or reserve anything
                 break
+            pair = pairs.get(info.id) if pairs else None
+            if pair is None:
+                if not (try_stay(info) or place_single(info)) and not repack(info):
+                    reserve(planner, info.gpus)
+                continue
             if info.id in done:
                 continue
-            pair = pairs.get(info.id)
-            if pair is not None:
-                s, i = pair
-                done.update((s.id, i.id))
-                po = self.pair_options(s, i, state.cluster)
-                if po is not None and planner.place_pair(s, i, *po):
-                    partners[s.id], partners[i.id] = i.id, s.id
-                    continue
-                members = sorted(pair, key=lambda x: x.key)
-            else:
-                done.add(info.id)
-                members = [info]
-            for m in members:
-                if not (planner.try_stay(m) or planner.place_single(m)) and not repacker.repack(m):
+            s, i = pair
+            done.update((s.id, i.id))
+            po = self.pair_options(s, i, state.cluster)
+            if po is not None and planner.place_pair(s, i, *po):
+                partners[s.id], partners[i.id] = i.id, s.id
+                continue
+            for m in sorted(pair, key=_key):
+                if not (try_stay(m) or place_single(m)) and not repack(m):
                     reserve(planner, m.gpus)
         self._partners = partners
         n_adj = adjust(planner, cfg) if cfg.adjust else 0  # step 5
