@@ -74,13 +74,20 @@ class Repacker:
             if need <= 0:
                 continue
             plans = by_node.get(n, ())
+            key = tuple(plans)
             hit = memo.get(n)  # _node_units' memo (1.27 M of 1.56 M lookups on the full trace hit it)
-            if hit is not None and hit[0] == tuple(plans):
-                units, total = hit[1], hit[2]
-            else:
-                units, total = units_of(n, plans, paired)
-            if total < need:
+            if hit is None or hit[0] != key:  # first the movable GPUs alone (most nodes have too few)
+                total = 0
+                for p in plans:
+                    pl = p.placements
+                    if len(pl) == 1 and p.info.id not in paired:
+                        total += pl[0].gpus
+                hit = memo[n] = (key, None, total)
+            if hit[2] < need:
                 continue  # even moving them all would not clear enough
+            units = hit[1]
+            if units is None:
+                units, _ = units_of(n, plans, paired)
             movers, cost, got = [], 0.0, 0
             for added, neg_g, _id, p in units:
                 if got >= need:
@@ -98,7 +105,8 @@ class Repacker:
         ``by_node`` entry) that may move: (added minutes, −GPUs, id, plan) in repack's
         order, and their GPUs in all. Kept per node while its plans stay the same
         objects (a plan's placements, move cost and pairing do not change while placing):
-        :meth:`candidates`, its one caller, reads the memo and calls this on a miss."""
+        :meth:`candidates`, its one caller, reads the memo (``(plans, units or None,
+        GPUs)``: the GPUs alone first) and calls this when the GPUs would do."""
         key = tuple(plans)
         known = self._move_costs
         units, total = [], 0
