@@ -298,26 +298,17 @@ def switch_penalty(sens: list[JobInfo], insens: list[JobInfo], us: np.ndarray, u
     np.minimum(pen, at_i, out=pen)
     np.add(mig_s, mig_i, out=at_i)  # both to a third node (0 for a member that did not run)
     np.minimum(pen, at_i, out=pen)
-    # the pairs that ran on one node (few: only running single-node jobs can), joined by node
-    on_node: dict[int, list[int]] = {}
-    for b, n in zip(cols.tolist(), ni[cols].tolist()):
-        on_node.setdefault(n, []).append(b)
-    sa: list[int] = []
-    sb: list[int] = []
-    for a, n in zip(rows.tolist(), ns[rows].tolist()):
-        bs = on_node.get(n)
-        if bs:
-            sa.extend([a] * len(bs))
-            sb.extend(bs)
-    at_a, at_b = np.array(sa, dtype=np.intp), np.array(sb, dtype=np.intp)
+    # the pairs that ran on one node (few: only running single-node jobs can), row by row
+    # in column order: the running rows' and columns' nodes compared at once
+    ia, ib = np.nonzero(ns[rows][:, None] == ni[cols][None, :])
+    at_a, at_b = rows[ia], cols[ib]
     if inc.partners is None:
         pen[at_a, at_b] = 0.0
         return pen
     pen[at_a, at_b] = rsz_s[at_a, 0] + rsz_i[0, at_b]
-    col = {insens[b].id: b for b in cols.tolist()}  # partners that ran together: both ran
-    for a in rows.tolist():
-        b = col.get(inc.partners.get(sens[a].id, ""), -1)
-        if b >= 0 and ns[a] == ni[b]:
+    partner = inc.partners.get  # partners that ran together: on one node, so among those pairs
+    for a, b in zip(at_a.tolist(), at_b.tolist()):
+        if partner(sens[a].id, "") == insens[b].id:
             pen[a, b] = 0.0
     return pen
 
