@@ -86,11 +86,12 @@ def _best_fitting(p: Planned, free_c: int, free_m: float, cap: float) -> Option 
     return best
 
 
-def spare_bounds(p: Planned) -> tuple[Option, float, float]:
+def spare_bounds(p: Planned) -> tuple[Option, float, float, float, float]:
     """(``p.option``, the fewest cores, the fewest GB) any option :func:`_best_fitting`
     may return for ``p`` in :func:`fill_spare` (cap: the optimal demand's speed) takes
     for the job's GPUs (inf if there is none): with fewer free than that on top of
-    its own, it returns None (x × GPUs grows with x in floating point too)."""
+    its own, it returns None (x × GPUs grows with x in floating point too); then the
+    option's own cores and GB for the job's GPUs (``option.cpu × GPUs``, ``option.mem × GPUs``)."""
     g, cap, cur = p.info.gpus, p.info.facts.opt.speed, p.option.speed
     c = m = float("inf")
     for o in p.info.facts.options:
@@ -98,7 +99,7 @@ def spare_bounds(p: Planned) -> tuple[Option, float, float]:
             break
         if o.speed > cur:
             c, m = min(c, o.cpu * g), min(m, o.mem * g)
-    return p.option, c, m
+    return p.option, c, m, p.option.cpu * g, p.option.mem * g
 
 
 def adjust(planner: RoundPlan, cfg: SensaScaleConfig) -> int:
@@ -146,28 +147,30 @@ def fill_spare(planner: RoundPlan, cfg: SensaScaleConfig) -> None:
     """Hand out CPU/memory still free on each node, most urgent job first (with
     ``cfg.resize_pays``: only where it ends the job sooner, the resize cost counted)."""
     pool, planned = planner.pool, planner.planned
+    cpus, mem = pool.cpus, pool.mem
     if planner.queue:  # the jobs in key order already: the planned ones among them, no sort
-        order = [p for p in map(planned.get, [x.id for x in planner.queue]) if p is not None]
+        get = planned.get
+        order = [p for x in planner.queue if (p := get(x.id)) is not None]
     else:
         order = sorted(planned.values(), key=lambda p: p.info.key)
     memo = planner.fitting
     for p in order:
         # single-node jobs below their optimal demand (at it, _best_fitting finds nothing faster)
-        if len(p.placements) != 1 or not p.option.speed < p.info.facts.opt.speed + 1e-12:
+        pls, opt, info = p.placements, p.option, p.info
+        if len(pls) != 1 or not opt.speed < info.opt_speed + 1e-12:
             continue
-        n = p.placements[0].node
-        free_c, free_m = pool.cpus[n], pool.mem[n]
+        n = pls[0].node
+        free_c, free_m = cpus[n], mem[n]
         if free_c <= 0 and free_m <= 1e-9:
             continue
-        info = p.info
         bounds = info.spare
-        if bounds is None or bounds[0] is not p.option:
+        if bounds is None or bounds[0] is not opt:
             bounds = info.spare = spare_bounds(p)
-        g = info.gpus
-        if bounds[1] > p.option.cpu * g + free_c or bounds[2] > p.option.mem * g + free_m + 1e-9:
+        if bounds[1] > bounds[3] + free_c or bounds[2] > bounds[4] + free_m + 1e-9:
             continue  # no faster option fits (_best_fitting's limits, the same floats)
         facts = info.facts
-        key = (id(facts), g, id(p.option), free_c, free_m)
+        g = info.gpus
+        key = (id(facts), g, id(opt), free_c, free_m)
         hit = memo.get(key)
         if hit is None:  # facts and option kept in the value so that their ids stay unique
             hit = memo[key] = (facts, p.option, _best_fitting(p, free_c, free_m, facts.opt.speed))
