@@ -55,12 +55,12 @@ def held_end(plan: RoundPlan, k: int) -> float:
 def _reserve_on_one_node(plan: RoundPlan, gpus: int) -> None:
     """The node where ``gpus`` GPUs free up first, as planned jobs and the running
     jobs still holding GPUs end (those that end later are exempt: counted busy)."""
-    pool = plan.pool
-    best = None
-    for n, node in enumerate(pool.nodes):
-        if node.gpus < gpus:
+    free_gpus, held, now = plan.pool.gpus, plan.held_gpus, plan.now
+    best = None  # (time, node, spare GPUs, its ends, how many of them free the GPUs)
+    for n, size in enumerate(plan.node_gpus):
+        if size < gpus:
             continue
-        free, t = pool.gpus[n] - plan.held_gpus[n], plan.now
+        free, t = free_gpus[n] - held[n], now
         ends = sorted(busy(plan, n)) if free < gpus else []
         k = 0
         while free < gpus and k < len(ends):
@@ -68,9 +68,10 @@ def _reserve_on_one_node(plan: RoundPlan, gpus: int) -> None:
             t = ends[k][0]
             k += 1
         if free >= gpus and (best is None or t < best[0]):
-            best = (t, n, free - gpus, frozenset(jid for _, _, jid in ends[k:] if jid))
-    if best is not None:
-        plan.reservations.append(Reservation(best[0], {best[1]: best[2]}, best[3]))
+            best = (t, n, free - gpus, ends, k)
+    if best is not None:  # the running jobs ending later are exempt (counted busy)
+        t, n, spare, ends, k = best
+        plan.reservations.append(Reservation(t, {n: spare}, frozenset(jid for _, _, jid in ends[k:] if jid)))
 
 
 def _reserve_whole_nodes(plan: RoundPlan, gpus: int) -> None:

@@ -195,20 +195,20 @@ class Planner(RoundPlan):
         """:meth:`NodePool._place_multi` (whole nodes, then at most one partial node)
         with nodes taken in order of their least urgent holders first (with ``guard``:
         only nodes :meth:`~.round_plan.RoundPlan.displaceable` allows)."""
-        pool = self.pool
-        nodes = pool.nodes
-        whole = [i for i, nd in enumerate(nodes) if pool.gpus[i] == nd.gpus and (guard is None or self.displaceable(i, guard))]
-        whole.sort(key=lambda i: (-self.victim_rank(i), -nodes[i].gpus, i))
+        pool, size = self.pool, self.node_gpus  # (GPUs per node: a property on Node)
+        nodes, free = pool.nodes, pool.gpus
+        whole = [i for i in range(len(nodes)) if free[i] == size[i] and (guard is None or self.displaceable(i, guard))]
+        whole.sort(key=lambda i: (-self.victim_rank(i), -size[i], i))
         out, left, used = [], gpus, set()
         for i in whole:
-            if nodes[i].gpus > left:
+            if size[i] > left:
                 continue
-            q = make(nodes[i], nodes[i].gpus)
+            q = make(nodes[i], size[i])
             if q is None or not pool.fits(q):
                 continue
             out.append(q)
             used.add(i)
-            left -= nodes[i].gpus
+            left -= size[i]
             if left == 0:
                 return tuple(out)
         rest = sorted((i for i in range(len(nodes)) if i not in used and pool.gpus[i] >= left

@@ -158,7 +158,7 @@ class RoundPlan:
         self.rank: dict[str, int] = {}  # running job id -> queue position
         if cfg.stay_put:
             self._hold(infos)
-        self.open = FreeIndex([max(0, f - h) for f, h in zip(pool.gpus, self.held_gpus)], self.max_gpus)
+        self.open = FreeIndex([f - h if f > h else 0 for f, h in zip(pool.gpus, self.held_gpus)], self.max_gpus)
 
     def _hold(self, infos: list[JobInfo]) -> None:
         """The running jobs of ``infos`` hold what they ran on (``held``, ``rank``
