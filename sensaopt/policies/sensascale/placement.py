@@ -182,14 +182,35 @@ class Planner(RoundPlan):
             if mk is make_open or not self.held:
                 order: Iterable[int] = (self.open if mk is make_open else self.free).best_fit(gpus)
             else:  # taking held GPUs: displace the least urgent holders
-                fits = self.free.best_fit(gpus)
-                order = sorted(fits if guard is None else (n for n in fits if self.displaceable(n, guard)),
-                               key=lambda n: (-self.victim_rank(n), pool.gpus[n], n))
+                order = self._by_victims(gpus, guard)
             for n in order:
                 q = mk(nodes[n], gpus)
                 if q is not None and pool.fits(q):
                     return (q,)
         return None
+
+    def _by_victims(self, gpus: int, guard: float | None) -> list[int]:
+        """The nodes with at least ``gpus`` free GPUs that :meth:`~.round_plan.RoundPlan.displaceable`
+        allows (``guard``: the unit's LST), least urgent holder first (by
+        :meth:`~.round_plan.RoundPlan.victim_rank`), then fewest free GPUs, then index:
+        both methods inline, the holders of each node read once."""
+        holders, ranked, free = self.holders, self.ranked, self.pool.gpus
+        keyed = []
+        for n in self.free.best_fit(gpus):
+            h = holders.get(n)
+            if h:
+                if guard is not None:
+                    for r, _ in h:
+                        if not ranked[r].lst >= guard:
+                            break
+                    else:
+                        keyed.append((-min(h)[0], free[n], n))
+                    continue
+                keyed.append((-min(h)[0], free[n], n))
+            else:
+                keyed.append((-(1 << 30), free[n], n))
+        keyed.sort()  # (no two share a node: the order sorted(key=...) gives)
+        return [n for _, _, n in keyed]
 
     def _place_multi_displacing(self, gpus: int, make, guard: float | None = None) -> tuple[Placement, ...] | None:
         """:meth:`NodePool._place_multi` (whole nodes, then at most one partial node)
