@@ -182,9 +182,10 @@ class RoundPlan:
         if self._holders is None:
             holders: dict[int, list[tuple[int, str]]] = {}
             rank = self.rank
-            for jid, pls in sorted(self.held.items(), key=lambda item: rank[item[0]]):
+            for jid, pls in self.held.items():  # in queue order: _hold fills held so, the rest only removes
+                r = rank[jid]
                 for q in pls:
-                    holders.setdefault(q.node, []).append((rank[jid], jid))
+                    holders.setdefault(q.node, []).append((r, jid))
             self._holders = holders
         return self._holders
 
