@@ -92,12 +92,13 @@ class JobInfo:
     their minimum (nan without a cost table), ``top`` ``facts.top_base_speed`` and
     ``opt_speed`` ``facts.opt.speed``;
     ``spare``: spare filling's bounds for the job at one option (``adjust.spare_bounds``);
-    ``mark``: the :class:`QueueMemo` stamp of the last :func:`analyse` call that listed it.
+    ``mark``: the :class:`QueueMemo` stamp of the last :func:`analyse` call that listed it;
+    ``pair_type``: its type number in a pairing gain table (``pairing.GainTable.numbers``).
     """
 
     __slots__ = ("js", "facts", "running", "overhead", "target", "tier", "key", "lst", "costs", "cur", "id", "gpus",
                  "remaining", "corr", "started", "last_placements", "c_none", "c_mig", "c_resize", "least", "top", "spare",
-                 "mark", "opt_speed")
+                 "mark", "opt_speed", "pair_type")
 
     def __init__(self, js: JobState, facts: ProfileFacts, running: bool, overhead: float, target: float | None,
                  tier: int, key: tuple, lst: float, costs: dict[Change, float] | None = None, cur: Option | None = None,
@@ -126,6 +127,7 @@ class JobInfo:
         self.opt_speed: float = facts.opt.speed
         self.spare: tuple | None = None
         self.mark: object = None
+        self.pair_type: tuple | None = None
 
     def __repr__(self) -> str:
         return f"JobInfo({self.id!r}, tier={self.tier}, key={self.key!r})"

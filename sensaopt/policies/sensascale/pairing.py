@@ -128,13 +128,19 @@ class GainTable:
         """Type numbers of ``infos`` on one side (0: sensitive rows, 1: insensitive columns)."""
         index, reps = self.index[side], self.reps[side]
         out = []
+        add = out.append
         for x in infos:
+            pt = x.pair_type  # (the index it was numbered in, its number): kept on the job across rounds
+            if pt is not None and pt[0] is index:
+                add(pt[1])
+                continue
             k = (id(x.facts), x.gpus)
             t = index.get(k)
             if t is None:
                 t = index[k] = len(reps)
                 reps.append(x)
-            out.append(t)
+            x.pair_type = (index, t)
+            add(t)
         return np.array(out, dtype=np.intp)
 
     def fill(self, cluster: Cluster, cache: dict) -> None:
