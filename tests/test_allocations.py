@@ -159,3 +159,37 @@ def test_exact_allocations_are_what_each_phase_asked_for_before():
         a, b = build_data(inst, 20, relaxed=True, refine=kw, grids=grids), build_data(inst, 20, relaxed=True, refine=kw)
         assert [(j.options, j.pairs, j.full, j.kept) for j in a.jobs] == [(j.options, j.pairs, j.full, j.kept) for j in b.jobs]
     assert [(j.options, j.pairs, j.full, j.kept) for j in handed.jobs] == [(j.options, j.pairs, j.full, j.kept) for j in asked.jobs]
+
+
+@pytest.mark.parametrize("name", ["res50", "alexnet", "m5", "lstm"])
+@pytest.mark.parametrize("gpus", [1, 2, 3, 8])
+def test_the_cpu_exact_relaxation_grid_covers_every_whole_core_allocation(name, gpus):
+    """The Lemma's covering property on the CPU-exact grid: every allocation one node gives
+    all of a job's GPUs (k whole cores for g GPUs, any memory from the floor) lies in a box
+    whose option costs no more and is at least as fast; and each option lifts to a real
+    allocation of its own CPU and speed (sensaopt.exact.phases.lift)."""
+    from sensaopt.exact.phases.lift import lifted_option
+
+    p = get_profile(name)
+    cores = 24
+    opts = al.relaxation_options(p, 2, gpus, cores)
+    assert opts == al.exact_cpu_options(p, 2, gpus, cores)
+    rng = np.random.default_rng(gpus)
+    mems = [*p.mem_levels, *rng.uniform(p.floor[1], p.mem_levels[-1] * 1.2, 25)]
+    for k in range(1, cores + 1):
+        c = k / gpus
+        for m in mems:
+            if not al.meets_floor(p, c, m):
+                continue
+            s = p.speed(c, m)
+            assert any(o.cpu <= c + 1e-9 and o.mem <= m + 1e-9 and o.speed >= s - 1e-12 for o in opts), (k, m)
+    for o in opts:
+        up = lifted_option(p, gpus, o, 2)
+        assert up is not None and up.cpu == pytest.approx(o.cpu, abs=0.01) and round(up.cpu * gpus, 9) % 1 == 0
+        assert up.mem >= o.mem - 1e-9 and up.speed >= o.speed - 1e-9 and up.speed == p.speed(up.cpu, up.mem)
+
+
+def test_a_gang_job_keeps_the_coarser_relaxation_grids():
+    p = get_profile("res50")
+    assert al.relaxation_options(p, 2, 16, None) == al.relaxation_options(p, 2, 16)
+    assert len(al.exact_cpu_axis(p, 1, 24)) == 24 and al.exact_cpu_axis(p, 8, 24)[-1] == 3.0

@@ -15,10 +15,24 @@ from sensaopt.simulator import simulate
 from sensaopt.solvers.budget import TimeBudget
 
 
+def coarse_grids(inst):
+    """The relaxation's grids before the CPU-exact one (any real CPU or whole-core boxes,
+    the smaller): looser, so that the relaxation alone avoids tiny-8gpu's forced miss."""
+    from sensaopt import allocations as al
+
+    out = {}
+    for job in inst.jobs:
+        opts = al.relaxation_options(job.profile, 1, job.gpus)  # no ``cores``: the coarse grids
+        holds = {(t, g): frozenset(k for k, o in enumerate(opts) if al.fits(t, g, o, whole=False))
+                 for t in inst.cluster.node_types for g in range(1, min(job.gpus, t.gpus) + 1)}
+        out[job.id] = al.JobGrid(opts, holds)
+    return out
+
+
 def _floored(backend: str):
     inst = sensaopt.load_instance("tiny-8gpu")
-    _, floor = instance_bound(inst)  # one forced miss (sensaopt.bounds), which the relaxation alone avoids
-    outer = build_data(inst, 36, relaxed=True, refine=1)
+    _, floor = instance_bound(inst)  # one forced miss (sensaopt.bounds), which the coarse relaxation alone avoids
+    outer = build_data(inst, 36, relaxed=True, refine=1, grids=coarse_grids(inst))
     eng = Engine(backend, exact_params(backend, 1, 0))
     free = relaxation_bound(outer, eng, SolveSettings(workers=1), TimeBudget.start(60))
     floored = relaxation_bound(outer, eng, SolveSettings(workers=1), TimeBudget.start(60), floor)
@@ -38,6 +52,18 @@ def _check(backend: str) -> None:
 
 def test_relaxation_pays_the_forced_loss_cpsat():
     _check("cpsat")
+
+
+def test_the_cpu_exact_relaxation_sees_the_forced_miss_alone():
+    """On the CPU-exact grid (the default) the relaxation alone already misses tiny-8gpu's
+    forced deadline: its boxes no longer credit one core two cores' speed."""
+    inst = sensaopt.load_instance("tiny-8gpu")
+    _, floor = instance_bound(inst)
+    eng = Engine("cpsat", exact_params("cpsat", 1, 0))
+    b, how = relaxation_bound(build_data(inst, 36, relaxed=True, refine=1), eng, SolveSettings(workers=1), TimeBudget.start(60))
+    assert b <= simulate(inst, "sensascale").objective + 1e-6, how
+    if "OPTIMAL" in how:
+        assert b >= floor
 
 
 @pytest.mark.slow

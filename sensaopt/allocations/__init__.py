@@ -33,8 +33,10 @@ other option as fast with no more CPU and memory):
   Lemma in ``models/formulation.md``, "Exact over every valid allocation"). Its
   schedules are not valid schedules; only its bound is used. With a job's GPU count its
   CPU axis holds only the per-GPU cores a node can give in whole cores
-  (:func:`cpu_value`, :func:`cpu_candidates`); the relaxation takes the smaller of the
-  two grids (:func:`relaxation_options`);
+  (:func:`cpu_value`, :func:`cpu_candidates`); a job that fits one node gets the grid
+  exact in CPU (:func:`exact_cpu_options`: every k/g value, memory boxes only), any
+  other job the smaller of the two grids (:func:`relaxation_options`). Schedules of the
+  CPU-exact grid can be *lifted* to valid ones (:mod:`sensaopt.exact.phases.lift`);
 * **dominance** (:func:`dominated`, :func:`grids_dominate`): the inner grid covers the
   outer one, and the inner model's proof stands alone;
 * an exact model's options of every job and the options each node holds
@@ -61,6 +63,8 @@ from sensaopt.allocations.grids import (
     box_max,
     cpu_candidates,
     cpu_value,
+    exact_cpu_axis,
+    exact_cpu_options,
     inner_options,
     job_options,
     optimal_demand,
@@ -69,7 +73,15 @@ from sensaopt.allocations.grids import (
     relaxation_options,
     whole_core_options,
 )
-from sensaopt.allocations.model import ExactAllocations, JobGrid, exact_allocations, grids_dominate, model_grids, schedule_points
+from sensaopt.allocations.model import (
+    ExactAllocations,
+    JobGrid,
+    exact_allocations,
+    grids_dominate,
+    model_grids,
+    schedule_points,
+    single_node_cores,
+)
 from sensaopt.allocations.rule import (
     DEFAULT_REFINE,
     LATTICE,
@@ -89,8 +101,8 @@ from sensaopt.profiles import Option
 
 __all__ = [
     "DEFAULT_REFINE", "LATTICE", "NO_FAULTS", "ExactAllocations", "JobGrid", "Option", "PlacementFaults", "best_speed",
-    "best_speeds", "box_max", "cpu_candidates", "cpu_value", "dominated", "exact_allocations", "fits", "grids_dominate",
+    "best_speeds", "box_max", "cpu_candidates", "cpu_value", "dominated", "exact_allocations", "exact_cpu_axis", "exact_cpu_options", "fits", "grids_dominate",
     "inner_options", "job_options", "meets_floor", "model_grids", "optimal_demand", "outer_options", "pareto",
     "proportional_allocation", "proportional_share", "refined_axis", "relaxation_options", "schedule_faults", "schedule_points",
-    "whole_core_options", "whole_cores", "whole_node_shares",
+    "single_node_cores", "whole_core_options", "whole_cores", "whole_node_shares",
 ]

@@ -240,26 +240,85 @@ def outer_options(profile: SensitivityProfile, refine: int = DEFAULT_REFINE, gpu
     return cached(profile, ("outer", refine, gpus), make)
 
 
-def relaxation_options(profile: SensitivityProfile, refine: int, gpus: int) -> tuple[Option, ...]:
+def relaxation_options(profile: SensitivityProfile, refine: int, gpus: int, cores: int | None = None) -> tuple[Option, ...]:
     """The outer options the allocation relaxation gives a job.
 
-    Of the two valid outer grids (any real CPU, or only the whole-core values,
-    :func:`outer_options`) the one with fewer options, the whole-core one on a tie (its
-    boxes are never more optimistic). Each job may take either: the Lemma maps every job
-    on its own. Measured on a 20-job Philly window (1-GPU jobs): refine 1 has 53 / 62
-    options (real / whole-core), refine 2 173 / 119, refine 4 653 / 233; the larger,
-    tighter refine-1 grid reached a lower bound within the relaxation's share of 60 s.
+    A job that fits one node (``cores``: the most cores of a node type that holds all
+    its GPUs) gets the grid exact in CPU, :func:`exact_cpu_options`, when it has at most
+    :data:`EXACT_CPU_MAX` CPU values. Otherwise, of the two other valid outer grids (any
+    real CPU, or only the whole-core values, :func:`outer_options`) the one with fewer
+    options, the whole-core one on a tie (its boxes are never more optimistic). Each job
+    may take any of them: the Lemma maps every job on its own.
+
+    Why exact in CPU: the coarser grids' boxes credit a job the speed of the next CPU
+    point (1 core at 2 cores' speed), and on 20-job Philly windows the relaxation's MIP
+    optimum was then its root LP (w2, w3, w4, w16, w17: nothing a search could lift);
+    exact in CPU, w4's relaxation optimum is the inner grid's, 78.65 instead of 78.15
+    (``models/measurements.md``, session 22).
 
     Args:
         profile: the job's profile.
-        refine: refined steps per grid cell and axis.
+        refine: refined steps per grid cell and axis (memory only on the CPU-exact grid).
         gpus: the job's GPUs.
+        cores: see above; None for a gang job (several nodes) or when unknown.
 
     Returns:
         The chosen grid's options.
     """
+    if cores is not None:
+        exact = exact_cpu_options(profile, refine, gpus, cores)
+        if exact is not None:
+            return exact
     real, whole = outer_options(profile, refine), outer_options(profile, refine, gpus)
     return whole if len(whole) <= len(real) else real
+
+
+EXACT_CPU_MAX = 64  # most CPU values of a CPU-exact relaxation grid (per job); a job with more keeps the coarser grids
+
+
+def exact_cpu_axis(profile: SensitivityProfile, gpus: int, cores: int) -> list[float]:
+    """Every cores-per-GPU value a node of ``cores`` cores gives all ``gpus`` GPUs of a
+    job in whole cores (k / gpus), from the profile's floor up to the first value at or
+    above its top CPU level (above it the surface is flat), ascending."""
+    lo = math.ceil(profile.cpu_levels[0] * gpus - EPS)
+    hi = min(math.ceil(profile.cpu_levels[-1] * gpus - EPS), cores)
+    return [k / gpus for k in range(max(lo, 1), hi + 1)]
+
+
+def exact_cpu_options(profile: SensitivityProfile, refine: int, gpus: int, cores: int) -> tuple[Option, ...] | None:
+    """The relaxation grid of a job that fits one node, exact in CPU: every allowed
+    cores-per-GPU value (:func:`exact_cpu_axis`) × the refined memory points, each point
+    with the highest speed over its memory interval at exactly its CPU (module doc of
+    :mod:`sensaopt.allocations`, the Lemma: all the job's GPUs are on one node, so the
+    only allowed CPU value in [k/g, (k+1)/g) is k/g, and a value above the axis gets the
+    top value's box, where the surface is flat). Memory points are rounded down to the
+    lattice, speeds up, as in :func:`outer_options`. None when the axis has more than
+    :data:`EXACT_CPU_MAX` values.
+
+    Args:
+        profile: the job's profile.
+        refine: refined memory steps per grid cell.
+        gpus: the job's GPUs (all on one node).
+        cores: the most cores of a node type holding ``gpus`` GPUs.
+
+    Returns:
+        The efficient options, slowest first, or None.
+    """
+    def make() -> tuple[Option, ...] | None:
+        cs = exact_cpu_axis(profile, gpus, cores)
+        if not cs or len(cs) > EXACT_CPU_MAX:
+            return None
+        ms = sorted({lattice(m, up=False) for m in refined_axis(profile.mem_levels, refine)})
+        opts = []
+        for i, c in enumerate(cs):
+            top = i + 1 == len(cs) and c >= profile.cpu_levels[-1] - EPS
+            for k, m in enumerate(ms):
+                m1 = ms[k + 1] if k + 1 < len(ms) else math.inf
+                s = box_max(profile, c, math.inf if top else c, m, m1, None if top else [c])
+                if s > 0:
+                    opts.append(Option(lattice(c, up=False), m, math.ceil(s * 1e12 - 1e-3) / 1e12))
+        return pareto(opts)
+    return cached(profile, ("outer-exact-cpu", refine, gpus, cores), make)
 
 
 def cpu_value(x: float, gpus: int, up: bool, strict: bool = False) -> float:

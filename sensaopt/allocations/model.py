@@ -35,11 +35,19 @@ def grids_dominate(instance: Instance, refine: int, inner_refine: int = 1) -> bo
     for job in instance.jobs:
         key = (id(job.profile), job.gpus)
         if key not in seen:
-            seen[key] = job.gpus <= max_g and dominated(relaxation_options(job.profile, refine, job.gpus),
+            seen[key] = job.gpus <= max_g and dominated(relaxation_options(job.profile, refine, job.gpus,
+                                                                           single_node_cores(instance.cluster, job.gpus)),
                                                         inner_options(job.profile, instance.cluster, job.gpus, inner_refine))
         if not seen[key]:
             return False
     return True
+
+
+def single_node_cores(cluster: Cluster, gpus: int) -> int | None:
+    """The most cores of a node type that holds all ``gpus`` GPUs of a job (the gang rule
+    then places it on one node), or None when no node type does (a gang job)."""
+    cores = [t.cpus for t in cluster.node_types if t.gpus >= gpus]
+    return int(max(cores)) if cores else None
 
 
 # ---- an exact model's options ---------------------------------------------------------------------
@@ -99,7 +107,7 @@ def _model_options(profile: SensitivityProfile, cluster: Cluster, gpus: int, rel
     """The options of :func:`model_grids`: the outer grid, or the inner one (distinct
     (cores, GB): another option is a resize) plus the ``extra`` points at their speed."""
     if relaxed:
-        return relaxation_options(profile, refine, gpus)
+        return relaxation_options(profile, refine, gpus, single_node_cores(cluster, gpus))
     if inner_refine == 0:
         opts: list[Option] = []
         for o in job_options(profile, cluster):

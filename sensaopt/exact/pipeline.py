@@ -72,14 +72,17 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
         if settings.lp_first and relax_s > 0:
             early = root_lps(warm.objective, instance, inner_horizon(warm, settings.horizon, settings.horizon_slack), engine, settings,
                              budget.at_most(relax_s, relax_work), allocs)
-        if allocs.dominated or relax_s <= 0 or early is not None:
+        search = early is not None and settings.search_share > 0 and not early.meets(warm.objective)
+        if search:  # the relaxation's search gets search_share of the limit after the inner solve
+            inner = budget.split(max(1 - settings.search_share * settings.time_limit / max(budget.left(), 1e-9), 0.05))
+        elif allocs.dominated or relax_s <= 0 or early is not None:
             inner = budget  # lp_first: the relaxations' searches get only what the inner solve leaves
         else:
             inner = budget.split(max(1 - relax_s / settings.time_limit, 0.05))
         res = solve_within_horizon(instance, engine, settings, warm, inner, allocs)
         if settings.horizon is None and res.optimal_within_horizon_only:
             res = extend_horizon(res, instance, engine, settings, warm, inner, allocs)
-        res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), allocs, early)
+        res = certify(res, instance, engine, settings, budget if search else budget.at_most(relax_s, relax_work), allocs, early)
         res.params["lp_first"] = early is not None  # the root LPs ran before the inner solve, which got the time they left
         res = replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
         res.params["relax_s"] = round(relax_s, 6)  # the relaxations' seconds at most (relax_share by default)

@@ -64,7 +64,11 @@ class SolveSettings:
     relaxations' root LPs run before the inner solve (from the warm start's objective,
     within the relaxations' seconds), the inner solve then gets all the time left and
     the relaxations' searches only what it leaves (without a root LP, e.g. when the warm
-    start misses a deadline, the split stays as without it)."""
+    start misses a deadline, the split stays as without it); ``search_share``: with
+    ``lp_first``, when the root LPs leave a gap to the warm start, the share of the time
+    limit kept from the inner solve for the relaxation's search (its cutoff the
+    incumbent, its schedule lifted to a valid one when it can be:
+    :mod:`sensaopt.exact.phases.lift`; 0: the inner solve gets all the time)."""
 
     time_limit: float = 60.0
     workers: int = 2
@@ -87,6 +91,7 @@ class SolveSettings:
     relax_time_limit: float | None = None
     lns_share: float = 0.0
     lp_first: bool = True
+    search_share: float = 0.0
     budget: str | None = None
     cpsat_workers: int | None = None
 

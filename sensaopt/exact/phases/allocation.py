@@ -23,6 +23,7 @@ applied, the grid's refinement, the model's own (restricted) bound and the relax
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -33,10 +34,11 @@ from sensaopt.allocations import ExactAllocations, JobGrid
 from sensaopt.bounds import jct_bound, miss_bound
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, trivial_bound
-from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective
+from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective, to_scaled
 from sensaopt.exact.model.data import ModelData, build_data, hard_data
 from sensaopt.exact.outcome import Engine, highs_partner
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
+from sensaopt.exact.phases.lift import Lifted, lift
 from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.instance import Instance
 from sensaopt.result import STAGE_BOTH, STAGE_ROOT_LP, STAGE_SEARCH, AllocationReport, LossProof, RelaxationStage, Result, Status
@@ -103,6 +105,11 @@ class Climb:
     stages: list[RelaxationStage] = field(default_factory=list)
     lp_done: set[int] = field(default_factory=set)
     infeasible: bool = False
+    lifted: list[Lifted] = field(default_factory=list)  # the searches' schedules that lift to valid ones (lift.py)
+
+    def meets(self, objective: float | None) -> bool:
+        """Whether the bound proves ``objective`` (metrics units) optimal, to the granularity."""
+        return objective is not None and objective - self.bound < self.step / 2
 
 
 def _begin(instance: Instance, allocs: ExactAllocations) -> Climb:
@@ -147,6 +154,7 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
         return res
     climb = early if early is not None else _begin(instance, allocs)
     _climb(res.objective, instance, res.horizon, engine, settings, budget, allocs, climb)
+    res = adopt_lifted(res, climb.lifted)
     bound, how, floor, stages, step = climb.bound, climb.how, climb.floor, climb.stages, climb.step
     res.allocations = AllocationReport("relaxation", settings.refine, res.bound, bound, floor, tuple(stages))
     res.loss_proof = LossProof(bound=floor)
@@ -172,6 +180,22 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
                    message=res.message + f"; bound over every valid allocation from the allocation relaxation ({how})")
 
 
+def adopt_lifted(res: Result, lifted: list[Lifted]) -> Result:
+    """``res`` with the best lifted relaxation schedule as its incumbent when that is
+    better (every lifted schedule is valid: the validator accepted it)."""
+    best = min(lifted, key=lambda x: x.objective, default=None)
+    if best is None or (res.objective is not None and best.objective >= res.objective - 1e-9):
+        return res
+    status = res.status if res.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT) else Status.TIME_LIMIT
+    if status == Status.OPTIMAL:  # optimal over the grid only: the lifted schedule leaves it
+        status = Status.FEASIBLE
+    was = "none" if res.objective is None else f"{res.objective:.6g}"
+    return replace(res, status=status, schedule=best.schedule, objective=best.objective, metrics=best.metrics,
+                   evaluation=best.evaluation,
+                   message=res.message + f"; incumbent {best.objective:.6g} (was {was}): the allocation relaxation's "
+                                         "schedule, lifted to valid allocations")
+
+
 def _climb(objective: float | None, instance: Instance, H: int, engine: Engine, settings: SolveSettings,
            budget: TimeBudget, allocs: ExactAllocations, climb: Climb) -> None:
     """The relaxations of :func:`ladder` for :func:`certify`, from ``climb`` (updated in
@@ -183,6 +207,7 @@ def _climb(objective: float | None, instance: Instance, H: int, engine: Engine, 
     if len(ladder(settings.refine)) > 1 and not _lp_pass(objective, instance, H, engine, settings, budget, allocs, climb):
         return
     for refine in ladder(settings.refine):
+        objective = min([objective, *(x.objective for x in climb.lifted)], key=lambda o: math.inf if o is None else o)
         if not _stage(objective, instance, H, engine, settings, budget, allocs, climb, refine,
                       SEARCH if refine in climb.lp_done else BOTH):
             return
@@ -212,7 +237,8 @@ def _stage(objective: float | None, instance: Instance, H: int, engine: Engine, 
     if budget.short_of(MIN_EXTEND_S) or (objective is not None and objective - climb.bound < climb.step / 2):
         return False
     started = time.perf_counter()
-    got = relaxation(objective, instance, H, refine, engine, settings, budget, climb.floor, allocs.relaxed[refine], steps)
+    got = relaxation(objective, instance, H, refine, engine, settings, budget, climb.floor, allocs.relaxed[refine], steps,
+                     climb.lifted)
     if got is None:
         return None
     b, f, h, stage = got
@@ -259,7 +285,7 @@ def instance_bound(instance: Instance, speeds: np.ndarray | None = None) -> tupl
 
 def relaxation(objective: float | None, instance: Instance, horizon: int, refine: int, engine: Engine, settings: SolveSettings,
                budget: TimeBudget, known_floor: float = 0.0, grids: Mapping[str, JobGrid] | None = None,
-               steps: str = BOTH) -> tuple[float, float, str, RelaxationStage] | None:
+               steps: str = BOTH, lifts: list[Lifted] | None = None) -> tuple[float, float, str, RelaxationStage] | None:
     """One allocation relaxation (outer grid of ``refine`` steps; ``grids``: its grids
     if the caller has them), for an incumbent of ``objective`` (metrics units; None: none):
     its bound over every schedule better than it (metrics units), its loss
@@ -269,7 +295,7 @@ def relaxation(objective: float | None, instance: Instance, horizon: int, refine
     needs a solve, or a prover that is not HiGHS) or it did not end in time."""
     outer = build_data(instance, horizon, work_scale=settings.work_scale, relaxed=True, refine=refine, grids=grids)
     if objective is not None and objective < miss_floor(outer):
-        return hard_relaxation(objective, instance, outer, refine, engine, settings, budget, known_floor, grids, steps)
+        return hard_relaxation(objective, instance, outer, refine, engine, settings, budget, known_floor, grids, steps, lifts)
     if steps == ROOT_LP:
         return None
     floor, floor_how = loss_floor(outer, engine, settings, budget)
@@ -320,7 +346,7 @@ def miss_floor(outer: ModelData) -> float:
 
 def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refine: int, engine: Engine,
                     settings: SolveSettings, budget: TimeBudget, known_floor: float = 0.0,
-                    grids: Mapping[str, JobGrid] | None = None, steps: str = BOTH
+                    grids: Mapping[str, JobGrid] | None = None, steps: str = BOTH, lifts: list[Lifted] | None = None
                     ) -> tuple[float, float, str, RelaxationStage] | None:
     """The deadline-hard allocation relaxation (``models/formulation.md``, "Deadline-hard
     relaxation"), for an incumbent ``objective`` below :func:`miss_floor`: every valid
@@ -330,7 +356,8 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
     deadline end within the horizon argument's rounds. No loss floor to prove (the
     shortfall solve of :func:`loss_floor` is skipped): the whole budget goes to the bound.
     ``grids``: the relaxation's grids if the caller has them; ``steps`` as in
-    :func:`relaxation_bound` (None: no root LP)."""
+    :func:`relaxation_bound` (None: no root LP); its search looks only below ``objective``
+    (``cutoff``) and puts the schedules that lift into ``lifts``."""
     miss = miss_floor(outer)  # solo finishes and deadline values: the same at every horizon
     exempt = frozenset(jd.k for jd in outer.jobs if jd.deadlines)
     needed = max(horizon_needed(outer, objective, 0.0, exempt), 1)
@@ -343,7 +370,7 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
             covered = needed <= outer.H  # too large: keep H and bound the schedules ending later
     hard = hard_data(outer, grow=True)
     prover = bound_engine(engine, settings)
-    got = relaxation_bound(hard, prover, settings, budget, 0.0, steps)
+    got = relaxation_bound(hard, prover, settings, budget, 0.0, steps, cutoff=objective, lifts=lifts)
     if got is None:
         return None
     bound, how = got
@@ -408,7 +435,8 @@ def root_lp(outer: ModelData, engine: Engine, settings: SolveSettings, budget: T
 
 
 def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget,
-                     floor: float = 0.0, steps: str = BOTH) -> tuple[float, str] | None:
+                     floor: float = 0.0, steps: str = BOTH, cutoff: float | None = None,
+                     lifts: list[Lifted] | None = None) -> tuple[float, str] | None:
     """The allocation relaxation's proven bound (metrics units) and how it was found:
     its model solved once (weighted objective, its loss part raised to ``floor``, a loss
     every valid schedule pays: :func:`~sensaopt.exact.model.builder.floor_loss`) in the
@@ -420,7 +448,13 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
     ``steps``: :data:`BOTH` (on HiGHS its root LP, :func:`root_lp`, then the search;
     the larger bound), :data:`SEARCH` (the search alone: the caller has the root LP) or
     :data:`ROOT_LP` (the root LP alone; None when the engine is not HiGHS or the LP does
-    not end within ``budget``)."""
+    not end within ``budget``).
+
+    ``cutoff`` (metrics units, an incumbent's objective; HiGHS only): the search looks
+    only for relaxed schedules below it (HiGHS's ``objective_bound`` at half a granule
+    below it): when there is none, every valid schedule better than the incumbent would
+    map to one (the Lemma), so the bound is the incumbent's objective. ``lifts``: where
+    the search's best schedule goes when it is valid once lifted (:func:`lift`)."""
     late = outer.unfinishable()
     if late is not None:
         return float("inf"), f"infeasible: job {late.id} cannot finish within the horizon even at its best speed"
@@ -442,13 +476,26 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
         return trivial_bound(outer), "time ran out while building it: the relaxation's solo bound"
     floored = floor_loss(outer, mb.backend, mb.vars, floor)
     lp = root_lp(outer, engine, settings, budget, floor) if isinstance(mb.backend, HighsBackend) and steps == BOTH else None
+    cut = None  # scaled: the search looks only below it
+    if cutoff is not None and isinstance(mb.backend, HighsBackend):
+        cut = to_scaled(outer, cutoff) - objective_step(outer) / 2
+        extra = {**engine.params.extra, "objective_bound": cut - mb.backend.objective.const}  # HiGHS sees no constant
+        engine = replace(engine, params=replace(engine.params, extra=extra))
     out = engine.run(mb, budget)
+    at = f", loss at least the floor {floor:.6g}" if floored else ""
     if out.status == Status.INFEASIBLE:
+        if cut is not None:  # no relaxed schedule below the cutoff: each costs at least the incumbent
+            b = max(to_objective(outer, round_bound(outer, cut)), trivial_bound(outer))
+            return b, f"relaxation solved: none below the incumbent {cutoff:.6g}, {len(mb.vars.x)} placement variables{at}"
         return float("inf"), "infeasible: the relaxation has no schedule within the horizon"
+    if lifts is not None and out.value is not None:
+        lifted = lift(outer, mb.vars, out.value)
+        if lifted is not None:
+            lifts.append(lifted)
     proven = [b for b in (lp, out.bound) if b is not None]
     if not proven:
         return trivial_bound(outer), f"{out.status.value} without a bound: the relaxation's solo bound"
     b = max(to_objective(outer, round_bound(outer, max(proven))), trivial_bound(outer))
-    at = f", loss at least the floor {floor:.6g}" if floored else ""
     root = "" if lp is None else f", root LP {to_objective(outer, lp):.6g}"
-    return b, f"relaxation solved: {out.status.value}{root}, {len(mb.vars.x)} placement variables{at}"
+    below = "" if cut is None else f", searched below the incumbent {cutoff:.6g}"
+    return b, f"relaxation solved: {out.status.value}{root}{below}, {len(mb.vars.x)} placement variables{at}"

@@ -1,0 +1,80 @@
+"""The allocation relaxation's schedule made valid ("lifted"): every outer option of a
+job's CPU-exact grid (:func:`sensaopt.allocations.exact_cpu_options`) is a whole-core
+CPU value with the highest speed over a memory interval; raising its memory to the
+least amount at which the profile reaches that speed gives a real allocation of the same
+CPU and speed. When every node still holds the raised memory, the relaxation's schedule
+is valid, and its objective is at most the relaxation's own (``models/formulation.md``,
+"Lifting the relaxation's schedule"). The validator decides: a lifted schedule it does
+not accept is dropped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from sensaopt.allocations import refined_axis
+from sensaopt.allocations.rule import EPS, lattice
+from sensaopt.exact.model.data import ModelData
+from sensaopt.exact.model.values import extract_schedule
+from sensaopt.exact.model.variables import Vars
+from sensaopt.metrics import Metrics, compute_metrics
+from sensaopt.profiles import Option, SensitivityProfile
+from sensaopt.schedule import Schedule
+from sensaopt.solvers import ValueFn
+from sensaopt.validator import Evaluation, check_schedule
+
+SPEED_TOL = 1e-9  # an outer option's speed is the box's rounded up to 1e-12
+
+
+@dataclass(frozen=True)
+class Lifted:
+    """A valid schedule lifted from a relaxation's: its metrics objective, the schedule,
+    its metrics and the validator's evaluation."""
+
+    objective: float
+    schedule: Schedule
+    metrics: Metrics
+    evaluation: Evaluation
+
+
+def lifted_option(profile: SensitivityProfile, gpus: int, option: Option, refine: int) -> Option | None:
+    """The real allocation an outer option stands for: its whole-core CPU (k / ``gpus``)
+    and the least memory at or above its own (a refined memory point of ``refine`` steps
+    or a level: where the bilinear surface's maximum over a memory interval lies) at which
+    the profile reaches the option's speed; None when no such point exists (a box that
+    is not exact in CPU, e.g. a gang job's)."""
+    k = round(option.cpu * gpus)
+    if k < 1 or abs(option.cpu * gpus - k) > 0.5:
+        return None
+    cpu = k / gpus
+    points = {lattice(m, up=False) for m in refined_axis(profile.mem_levels, refine)} | set(profile.mem_levels)
+    for m in sorted(p for p in points | {option.mem} if p >= option.mem - EPS):
+        s = profile.speed(cpu, m)
+        if s >= option.speed - SPEED_TOL:
+            return Option(cpu, m, s)
+    return None
+
+
+def lift(data: ModelData, v: Vars, value: ValueFn) -> Lifted | None:
+    """The relaxation ``data``'s solution (``v`` at ``value``) as a valid schedule
+    (module doc), or None when an option it uses does not lift or the validator refuses
+    the lifted schedule (a node's memory, mostly)."""
+    used: set[tuple[int, int]] = {(k, pair[1]) for (k, _t, pair), x in v.x.items() if value(x) > 0.5}
+    jobs = []
+    for jd in data.jobs:
+        opts = list(jd.options)
+        for k, o in used:
+            if k == jd.k:
+                up = lifted_option(jd.job.profile, jd.gpus, jd.options[o], data.refine)
+                if up is None:
+                    return None
+                opts[o] = up
+        jobs.append(replace(jd, options=tuple(opts)))
+    schedule = extract_schedule(replace(data, jobs=jobs), v, value)
+    ev = check_schedule(data.instance, schedule)
+    if ev.errors:
+        return None
+    metrics = compute_metrics(data.instance, ev)
+    return Lifted(metrics.objective, schedule, metrics, ev)
+
+
+__all__ = ["Lifted", "lift", "lifted_option"]
