@@ -275,8 +275,7 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
     tables = {} if tables is None else tables
     optimal = cfg.lst_allocation == "optimal"
     memo = QueueMemo() if memo is None else memo  # (none given: every job is new to it)
-    prev, stamp = memo.stamp, object()
-    fresh: list[JobInfo] = []  # jobs not in the last call's queue, in ``state``'s order (see _seeded)
+    infos: list[JobInfo] = []  # in ``state``'s order
     for js in state.jobs:
         spec = js.spec
         c = cache.get(spec.id)
@@ -321,33 +320,29 @@ def analyse(state: RoundState, facts_of, cfg: SensaScaleConfig, constants: dict 
             tier = 1
         info = c.info[0]  # (None without ``constants``: a fresh cache)
         if info is not None and info.js is js:  # what JobInfo.__init__ sets that may have changed since the last round
-            info.running = running
-            info.target = target
-            info.tier = tier
-            info.key = key
-            info.lst = lst
-            info.cur = cur
-            info.remaining = remaining
-            info.corr = corr
-            info.started = last is not None
-            info.last_placements = pls or ()
+            info.running, info.target, info.tier, info.key, info.lst, info.cur = running, target, tier, key, lst, cur
+            info.remaining, info.corr, info.started, info.last_placements = remaining, corr, last is not None, pls or ()
         else:
             info = c.info[0] = JobInfo(js, c.facts, running, c.restart, target, tier, key, lst, c.costs, cur, corr, c.plain_costs)
-        if info.mark is prev:  # in the last call's queue (_seeded)
-            info.mark = stamp
-        else:  # a job last marked by another memo's call is fresh here: listed once
-            info.mark = None
-            fresh.append(info)
-    out = _seeded(memo, stamp, fresh, cache)
+        infos.append(info)
+    out = _seeded(memo, infos, cache)
     out.sort(key=_key)
     return out
 
 
-def _seeded(memo: QueueMemo, stamp: object, fresh: list[JobInfo], cache: dict) -> list[JobInfo]:
-    """This call's jobs: those in the last call's queue in its order (:func:`analyse` has
-    marked them with ``stamp``), the jobs gone left out, then ``fresh``, the others, in
-    the state's order; kept in ``memo`` under ``stamp``. Drops the constants of jobs
-    gone from ``cache`` (see :func:`analyse`)."""
+def _seeded(memo: QueueMemo, infos: list[JobInfo], cache: dict) -> list[JobInfo]:
+    """This call's jobs ``infos`` (in the state's order): those in the last call's queue in
+    its order, the jobs gone left out, then the others in the state's order; kept in
+    ``memo`` under a new stamp. Drops the constants of jobs gone from ``cache`` (see
+    :func:`analyse`)."""
+    prev, stamp = memo.stamp, object()
+    fresh = []
+    for x in infos:  # a job last marked by another memo's call is fresh here: listed once
+        if x.mark is prev:
+            x.mark = stamp
+        else:
+            x.mark = None
+            fresh.append(x)
     out = [x for x in memo.infos if x.mark is stamp]
     for x in fresh:
         x.mark = stamp

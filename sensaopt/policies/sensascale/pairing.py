@@ -127,7 +127,7 @@ class GainTable:
     def numbers(self, infos: list[JobInfo], side: int) -> np.ndarray:
         """Type numbers of ``infos`` on one side (0: sensitive rows, 1: insensitive columns)."""
         index, reps = self.index[side], self.reps[side]
-        out = []
+        out: list[int] = []
         add = out.append
         for x in infos:
             pt = x.pair_type  # (the index it was numbered in, its number): kept on the job across rounds
@@ -239,11 +239,11 @@ def _stay_terms(infos: list[JobInfo], u: np.ndarray, cluster: Cluster, held: np.
     if isinstance(infos, Side):
         c = infos.cols
         node = c[:, 3].astype(np.int64)
-        run = node >= 0
+        ran = node >= 0
         # JobInfo.time_at elementwise: remaining / (speed × correction), the same floats (0 where not run)
         t = c[:, 5] / (c[:, 4] * c[:, 6])
-        rate = np.where(run, u / np.maximum(t, 1e-9), 0.0)
-        return node, np.where(run, room[np.maximum(node, 0)], -1), rate, c[:, 7], c[:, 8]
+        rate = np.where(ran, u / np.maximum(t, 1e-9), 0.0)
+        return node, np.where(ran, room[np.maximum(node, 0)], -1), rate, c[:, 7], c[:, 8]
     k = len(infos)
     node = np.full(k, -1, dtype=np.int64)
     rate = np.zeros(k)

@@ -17,7 +17,6 @@ from .placement import Planner
 from .repack import Repacker
 from .round_plan import NodeShape
 
-
 _key = attrgetter("key")  # a JobInfo's sort key
 
 

@@ -15,6 +15,16 @@ from .placement import Planner
 from .round_plan import Planned
 
 
+def _movable_gpus(plans: Sequence[Planned], paired: set[str]) -> int:
+    """GPUs of the single-node jobs among ``plans`` that repack may move (not pair members)."""
+    total = 0
+    for p in plans:
+        pl = p.placements
+        if len(pl) == 1 and p.info.id not in paired:
+            total += pl[0].gpus
+    return total
+
+
 class Repacker:
     """Repack for one round's :class:`~.placement.Planner`: at most
     ``cfg.repack_limit`` tries, and none for a size at least one that found no node."""
@@ -77,17 +87,10 @@ class Repacker:
             key = tuple(plans)
             hit = memo.get(n)  # _node_units' memo (1.27 M of 1.56 M lookups on the full trace hit it)
             if hit is None or hit[0] != key:  # first the movable GPUs alone (most nodes have too few)
-                total = 0
-                for p in plans:
-                    pl = p.placements
-                    if len(pl) == 1 and p.info.id not in paired:
-                        total += pl[0].gpus
-                hit = memo[n] = (key, None, total)
+                hit = memo[n] = (key, None, _movable_gpus(plans, paired))
             if hit[2] < need:
                 continue  # even moving them all would not clear enough
-            units = hit[1]
-            if units is None:
-                units, _ = units_of(n, plans, paired)
+            units = hit[1] if hit[1] is not None else units_of(n, plans, paired)[0]
             movers, cost, got = [], 0.0, 0
             for added, neg_g, _id, p in units:
                 if got >= need:
