@@ -126,3 +126,46 @@ def test_a_root_lp_stage_alone_bounds_the_search_and_needs_highs():
     assert lp <= simulate(inst, "sensascale").objective + 1e-9
     cpsat = Engine("cpsat", exact_params("cpsat", 1, 0))
     assert relaxation_bound(outer, cpsat, SolveSettings(workers=1), TimeBudget.start(60), steps=ROOT_LP) is None
+
+
+@pytest.mark.parametrize("name", ["tiny-8gpu", "tiny-16gpu"])
+def test_a_lifted_relaxation_schedule_is_valid_and_no_better_than_the_relaxation(name):
+    """Lifting (sensaopt.exact.phases.lift): the relaxation's optimum on the CPU-exact grid,
+    every used option's memory raised; when the validator accepts the lifted schedule, its
+    objective is at least the relaxation's proven optimum (the relaxation covers it)."""
+    from sensaopt.exact.model.builder import to_objective
+    from sensaopt.exact.model.data import hard_data
+    from sensaopt.exact.outcome import build_model
+    from sensaopt.exact.phases.lift import lift
+    from sensaopt.result import Status
+    from sensaopt.solvers import SolverParams
+    from sensaopt.validator import check_schedule
+
+    inst = sensaopt.load_instance(name)
+    heuristic = simulate(inst, "sensascale")
+    horizon = max(s.end for s in heuristic.schedule.segments) + 2
+    for data in (build_data(inst, horizon, relaxed=True, refine=1), hard_data(build_data(inst, horizon, relaxed=True, refine=1))):
+        mb = build_model(data, "highs")
+        out = mb.backend.solve(TimeBudget.start(30), SolverParams(workers=1, seed=0))
+        if out.value is None:
+            continue
+        got = lift(data, mb.vars, out.value)
+        if got is None:
+            continue
+        assert not check_schedule(inst, got.schedule).errors
+        if out.status == Status.OPTIMAL:
+            assert got.objective >= to_objective(data, out.bound) - 1e-6
+
+
+@pytest.mark.parametrize("share", [0.3, 0.8])
+def test_the_search_share_keeps_every_answer_honest(share):
+    """With the relaxation's search first (search_share), the result is still a validated
+    schedule no worse than the start, and its bound is a bound."""
+    from sensaopt.solve import solve
+
+    for name in ("tiny-8gpu", "tiny-16gpu"):
+        inst = sensaopt.load_instance(name)
+        res = solve(inst, "cpsat", time_limit=8, workers=1, seed=0, search_share=share, cooperate=True)
+        assert res.schedule is not None and not res.evaluation.errors
+        assert res.objective <= simulate(inst, "sensascale").objective + 1e-6
+        assert res.bound is not None and res.bound <= res.objective + 1e-6

@@ -32,7 +32,7 @@ from sensaopt.exact.common import MIN_EXTEND_S, WarmStart, inner_horizon, prepar
 from sensaopt.exact.model.data import ModelData, check_size, hard_data, precheck_size
 from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
-from sensaopt.exact.phases.allocation import certify, ladder, relax_share, root_lps
+from sensaopt.exact.phases.allocation import certify, ladder, relax_share, root_lps, search_first
 from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_start
 from sensaopt.exact.phases.lexicographic import check_phase1_share
 from sensaopt.exact.phases.loss import solve_loss_phases
@@ -72,17 +72,23 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
         if settings.lp_first and relax_s > 0:
             early = root_lps(warm.objective, instance, inner_horizon(warm, settings.horizon, settings.horizon_slack), engine, settings,
                              budget.at_most(relax_s, relax_work), allocs)
-        search = early is not None and settings.search_share > 0 and not early.meets(warm.objective)
-        if search:  # the relaxation's search gets search_share of the limit after the inner solve
-            inner = budget.split(max(1 - settings.search_share * settings.time_limit / max(budget.left(), 1e-9), 0.05))
-        elif allocs.dominated or relax_s <= 0 or early is not None:
+        if early is not None and settings.search_share > 0 and not early.meets(warm.objective):
+            # the relaxation's searches first, below the warm start; a lifted schedule becomes the start
+            share = min(settings.search_share * settings.time_limit / max(budget.left(), 1e-9), 0.95)
+            lifted = search_first(warm.objective, instance, inner_horizon(warm, settings.horizon, settings.horizon_slack),
+                                  engine, settings, budget.split(share), allocs, early)
+            if lifted is not None:
+                start, warm = lifted.schedule, WarmStart.of(instance, lifted.schedule)
+                allocs = replace(allocs, inner=exact_allocations(instance, start, refine=settings.refine, inner_refine=MODEL_REFINE,
+                                                                 relax_refines=()).inner)  # its points in the inner grid
+        if allocs.dominated or relax_s <= 0 or early is not None:
             inner = budget  # lp_first: the relaxations' searches get only what the inner solve leaves
         else:
             inner = budget.split(max(1 - relax_s / settings.time_limit, 0.05))
         res = solve_within_horizon(instance, engine, settings, warm, inner, allocs)
         if settings.horizon is None and res.optimal_within_horizon_only:
             res = extend_horizon(res, instance, engine, settings, warm, inner, allocs)
-        res = certify(res, instance, engine, settings, budget if search else budget.at_most(relax_s, relax_work), allocs, early)
+        res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), allocs, early)
         res.params["lp_first"] = early is not None  # the root LPs ran before the inner solve, which got the time they left
         res = replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
         res.params["relax_s"] = round(relax_s, 6)  # the relaxations' seconds at most (relax_share by default)

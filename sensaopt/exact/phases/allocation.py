@@ -106,6 +106,7 @@ class Climb:
     lp_done: set[int] = field(default_factory=set)
     infeasible: bool = False
     lifted: list[Lifted] = field(default_factory=list)  # the searches' schedules that lift to valid ones (lift.py)
+    searched: set[int] = field(default_factory=set)  # the refinements whose search ran (search_first)
 
     def meets(self, objective: float | None) -> bool:
         """Whether the bound proves ``objective`` (metrics units) optimal, to the granularity."""
@@ -207,10 +208,31 @@ def _climb(objective: float | None, instance: Instance, H: int, engine: Engine, 
     if len(ladder(settings.refine)) > 1 and not _lp_pass(objective, instance, H, engine, settings, budget, allocs, climb):
         return
     for refine in ladder(settings.refine):
+        if refine in climb.searched:
+            continue
         objective = min([objective, *(x.objective for x in climb.lifted)], key=lambda o: math.inf if o is None else o)
         if not _stage(objective, instance, H, engine, settings, budget, allocs, climb, refine,
                       SEARCH if refine in climb.lp_done else BOTH):
             return
+        climb.searched.add(refine)
+
+
+def search_first(objective: float, instance: Instance, H: int, engine: Engine, settings: SolveSettings,
+                 budget: TimeBudget, allocs: ExactAllocations, climb: Climb) -> Lifted | None:
+    """The relaxations' searches before the inner solve (``settings.search_share``), from
+    the warm start's ``objective`` (metrics units) and the inner horizon ``H``, each
+    looking only below the best schedule known, into ``climb`` (updated in place; the
+    searches run are not run again by :func:`certify`): the best lifted schedule better
+    than ``objective`` (the inner solve's start then), or None."""
+    for refine in ladder(settings.refine):
+        best = min([objective, *(x.objective for x in climb.lifted)])
+        if refine not in climb.lp_done or climb.infeasible:
+            break
+        if not _stage(best, instance, H, engine, settings, budget, allocs, climb, refine, SEARCH):
+            break
+        climb.searched.add(refine)
+    top = min(climb.lifted, key=lambda x: x.objective, default=None)
+    return top if top is not None and top.objective < objective - 1e-9 else None
 
 
 def _lp_pass(objective: float | None, instance: Instance, H: int, engine: Engine, settings: SolveSettings,
