@@ -1,0 +1,96 @@
+"""Benchmark: the deadline-hard allocation relaxation of a window solved as a MIP (issue 33).
+
+Does a search lift the relaxation's bound above its root LP? For each window file given
+(``W.json:H``, an ``experiment gaps`` out-dir's ``instances/<K>-jobs/seed-0`` file and the
+horizon of that run's relaxation stage, ``exact_params.allocations.stages[0].horizon``),
+the deadline-hard relaxation at ``--refine`` is built on the relaxation grid (``exact``:
+CPU-exact for one-node jobs, the default since session 22; ``coarse``: the earlier grids,
+any real CPU or whole-core boxes, the smaller) and solved by HiGHS (1 thread, seed 0):
+``--lp`` its root LP only, else the MIP for ``--limit`` seconds, with ``--cutoff V`` only
+below V (HiGHS ``objective_bound``, as the pipeline's search). Printed per window: options,
+placement variables, status, objective and bound (metrics units), seconds, load average.
+When the MIP has a solution, whether it lifts to a valid schedule (``lift``) and its objective.
+
+    taskset -c 1 python benchmarks/relaxation_mip.py OUT/instances/20-jobs/seed-0/chronus-slo-w4.json:24 --grid coarse
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from _common import load_average
+
+from sensaopt import allocations as al
+from sensaopt.exact.model.builder import ModelSpec, Strength, build, objective_step, to_objective, to_scaled
+from sensaopt.exact.model.data import build_data, hard_data
+from sensaopt.exact.phases.lift import lift
+from sensaopt.io import load_instance
+from sensaopt.solvers import SolverParams, TimeBudget
+from sensaopt.solvers.highs import HighsBackend, lp_bound
+
+
+def coarse_grids(inst, refine: int) -> dict:
+    """Every job's relaxation grid as before session 22 (no ``cores``: the coarse grids)."""
+    out = {}
+    for job in inst.jobs:
+        opts = al.relaxation_options(job.profile, refine, job.gpus)
+        holds = {(t, g): frozenset(k for k, o in enumerate(opts) if al.fits(t, g, o, whole=False))
+                 for t in inst.cluster.node_types for g in range(1, min(job.gpus, t.gpus) + 1)}
+        out[job.id] = al.JobGrid(opts, holds)
+    return out
+
+
+def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool, cutoff: float | None) -> dict:
+    inst = load_instance(path)
+    grids = coarse_grids(inst, refine) if grid == "coarse" else None
+    data = hard_data(build_data(inst, horizon, relaxed=True, refine=refine, grids=grids), grow=True)
+    be = HighsBackend()
+    v = build(data, be, ModelSpec(strength=Strength(run_count=lp)))
+    row = {"window": path.stem, "grid": grid, "refine": refine, "options": sum(len(jd.options) for jd in data.jobs),
+           "x": len(v.x)}
+    t = time.perf_counter()
+    if lp:
+        b = lp_bound(be, TimeBudget(limit, time.perf_counter()), SolverParams(workers=1, extra={"solver": "ipm", "run_crossover": "off"}))
+        return row | {"root_lp": None if b is None else round(to_objective(data, b), 4), "s": round(time.perf_counter() - t, 1)}
+    extra = {}
+    if cutoff is not None:
+        extra["objective_bound"] = to_scaled(data, cutoff) - objective_step(data) / 2 - be.objective.const
+    out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=1, seed=0, extra=extra))
+    row |= {"status": out.status.value, "objective": None if out.objective is None else round(to_objective(data, out.objective), 4),
+            "bound": None if out.bound is None else round(to_objective(data, out.bound), 4), "s": round(time.perf_counter() - t, 1)}
+    if out.value is not None:
+        got = lift(data, v, out.value)
+        row["lifted"] = None if got is None else round(got.objective, 4)
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("windows", nargs="+", help="WINDOW.json:HORIZON")
+    ap.add_argument("--grid", choices=["exact", "coarse"], default="exact")
+    ap.add_argument("--refine", type=int, default=1)
+    ap.add_argument("--limit", type=float, default=120.0, help="seconds per solve")
+    ap.add_argument("--lp", action="store_true", help="the root LP only")
+    ap.add_argument("--cutoff", type=float, default=None, help="search only below this objective (metrics units)")
+    a = ap.parse_args(argv)
+    jobs = [w.rpartition(":") for w in a.windows]
+    for w, (path, _, h) in zip(a.windows, jobs):
+        if not path or not h.isdigit() or not Path(path).is_file():
+            print(f"error: {w!r}: give WINDOW.json:HORIZON (an existing file, a whole number of rounds)", file=sys.stderr)
+            return 2
+    if a.refine < 1 or a.limit <= 0:
+        print("error: --refine must be at least 1 and --limit positive", file=sys.stderr)
+        return 2
+    print(f"load average {load_average()}")
+    for path, _, h in jobs:
+        row = one(Path(path), int(h), a.grid, a.refine, a.limit, a.lp, a.cutoff)
+        print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    print(f"load average {load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
