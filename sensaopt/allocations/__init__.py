@@ -101,8 +101,9 @@ from sensaopt.profiles import Option
 
 __all__ = [
     "DEFAULT_REFINE", "LATTICE", "NO_FAULTS", "ExactAllocations", "JobGrid", "Option", "PlacementFaults", "best_speed",
-    "best_speeds", "box_max", "cpu_candidates", "cpu_value", "dominated", "exact_allocations", "exact_cpu_axis", "exact_cpu_options", "fits", "grids_dominate",
-    "inner_options", "job_options", "meets_floor", "model_grids", "optimal_demand", "outer_options", "pareto",
-    "proportional_allocation", "proportional_share", "refined_axis", "relaxation_options", "schedule_faults", "schedule_points",
-    "single_node_cores", "whole_core_options", "whole_cores", "whole_node_shares",
+    "best_speeds", "box_max", "cpu_candidates", "cpu_value", "dominated", "exact_allocations", "exact_cpu_axis",
+    "exact_cpu_options", "fits", "grids_dominate", "inner_options", "job_options", "meets_floor", "model_grids",
+    "optimal_demand", "outer_options", "pareto", "proportional_allocation", "proportional_share", "refined_axis",
+    "relaxation_options", "schedule_faults", "schedule_points", "single_node_cores", "whole_core_options",
+    "whole_cores", "whole_node_shares",
 ]

@@ -277,9 +277,17 @@ EXACT_CPU_MAX = 64  # most CPU values of a CPU-exact relaxation grid (per job); 
 
 
 def exact_cpu_axis(profile: SensitivityProfile, gpus: int, cores: int) -> list[float]:
-    """Every cores-per-GPU value a node of ``cores`` cores gives all ``gpus`` GPUs of a
-    job in whole cores (k / gpus), from the profile's floor up to the first value at or
-    above its top CPU level (above it the surface is flat), ascending."""
+    """Every cores-per-GPU value a node gives all the GPUs of a job in whole cores.
+
+    Args:
+        profile: the job's profile.
+        gpus: the job's GPUs (all on one node).
+        cores: the node's cores.
+
+    Returns:
+        k / ``gpus`` for whole k, from the profile's floor up to the first value at or
+        above its top CPU level (above it the surface is flat), ascending.
+    """
     lo = math.ceil(profile.cpu_levels[0] * gpus - EPS)
     hi = min(math.ceil(profile.cpu_levels[-1] * gpus - EPS), cores)
     return [k / gpus for k in range(max(lo, 1), hi + 1)]

@@ -44,8 +44,16 @@ def grids_dominate(instance: Instance, refine: int, inner_refine: int = 1) -> bo
 
 
 def single_node_cores(cluster: Cluster, gpus: int) -> int | None:
-    """The most cores of a node type that holds all ``gpus`` GPUs of a job (the gang rule
-    then places it on one node), or None when no node type does (a gang job)."""
+    """The most cores of a node type that holds all the GPUs of a job.
+
+    Args:
+        cluster: the cluster.
+        gpus: the job's GPUs.
+
+    Returns:
+        The cores (the gang rule places such a job on one node), or None when no node
+        type holds them all (a gang job).
+    """
     cores = [t.cpus for t in cluster.node_types if t.gpus >= gpus]
     return int(max(cores)) if cores else None
 
@@ -66,7 +74,7 @@ class JobGrid:
 
 
 def model_grids(instance: Instance, jobs: Iterable[Job], *, relaxed: bool, refine: int, inner_refine: int,
-                extra: Mapping[str, set[tuple[float, float]]]) -> dict[str, JobGrid]:
+                extra: Mapping[str, set[tuple[float, float]]], exact_cpu: bool = True) -> dict[str, JobGrid]:
     """Every job's options in an exact model (``models/formulation.md``, $O_j$).
 
     Args:
@@ -79,35 +87,37 @@ def model_grids(instance: Instance, jobs: Iterable[Job], *, relaxed: bool, refin
             :func:`job_options`: the rolling-horizon policies' windows).
         extra: job id -> per-GPU (cores, GB) points added to its inner options (a warm
             start's, :func:`schedule_points`; the relaxation ignores them).
+        exact_cpu: the relaxation's CPU-exact grid for one-node jobs
+            (:func:`~sensaopt.allocations.grids.relaxation_options`); False: the coarse grids.
 
     Returns:
         Job id -> its :class:`JobGrid`.
     """
     cluster = instance.cluster
     return {job.id: _job_grid(job.profile, cluster, job.gpus, relaxed, refine, inner_refine,
-                              frozenset(extra.get(job.id, ()))) for job in jobs}
+                              frozenset(extra.get(job.id, ())), exact_cpu) for job in jobs}
 
 
 def _job_grid(profile: SensitivityProfile, cluster: Cluster, gpus: int, relaxed: bool, refine: int, inner_refine: int,
-              extra: frozenset[tuple[float, float]]) -> JobGrid:
+              extra: frozenset[tuple[float, float]], exact_cpu: bool = True) -> JobGrid:
     """:func:`model_grids` of one job (cached unless it has ``extra`` points: a warm
     start's points differ from solve to solve, and the cache would only grow)."""
     def make() -> JobGrid:
-        opts = _model_options(profile, cluster, gpus, relaxed, refine, inner_refine, extra)
+        opts = _model_options(profile, cluster, gpus, relaxed, refine, inner_refine, extra, exact_cpu)
         holds = {(t, g): frozenset(k for k, o in enumerate(opts) if fits(t, g, o, whole=not relaxed))
                  for t in cluster.node_types for g in range(1, min(gpus, t.gpus) + 1)}
         return JobGrid(opts, holds)
     if extra and not relaxed:
         return make()
-    return cached(profile, ("model", gpus, relaxed, refine if relaxed else inner_refine, cluster.node_types), make)
+    return cached(profile, ("model", gpus, relaxed, refine if relaxed else inner_refine, cluster.node_types, exact_cpu), make)
 
 
 def _model_options(profile: SensitivityProfile, cluster: Cluster, gpus: int, relaxed: bool, refine: int,
-                   inner_refine: int, extra: frozenset[tuple[float, float]]) -> tuple[Option, ...]:
+                   inner_refine: int, extra: frozenset[tuple[float, float]], exact_cpu: bool = True) -> tuple[Option, ...]:
     """The options of :func:`model_grids`: the outer grid, or the inner one (distinct
     (cores, GB): another option is a resize) plus the ``extra`` points at their speed."""
     if relaxed:
-        return relaxation_options(profile, refine, gpus, single_node_cores(cluster, gpus))
+        return relaxation_options(profile, refine, gpus, single_node_cores(cluster, gpus) if exact_cpu else None)
     if inner_refine == 0:
         opts: list[Option] = []
         for o in job_options(profile, cluster):

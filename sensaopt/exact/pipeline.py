@@ -72,7 +72,7 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
         if settings.lp_first and relax_s > 0:
             early = root_lps(warm.objective, instance, inner_horizon(warm, settings.horizon, settings.horizon_slack), engine, settings,
                              budget.at_most(relax_s, relax_work), allocs)
-        if early is not None and settings.search_share > 0 and not early.meets(warm.objective):
+        if early is not None and warm.objective is not None and settings.search_share > 0 and not early.meets(warm.objective):
             # the relaxation's searches first, below the warm start; a lifted schedule becomes the start
             share = min(settings.search_share * settings.time_limit / max(budget.left(), 1e-9), 0.95)
             lifted = search_first(warm.objective, instance, inner_horizon(warm, settings.horizon, settings.horizon_slack),

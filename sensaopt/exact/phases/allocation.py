@@ -30,19 +30,19 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from sensaopt.allocations import ExactAllocations, JobGrid
+from sensaopt.allocations import ExactAllocations, JobGrid, model_grids
 from sensaopt.bounds import jct_bound, miss_bound
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, trivial_bound
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective, to_scaled
 from sensaopt.exact.model.data import ModelData, build_data, hard_data
-from sensaopt.exact.outcome import Engine, highs_partner
+from sensaopt.exact.outcome import Engine, ModelBuild, highs_partner
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
 from sensaopt.exact.phases.lift import Lifted, lift
 from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.instance import Instance
 from sensaopt.result import STAGE_BOTH, STAGE_ROOT_LP, STAGE_SEARCH, AllocationReport, LossProof, RelaxationStage, Result, Status
-from sensaopt.solvers import TimeBudget, resolve
+from sensaopt.solvers import SolveOutcome, TimeBudget, resolve
 from sensaopt.solvers.highs import HighsBackend, lp_bound
 
 RELAX_SHARE = 0.25  # time-limit share of the relaxations up to RELAX_SMALL_JOBS jobs (kept for them when the grid is not dominated)
@@ -191,8 +191,9 @@ def adopt_lifted(res: Result, lifted: list[Lifted]) -> Result:
     if status == Status.OPTIMAL:  # optimal over the grid only: the lifted schedule leaves it
         status = Status.FEASIBLE
     was = "none" if res.objective is None else f"{res.objective:.6g}"
+    params = {**res.params, "model_objective": best.model_objective, "incumbent_from": "lifted allocation relaxation"}
     return replace(res, status=status, schedule=best.schedule, objective=best.objective, metrics=best.metrics,
-                   evaluation=best.evaluation,
+                   evaluation=best.evaluation, params=params,
                    message=res.message + f"; incumbent {best.objective:.6g} (was {was}): the allocation relaxation's "
                                          "schedule, lifted to valid allocations")
 
@@ -346,6 +347,24 @@ def relaxation(objective: float | None, instance: Instance, horizon: int, refine
     return bound, floor, how, RelaxationStage(refine, outer.H, within, floor, bound, "weighted", engine.name, _ran(engine, steps))
 
 
+EXACT_GRID_MAX_VARS = 50_000  # a relaxation larger than this (estimated variables) on the CPU-exact grid takes the coarse one
+
+
+def hard_model(instance: Instance, outer: ModelData, settings: SolveSettings, refine: int) -> ModelData:
+    """The deadline-hard relaxation's data from ``outer`` (:func:`hard_data`), on the coarse
+    grids instead when on ``outer``'s (the CPU-exact ones by default) it would have more
+    than :data:`EXACT_GRID_MAX_VARS` variables (estimated). Both are valid relaxations; on
+    the 40-job Philly windows w14 and w17 (468-486 rounds: 64k and 101k variables against
+    33k and 79k) the CPU-exact root LP did not end within the relaxations' share, leaving
+    only the instance's bound (``models/measurements.md``, session 22)."""
+    hard = hard_data(outer, grow=True)
+    if hard.estimate_vars() <= EXACT_GRID_MAX_VARS:
+        return hard
+    coarse = model_grids(instance, instance.jobs, relaxed=True, refine=refine, inner_refine=0, extra={}, exact_cpu=False)
+    return hard_data(build_data(instance, outer.H, work_scale=settings.work_scale, relaxed=True, refine=refine,
+                                grids=coarse), grow=True)
+
+
 def _ran(engine: Engine, steps: str) -> str:
     """What a stage asked to run ``steps`` ran on ``engine``: a root LP only on HiGHS."""
     return steps if resolve(engine.backend) == "highs" else SEARCH
@@ -390,7 +409,7 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
                                max_vars=settings.max_vars, grids=grids)
         except SensaoptError:
             covered = needed <= outer.H  # too large: keep H and bound the schedules ending later
-    hard = hard_data(outer, grow=True)
+    hard = hard_model(instance, outer, settings, refine)
     prover = bound_engine(engine, settings)
     got = relaxation_bound(hard, prover, settings, budget, 0.0, steps, cutoff=objective, lifts=lifts)
     if got is None:
@@ -498,22 +517,13 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
         return trivial_bound(outer), "time ran out while building it: the relaxation's solo bound"
     floored = floor_loss(outer, mb.backend, mb.vars, floor)
     lp = root_lp(outer, engine, settings, budget, floor) if isinstance(mb.backend, HighsBackend) and steps == BOTH else None
-    cut = None  # scaled: the search looks only below it
-    if cutoff is not None and isinstance(mb.backend, HighsBackend):
-        cut = to_scaled(outer, cutoff) - objective_step(outer) / 2
-        extra = {**engine.params.extra, "objective_bound": cut - mb.backend.objective.const}  # HiGHS sees no constant
-        engine = replace(engine, params=replace(engine.params, extra=extra))
-    out = engine.run(mb, budget)
+    out, cut = _search(outer, mb, engine, budget, cutoff, lifts)
     at = f", loss at least the floor {floor:.6g}" if floored else ""
     if out.status == Status.INFEASIBLE:
         if cut is not None:  # no relaxed schedule below the cutoff: each costs at least the incumbent
             b = max(to_objective(outer, round_bound(outer, cut)), trivial_bound(outer))
             return b, f"relaxation solved: none below the incumbent {cutoff:.6g}, {len(mb.vars.x)} placement variables{at}"
         return float("inf"), "infeasible: the relaxation has no schedule within the horizon"
-    if lifts is not None and out.value is not None:
-        lifted = lift(outer, mb.vars, out.value)
-        if lifted is not None:
-            lifts.append(lifted)
     proven = [b for b in (lp, out.bound) if b is not None]
     if not proven:
         return trivial_bound(outer), f"{out.status.value} without a bound: the relaxation's solo bound"
@@ -521,3 +531,23 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
     root = "" if lp is None else f", root LP {to_objective(outer, lp):.6g}"
     below = "" if cut is None else f", searched below the incumbent {cutoff:.6g}"
     return b, f"relaxation solved: {out.status.value}{root}{below}, {len(mb.vars.x)} placement variables{at}"
+
+
+def _search(outer: ModelData, mb: ModelBuild, engine: Engine, budget: TimeBudget, cutoff: float | None,
+            lifts: list[Lifted] | None) -> tuple[SolveOutcome, float | None]:
+    """The relaxation's search (:func:`relaxation_bound`): on HiGHS only below ``cutoff``
+    (metrics units; HiGHS ``objective_bound`` half a granule below it, the model's constant
+    taken off: HiGHS sees none); its best schedule into ``lifts`` when it lifts
+    (:func:`~sensaopt.exact.phases.lift.lift`). Returns the outcome and the scaled cutoff
+    (None: none)."""
+    cut = None
+    if cutoff is not None and isinstance(mb.backend, HighsBackend):
+        cut = to_scaled(outer, cutoff) - objective_step(outer) / 2
+        extra = {**engine.params.extra, "objective_bound": cut - mb.backend.objective.const}
+        engine = replace(engine, params=replace(engine.params, extra=extra))
+    out = engine.run(mb, budget)
+    if lifts is not None and out.value is not None and out.status != Status.INFEASIBLE:
+        lifted = lift(outer, mb.vars, out.value, None if out.objective is None else to_objective(outer, out.objective))
+        if lifted is not None:
+            lifts.append(lifted)
+    return out, cut

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from sensaopt.allocations import refined_axis
 from sensaopt.allocations.rule import EPS, lattice
+from sensaopt.errors import SensaoptError
 from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.model.values import extract_schedule
 from sensaopt.exact.model.variables import Vars
@@ -34,6 +35,7 @@ class Lifted:
     schedule: Schedule
     metrics: Metrics
     evaluation: Evaluation
+    model_objective: float | None = None  # the relaxation's own value of its schedule (metrics units)
 
 
 def lifted_option(profile: SensitivityProfile, gpus: int, option: Option, refine: int) -> Option | None:
@@ -54,11 +56,15 @@ def lifted_option(profile: SensitivityProfile, gpus: int, option: Option, refine
     return None
 
 
-def lift(data: ModelData, v: Vars, value: ValueFn) -> Lifted | None:
-    """The relaxation ``data``'s solution (``v`` at ``value``) as a valid schedule
-    (module doc), or None when an option it uses does not lift or the validator refuses
-    the lifted schedule (a node's memory, mostly)."""
-    used: set[tuple[int, int]] = {(k, pair[1]) for (k, _t, pair), x in v.x.items() if value(x) > 0.5}
+def lift(data: ModelData, v: Vars, value: ValueFn, model_objective: float | None = None) -> Lifted | None:
+    """The relaxation ``data``'s solution (``v`` at ``value``; its value ``model_objective``,
+    metrics units, kept in the result) as a valid schedule (module doc), or None when an
+    option it uses does not lift or the validator refuses the lifted schedule (a node's
+    memory, mostly)."""
+    chosen = [(k, pair) for (k, _t, pair), x in v.x.items() if value(x) > 0.5]
+    if any(len(data.jobs[k].patterns[pair[0]].parts) > 1 for k, pair in chosen):
+        return None  # a gang job's boxes are not exact in CPU
+    used = {(k, pair[1]) for k, pair in chosen}
     jobs = []
     for jd in data.jobs:
         opts = list(jd.options)
@@ -69,12 +75,17 @@ def lift(data: ModelData, v: Vars, value: ValueFn) -> Lifted | None:
                     return None
                 opts[o] = up
         jobs.append(replace(jd, options=tuple(opts)))
-    schedule = extract_schedule(replace(data, jobs=jobs), v, value)
+    try:
+        schedule = extract_schedule(replace(data, jobs=jobs), v, value)
+    except SensaoptError:  # a placement the schedule format refuses (fractional cores)
+        return None
     ev = check_schedule(data.instance, schedule)
     if ev.errors:
         return None
     metrics = compute_metrics(data.instance, ev)
-    return Lifted(metrics.objective, schedule, metrics, ev)
+    if metrics.objective is None:
+        return None
+    return Lifted(metrics.objective, schedule, metrics, ev, model_objective)
 
 
 __all__ = ["Lifted", "lift", "lifted_option"]
