@@ -183,7 +183,8 @@ def test_the_cpu_exact_relaxation_grid_covers_every_whole_core_allocation(name, 
                 continue
             s = p.speed(c, m)
             assert any(o.cpu <= c + 1e-9 and o.mem <= m + 1e-9 and o.speed >= s - 1e-12 for o in opts), (k, m)
-    for o in opts:
+    for o in opts:  # k / g exactly: a relaxation schedule (the shortfall model's) has whole cores
+        assert abs(o.cpu * gpus - round(o.cpu * gpus)) < 1e-9
         up = lifted_option(p, gpus, o, 2)
         assert up is not None and up.cpu == pytest.approx(o.cpu, abs=0.01) and round(up.cpu * gpus, 9) % 1 == 0
         assert up.mem >= o.mem - 1e-9 and up.speed >= o.speed - 1e-9 and up.speed == p.speed(up.cpu, up.mem)

@@ -300,7 +300,8 @@ def exact_cpu_options(profile: SensitivityProfile, refine: int, gpus: int, cores
     :mod:`sensaopt.allocations`, the Lemma: all the job's GPUs are on one node, so the
     only allowed CPU value in [k/g, (k+1)/g) is k/g, and a value above the axis gets the
     top value's box, where the surface is flat). Memory points are rounded down to the
-    lattice, speeds up, as in :func:`outer_options`. None when the axis has more than
+    lattice, speeds up, as in :func:`outer_options`; the CPU is k/g exactly, so that a schedule
+    of the relaxation (the shortfall model's, a lifted one) has whole cores. None when the axis has more than
     :data:`EXACT_CPU_MAX` values.
 
     Args:
@@ -323,8 +324,8 @@ def exact_cpu_options(profile: SensitivityProfile, refine: int, gpus: int, cores
             for k, m in enumerate(ms):
                 m1 = ms[k + 1] if k + 1 < len(ms) else math.inf
                 s = box_max(profile, c, math.inf if top else c, m, m1, None if top else [c])
-                if s > 0:
-                    opts.append(Option(lattice(c, up=False), m, math.ceil(s * 1e12 - 1e-3) / 1e12))
+                if s > 0:  # the CPU exactly k/g (not on the lattice): g × it is k whole cores
+                    opts.append(Option(c, m, math.ceil(s * 1e12 - 1e-3) / 1e12))
         return pareto(opts)
     return cached(profile, ("outer-exact-cpu", refine, gpus, cores), make)
 
