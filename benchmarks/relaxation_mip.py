@@ -32,20 +32,10 @@ from sensaopt.solvers import SolverParams, TimeBudget
 from sensaopt.solvers.highs import HighsBackend, lp_bound
 
 
-def coarse_grids(inst, refine: int) -> dict:
-    """Every job's relaxation grid as before session 22 (no ``cores``: the coarse grids)."""
-    out = {}
-    for job in inst.jobs:
-        opts = al.relaxation_options(job.profile, refine, job.gpus)
-        holds = {(t, g): frozenset(k for k, o in enumerate(opts) if al.fits(t, g, o, whole=False))
-                 for t in inst.cluster.node_types for g in range(1, min(job.gpus, t.gpus) + 1)}
-        out[job.id] = al.JobGrid(opts, holds)
-    return out
-
-
 def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool, cutoff: float | None) -> dict:
     inst = load_instance(path)
-    grids = coarse_grids(inst, refine) if grid == "coarse" else None
+    grids = (al.model_grids(inst, inst.jobs, relaxed=True, refine=refine, inner_refine=0, extra={}, exact_cpu=False)
+             if grid == "coarse" else None)  # the grids before session 22
     data = hard_data(build_data(inst, horizon, relaxed=True, refine=refine, grids=grids), grow=True)
     be = HighsBackend()
     v = build(data, be, ModelSpec(strength=Strength(run_count=lp)))

@@ -18,15 +18,9 @@ from sensaopt.solvers.budget import TimeBudget
 def coarse_grids(inst):
     """The relaxation's grids before the CPU-exact one (any real CPU or whole-core boxes,
     the smaller): looser, so that the relaxation alone avoids tiny-8gpu's forced miss."""
-    from sensaopt import allocations as al
+    from sensaopt.allocations import model_grids
 
-    out = {}
-    for job in inst.jobs:
-        opts = al.relaxation_options(job.profile, 1, job.gpus)  # no ``cores``: the coarse grids
-        holds = {(t, g): frozenset(k for k, o in enumerate(opts) if al.fits(t, g, o, whole=False))
-                 for t in inst.cluster.node_types for g in range(1, min(job.gpus, t.gpus) + 1)}
-        out[job.id] = al.JobGrid(opts, holds)
-    return out
+    return model_grids(inst, inst.jobs, relaxed=True, refine=1, inner_refine=0, extra={}, exact_cpu=False)
 
 
 def _floored(backend: str):

@@ -23,7 +23,6 @@ applied, the grid's refinement, the model's own (restricted) bound and the relax
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -211,11 +210,16 @@ def _climb(objective: float | None, instance: Instance, H: int, engine: Engine, 
     for refine in ladder(settings.refine):
         if refine in climb.searched:
             continue
-        objective = min([objective, *(x.objective for x in climb.lifted)], key=lambda o: math.inf if o is None else o)
+        objective = best_known(objective, climb.lifted)
         if not _stage(objective, instance, H, engine, settings, budget, allocs, climb, refine,
                       SEARCH if refine in climb.lp_done else BOTH):
             return
         climb.searched.add(refine)
+
+
+def best_known(objective: float | None, lifted: list[Lifted]) -> float | None:
+    """The lowest of ``objective`` (metrics units; None: no incumbent) and the lifted schedules'."""
+    return min([o for o in (objective, *(x.objective for x in lifted)) if o is not None], default=None)
 
 
 def search_first(objective: float, instance: Instance, H: int, engine: Engine, settings: SolveSettings,
@@ -226,10 +230,9 @@ def search_first(objective: float, instance: Instance, H: int, engine: Engine, s
     searches run are not run again by :func:`certify`): the best lifted schedule better
     than ``objective`` (the inner solve's start then), or None."""
     for refine in ladder(settings.refine):
-        best = min([objective, *(x.objective for x in climb.lifted)])
         if refine not in climb.lp_done or climb.infeasible:
             break
-        if not _stage(best, instance, H, engine, settings, budget, allocs, climb, refine, SEARCH):
+        if not _stage(best_known(objective, climb.lifted), instance, H, engine, settings, budget, allocs, climb, refine, SEARCH):
             break
         climb.searched.add(refine)
     top = min(climb.lifted, key=lambda x: x.objective, default=None)
@@ -257,7 +260,7 @@ def _stage(objective: float | None, instance: Instance, H: int, engine: Engine, 
     """One relaxation stage into ``climb``: False when the climb is over before or after it
     (the bound meets ``objective``, no time left, or no schedule within the horizon), None
     when it has no root LP (:func:`relaxation`), else True."""
-    if budget.short_of(MIN_EXTEND_S) or (objective is not None and objective - climb.bound < climb.step / 2):
+    if budget.short_of(MIN_EXTEND_S) or climb.meets(objective):
         return False
     started = time.perf_counter()
     got = relaxation(objective, instance, H, refine, engine, settings, budget, climb.floor, allocs.relaxed[refine], steps,

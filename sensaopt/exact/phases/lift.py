@@ -45,7 +45,7 @@ def lifted_option(profile: SensitivityProfile, gpus: int, option: Option, refine
     the profile reaches the option's speed; None when no such point exists (a box that
     is not exact in CPU, e.g. a gang job's)."""
     k = round(option.cpu * gpus)
-    if k < 1 or abs(option.cpu * gpus - k) > 0.5:
+    if k < 1 or abs(option.cpu * gpus - k) > 1e-6:  # the CPU-exact grid holds k / gpus exactly
         return None
     cpu = k / gpus
     points = {lattice(m, up=False) for m in refined_axis(profile.mem_levels, refine)} | set(profile.mem_levels)
