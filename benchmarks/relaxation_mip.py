@@ -8,7 +8,8 @@ CPU-exact for one-node jobs, the default since session 22; ``coarse``: the earli
 any real CPU or whole-core boxes, the smaller) and solved by HiGHS (1 thread, seed 0):
 ``--lp`` its root LP only, else the MIP for ``--limit`` seconds, with ``--cutoff V`` only
 below V (HiGHS ``objective_bound``, as the pipeline's search). Printed per window: options,
-placement variables, status, objective and bound (metrics units), seconds, load average.
+placement variables, status, objective and bound (metrics units), seconds, load average;
+``--option KEY=VALUE`` passes a raw HiGHS option to the MIP, ``--log`` shows HiGHS's log.
 When the MIP has a solution, whether it lifts to a valid schedule (``lift``) and its objective.
 
     taskset -c 1 python benchmarks/relaxation_mip.py OUT/instances/20-jobs/seed-0/chronus-slo-w4.json:24 --grid coarse
@@ -32,7 +33,8 @@ from sensaopt.solvers import SolverParams, TimeBudget
 from sensaopt.solvers.highs import HighsBackend, lp_bound
 
 
-def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool, cutoff: float | None) -> dict:
+def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool, cutoff: float | None,
+        log: bool = False, options: dict | None = None) -> dict:
     inst = load_instance(path)
     grids = (al.model_grids(inst, inst.jobs, relaxed=True, refine=refine, inner_refine=0, extra={}, exact_cpu=False)
              if grid == "coarse" else None)  # the grids before session 22
@@ -45,16 +47,28 @@ def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool
     if lp:
         b = lp_bound(be, TimeBudget(limit, time.perf_counter()), SolverParams(workers=1, extra={"solver": "ipm", "run_crossover": "off"}))
         return row | {"root_lp": None if b is None else round(to_objective(data, b), 4), "s": round(time.perf_counter() - t, 1)}
-    extra = {}
+    extra = dict(options or {})
     if cutoff is not None:
         extra["objective_bound"] = to_scaled(data, cutoff) - objective_step(data) / 2 - be.objective.const
-    out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=1, seed=0, extra=extra))
+    out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=1, seed=0, extra=extra, log=log))
     row |= {"status": out.status.value, "objective": None if out.objective is None else round(to_objective(data, out.objective), 4),
             "bound": None if out.bound is None else round(to_objective(data, out.bound), 4), "s": round(time.perf_counter() - t, 1)}
     if out.value is not None:
         got = lift(data, v, out.value)
         row["lifted"] = None if got is None else round(got.objective, 4)
     return row
+
+
+def _value(text: str) -> bool | int | float | str:
+    """A raw option's value: a boolean, a whole number, a number, else the text."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,18 +79,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=120.0, help="seconds per solve")
     ap.add_argument("--lp", action="store_true", help="the root LP only")
     ap.add_argument("--cutoff", type=float, default=None, help="search only below this objective (metrics units)")
+    ap.add_argument("--log", action="store_true", help="print HiGHS's log of the MIP")
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="a raw HiGHS option for the MIP (repeat), e.g. mip_heuristic_effort=0.3")
     a = ap.parse_args(argv)
     jobs = [w.rpartition(":") for w in a.windows]
     for w, (path, _, h) in zip(a.windows, jobs):
         if not path or not h.isdigit() or not Path(path).is_file():
             print(f"error: {w!r}: give WINDOW.json:HORIZON (an existing file, a whole number of rounds)", file=sys.stderr)
             return 2
+    options = {}
+    for kv in a.option:
+        key, eq, val = kv.partition("=")
+        if not eq or not key:
+            print(f"error: --option {kv!r}: give KEY=VALUE", file=sys.stderr)
+            return 2
+        options[key] = _value(val)
     if a.refine < 1 or a.limit <= 0:
         print("error: --refine must be at least 1 and --limit positive", file=sys.stderr)
         return 2
     print(f"load average {load_average()}")
     for path, _, h in jobs:
-        row = one(Path(path), int(h), a.grid, a.refine, a.limit, a.lp, a.cutoff)
+        row = one(Path(path), int(h), a.grid, a.refine, a.limit, a.lp, a.cutoff, a.log, options)
         print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     print(f"load average {load_average()}")
     return 0

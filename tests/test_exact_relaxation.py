@@ -163,3 +163,44 @@ def test_the_search_share_keeps_every_answer_honest(share):
         assert res.schedule is not None and not res.evaluation.errors
         assert res.objective <= simulate(inst, "sensascale").objective + 1e-6
         assert res.bound is not None and res.bound <= res.objective + 1e-6
+
+
+def test_the_relaxation_beside_keeps_every_answer_honest():
+    """With the relaxation's search on its own thread beside the inner solve (relax_beside,
+    two workers), the result is still a validated schedule no worse than the start, its
+    bound is a bound, and the run says it ran so where the root LPs left a gap."""
+    from sensaopt.solve import solve
+
+    ran = 0
+    for name in ("tiny-8gpu", "tiny-16gpu"):
+        inst = sensaopt.load_instance(name)
+        res = solve(inst, "cpsat", time_limit=8, workers=2, seed=0, relax_beside=True, cooperate=True)
+        assert res.schedule is not None and not res.evaluation.errors
+        assert res.objective <= simulate(inst, "sensascale").objective + 1e-6
+        assert res.bound is not None and res.bound <= res.objective + 1e-6
+        ran += bool(res.params.get("relax_beside"))
+    assert ran  # the mechanism ran on at least one of them (else this test checks nothing)
+
+
+def test_isolated_runs_send_every_highs_run_to_a_child():
+    """Inside ``isolated_runs`` (this thread only) a small model goes to a child process;
+    outside, by size; a caller's explicit choice wins."""
+    import threading
+
+    import numpy as np
+
+    from sensaopt.solvers.highs import CHILD_MIN_NONZEROS, in_child, isolated_runs
+    from sensaopt.solvers.highs_run import HighsArrays
+
+    z = np.zeros(1)
+    small = HighsArrays(z, z, z, np.zeros(0, dtype=np.int32), z, z, np.zeros(1, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+    assert small.nonzeros < CHILD_MIN_NONZEROS
+    assert not in_child(small, None)
+    seen = []
+    with isolated_runs():
+        assert in_child(small, None) and not in_child(small, False)
+        t = threading.Thread(target=lambda: seen.append(in_child(small, None)))
+        t.start()
+        t.join()
+    assert seen == [False]  # another thread is not inside the block
+    assert not in_child(small, None)

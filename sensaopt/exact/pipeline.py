@@ -32,7 +32,8 @@ from sensaopt.exact.common import MIN_EXTEND_S, WarmStart, inner_horizon, prepar
 from sensaopt.exact.model.data import ModelData, check_size, hard_data, precheck_size
 from sensaopt.exact.model.numeric import check_numbers, precheck_numbers
 from sensaopt.exact.outcome import Engine
-from sensaopt.exact.phases.allocation import certify, ladder, relax_share, root_lps, search_first
+from sensaopt.exact.phases.allocation import Climb, certify, ladder, relax_share, root_lps, search_first
+from sensaopt.exact.phases.beside import inner_beside_relaxation
 from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_start
 from sensaopt.exact.phases.lexicographic import check_phase1_share
 from sensaopt.exact.phases.loss import solve_loss_phases
@@ -85,14 +86,33 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
             inner = budget  # lp_first: the relaxations' searches get only what the inner solve leaves
         else:
             inner = budget.split(max(1 - relax_s / settings.time_limit, 0.05))
-        res = solve_within_horizon(instance, engine, settings, warm, inner, allocs)
-        if settings.horizon is None and res.optimal_within_horizon_only:
-            res = extend_horizon(res, instance, engine, settings, warm, inner, allocs)
+
+        def run_inner(engine: Engine, settings: SolveSettings, inner: TimeBudget) -> Result:
+            res = solve_within_horizon(instance, engine, settings, warm, inner, allocs)
+            if settings.horizon is None and res.optimal_within_horizon_only:
+                res = extend_horizon(res, instance, engine, settings, warm, inner, allocs)
+            return res
+
+        if beside(settings, early, warm.objective):  # the relaxation's search on its own thread from the start
+            assert early is not None and warm.objective is not None
+            res = inner_beside_relaxation(run_inner, warm.objective, instance,
+                                          inner_horizon(warm, settings.horizon, settings.horizon_slack), engine, settings,
+                                          inner, allocs, early)
+        else:
+            res = run_inner(engine, settings, inner)
         res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), allocs, early)
         res.params["lp_first"] = early is not None  # the root LPs ran before the inner solve, which got the time they left
         res = replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
         res.params["relax_s"] = round(relax_s, 6)  # the relaxations' seconds at most (relax_share by default)
         return with_budget(res, settings, budget)
+
+
+def beside(settings: SolveSettings, early: Climb | None, objective: float | None) -> bool:
+    """Whether the relaxation's search runs beside the inner solve
+    (:mod:`~sensaopt.exact.phases.beside`): ``settings.relax_beside`` with two workers or
+    more, the root LPs done (``early``) and leaving a gap to the warm start's ``objective``."""
+    return (settings.relax_beside and settings.workers >= 2 and early is not None and objective is not None
+            and not early.meets(objective))
 
 
 def begin(instance: Instance, engine: Engine, settings: SolveSettings, simulate_start: bool) -> TimeBudget:

@@ -68,7 +68,9 @@ class SolveSettings:
     ``lp_first``, when the root LPs leave a gap to the warm start, the share of the time
     limit kept from the inner solve for the relaxation's search (its cutoff the
     incumbent, its schedule lifted to a valid one when it can be:
-    :mod:`sensaopt.exact.phases.lift`; 0: the inner solve gets all the time)."""
+    :mod:`sensaopt.exact.phases.lift`; 0: the inner solve gets all the time); ``relax_beside``:
+    with two ``workers`` or more, that search runs on one thread beside the inner solve
+    (on the others) from the start instead (:mod:`sensaopt.exact.phases.beside`)."""
 
     time_limit: float = 60.0
     workers: int = 2
@@ -92,6 +94,7 @@ class SolveSettings:
     lns_share: float = 0.0
     lp_first: bool = True
     search_share: float = 0.0
+    relax_beside: bool = False
     budget: str | None = None
     cpsat_workers: int | None = None
 

@@ -46,8 +46,10 @@ passed. The child dies with sensaopt (Ctrl-C, SIGTERM, SIGKILL:
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -354,9 +356,29 @@ def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
     return searched(end_of(h), budget, work)
 
 
+_thread = threading.local()  # .isolated: this thread's HiGHS runs all go to child processes (isolated_runs)
+
+
+@contextlib.contextmanager
+def isolated_runs() -> Iterator[None]:
+    """Within the block, in this thread, every HiGHS run (search or LP) whose caller does
+    not say where is solved in a child process: for a thread that runs HiGHS while another
+    thread may run it in-process (one thread scheduler per process, reset by each run:
+    :func:`~sensaopt.solvers.highs_run.new_highs`)."""
+    previous = getattr(_thread, "isolated", None)
+    _thread.isolated = True
+    try:
+        yield
+    finally:
+        _thread.isolated = previous
+
+
 def in_child(a: HighsArrays, isolated: bool | None) -> bool:
     """Whether the model ``a`` is solved in a child process: ``isolated`` when given, else
-    when it has at least :data:`CHILD_MIN_NONZEROS` nonzeros (module doc)."""
+    in an :func:`isolated_runs` block, else when it has at least
+    :data:`CHILD_MIN_NONZEROS` nonzeros (module doc)."""
+    if isolated is None:
+        isolated = getattr(_thread, "isolated", None)
     return a.nonzeros >= CHILD_MIN_NONZEROS if isolated is None else isolated
 
 

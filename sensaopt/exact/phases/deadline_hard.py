@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from sensaopt.exact.common import (
     INTEGRAL_GAP,
@@ -162,6 +162,9 @@ def branch_and_price_after(mb: ModelBuild, out: SolveOutcome, whole: Schedule, b
     return out, bp
 
 
+A = TypeVar("A")
+B = TypeVar("B")
+
 COOPERATE_SHARE = 0.1  # of the time left: the primary's, the partner gets the rest (measured: models/measurements.md)
 
 
@@ -233,10 +236,10 @@ def side_by_side(mb: ModelBuild, engine: Engine, partner: Engine, settings: Solv
     return (*combine(mb, first, mb2, second, f"{first.message}; beside it {partner.name}: {second.message}"), record)
 
 
-def run_both(a: Callable[[], SolveOutcome], b: Callable[[], SolveOutcome]) -> tuple[SolveOutcome, SolveOutcome]:
+def run_both(a: Callable[[], A], b: Callable[[], B]) -> tuple[A, B]:
     """``a()`` and ``b()`` in two threads; both results (an exception in either is raised
     here). Each runs in a :func:`~sensaopt.solvers.interrupt.cancel_scope`: once one
-    returns a proof (OPTIMAL or INFEASIBLE) the other's search is stopped, or its child
+    returns a proof (a result whose ``status`` is OPTIMAL or INFEASIBLE) the other's search is stopped, or its child
     killed, and it returns what it has. Ctrl-C while waiting propagates at once; each
     search still stops by its budget's deadline (its backend stops it from outside then)."""
     box: dict[str, Any] = {}
