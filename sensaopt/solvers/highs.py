@@ -49,7 +49,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +64,7 @@ from sensaopt.solvers.highs_run import HighsArrays, HighsEnd, end_of, loaded_hig
 from sensaopt.solvers.highs_run import configure as configure  # re-exported: the Chronus lease model's array path
 from sensaopt.solvers.highs_run import new_highs as new_highs
 from sensaopt.solvers.highs_run import safe_dual_bound as safe_dual_bound
+from sensaopt.solvers.interrupt import thread_setting
 
 Number = int | float
 HIGHS_NODES_PER_UNIT = 100  # branch-and-bound nodes per work unit (wall time of a unit here: docs/reliability.md, section 6)
@@ -359,18 +360,12 @@ def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
 _thread = threading.local()  # .isolated: this thread's HiGHS runs all go to child processes (isolated_runs)
 
 
-@contextlib.contextmanager
-def isolated_runs() -> Iterator[None]:
+def isolated_runs() -> contextlib.AbstractContextManager[None]:
     """Within the block, in this thread, every HiGHS run (search or LP) whose caller does
     not say where is solved in a child process: for a thread that runs HiGHS while another
     thread may run it in-process (one thread scheduler per process, reset by each run:
     :func:`~sensaopt.solvers.highs_run.new_highs`)."""
-    previous = getattr(_thread, "isolated", None)
-    _thread.isolated = True
-    try:
-        yield
-    finally:
-        _thread.isolated = previous
+    return thread_setting(_thread, "isolated", True)
 
 
 def in_child(a: HighsArrays, isolated: bool | None) -> bool:

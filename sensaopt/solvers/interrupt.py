@@ -47,15 +47,20 @@ CANCEL_NOTE = "before its time limit: the other side of the portfolio proved the
 
 
 @contextlib.contextmanager
-def cancel_scope(event: threading.Event) -> Iterator[None]:
-    """Within the block, in this thread, :func:`run_stoppable` stops its search and
-    :func:`sensaopt.solvers.child.run_guarded` kills its child once ``event`` is set."""
-    previous = getattr(_scope, "event", None)
-    _scope.event = event
+def thread_setting(holder: threading.local, name: str, value: object) -> Iterator[None]:
+    """Within the block, in this thread, ``holder.<name>`` is ``value`` (then what it was)."""
+    previous = getattr(holder, name, None)
+    setattr(holder, name, value)
     try:
         yield
     finally:
-        _scope.event = previous
+        setattr(holder, name, previous)
+
+
+def cancel_scope(event: threading.Event) -> contextlib.AbstractContextManager[None]:
+    """Within the block, in this thread, :func:`run_stoppable` stops its search and
+    :func:`sensaopt.solvers.child.run_guarded` kills its child once ``event`` is set."""
+    return thread_setting(_scope, "event", event)
 
 
 def cancel_event() -> threading.Event | None:
