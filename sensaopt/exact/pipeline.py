@@ -19,7 +19,9 @@
    OPTIMAL only if no allocation between the model's grid points does better. With
    ``settings.lp_first`` (default) its root LPs run before step 4, from the warm start's
    objective (:func:`~sensaopt.exact.phases.allocation.root_lps`); steps 4-6 then get all
-   the time they leave, and the check's searches what those leave.
+   the time they leave, and the check's searches what those leave. With
+   ``settings.relax_beside`` and two workers or more, the check's search runs on its own
+   thread beside steps 4-6 instead (:mod:`~sensaopt.exact.phases.beside`).
 """
 
 from __future__ import annotations
