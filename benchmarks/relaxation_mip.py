@@ -25,6 +25,7 @@ from pathlib import Path
 from _common import load_average
 
 from sensaopt import allocations as al
+from sensaopt.config import parse_value
 from sensaopt.exact.model.builder import ModelSpec, Strength, build, objective_step, to_objective, to_scaled
 from sensaopt.exact.model.data import build_data, hard_data
 from sensaopt.exact.phases.lift import lift
@@ -59,18 +60,6 @@ def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool
     return row
 
 
-def _value(text: str) -> bool | int | float | str:
-    """A raw option's value: a boolean, a whole number, a number, else the text."""
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("windows", nargs="+", help="WINDOW.json:HORIZON")
@@ -94,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         if not eq or not key:
             print(f"error: --option {kv!r}: give KEY=VALUE", file=sys.stderr)
             return 2
-        options[key] = _value(val)
+        options[key] = parse_value(int | float | str, val)  # the --set parser; HiGHS reads "on", "true" itself
     if a.refine < 1 or a.limit <= 0:
         print("error: --refine must be at least 1 and --limit positive", file=sys.stderr)
         return 2
