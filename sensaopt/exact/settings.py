@@ -70,7 +70,10 @@ class SolveSettings:
     incumbent, its schedule lifted to a valid one when it can be:
     :mod:`sensaopt.exact.phases.lift`; 0: the inner solve gets all the time); ``relax_beside``:
     with two ``workers`` or more, that search runs on one thread beside the inner solve
-    (on the others) from the start instead (:mod:`sensaopt.exact.phases.beside`)."""
+    (on the others) from the start instead (:mod:`sensaopt.exact.phases.beside`);
+    ``relax_colgen``: after the deadline-hard relaxation's root LP, its Dantzig–Wolfe
+    bound by column generation over whole per-job schedules
+    (:func:`~sensaopt.exact.phases.allocation.dantzig_wolfe`; not under a work ``budget``)."""
 
     time_limit: float = 60.0
     workers: int = 2
@@ -95,6 +98,7 @@ class SolveSettings:
     lp_first: bool = True
     search_share: float = 0.0
     relax_beside: bool = False
+    relax_colgen: bool = True
     budget: str | None = None
     cpsat_workers: int | None = None
 

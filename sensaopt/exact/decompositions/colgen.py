@@ -47,6 +47,7 @@ from sensaopt.exact.model.data import JobData, ModelData, pair_of, placements_of
 from sensaopt.exact.model.values import schedule_of_rounds
 from sensaopt.schedule import Placement, Schedule
 from sensaopt.solvers.highs import limit_from_now
+from sensaopt.solvers.highs_run import new_highs
 
 RC_EPS = 1e-6  # a column prices out when its reduced cost is below −RC_EPS (scaled units)
 BOUND_EPS = 1e-6  # relative: a converged master LP value is taken this much lower as a bound (float error)
@@ -98,11 +99,12 @@ class _Rows:
 
     @staticmethod
     def _pair_use(data: ModelData, jd: JobData, b: int) -> list[tuple[tuple[int, int], float]]:
-        pat, opt = jd.patterns[jd.pairs[b][0]], jd.options[jd.pairs[b][1]]
-        mu = data.mem_units(opt.mem, up=True)
+        """((node, resource), coefficient) of pair ``b``: the builder's capacity terms
+        (:meth:`~sensaopt.exact.model.data.ModelData.charges`; in the relaxation a gang
+        job's whole nodes are charged GPUs only)."""
         out = []
-        for nd, g in pat.parts:  # the builder's _node_usage: g GPUs, g·cores, g·(per-GPU memory units)
-            out += [((nd, 0), float(g)), ((nd, 1), float(data.cpu_units(g * opt.cpu, up=True))), ((nd, 2), float(g * mu))]
+        for nd, g, c, m in data.charges(jd.patterns[jd.pairs[b][0]], jd.options[jd.pairs[b][1]]):
+            out += [((nd, res), float(q)) for res, q in enumerate((g, c, m)) if q]
         return out
 
 
@@ -178,7 +180,7 @@ class Master:
         self.n_rows = len(self.rows.cap)
         self.cap = np.asarray(self.rows.cap, dtype=np.float64)
         n_jobs = data.n
-        h = self.h = highspy.Highs()
+        h = self.h = new_highs()  # the process's HiGHS thread scheduler reset: an earlier run may have had other threads
         h.setOptionValue("output_flag", False)
         h.setOptionValue("threads", 1)
         inf = highspy.kHighsInf

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sensaopt.exact.model.data import CHANGES, JobData, ModelData, uncharged
+from sensaopt.exact.model.data import CHANGES, JobData, ModelData
 from sensaopt.exact.model.objective import (
     add_objective,
     floor_loss,
@@ -168,19 +168,13 @@ def c_release(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
 
 
 def _node_usage(data: ModelData, v: Vars) -> dict[tuple[int, int], list[tuple[int, int, int, Any]]]:
-    """(node, t) -> list of (gpus, cpu units, mem units, x); in the relaxation a gang
-    job's whole nodes are charged GPUs only (:func:`~sensaopt.exact.model.data.uncharged`)."""
+    """(node, t) -> list of (gpus, cpu units, mem units, x) (:meth:`ModelData.charges`: in
+    the relaxation a gang job's whole nodes are charged GPUs only)."""
     use: dict = {}
-    nodes = data.instance.cluster.nodes
     for (k, t, pair), x in v.x.items():
         jd = data.jobs[k]
-        pat, opt = jd.patterns[pair[0]], jd.options[pair[1]]
-        mu = data.mem_units(opt.mem, up=True)
-        for nd, g in pat.parts:
-            if data.relaxed and uncharged(nodes, pat, nd, g):
-                use.setdefault((nd, t), []).append((g, 0, 0, x))
-            else:
-                use.setdefault((nd, t), []).append((g, data.cpu_units(g * opt.cpu, up=True), g * mu, x))
+        for nd, g, c, m in data.charges(jd.patterns[pair[0]], jd.options[pair[1]]):
+            use.setdefault((nd, t), []).append((g, c, m, x))
     return use
 
 

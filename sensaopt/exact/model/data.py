@@ -170,6 +170,17 @@ class ModelData:
         x = cores * self.cpu_scale
         return math.ceil(x - 1e-6) if up != self.relaxed else math.floor(x + 1e-6)
 
+    def charges(self, pattern: Pattern, option: Option) -> list[tuple[int, int, int, int]]:
+        """What a job running ``option`` on ``pattern`` holds, per node: (node, GPUs, CPU
+        units, memory units) — ``g`` GPUs, ``g``·cores and ``g``·(per-GPU memory units),
+        rounded as demands; in the relaxation a gang job's whole nodes are charged GPUs
+        only (:func:`uncharged`). The one definition of the capacity rows' terms (the
+        builder's and column generation's)."""
+        nodes = self.instance.cluster.nodes
+        mu = self.mem_units(option.mem, up=True)
+        return [(nd, g, 0, 0) if self.relaxed and uncharged(nodes, pattern, nd, g)
+                else (nd, g, self.cpu_units(g * option.cpu, up=True), g * mu) for nd, g in pattern.parts]
+
 
 def patterns_for(instance: Instance, gpus: int) -> list[Pattern]:
     """Every gang-rule placement of ``gpus`` GPUs (the validator's single_node/whole_nodes rules)."""

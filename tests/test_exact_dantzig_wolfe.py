@@ -1,0 +1,106 @@
+"""The deadline-hard relaxation's Dantzig–Wolfe bound (``relax_colgen``,
+:func:`sensaopt.exact.phases.allocation.dantzig_wolfe`): column generation over whole
+per-job schedules of the relaxation, after its root LP. It must bound the relaxation's
+MIP (so every valid schedule better than the incumbent), charge what the builder's
+capacity rows charge (in the relaxation a gang job's whole nodes hold GPUs only), and
+be switched off by its option."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import sensaopt
+from sensaopt.exact.decompositions.colgen import _Rows, column_generation
+from sensaopt.exact.model.builder import ModelSpec, build, to_objective
+from sensaopt.exact.model.data import build_data, hard_data
+from sensaopt.exact.outcome import Engine, exact_params
+from sensaopt.exact.phases.allocation import hard_relaxation
+from sensaopt.exact.settings import SolveSettings
+from sensaopt.instance import Cluster, NodeType
+from sensaopt.result import STAGE_ROOT_LP, Status
+from sensaopt.simulator import simulate
+from sensaopt.solvers import SolverParams
+from sensaopt.solvers.budget import TimeBudget
+from sensaopt.solvers.highs import HighsBackend
+
+
+def _gang_instance():
+    """tiny-16gpu on two 8-GPU nodes (half the cores and memory each), its job j4 on 16
+    GPUs: a gang job holding both nodes whole."""
+    inst = sensaopt.load_instance("tiny-16gpu")
+    node = inst.cluster.node_types[0]
+    half = NodeType(name="half", gpus=node.gpus // 2, cpus=node.cpus // 2, mem_gb=node.mem_gb / 2, count=2)
+    jobs = tuple(dataclasses.replace(j, gpus=16) if j.id == "j4" else j for j in inst.jobs)
+    return dataclasses.replace(inst, cluster=Cluster(node_types=(half,)), jobs=jobs)
+
+
+def _mip_optimum(data) -> float:
+    be = HighsBackend()
+    build(data, be, ModelSpec())
+    out = be.solve(TimeBudget.start(120), SolverParams(workers=1, seed=0))
+    assert out.status == Status.OPTIMAL
+    return to_objective(data, out.objective)
+
+
+def test_columns_charge_a_gang_jobs_whole_nodes_gpus_only_in_the_relaxation():
+    inst = _gang_instance()
+    for relaxed in (True, False):
+        data = build_data(inst, 30, relaxed=relaxed, refine=1)
+        jd = next(jd for jd in data.jobs if jd.job.id == "j4")
+        rows = _Rows(data)
+        resources = {res for (_n, _t, res), _i in rows.index.items()}
+        for b, (p, o) in enumerate(jd.pairs):
+            charged = data.charges(jd.patterns[p], jd.options[o])
+            assert [g for _, g, _, _ in charged] == [8, 8]
+            assert all((c == 0 and m == 0) == relaxed for _, _, c, m in charged)
+            use = {rows_key[2] for rows_key, i in rows.index.items() for i2, _ in rows.use[jd.k][0][b] if i2 == i}
+            assert use == ({0} if relaxed else {0, 1, 2}) and use <= resources
+
+
+def test_dantzig_wolfe_bounds_the_relaxations_optimum_with_a_gang_job():
+    """Between the relaxation's root LP and its MIP optimum, on an instance where the
+    builder does not charge a gang job's whole nodes CPU and memory (a column generation
+    that charged them would bound a smaller problem, and could pass the optimum). The
+weighted relaxation (every deadline met is not possible here within 30 rounds)."""
+    data = build_data(_gang_instance(), 30, relaxed=True, refine=1)
+    assert any(len(p.parts) > 1 for jd in data.jobs for p in jd.patterns)
+    cg = column_generation(data, 60)
+    assert cg.stop == "converged" and cg.bound is not None
+    assert to_objective(data, cg.bound) <= _mip_optimum(data) + 1e-9
+
+
+def test_the_root_lp_stage_takes_the_dantzig_wolfe_bound_and_the_option_turns_it_off():
+    inst = sensaopt.load_instance("tiny-16gpu")
+    h = simulate(inst, "sensascale")
+    outer = build_data(inst, 30, relaxed=True, refine=1)
+    eng = Engine("cpsat", exact_params("cpsat", 1, 0))
+    got = {}
+    for on in (True, False):
+        settings = SolveSettings(workers=1, relax_colgen=on)
+        bound, _, how, stage = hard_relaxation(h.objective, inst, outer, 1, eng, settings, TimeBudget.start(60),
+                                               steps=STAGE_ROOT_LP)
+        assert ("Dantzig–Wolfe" in how) == on, how
+        assert stage.steps == STAGE_ROOT_LP
+        got[on] = bound
+    assert got[True] >= got[False] - 1e-9
+    hard = hard_data(build_data(inst, 30, relaxed=True, refine=1), grow=True)
+    assert got[True] <= min(h.objective, _mip_optimum(hard)) + 1e-9
+
+
+def test_no_column_generation_under_a_work_budget():
+    """Column generation stops on wall-clock seconds: a deterministic work budget leaves it out."""
+    inst = sensaopt.load_instance("tiny-16gpu")
+    h = simulate(inst, "sensascale")
+    outer = build_data(inst, 30, relaxed=True, refine=1)
+    eng = Engine("cpsat", exact_params("cpsat", 1, 0))
+    settings = SolveSettings(workers=1, budget="work:100")
+    _, _, how, _ = hard_relaxation(h.objective, inst, outer, 1, eng, settings, TimeBudget.start(60), steps=STAGE_ROOT_LP)
+    assert "Dantzig–Wolfe" not in how
+
+
+@pytest.mark.parametrize("w", [0.5])
+def test_relax_colgen_is_a_checked_option(w):
+    with pytest.raises(sensaopt.errors.ArgumentError):
+        SolveSettings.of("solve", {"relax_colgen": w})
