@@ -11,6 +11,10 @@ below V (HiGHS ``objective_bound``, as the pipeline's search). Printed per windo
 placement variables, status, objective and bound (metrics units), seconds, load average;
 ``--option KEY=VALUE`` passes a raw HiGHS option to the MIP, ``--log`` shows HiGHS's log.
 When the MIP has a solution, whether it lifts to a valid schedule (``lift``) and its objective.
+``--dw``: the Dantzig-Wolfe bound (column generation over per-job schedules, the product's
+``relax_colgen`` stage) instead of the MIP; ``--drop F1,F2``: the model without those
+constraint families (a diagnosis of where the gap lives, session 24: without
+``capacity_cpu,aggregate_cpu`` w2's relaxation is proven at its root LP in seconds).
 
     taskset -c 1 python benchmarks/relaxation_mip.py OUT/instances/20-jobs/seed-0/chronus-slo-w4.json:24 --grid coarse
 """
@@ -26,6 +30,7 @@ from _common import load_average
 
 from sensaopt import allocations as al
 from sensaopt.config import parse_value
+from sensaopt.exact.decompositions.colgen import column_generation
 from sensaopt.exact.model.builder import ModelSpec, Strength, build, objective_step, to_objective, to_scaled
 from sensaopt.exact.model.data import build_data, hard_data
 from sensaopt.exact.phases.lift import lift
@@ -34,17 +39,37 @@ from sensaopt.solvers import SolverParams, TimeBudget
 from sensaopt.solvers.highs import HighsBackend, lp_bound
 
 
+class _Without(HighsBackend):
+    """The model without the constraint families ``drop`` (a diagnosis: fewer rows, so
+    still a relaxation, of another problem)."""
+
+    def __init__(self, drop: frozenset[str]) -> None:
+        super().__init__()
+        self.drop = drop
+
+    def add(self, constraint, family: str) -> None:
+        if family not in self.drop:
+            super().add(constraint, family)
+
+
 def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool, cutoff: float | None,
-        log: bool = False, options: dict | None = None) -> dict:
+        log: bool = False, options: dict | None = None, drop: frozenset[str] = frozenset(), dw: bool = False) -> dict:
     inst = load_instance(path)
     grids = (al.model_grids(inst, inst.jobs, relaxed=True, refine=refine, inner_refine=0, extra={}, exact_cpu=False)
              if grid == "coarse" else None)  # the grids before session 22
     data = hard_data(build_data(inst, horizon, relaxed=True, refine=refine, grids=grids), grow=True)
-    be = HighsBackend()
+    be = _Without(drop)
     v = build(data, be, ModelSpec(strength=Strength(run_count=lp)))
+    unknown = sorted(drop - set(v.families))
+    if unknown:
+        raise ValueError(f"--drop {','.join(unknown)}: no such constraint family in this model ({', '.join(sorted(v.families))})")
     row = {"window": path.stem, "grid": grid, "refine": refine, "options": sum(len(jd.options) for jd in data.jobs),
-           "x": len(v.x)}
+           "x": len(v.x)} | ({"without": "+".join(sorted(drop))} if drop else {})
     t = time.perf_counter()
+    if dw:
+        cg = column_generation(data, limit)
+        return row | {"dantzig_wolfe": None if cg.bound is None else round(to_objective(data, cg.bound), 4),
+                      "stop": cg.stop, "iterations": cg.iterations, "columns": cg.columns, "s": round(time.perf_counter() - t, 1)}
     if lp:
         b = lp_bound(be, TimeBudget(limit, time.perf_counter()), SolverParams(workers=1, extra={"solver": "ipm", "run_crossover": "off"}))
         return row | {"root_lp": None if b is None else round(to_objective(data, b), 4), "s": round(time.perf_counter() - t, 1)}
@@ -67,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--refine", type=int, default=1)
     ap.add_argument("--limit", type=float, default=120.0, help="seconds per solve")
     ap.add_argument("--lp", action="store_true", help="the root LP only")
+    ap.add_argument("--dw", action="store_true", help="the Dantzig-Wolfe bound (column generation, at most --limit s) instead")
+    ap.add_argument("--drop", default="", metavar="FAMILY[,FAMILY]",
+                    help="leave these constraint families out (a diagnosis), e.g. capacity_cpu,aggregate_cpu")
     ap.add_argument("--cutoff", type=float, default=None, help="search only below this objective (metrics units)")
     ap.add_argument("--log", action="store_true", help="print HiGHS's log of the MIP")
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -84,12 +112,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --option {kv!r}: give KEY=VALUE", file=sys.stderr)
             return 2
         options[key] = parse_value(int | float | str, val)  # the --set parser; HiGHS reads "on", "true" itself
+    drop = frozenset(f for f in a.drop.split(",") if f)
     if a.refine < 1 or a.limit <= 0:
         print("error: --refine must be at least 1 and --limit positive", file=sys.stderr)
         return 2
     print(f"load average {load_average()}")
     for path, _, h in jobs:
-        row = one(Path(path), int(h), a.grid, a.refine, a.limit, a.lp, a.cutoff, a.log, options)
+        try:
+            row = one(Path(path), int(h), a.grid, a.refine, a.limit, a.lp, a.cutoff, a.log, options, drop, a.dw)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     print(f"load average {load_average()}")
     return 0

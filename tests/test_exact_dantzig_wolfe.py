@@ -16,7 +16,9 @@ from sensaopt.exact.decompositions.colgen import _Rows, column_generation
 from sensaopt.exact.model.builder import ModelSpec, build, to_objective
 from sensaopt.exact.model.data import build_data, hard_data
 from sensaopt.exact.outcome import Engine, exact_params
-from sensaopt.exact.phases.allocation import hard_relaxation
+from sensaopt.exact.phases.allocation import Climb, hard_relaxation
+from sensaopt.exact.phases.lift import lift_columns
+from sensaopt.exact.pipeline import better_lifted
 from sensaopt.exact.settings import SolveSettings
 from sensaopt.instance import Cluster, NodeType
 from sensaopt.result import STAGE_ROOT_LP, Status
@@ -104,3 +106,30 @@ def test_no_column_generation_under_a_work_budget():
 def test_relax_colgen_is_a_checked_option(w):
     with pytest.raises(sensaopt.errors.ArgumentError):
         SolveSettings.of("solve", {"relax_colgen": w})
+
+
+def test_the_restricted_masters_schedule_lifts_to_a_valid_one_no_better_than_the_bound():
+    """Price and branch on the relaxation: one generated column per job; lifted (every
+    option to its real allocation), the validator accepts it and its objective is the
+    columns' value, never below the Dantzig–Wolfe bound."""
+    inst = sensaopt.load_instance("tiny-16gpu")
+    data = hard_data(build_data(inst, 30, relaxed=True, refine=1), grow=True)
+    cg = column_generation(data, 30, mip_s=10)
+    assert cg.chosen is not None and sorted(c.k for c in cg.chosen) == [jd.k for jd in data.jobs]
+    value = to_objective(data, sum(c.cost for c in cg.chosen))
+    got = lift_columns(data, cg.chosen, value)
+    assert got is not None and not got.evaluation.errors
+    assert got.objective == pytest.approx(value, abs=1e-6)
+    assert got.objective >= to_objective(data, cg.bound) - 1e-9
+
+
+def test_a_lifted_relaxation_schedule_becomes_the_start_only_when_it_is_better():
+    inst = sensaopt.load_instance("tiny-16gpu")
+    data = hard_data(build_data(inst, 30, relaxed=True, refine=1), grow=True)
+    cg = column_generation(data, 30, mip_s=10)
+    got = lift_columns(data, cg.chosen, None)
+    climb = Climb(0.0, "test", 0.0, 0.05, lifted=[got])
+    assert better_lifted(climb, got.objective + 1.0) is got
+    assert better_lifted(climb, None) is got
+    assert better_lifted(climb, got.objective) is None
+    assert better_lifted(None, got.objective + 1.0) is None

@@ -38,6 +38,7 @@ from sensaopt.exact.phases.allocation import Climb, certify, ladder, relax_share
 from sensaopt.exact.phases.beside import inner_beside_relaxation
 from sensaopt.exact.phases.deadline_hard import solve_deadline_hard, zero_miss_start
 from sensaopt.exact.phases.lexicographic import check_phase1_share
+from sensaopt.exact.phases.lift import Lifted
 from sensaopt.exact.phases.loss import solve_loss_phases
 from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.exact.settings import MODEL_REFINE, SolveSettings
@@ -78,12 +79,13 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
         if early is not None and warm.objective is not None and settings.search_share > 0 and not early.meets(warm.objective):
             # the relaxation's searches first, below the warm start; a lifted schedule becomes the start
             share = min(settings.search_share * settings.time_limit / max(budget.left(), 1e-9), 0.95)
-            lifted = search_first(warm.objective, instance, inner_horizon(warm, settings.horizon, settings.horizon_slack),
-                                  engine, settings, budget.split(share), allocs, early)
-            if lifted is not None:
-                start, warm = lifted.schedule, WarmStart.of(instance, lifted.schedule)
-                allocs = replace(allocs, inner=exact_allocations(instance, start, refine=settings.refine, inner_refine=MODEL_REFINE,
-                                                                 relax_refines=()).inner)  # its points in the inner grid
+            search_first(warm.objective, instance, inner_horizon(warm, settings.horizon, settings.horizon_slack),
+                         engine, settings, budget.split(share), allocs, early)
+        lifted = better_lifted(early, warm.objective)
+        if lifted is not None:  # a relaxation schedule (root-LP stage or search), lifted, beats the start: the inner solve's start
+            start, warm = lifted.schedule, WarmStart.of(instance, lifted.schedule)
+            allocs = replace(allocs, inner=exact_allocations(instance, start, refine=settings.refine, inner_refine=MODEL_REFINE,
+                                                             relax_refines=()).inner)  # its points in the inner grid
         if allocs.dominated or relax_s <= 0 or early is not None:
             inner = budget  # lp_first: the relaxations' searches get only what the inner solve leaves
         else:
@@ -107,6 +109,18 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
         res = replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
         res.params["relax_s"] = round(relax_s, 6)  # the relaxations' seconds at most (relax_share by default)
         return with_budget(res, settings, budget)
+
+
+def better_lifted(early: Climb | None, objective: float | None) -> Lifted | None:
+    """The best valid schedule lifted from a relaxation before the inner solve (the
+    Dantzig–Wolfe stage's restricted master, or ``search_first``), when it is better than
+    the warm start's ``objective`` (metrics units; None: no start), else None."""
+    if early is None:
+        return None
+    top = min(early.lifted, key=lambda x: x.objective, default=None)
+    if top is None or (objective is not None and top.objective >= objective - 1e-9):
+        return None
+    return top
 
 
 def beside(settings: SolveSettings, early: Climb | None, objective: float | None) -> bool:

@@ -69,6 +69,7 @@ class ColgenOutcome:
     columns: int
     seconds: float
     stop: str
+    chosen: tuple[Column, ...] | None = None  # the restricted master MIP's columns, one per job (``mip_s``)
 
 
 class _Rows:
@@ -288,14 +289,19 @@ def schedule_of_columns(data: ModelData, cols: list[Column]) -> Schedule:
     return schedule_of_rounds(data, rounds)
 
 
-def column_generation(data: ModelData, time_limit: float, start: Schedule | None = None) -> ColgenOutcome:
+def column_generation(data: ModelData, time_limit: float, start: Schedule | None = None, mip_s: float = 0.0
+                      ) -> ColgenOutcome:
     """Column generation at the root of ``data`` (the Dantzig–Wolfe bound; see the module
     docstring) for at most ``time_limit`` seconds; ``start``: a schedule whose columns
-    seed the master."""
+    seed the master; ``mip_s`` > 0: then the restricted master as a MIP for at most that
+    many seconds (:meth:`Master.restricted_mip`: price and branch), its columns in
+    ``ColgenOutcome.chosen``."""
     t0 = time.monotonic()
     master = Master(data, start)
     node = master.solve(t0 + time_limit)
     if node.bound == math.inf:
         return ColgenOutcome(None, node.lp, node.iterations, len(master.columns), time.monotonic() - t0, "infeasible")
     bound = round_bound(data, node.bound, master.step) if node.bound > -math.inf else None
-    return ColgenOutcome(bound, node.lp, node.iterations, len(master.columns), time.monotonic() - t0, node.stop)
+    chosen = master.restricted_mip(mip_s) if mip_s > 0 else None
+    return ColgenOutcome(bound, node.lp, node.iterations, len(master.columns), time.monotonic() - t0, node.stop,
+                         None if chosen is None else tuple(chosen))

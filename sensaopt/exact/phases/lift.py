@@ -9,11 +9,14 @@ not accept is dropped."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from sensaopt.allocations import refined_axis
 from sensaopt.allocations.rule import EPS, lattice
 from sensaopt.errors import SensaoptError
+from sensaopt.exact.decompositions.colgen import schedule_of_columns
+from sensaopt.exact.decompositions.pricing import Column
 from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.model.values import extract_schedule
 from sensaopt.exact.model.variables import Vars
@@ -62,8 +65,37 @@ def lift(data: ModelData, v: Vars, value: ValueFn, model_objective: float | None
     option it uses does not lift or the validator refuses the lifted schedule (a node's
     memory, mostly)."""
     chosen = [(k, pair) for (k, _t, pair), x in v.x.items() if value(x) > 0.5]
+    lifted = _lifted_data(data, chosen)
+    if lifted is None:
+        return None
+    try:
+        schedule = extract_schedule(lifted, v, value)
+    except SensaoptError:  # a placement the schedule format refuses (fractional cores)
+        return None
+    return _validated(data, schedule, model_objective)
+
+
+def lift_columns(data: ModelData, columns: Sequence[Column], model_objective: float | None = None) -> Lifted | None:
+    """The relaxation ``data``'s schedule made of ``columns`` (one whole schedule per job,
+    column generation's restricted master) as a valid schedule, as :func:`lift` does for
+    a solution of the compact model; None when it does not lift."""
+    chosen = [(c.k, data.jobs[c.k].pairs[b]) for c in columns for _t, b in c.runs]
+    lifted = _lifted_data(data, chosen)
+    if lifted is None:
+        return None
+    try:
+        schedule = schedule_of_columns(lifted, list(columns))
+    except SensaoptError:
+        return None
+    return _validated(data, schedule, model_objective)
+
+
+def _lifted_data(data: ModelData, chosen: list[tuple[int, tuple[int, int]]]) -> ModelData | None:
+    """``data`` with every option that the (job, (pattern, option)) pairs ``chosen`` use
+    lifted to its real allocation (:func:`lifted_option`); None when one does not lift or
+    a pair is a gang job's (its boxes are not exact in CPU)."""
     if any(len(data.jobs[k].patterns[pair[0]].parts) > 1 for k, pair in chosen):
-        return None  # a gang job's boxes are not exact in CPU
+        return None
     used = {(k, pair[1]) for k, pair in chosen}
     jobs = []
     for jd in data.jobs:
@@ -75,10 +107,12 @@ def lift(data: ModelData, v: Vars, value: ValueFn, model_objective: float | None
                     return None
                 opts[o] = up
         jobs.append(replace(jd, options=tuple(opts)))
-    try:
-        schedule = extract_schedule(replace(data, jobs=jobs), v, value)
-    except SensaoptError:  # a placement the schedule format refuses (fractional cores)
-        return None
+    return replace(data, jobs=jobs)
+
+
+def _validated(data: ModelData, schedule: Schedule, model_objective: float | None) -> Lifted | None:
+    """``schedule`` as a :class:`Lifted` when the validator accepts it (and it has an
+    objective), else None."""
     ev = check_schedule(data.instance, schedule)
     if ev.errors:
         return None
@@ -88,4 +122,4 @@ def lift(data: ModelData, v: Vars, value: ValueFn, model_objective: float | None
     return Lifted(metrics.objective, schedule, metrics, ev, model_objective)
 
 
-__all__ = ["Lifted", "lift", "lifted_option"]
+__all__ = ["Lifted", "lift", "lift_columns", "lifted_option"]
