@@ -133,3 +133,4 @@ def test_a_lifted_relaxation_schedule_becomes_the_start_only_when_it_is_better()
     assert better_lifted(climb, None) is got
     assert better_lifted(climb, got.objective) is None
     assert better_lifted(None, got.objective + 1.0) is None
+

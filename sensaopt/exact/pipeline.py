@@ -19,7 +19,11 @@
    OPTIMAL only if no allocation between the model's grid points does better. With
    ``settings.lp_first`` (default) its root LPs run before step 4, from the warm start's
    objective (:func:`~sensaopt.exact.phases.allocation.root_lps`); steps 4-6 then get all
-   the time they leave, and the check's searches what those leave. With
+   the time they leave, and the check's searches what those leave. The deadline-hard
+   relaxation's root-LP stage also runs column generation (its Dantzig–Wolfe bound) and
+   its restricted master as a MIP (``settings.relax_colgen``); that schedule, lifted to
+   valid allocations, becomes the start of steps 4-6 when it beats the warm start
+   (:func:`better_lifted`). With
    ``settings.relax_beside`` and two workers or more, the check's search runs on its own
    thread beside steps 4-6 instead (:mod:`~sensaopt.exact.phases.beside`).
 """
@@ -73,6 +77,7 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
                                    relax_refines=ladder(settings.refine))
         relax_work = None if budget.work is None else budget.work.limit * relax_s / settings.time_limit
         early = None
+        inner_start = None  # the inner solve's start when it is not the warm start (params["inner_start"])
         if settings.lp_first and relax_s > 0:
             early = root_lps(warm.objective, instance, inner_horizon(warm, settings.horizon, settings.horizon_slack), engine, settings,
                              budget.at_most(relax_s, relax_work), allocs)
@@ -83,6 +88,7 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
                          engine, settings, budget.split(share), allocs, early)
         lifted = better_lifted(early, warm.objective)
         if lifted is not None:  # a relaxation schedule (root-LP stage or search), lifted, beats the start: the inner solve's start
+            inner_start = {"from": "lifted allocation relaxation", "objective": lifted.objective, "was": warm.objective}
             start, warm = lifted.schedule, WarmStart.of(instance, lifted.schedule)
             allocs = replace(allocs, inner=exact_allocations(instance, start, refine=settings.refine, inner_refine=MODEL_REFINE,
                                                              relax_refines=()).inner)  # its points in the inner grid
@@ -106,6 +112,8 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
             res = run_inner(engine, settings, inner)
         res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), allocs, early)
         res.params["lp_first"] = early is not None  # the root LPs ran before the inner solve, which got the time they left
+        if inner_start is not None:
+            res.params["inner_start"] = inner_start
         res = replace(res, runtime_s=budget.elapsed(), warm_start_from=origin or WarmStartReport(policy=None))
         res.params["relax_s"] = round(relax_s, 6)  # the relaxations' seconds at most (relax_share by default)
         return with_budget(res, settings, budget)

@@ -458,7 +458,7 @@ def loss_floor(outer: ModelData, engine: Engine, settings: SolveSettings, budget
 
 
 DW_MAX_S = 30.0  # seconds: at most this for the relaxation's column generation (dantzig_wolfe)
-DW_MIP_S = 5.0  # seconds: at most this (and half the time left) for its restricted master MIP
+DW_MIP_S = 5.0  # seconds: at most this (and a quarter of the call's time after the relaxations' share) for its restricted master MIP
 LP_OPTIONS = {"solver": "ipm", "run_crossover": "off"}  # the root LP's method (raw HiGHS options; the caller's win)
 
 
@@ -496,16 +496,21 @@ def dantzig_wolfe(outer: ModelData, settings: SolveSettings, budget: TimeBudget,
     schedule of that job can take. Run on refine 1 only (the caller): at refine 2 it gave
     the same bounds on w1, w3, w5 and w12, 1.5-2× slower.
 
-    Then, with ``lifts`` given and time left, its restricted master as a MIP for at most
-    :data:`DW_MIP_S` seconds (price and branch: one generated column per job): a schedule
+    Then, with ``lifts`` given, its restricted master as a MIP for at most :data:`DW_MIP_S`
+    seconds and a quarter of what the whole call has beyond ``budget`` (a primal heuristic
+    for the inner solve, so its time is the inner solve's, not the relaxations' share,
+    which column generation keeps whole: taking the MIP's seconds from the share left w12's
+    column generation unconverged, its bound 1.0 lower; price and branch: one generated
+    column per job): a schedule
     of the relaxation, which goes into ``lifts`` when it lifts to a valid one
     (:func:`~sensaopt.exact.phases.lift.lift_columns`). On the open 20-job windows, in
     5 s, these schedules are better than any other run's on w1, w3, w12, w16 and w17
     (w12: 80.6 against 83.6)."""
     if not settings.relax_colgen or settings.work is not None or budget.short_of(MIN_EXTEND_S):
         return None
-    mip_s = min(DW_MIP_S, budget.left() / 2) if lifts is not None else 0.0
-    got = column_generation(outer, min(budget.left() - mip_s, DW_MAX_S), mip_s=mip_s)
+    beyond = max(budget.outer_deadline - time.perf_counter() - budget.left(), 0.0)  # the whole call's seconds after this share
+    mip_s = min(DW_MIP_S, beyond / 4) if lifts is not None else 0.0
+    got = column_generation(outer, min(budget.left(), DW_MAX_S), mip_s=mip_s)
     if got.chosen is not None and lifts is not None:
         lifted = lift_columns(outer, got.chosen, to_objective(outer, sum(c.cost for c in got.chosen)))
         if lifted is not None:
