@@ -1,5 +1,5 @@
 """The deadline-hard relaxation's Dantzig–Wolfe bound (``relax_colgen``,
-:func:`sensaopt.exact.phases.allocation.dantzig_wolfe`): column generation over whole
+:func:`sensaopt.exact.phases.dantzig_wolfe.dantzig_wolfe`): column generation over whole
 per-job schedules of the relaxation, after its root LP. It must bound the relaxation's
 MIP (so every valid schedule better than the incumbent), charge what the builder's
 capacity rows charge (in the relaxation a gang job's whole nodes hold GPUs only), and

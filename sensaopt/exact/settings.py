@@ -73,7 +73,7 @@ class SolveSettings:
     (on the others) from the start instead (:mod:`sensaopt.exact.phases.beside`);
     ``relax_colgen``: after the deadline-hard relaxation's root LP, its Dantzig–Wolfe
     bound by column generation over whole per-job schedules
-    (:func:`~sensaopt.exact.phases.allocation.dantzig_wolfe`; not under a work ``budget``)."""
+    (:func:`~sensaopt.exact.phases.dantzig_wolfe.dantzig_wolfe`; not under a work ``budget``)."""
 
     time_limit: float = 60.0
     workers: int = 2

@@ -23,7 +23,6 @@ applied, the grid's refinement, the model's own (restricted) bound and the relax
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -34,12 +33,12 @@ from sensaopt.allocations import ExactAllocations, JobGrid, model_grids
 from sensaopt.bounds import jct_bound, miss_bound
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, trivial_bound
-from sensaopt.exact.decompositions.colgen import ColgenOutcome, column_generation
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective, to_scaled
 from sensaopt.exact.model.data import ModelData, build_data, hard_data
 from sensaopt.exact.outcome import Engine, ModelBuild, highs_partner
+from sensaopt.exact.phases.dantzig_wolfe import dantzig_wolfe
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
-from sensaopt.exact.phases.lift import Lifted, lift, lift_columns
+from sensaopt.exact.phases.lift import Lifted, lift
 from sensaopt.exact.phases.shortfall import solve_shortfall
 from sensaopt.instance import Instance
 from sensaopt.result import STAGE_BOTH, STAGE_ROOT_LP, STAGE_SEARCH, AllocationReport, LossProof, RelaxationStage, Result, Status
@@ -457,8 +456,6 @@ def loss_floor(outer: ModelData, engine: Engine, settings: SolveSettings, budget
     return base, f"hopeless deadlines; shortfall {short.report.status.value}, no miss proven"
 
 
-DW_MAX_S = 30.0  # seconds: at most this for the relaxation's column generation (dantzig_wolfe)
-DW_MIP_S = 5.0  # seconds: at most this (and a quarter of the call's time after the relaxations' share) for its restricted master MIP
 LP_OPTIONS = {"solver": "ipm", "run_crossover": "off"}  # the root LP's method (raw HiGHS options; the caller's win)
 
 
@@ -480,42 +477,6 @@ def root_lp(outer: ModelData, engine: Engine, settings: SolveSettings, budget: T
         return None
     floor_loss(outer, mb.backend, mb.vars, floor)
     return lp_bound(mb.backend, budget, replace(engine.params, extra={**LP_OPTIONS, **engine.params.extra}))
-
-
-def dantzig_wolfe(outer: ModelData, settings: SolveSettings, budget: TimeBudget, lifts: list[Lifted] | None = None
-                  ) -> ColgenOutcome | None:
-    """The Dantzig–Wolfe bound of the relaxation ``outer`` (column generation over whole
-    per-job schedules, :func:`~sensaopt.exact.decompositions.colgen.column_generation`;
-    scaled model units, rounded up to the granularity) within ``budget``'s time and at
-    most :data:`DW_MAX_S` seconds, when ``settings.relax_colgen``: a bound of the
-    relaxation's MIP at every iteration (a Lagrangian bound, whether or not it
-    converged). None when off, under a work budget (column generation runs on wall-clock
-    seconds), with no time left, or with no bound. On the open 20-job Philly windows it
-    lifts the root LP by 0.5-1.5 min on 6 of 8 (1-9 s each; ``models/measurements.md``,
-    session 24): the root LP shares a job's slots between schedules that no single
-    schedule of that job can take. Run on refine 1 only (the caller): at refine 2 it gave
-    the same bounds on w1, w3, w5 and w12, 1.5-2× slower.
-
-    Then, with ``lifts`` given, its restricted master as a MIP for at most :data:`DW_MIP_S`
-    seconds and a quarter of what the whole call has beyond ``budget`` (a primal heuristic
-    for the inner solve, so its time is the inner solve's, not the relaxations' share,
-    which column generation keeps whole: taking the MIP's seconds from the share left w12's
-    column generation unconverged, its bound 1.0 lower; price and branch: one generated
-    column per job): a schedule
-    of the relaxation, which goes into ``lifts`` when it lifts to a valid one
-    (:func:`~sensaopt.exact.phases.lift.lift_columns`). On the open 20-job windows, in
-    5 s, these schedules are better than any other run's on w1, w3, w12, w16 and w17
-    (w12: 80.6 against 83.6)."""
-    if not settings.relax_colgen or settings.work is not None or budget.short_of(MIN_EXTEND_S):
-        return None
-    beyond = max(budget.outer_deadline - time.perf_counter() - budget.left(), 0.0)  # the whole call's seconds after this share
-    mip_s = min(DW_MIP_S, beyond / 4) if lifts is not None else 0.0
-    got = column_generation(outer, min(budget.left(), DW_MAX_S), mip_s=mip_s)
-    if got.chosen is not None and lifts is not None:
-        lifted = lift_columns(outer, got.chosen, to_objective(outer, sum(c.cost for c in got.chosen)))
-        if lifted is not None:
-            lifts.append(lifted)
-    return got if got.bound is not None and got.bound > -math.inf else None
 
 
 def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget,
@@ -551,10 +512,10 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
         b = max(to_objective(outer, round_bound(outer, lp)), trivial_bound(outer))
         how = f"root LP {to_objective(outer, lp):.6g}"
         dw = dantzig_wolfe(outer, settings, budget, lifts) if floor == 0 and outer.refine == 1 else None
-        if dw is not None:
-            b = max(b, to_objective(outer, dw.bound))
-            how += f", Dantzig–Wolfe {to_objective(outer, dw.bound):.6g} ({dw.stop}, {dw.iterations} iterations)"
-        return b, how if dw is not None else how + " alone"
+        if dw is None or dw.bound is None:
+            return b, how + " alone"
+        b = max(b, to_objective(outer, dw.bound))
+        return b, how + f", Dantzig–Wolfe {to_objective(outer, dw.bound):.6g} ({dw.stop}, {dw.iterations} iterations)"
     if budget.short_of(MIN_EXTEND_S):
         return trivial_bound(outer), "no time left: the relaxation's solo bound"
     try:
