@@ -58,6 +58,12 @@ def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool
     grids = (al.model_grids(inst, inst.jobs, relaxed=True, refine=refine, inner_refine=0, extra={}, exact_cpu=False)
              if grid == "coarse" else None)  # the grids before session 22
     data = hard_data(build_data(inst, horizon, relaxed=True, refine=refine, grids=grids), grow=True)
+    if dw:  # column generation prices the data directly: no compact model to build
+        t = time.perf_counter()
+        cg = column_generation(data, limit)
+        return {"window": path.stem, "grid": grid, "refine": refine, "dantzig_wolfe":
+                None if cg.bound is None else round(to_objective(data, cg.bound), 4),
+                "stop": cg.stop, "iterations": cg.iterations, "columns": cg.columns, "s": round(time.perf_counter() - t, 1)}
     be = _Without(drop)
     v = build(data, be, ModelSpec(strength=Strength(run_count=lp)))
     unknown = sorted(drop - set(v.families))
@@ -66,10 +72,6 @@ def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool
     row = {"window": path.stem, "grid": grid, "refine": refine, "options": sum(len(jd.options) for jd in data.jobs),
            "x": len(v.x)} | ({"without": "+".join(sorted(drop))} if drop else {})
     t = time.perf_counter()
-    if dw:
-        cg = column_generation(data, limit)
-        return row | {"dantzig_wolfe": None if cg.bound is None else round(to_objective(data, cg.bound), 4),
-                      "stop": cg.stop, "iterations": cg.iterations, "columns": cg.columns, "s": round(time.perf_counter() - t, 1)}
     if lp:
         b = lp_bound(be, TimeBudget(limit, time.perf_counter()), SolverParams(workers=1, extra={"solver": "ipm", "run_crossover": "off"}))
         return row | {"root_lp": None if b is None else round(to_objective(data, b), 4), "s": round(time.perf_counter() - t, 1)}
@@ -113,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         options[key] = parse_value(int | float | str, val)  # the --set parser; HiGHS reads "on", "true" itself
     drop = frozenset(f for f in a.drop.split(",") if f)
+    if drop and a.dw:
+        print("error: --drop applies to the compact model; --dw prices the data directly: give one of them", file=sys.stderr)
+        return 2
     if a.refine < 1 or a.limit <= 0:
         print("error: --refine must be at least 1 and --limit positive", file=sys.stderr)
         return 2

@@ -52,13 +52,13 @@ def test_columns_charge_a_gang_jobs_whole_nodes_gpus_only_in_the_relaxation():
         data = build_data(inst, 30, relaxed=relaxed, refine=1)
         jd = next(jd for jd in data.jobs if jd.job.id == "j4")
         rows = _Rows(data)
-        resources = {res for (_n, _t, res), _i in rows.index.items()}
+        resource_of = {i: res for (_n, _t, res), i in rows.index.items()}
         for b, (p, o) in enumerate(jd.pairs):
             charged = data.charges(jd.patterns[p], jd.options[o])
             assert [g for _, g, _, _ in charged] == [8, 8]
             assert all((c == 0 and m == 0) == relaxed for _, _, c, m in charged)
-            use = {rows_key[2] for rows_key, i in rows.index.items() for i2, _ in rows.use[jd.k][0][b] if i2 == i}
-            assert use == ({0} if relaxed else {0, 1, 2}) and use <= resources
+            use = {resource_of[i] for i, _coef in rows.use[jd.k][0][b]}  # the resources its first slot's column terms charge
+            assert use == ({0} if relaxed else {0, 1, 2}) and use <= set(resource_of.values())
 
 
 def test_dantzig_wolfe_bounds_the_relaxations_optimum_with_a_gang_job():

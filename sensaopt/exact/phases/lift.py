@@ -5,7 +5,9 @@ least amount at which the profile reaches that speed gives a real allocation of 
 CPU and speed. When every node still holds the raised memory, the relaxation's schedule
 is valid, and its objective is at most the relaxation's own (``models/formulation.md``,
 "Lifting the relaxation's schedule"). The validator decides: a lifted schedule it does
-not accept is dropped."""
+not accept is dropped. :func:`lift` lifts a solution of the compact model,
+:func:`lift_columns` one of column generation's restricted master (one schedule per job);
+both share the option lifting and the validation."""
 
 from __future__ import annotations
 
