@@ -31,6 +31,7 @@ ARGUMENTS: dict[str, Range] = {
     "refine": Range(1, 64, "steps per profile cell", integer=True),  # the allocation relaxation's grid (sensaopt.allocations)
     "relax_time_limit": Range(0, 604800, "seconds"),  # the allocation relaxations' time (exact.phases.allocation)
     "lns_share": Range(0, 0.9, "of the deadline-hard phase's time"),  # large-neighbourhood search first (exact.phases.lns)
+    "colgen_share": Range(0, 0.9, "of the deadline-hard phase's time"),  # price and branch from the start (exact.phases.price_branch)
     "search_share": Range(0, 0.9, "of the time limit"),  # the relaxation's search before the inner solve (exact.pipeline)
 }
 

@@ -253,6 +253,7 @@ class LexicographicReport:
     cooperation: CooperationReport | None = None
     branch_price: BranchPriceReport | None = None
     lns: LnsReport | None = None
+    price_branch: PriceBranchReport | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"phase1_share": self.phase1_share,
@@ -269,6 +270,8 @@ class LexicographicReport:
             out["branch_price"] = self.branch_price.to_dict()
         if self.lns is not None:
             out["lns"] = self.lns.to_dict()
+        if self.price_branch is not None:
+            out["price_branch"] = self.price_branch.to_dict()
         return out
 
     @classmethod
@@ -279,7 +282,30 @@ class LexicographicReport:
                    loss_cap=d.get("loss_cap"), loss_floor=d.get("loss_floor"), phase2=d.get("phase2"),
                    cooperation=None if coop is None else CooperationReport.from_dict(coop),
                    branch_price=None if bp is None else BranchPriceReport.from_dict(bp),
-                   lns=None if d.get("lns") is None else LnsReport.from_dict(d["lns"]))
+                   lns=None if d.get("lns") is None else LnsReport.from_dict(d["lns"]),
+                   price_branch=None if d.get("price_branch") is None else PriceBranchReport.from_dict(d["price_branch"]))
+
+
+@dataclass(frozen=True)
+class PriceBranchReport:
+    """Price and branch from the start before the deadline-hard phase's solver
+    (:mod:`sensaopt.exact.phases.price_branch`): the start's and the result's objective
+    (metrics units), the columns generated, whether column generation converged, seconds.
+    JSON: ``params["lexicographic"]["price_branch"]``."""
+
+    start: float
+    objective: float
+    columns: int
+    converged: bool
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "objective": self.objective, "columns": self.columns, "converged": self.converged,
+                "seconds": round(self.seconds, 3)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PriceBranchReport:
+        return cls(**d)
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,11 @@ class SolveSettings:
     the relaxations get the same share of the work units); ``lns_share``: the share of
     the deadline-hard phase's time that large-neighbourhood search
     (:mod:`sensaopt.exact.phases.lns`) spends improving its start before the solver runs
-    (0: none); ``cpsat_workers``: CP-SAT's search workers where it runs (its portfolio: LP,
+    (0: none); ``colgen_share``: the share of the deadline-hard phase's time that price
+    and branch from its start (column generation seeded with the start's columns, then
+    the restricted master as a MIP from them: :mod:`sensaopt.exact.phases.price_branch`)
+    spends improving the start before the solver runs, after large-neighbourhood search
+    (0: none; not under a work ``budget``); ``cpsat_workers``: CP-SAT's search workers where it runs (its portfolio: LP,
     core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
     stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
     and the process on one core (``taskset -c K``), ``cpsat_workers=8`` spends one core's
@@ -95,6 +99,7 @@ class SolveSettings:
     refine: int = DEFAULT_REFINE
     relax_time_limit: float | None = None
     lns_share: float = 0.0
+    colgen_share: float = 0.0
     lp_first: bool = True
     search_share: float = 0.0
     relax_beside: bool = False

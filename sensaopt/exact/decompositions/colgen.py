@@ -46,7 +46,7 @@ from sensaopt.exact.model.builder import objective_step, round_bound
 from sensaopt.exact.model.data import JobData, ModelData, pair_of, placements_of
 from sensaopt.exact.model.values import schedule_of_rounds
 from sensaopt.schedule import Placement, Schedule
-from sensaopt.solvers.highs import limit_from_now
+from sensaopt.solvers.highs import limit_from_now, mip_limit
 from sensaopt.solvers.highs_run import new_highs
 
 RC_EPS = 1e-6  # a column prices out when its reduced cost is below −RC_EPS (scaled units)
@@ -194,7 +194,9 @@ class Master:
         self.artificial_cost = float(n_jobs * dearest + 1)
         for jd in data.jobs:
             self.add(jd.k, None)
+        self.seeded: list[int] = []  # the start's columns (indices), one per job it completes in the model
         for col in start_columns(data, self.pricers, start) if start is not None else []:
+            self.seeded.append(len(self.columns))
             self.add(col.k, col)
 
     def add(self, k: int, col: Column | None) -> None:
@@ -262,14 +264,23 @@ class Master:
                 self.add(col.k, col)
         return NodeSolve(best, lp, values, it, "time")
 
-    def restricted_mip(self, seconds: float) -> list[Column] | None:
+    def restricted_mip(self, seconds: float, from_start: bool = False) -> list[Column] | None:
         """The master over the generated columns with integral choices (HiGHS, for
         ``seconds``; the columns' bounds as :meth:`restrict` left them): one column per
-        job, or None. The model is an LP again afterwards."""
+        job, or None. ``from_start``: HiGHS starts from the start schedule's columns
+        when they cover every job (then it returns at worst those). The model is an LP
+        again afterwards."""
         h, n = self.h, len(self.columns)
         idx = np.arange(n, dtype=np.int32)
         h.changeColsIntegrality(n, idx, np.full(n, highspy.HighsVarType.kInteger))
-        limit_from_now(h, seconds)
+        if from_start and len(self.seeded) == self.data.n:
+            sol = highspy.HighsSolution()
+            x = np.zeros(n)
+            x[self.seeded] = 1.0
+            sol.col_value = list(x)
+            sol.value_valid = True
+            h.setSolution(sol)
+        mip_limit(h, seconds)
         h.run()
         sol = h.getSolution()
         chosen = [self.columns[i] for i, x in enumerate(sol.col_value) if x > 0.5] if sol.value_valid else []

@@ -16,6 +16,7 @@ from sensaopt.exact.common import (
     MIN_EXTEND_S,
     Prepared,
     SolveSettings,
+    WarmStart,
     base_params,
     build_or_result,
     early_result,
@@ -33,12 +34,14 @@ from sensaopt.exact.phases.complete import complete_schedule
 from sensaopt.exact.phases.horizon import with_horizon_proof
 from sensaopt.exact.phases.lexicographic import ObjectiveFloors
 from sensaopt.exact.phases.lns import improve
+from sensaopt.exact.phases.price_branch import price_and_branch
 from sensaopt.exact.phases.shortfall import ShortfallOutcome
 from sensaopt.result import (
     SKIPPED_ZERO_MISS,
     CooperationReport,
     LexicographicReport,
     LnsReport,
+    PriceBranchReport,
     LossProof,
     Result,
     RunReport,
@@ -74,6 +77,7 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     schedule with a miss, and OPTIMAL needs the incumbent at or below that floor."""
     full = prep.data
     whole, lns = search_first(prep, data, whole, settings, budget)
+    whole, pb = colgen_first(data, whole, settings, budget)
     mb = build_or_result(prep, data, engine, settings, budget)
     if isinstance(mb, Result):
         return mb
@@ -107,7 +111,7 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     out = replace(out, status=status, bound=min(bound, miss), message=msg)
     lex = LexicographicReport(phase1_share=settings.phase1_share, skipped=SKIPPED_ZERO_MISS, shortfall=short.report,
                               phase2="deadline-hard, trimmed", cooperation=coop, branch_price=None if bp is None else bp.report(),
-                              lns=lns)
+                              lns=lns, price_branch=pb)
     params = base_params(engine, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
                                                 "complete_start": fallback is not None})
     if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
@@ -131,11 +135,27 @@ def search_first(prep: Prepared, data: ModelData, whole: Schedule, settings: Sol
     ``settings.lns_share`` of the time left, from the better of ``whole`` (the complete
     zero-miss start) and the warm start where that fits the trimmed model: the schedule
     the solver then starts from, and the search's record (None when it did not run)."""
-    if settings.lns_share <= 0 or budget.short_of(MIN_EXTEND_S):
+    lns = None
+    if settings.lns_share > 0 and not budget.short_of(MIN_EXTEND_S):
+        ws = relabel_identical_nodes(data.instance, prep.heuristic.schedule)
+        out = improve(data, [whole, ws], settings.model_spec, budget.split(settings.lns_share), settings.seed)
+        whole = out.schedule
+        lns = LnsReport(out.start, out.objective, out.rounds, out.improved, out.size, round(out.seconds, 3))
+    return whole, lns
+
+
+def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget
+                 ) -> tuple[Schedule, PriceBranchReport | None]:
+    """Price and branch from ``whole`` (:func:`~sensaopt.exact.phases.price_branch.price_and_branch`)
+    for ``settings.colgen_share`` of the time left, on wall-clock budgets only: the
+    schedule the solver then starts from, and the search's record (None when it did not run)."""
+    if settings.colgen_share <= 0 or settings.work is not None or budget.short_of(MIN_EXTEND_S):
         return whole, None
-    ws = relabel_identical_nodes(data.instance, prep.heuristic.schedule)
-    out = improve(data, [whole, ws], settings.model_spec, budget.split(settings.lns_share), settings.seed)
-    return out.schedule, LnsReport(out.start, out.objective, out.rounds, out.improved, out.size, round(out.seconds, 3))
+    start = WarmStart.of(data.instance, whole).objective
+    if start is None:
+        return whole, None
+    out = price_and_branch(data, whole, start, budget.split(settings.colgen_share))
+    return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3))
 
 
 BRANCH_PRICE_AFTER = 0.5  # with branch and price: the solver(s) get this share of the deadline-hard phase's time

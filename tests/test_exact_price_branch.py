@@ -1,0 +1,87 @@
+"""Price and branch from the start before the deadline-hard solve
+(:mod:`sensaopt.exact.phases.price_branch`, ``colgen_share``)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from sensaopt.exact.common import WarmStart, prepare
+from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
+from sensaopt.exact.model.data import hard_data
+from sensaopt.exact.phases.price_branch import price_and_branch
+from sensaopt.io import load_instance
+from sensaopt.result import LexicographicReport
+from sensaopt.solve import solve
+from sensaopt.solvers import TimeBudget
+from sensaopt.validator import check_schedule
+from sensaopt.warm_start import policy_warm_start
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def tiny16():
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    prep = prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst))
+    return prep, hard_data(prep.data, grow=True)
+
+
+def test_the_restricted_master_from_the_start_returns_at_worst_the_start(tiny16):
+    """With only the start's columns (no pricing), the MIP from the start can return
+    nothing but the start's columns: one per job, a valid schedule of the start's value."""
+    prep, data = tiny16
+    master = Master(data, prep.heuristic.schedule)
+    assert len(master.seeded) == data.n
+    chosen = master.restricted_mip(5.0, from_start=True)
+    assert chosen is not None and len(chosen) == data.n
+    assert sorted(c.k for c in chosen) == list(range(data.n))
+    assert sum(c.cost for c in chosen) == sum(master.columns[i].cost for i in master.seeded)
+    assert not check_schedule(data.instance, schedule_of_columns(data, chosen)).errors
+
+
+def test_price_and_branch_never_returns_worse_than_its_start_and_always_valid(tiny16):
+    prep, data = tiny16
+    start = prep.heuristic
+    out = price_and_branch(data, start.schedule, start.objective, TimeBudget(20.0, time.perf_counter()))
+    assert out.start == start.objective
+    assert out.objective <= start.objective
+    ev = check_schedule(data.instance, out.schedule)
+    assert not ev.errors
+    assert WarmStart.of(data.instance, out.schedule).objective == pytest.approx(out.objective)
+    assert out.improved == (out.objective < start.objective - 1e-9)
+
+
+def test_price_and_branch_keeps_a_start_it_cannot_beat(tiny16, monkeypatch):
+    """A restricted master that yields nothing leaves the start as it was."""
+    prep, data = tiny16
+    monkeypatch.setattr(Master, "restricted_mip", lambda self, seconds, from_start=False: None)
+    start = prep.heuristic
+    out = price_and_branch(data, start.schedule, start.objective, TimeBudget(5.0, time.perf_counter()))
+    assert out.schedule is start.schedule and out.objective == start.objective and not out.improved
+
+
+def test_the_solve_records_it_and_its_report_round_trips():
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3)
+    assert res.lexicographic is not None and res.lexicographic.price_branch is not None
+    pb = res.lexicographic.price_branch
+    assert pb.objective <= pb.start
+    assert res.objective is not None and res.objective <= pb.objective + 1e-9
+    back = LexicographicReport.from_dict(res.lexicographic.to_dict())
+    assert back.price_branch == pb
+
+
+def test_it_does_not_run_by_default_or_under_a_work_budget():
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    assert solve(inst, "cpsat", time_limit=20, workers=1).lexicographic.price_branch is None
+    res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3, budget="work:20")
+    assert res.lexicographic.price_branch is None
+
+
+def test_a_bad_share_is_refused():
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    with pytest.raises(Exception, match="colgen_share"):
+        solve(inst, "cpsat", time_limit=5, workers=1, colgen_share=1.5)
