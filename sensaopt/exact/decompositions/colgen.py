@@ -47,11 +47,12 @@ from sensaopt.exact.model.data import JobData, ModelData, pair_of, placements_of
 from sensaopt.exact.model.values import schedule_of_rounds
 from sensaopt.schedule import Placement, Schedule
 from sensaopt.solvers.highs import limit_from_now, mip_limit
-from sensaopt.solvers.highs_run import new_highs
+from sensaopt.solvers.highs_run import new_highs, run_search
 
 RC_EPS = 1e-6  # a column prices out when its reduced cost is below −RC_EPS (scaled units)
 BOUND_EPS = 1e-6  # relative: a converged master LP value is taken this much lower as a bound (float error)
 MIN_MIP_S = 1.0  # seconds: never less for the restricted-master MIP (if time is left)
+MIP_STOP_SLACK_S = 0.3  # seconds past its limit at which a restricted-master MIP is stopped from outside
 
 
 @dataclass(frozen=True)
@@ -281,7 +282,7 @@ class Master:
             sol.value_valid = True
             h.setSolution(sol)
         mip_limit(h, seconds)
-        h.run()
+        run_search(h, time.perf_counter() + seconds + MIP_STOP_SLACK_S)  # Ctrl-C and SIGTERM stop it (cancelSolve)
         sol = h.getSolution()
         chosen = [self.columns[i] for i, x in enumerate(sol.col_value) if x > 0.5] if sol.value_valid else []
         h.changeColsIntegrality(n, idx, np.full(n, highspy.HighsVarType.kContinuous))
