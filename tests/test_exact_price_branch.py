@@ -74,10 +74,11 @@ def test_the_solve_records_it_and_its_report_round_trips():
     assert back.price_branch == pb
 
 
-def test_it_does_not_run_by_default_or_under_a_work_budget():
+def test_it_runs_by_default_but_not_when_off_or_under_a_work_budget():
     inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
-    assert solve(inst, "cpsat", time_limit=20, workers=1).lexicographic.price_branch is None
-    res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3, budget="work:20")
+    assert solve(inst, "cpsat", time_limit=20, workers=1).lexicographic.price_branch is not None
+    assert solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0).lexicographic.price_branch is None
+    res = solve(inst, "cpsat", time_limit=20, workers=1, budget="work:20")
     assert res.lexicographic.price_branch is None
 
 

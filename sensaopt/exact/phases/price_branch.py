@@ -1,6 +1,6 @@
 """Price and branch on the deadline-hard model as a primal heuristic before its solver
-(``SolveSettings.colgen_share``; ``models/formulation.md``, "Price and branch from the
-start").
+(``SolveSettings.colgen_share``, 0.5 of the phase's time by default; ``models/formulation.md``,
+"Price and branch from the start").
 
 Column generation over whole per-job schedules of the deadline-hard model itself
 (:class:`~sensaopt.exact.decompositions.colgen.Master`), seeded with the start
