@@ -59,7 +59,7 @@ class SolveSettings:
     and branch from its start (column generation seeded with the start's columns, then
     the restricted master as a MIP from them: :mod:`sensaopt.exact.phases.price_branch`)
     spends improving the start before the solver runs, after large-neighbourhood search
-    (default 0.5 since session 25; 0: none; not under a work ``budget``); ``cpsat_workers``: CP-SAT's search workers where it runs (its portfolio: LP,
+    (default 0.8 since session 25; 0: none; not under a work ``budget``); ``cpsat_workers``: CP-SAT's search workers where it runs (its portfolio: LP,
     core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
     stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
     and the process on one core (``taskset -c K``), ``cpsat_workers=8`` spends one core's
@@ -99,7 +99,7 @@ class SolveSettings:
     refine: int = DEFAULT_REFINE
     relax_time_limit: float | None = None
     lns_share: float = 0.0
-    colgen_share: float = 0.5
+    colgen_share: float = 0.8
     lp_first: bool = True
     search_share: float = 0.0
     relax_beside: bool = False

@@ -1,5 +1,5 @@
 """Price and branch on the deadline-hard model as a primal heuristic before its solver
-(``SolveSettings.colgen_share``, 0.5 of the phase's time by default; ``models/formulation.md``,
+(``SolveSettings.colgen_share``, 0.8 of the phase's time by default; ``models/formulation.md``,
 "Price and branch from the start").
 
 Column generation over whole per-job schedules of the deadline-hard model itself
