@@ -59,7 +59,8 @@ class SolveSettings:
     and branch from its start (column generation seeded with the start's columns, then
     the restricted master as a MIP from them: :mod:`sensaopt.exact.phases.price_branch`)
     spends improving the start before the solver runs, after large-neighbourhood search
-    (default 0.8 since session 25; 0: none; not under a work ``budget``); ``cpsat_workers``: CP-SAT's search workers where it runs (its portfolio: LP,
+    (default 0.8 since session 25; 0: none; not under a work ``budget``); ``cpsat_workers``:
+    CP-SAT's search workers where it runs (its portfolio: LP,
     core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
     stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
     and the process on one core (``taskset -c K``), ``cpsat_workers=8`` spends one core's
