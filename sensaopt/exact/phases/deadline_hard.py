@@ -16,7 +16,6 @@ from sensaopt.exact.common import (
     MIN_EXTEND_S,
     Prepared,
     SolveSettings,
-    WarmStart,
     base_params,
     build_or_result,
     early_result,
@@ -151,10 +150,9 @@ def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budg
     schedule the solver then starts from, and the search's record (None when it did not run)."""
     if settings.colgen_share <= 0 or settings.work is not None or budget.short_of(MIN_EXTEND_S):
         return whole, None
-    start = WarmStart.of(data.instance, whole).objective
-    if start is None:
+    out = price_and_branch(data, whole, budget.split(settings.colgen_share))
+    if out is None:
         return whole, None
-    out = price_and_branch(data, whole, start, budget.split(settings.colgen_share))
     return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3))
 
 
