@@ -22,10 +22,9 @@ from dataclasses import dataclass
 
 from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, schedule_of_columns
 from sensaopt.exact.model.data import ModelData
-from sensaopt.metrics import compute_metrics
+from sensaopt.exact.phases.lns import score
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
-from sensaopt.validator import check_schedule
 
 COLGEN_FRACTION = 0.5  # of the search's seconds at most for column generation; the MIP gets the rest
 
@@ -48,20 +47,13 @@ class PriceBranchOutcome:
         return self.objective < self.start - 1e-9
 
 
-def objective_of(data: ModelData, schedule: Schedule) -> float | None:
-    """The metrics objective of ``schedule`` on ``data``'s instance (None: the validator
-    refuses it, or it has none)."""
-    ev = check_schedule(data.instance, schedule)
-    return None if ev.errors else compute_metrics(data.instance, ev).objective
-
-
 def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget) -> PriceBranchOutcome | None:
-    """The best of ``start`` (a valid schedule; scored here, as large-neighbourhood search
-    scores its starts) and the restricted master MIP's schedule after column generation
-    on ``data`` (offline, every job required to finish: the deadline-hard model), within
+    """The best of ``start`` (a valid schedule, scored by
+    :func:`~sensaopt.exact.phases.lns.score`) and the restricted master MIP's schedule
+    after column generation on ``data`` (offline, every job required to finish: the deadline-hard model), within
     ``budget``'s time: column generation for at most :data:`COLGEN_FRACTION` of it, the MIP
     for the rest. None when ``start`` has no objective."""
-    start_objective = objective_of(data, start)
+    start_objective = score(data, start)
     if start_objective is None:
         return None
     t0 = time.monotonic()
@@ -73,11 +65,11 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget) -> Pr
     chosen = master.restricted_mip(max(left, MIN_MIP_S), from_start=True) if left > 0 else None
     if chosen is not None and len(chosen) == data.n:
         schedule = schedule_of_columns(data, chosen)
-        obj = objective_of(data, schedule)
+        obj = score(data, schedule)
         if obj is not None and obj < best_obj - 1e-9:
             best, best_obj = schedule, obj
     return PriceBranchOutcome(best, best_obj, start_objective, len(master.columns), node.stop == "converged",
                               time.monotonic() - t0)
 
 
-__all__ = ["COLGEN_FRACTION", "PriceBranchOutcome", "objective_of", "price_and_branch"]
+__all__ = ["COLGEN_FRACTION", "PriceBranchOutcome", "price_and_branch"]
