@@ -83,6 +83,29 @@ def test_pricing_finds_the_cheapest_schedule(tiny16, job, last, seed, rule_kind)
     assert col.cost + sum(prices[t, b] for t, b in col.runs) == pytest.approx(total, rel=1e-12)
 
 
+@pytest.mark.parametrize("job,last,seed", [("j2", 7, 0), ("j3", 6, 2), ("j2", 7, 4)])
+def test_pricing_under_a_cutoff_finds_the_cheapest_schedule_below_it_or_a_bound(tiny16, job, last, seed):
+    """With a cutoff above the cheapest schedule, pricing returns that schedule (the
+    label pruning is exact); with one at or below it, no column and a value that is a
+    lower bound of every schedule (brute force) and at least the cutoff."""
+    data = tiny16.data
+    jd = next(j for j in data.jobs if j.id == job)
+    rng = random.Random(seed)
+    slots = list(data.slots(jd))
+    prices = {(t, b): rng.choice([0.0, rng.uniform(0, 3e4), rng.uniform(0, 2e5)]) for t in slots for b in range(len(jd.pairs))}
+    table = [[prices[t, b] for b in range(len(jd.pairs))] for t in slots]
+    rule = JobRule(hi=last)
+    want = _brute(data, jd, prices, rule, last)
+    pricer = JobPricer.of(data, jd)
+    total, col = pricer.price(table, rule, want + 1.0)
+    assert total == pytest.approx(want, rel=1e-12, abs=1e-6) and col is not None
+    for cutoff in (want, want - 1.0, want * 0.5):
+        total, col = pricer.price(table, rule, cutoff)
+        assert col is None
+        assert cutoff - 1e-6 <= total <= want + 1e-6
+    assert pricer.price(table, JobRule(hi=jd.release - 1), want + 1.0) == (float("inf"), None)  # no slot at all: no schedule
+
+
 def test_grouped_predecessors_match_the_pairwise_search(tiny16):
     """The grouped search (same pattern = resize, other = migration) gives the pairwise search's optimum."""
     data = tiny16.data

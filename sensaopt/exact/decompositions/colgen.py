@@ -228,10 +228,14 @@ class Master:
                 return f"master LP: {h.modelStatusToString(h.getModelStatus())}"
         return None
 
-    def solve(self, stop_at: float, rules: dict[int, JobRule] | None = None, cutoff: float | None = None) -> NodeSolve:
+    def solve(self, stop_at: float, rules: dict[int, JobRule] | None = None, cutoff: float | None = None,
+              lagrangian: bool = True) -> NodeSolve:
         """Column generation until no column prices out, the bound reaches ``cutoff``
         (scaled; rounded up, the objective being integral) or ``stop_at`` (monotonic
-        seconds)."""
+        seconds). ``lagrangian=False``: each job's pricing seeks only columns that price
+        out (below its convexity dual), which is faster; the bound of an unconverged
+        run is then the master LP plus the negative reduced costs, weaker than the
+        Lagrangian one (valid all the same; at convergence both are the LP)."""
         rules = rules or {}
         self.restrict(rules)
         best, lp, values, it = -math.inf, None, None, 0
@@ -250,11 +254,12 @@ class Master:
             new: list[Column] = []
             for jd in self.data.jobs:
                 prices = [[sum(pi[r] * c for r, c in items) for items in per_pair] for per_pair in self.rows.use[jd.k]]
-                total, col = self.pricers[jd.k].price(prices, rules.get(jd.k, NO_RULE))
-                if col is None:
+                cut = math.inf if lagrangian else float(mu[jd.k]) - RC_EPS
+                total, col = self.pricers[jd.k].price(prices, rules.get(jd.k, NO_RULE), cut)
+                if total == math.inf:
                     return NodeSolve(math.inf, lp, values, it, "converged")  # no schedule obeys the rules
-                lag += total
-                if total - mu[jd.k] < -RC_EPS:
+                lag += total  # (without a column: a lower bound of the job's cheapest schedule, at least its cutoff)
+                if col is not None and total - mu[jd.k] < -RC_EPS:
                     new.append(col)
             best = max(best, lag)
             if cutoff is not None and round_bound(self.data, best, self.step) >= cutoff - 0.5:

@@ -16,7 +16,10 @@ The search is a label-setting dynamic program over slots. A label is (progress u
 price so far) in a state — never ran, paused, or ran pair ``i`` in the slot before —
 and a label is dropped when another in the same state has at least its progress at
 no more price (Pareto dominance; progress is kept exactly, in integer units, so the
-search is exact). To avoid comparing every pair with every pair, the predecessors of
+search is exact). A label is also dropped when even its earliest completion (its
+missing units at the job's best units per slot, every later slot free) costs at least
+the cheapest schedule found so far, or at least the caller's ``cutoff``: no schedule
+through it could be returned. To avoid comparing every pair with every pair, the predecessors of
 pair ``b`` are grouped by the kind of change they cause: ``b`` itself (no change),
 the other pairs of ``b``'s pattern (resize), every running pair (migration), paused
 (restart), never ran (first start, free). Taking the migration group as *all* running
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from sensaopt.exact.model.builder import objective_parts
 from sensaopt.exact.model.data import CHANGES, JobData, ModelData, placements_of
@@ -103,9 +107,13 @@ NO_RULE = JobRule()
 Label = tuple  # (progress units, price, parent label or None, pair index or None, slot or None)
 
 
+_progress, _price = itemgetter(0), itemgetter(1)
+
+
 def _pareto(labels: list[Label]) -> list[Label]:
     """Labels not dominated (more progress at no more price), most progress first."""
-    labels.sort(key=lambda lb: (-lb[0], lb[1]))
+    labels.sort(key=_price)  # then by progress, descending: stable, so (-progress, price) order
+    labels.sort(key=_progress, reverse=True)
     out: list[Label] = []
     best = float("inf")
     for lb in labels:
@@ -136,57 +144,111 @@ class JobPricer:
     cost_at: dict[int, int]
     pattern: list[int]  # by pair: pattern index
     units: dict[Change, list[int]]  # by kind, by pair: units of the slot
+    most: int  # the most units any slot adds (≥ 1)
+    cheapest_from: list[float]  # [t - first slot]: the least completion cost at slot t or later
 
     @classmethod
     def of(cls, data: ModelData, jd: JobData) -> JobPricer:
         kinds = change_kinds(data, jd)
-        cost_at = {t: job_cost(data, jd, t) for t in data.slots(jd)}
+        slots = data.slots(jd)
+        cost_at = {t: job_cost(data, jd, t) for t in slots}
         units = {c: [jd.units(c, o) for _, o in jd.pairs] for c in (Change.NONE, *CHANGES)}
-        return cls(data, jd, kinds, grouped_ok(jd, kinds), cost_at, [p for p, _ in jd.pairs], units)
+        most = max([1, *(u for per_pair in units.values() for u in per_pair)])
+        cheapest_from: list[float] = []
+        low = float("inf")
+        for t in reversed(slots):
+            low = min(low, cost_at[t])
+            cheapest_from.append(low)
+        cheapest_from.reverse()
+        return cls(data, jd, kinds, grouped_ok(jd, kinds), cost_at, [p for p, _ in jd.pairs], units, most, cheapest_from)
 
-    def price(self, slot_price: Sequence[Sequence[float]], rule: JobRule = NO_RULE) -> tuple[float, Column | None]:
+    @property
+    def by_pair(self) -> list[tuple[int, int, int, int]]:
+        """Per pair: the units of its slot after no change, a restart, a resize, a migration."""
+        cached = self.__dict__.get("_by_pair")
+        if cached is None:
+            u = self.units
+            cached = self.__dict__["_by_pair"] = list(zip(u[Change.NONE], u[Change.RESTART], u[Change.RESIZE], u[Change.MIGRATION]))
+        return cached
+
+    def price(self, slot_price: Sequence[Sequence[float]], rule: JobRule = NO_RULE,
+              cutoff: float = float("inf")) -> tuple[float, Column | None]:
         """The cheapest complete schedule obeying ``rule``: (its objective contribution
         + the prices of its slots, the column), or (inf, None) if there is none.
         ``slot_price[i][b]``: price of running pair ``b`` in the ``i``-th slot of
-        ``data.slots(jd)`` (≥ 0)."""
+        ``data.slots(jd)`` (≥ 0). With a finite ``cutoff`` only schedules cheaper than it
+        are sought: if there is none, (a lower bound ≥ ``cutoff`` − 1e-9 of every
+        schedule's total, None), or (inf, None) when no schedule was seen at all."""
         forced = dict(rule.forced)
         last_forced = max(forced, default=-1)
+        slots = self.data.slots(self.jd)
+        self._first, self._last = slots.start, min(slots.stop - 1, rule.hi)
+        self._cut = False  # a label or a completion was left out for its cost (not for its slots)
         labels = _Labels([(0, 0.0, None, None, None)], [], [[] for _ in self.jd.pairs])
-        best: list = [float("inf"), None, -1]  # total, label, completion slot
-        for i, t in enumerate(self.data.slots(self.jd)):
+        best: list = [cutoff, None, -1]  # total, label, completion slot
+        for i, t in enumerate(slots):
             if t > rule.hi:
                 break
             labels = self._slot(labels, t, slot_price[i], rule, forced.get(t), rule.lo <= t and t >= last_forced, best)
         if best[1] is None:
-            return float("inf"), None
+            return (cutoff - 1e-9 if self._cut else float("inf")), None
         return best[0], self._column(best[1], best[2])
+
+    def _open(self, labs: list[Label], t: int, best: list) -> list[Label]:
+        """The labels (not complete after slot ``t``) through which a schedule could
+        still cost less than ``best[0]`` − 1e-9: the missing units take at least
+        ⌈missing / most⌉ more slots, and prices are ≥ 0."""
+        W, most, last, first, low = self.jd.work_units, self.most, self._last, self._first, self.cheapest_from
+        limit = best[0] - 1e-9
+        out = []
+        for lb in labs:
+            done = t + (W - lb[0] + most - 1) // most
+            if done > last:
+                continue  # cannot complete in its slots
+            if lb[1] + low[done - first] >= limit:
+                self._cut = True
+                continue
+            out.append(lb)
+        return out
 
     def _slot(self, labels: _Labels, t: int, prices: Sequence[float], rule: JobRule, must: int | None, done_ok: bool,
               best: list) -> _Labels:
         """One slot of the search: every pair's new labels (those reaching ``W`` complete
-        here, if ``done_ok``, and are offered to ``best``), then the idle transitions."""
+        here, if ``done_ok``, and are offered to ``best``; the others kept when
+        :meth:`_open`), then the idle transitions."""
         groups = self._groups(labels.running) if self.grouped else None
         running: list[list[Label]] = []
-        W = self.jd.work_units
+        W, most, last, first, low, cost_t = self.jd.work_units, self.most, self._last, self._first, self.cheapest_from, self.cost_at[t]
         for b in range(len(self.jd.pairs)):
             if (must is not None and b != must) or (t, b) in rule.banned:
                 running.append([])
                 continue
             keep: list[Label] = []
-            for lb in self._arrivals(labels, groups, b, t, prices[b]):
-                if lb[0] < W:
-                    keep.append(lb)
-                elif done_ok:  # complete at the end of t: it runs no more
-                    total = lb[1] + self.cost_at[t]
-                    if total < best[0] - 1e-9:
-                        best[:] = [total, lb, t]
+            price = prices[b]
+            for gain, labs in self._sources(labels, groups, b):
+                for lb in labs:
+                    p, c = lb[0] + gain, lb[1] + price
+                    if p >= W:
+                        if done_ok:  # complete at the end of t: it runs no more
+                            if c + cost_t < best[0] - 1e-9:
+                                best[:] = [c + cost_t, (p, c, lb, b, t), t]
+                            else:
+                                self._cut = True
+                        continue
+                    done = t + (W - p + most - 1) // most  # the earliest slot it can be complete in
+                    if done > last:
+                        continue
+                    if c + low[done - first] >= best[0] - 1e-9:
+                        self._cut = True
+                        continue
+                    keep.append((p, c, lb, b, t))
             running.append(_pareto(keep))
         if must is not None:  # no idle slot here
             return _Labels([], [], running)
         idle = list(labels.paused)
         for labs in labels.running:
             idle.extend(labs)
-        return _Labels(labels.never, _pareto(idle), running)
+        return _Labels(labels.never, _pareto(self._open(idle, t, best)), running)
 
     def _groups(self, running: list[list[Label]]) -> tuple[dict[int, list[Label]], list[Label]]:
         """The running labels' Pareto fronts by pattern and over all pairs."""
@@ -197,19 +259,19 @@ class JobPricer:
             every.extend(labs)
         return {p: _pareto(labs) for p, labs in by_pat.items()}, _pareto(every)
 
-    def _arrivals(self, labels: _Labels, groups: tuple[dict[int, list[Label]], list[Label]] | None, b: int, t: int,
-                  price: float) -> list[Label]:
-        """Every label running pair ``b`` in slot ``t``, one per predecessor, with the
-        units the slot adds after that predecessor's change."""
-        u = self.units
-        src: list[tuple[int, list[Label]]] = [(u[Change.NONE][b], labels.never), (u[Change.RESTART][b], labels.paused),
-                                             (u[Change.NONE][b], labels.running[b])]
+    def _sources(self, labels: _Labels, groups: tuple[dict[int, list[Label]], list[Label]] | None, b: int
+                 ) -> list[tuple[int, list[Label]]]:
+        """The predecessors of a slot running pair ``b``, grouped, each group with the
+        units the slot adds after its change."""
+        none, restart, resize, migration = self.by_pair[b]
+        src: list[tuple[int, list[Label]]] = [(none, labels.never), (restart, labels.paused), (none, labels.running[b])]
         if groups is not None:
             by_pat, every = groups
-            src += [(u[Change.RESIZE][b], by_pat.get(self.pattern[b], [])), (u[Change.MIGRATION][b], every)]
+            src += [(resize, by_pat.get(self.pattern[b], [])), (migration, every)]
         else:
+            u = self.units
             src += [(u[self.kinds[a][b]][b], labs) for a, labs in enumerate(labels.running) if a != b]
-        return [(lb[0] + gain, lb[1] + price, lb, b, t) for gain, labs in src for lb in labs]
+        return src
 
     def _column(self, label: Label, done: int) -> Column:
         runs: list[tuple[int, int]] = []

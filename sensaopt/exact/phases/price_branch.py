@@ -59,7 +59,7 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget) -> Pr
     t0 = time.monotonic()
     total = budget.left()
     master = Master(data, start)
-    node = master.solve(t0 + COLGEN_FRACTION * total)
+    node = master.solve(t0 + COLGEN_FRACTION * total, lagrangian=False)  # its bounds are not used here
     best, best_obj = start, start_objective
     left = budget.left()
     chosen = master.restricted_mip(max(left, MIN_MIP_S), from_start=True) if left > 0 else None
