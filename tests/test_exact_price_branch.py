@@ -12,6 +12,7 @@ from sensaopt.exact.common import WarmStart, prepare
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
 from sensaopt.exact.model.data import hard_data
 from sensaopt.exact.phases.price_branch import price_and_branch
+from sensaopt.exact.settings import COLGEN_MIPS
 from sensaopt.io import load_instance
 from sensaopt.result import LexicographicReport
 from sensaopt.solve import solve
@@ -29,23 +30,25 @@ def tiny16():
     return prep, hard_data(prep.data, grow=True)
 
 
-def test_the_restricted_master_from_the_start_returns_at_worst_the_start(tiny16):
+@pytest.mark.parametrize("mip", COLGEN_MIPS)
+def test_the_restricted_master_from_the_start_returns_at_worst_the_start(tiny16, mip):
     """With only the start's columns (no pricing), the MIP from the start can return
     nothing but the start's columns: one per job, a valid schedule of the start's value."""
     prep, data = tiny16
     master = Master(data, prep.heuristic.schedule)
     assert len(master.seeded) == data.n
-    chosen = master.restricted_mip(5.0, from_start=True)
+    chosen = master.restricted_cpsat(5.0, from_start=True) if mip == "cpsat" else master.restricted_mip(5.0, from_start=True)
     assert chosen is not None and len(chosen) == data.n
     assert sorted(c.k for c in chosen) == list(range(data.n))
     assert sum(c.cost for c in chosen) == sum(master.columns[i].cost for i in master.seeded)
     assert not check_schedule(data.instance, schedule_of_columns(data, chosen)).errors
 
 
-def test_price_and_branch_never_returns_worse_than_its_start_and_always_valid(tiny16):
+@pytest.mark.parametrize("mip", COLGEN_MIPS)
+def test_price_and_branch_never_returns_worse_than_its_start_and_always_valid(tiny16, mip):
     prep, data = tiny16
     start = prep.heuristic
-    out = price_and_branch(data, start.schedule, TimeBudget(20.0, time.perf_counter()))
+    out = price_and_branch(data, start.schedule, TimeBudget(20.0, time.perf_counter()), mip=mip)
     assert out is not None and out.start == pytest.approx(start.objective)
     assert out.objective <= start.objective
     ev = check_schedule(data.instance, out.schedule)
@@ -57,7 +60,7 @@ def test_price_and_branch_never_returns_worse_than_its_start_and_always_valid(ti
 def test_price_and_branch_keeps_a_start_it_cannot_beat(tiny16, monkeypatch):
     """A restricted master that yields nothing leaves the start as it was."""
     prep, data = tiny16
-    monkeypatch.setattr(Master, "restricted_mip", lambda self, seconds, from_start=False: None)
+    monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0: None)
     start = prep.heuristic
     out = price_and_branch(data, start.schedule, TimeBudget(5.0, time.perf_counter()))
     assert out is not None and out.schedule is start.schedule and out.objective == pytest.approx(start.objective)
@@ -87,3 +90,25 @@ def test_a_bad_share_is_refused():
     inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
     with pytest.raises(Exception, match="colgen_share"):
         solve(inst, "cpsat", time_limit=5, workers=1, colgen_share=1.5)
+
+
+def test_the_restricted_master_after_pricing_is_one_valid_column_per_job_with_either_solver(tiny16):
+    """After column generation, CP-SAT's and HiGHS's restricted masters each pick one
+    column per job, within capacity (the validator accepts the schedule), at no more than
+    the start's cost; both prove the same optimum over the columns on this small master."""
+    prep, data = tiny16
+    master = Master(data, prep.heuristic.schedule)
+    master.solve(time.monotonic() + 20, lagrangian=False)
+    start_cost = sum(master.columns[i].cost for i in master.seeded)
+    costs = []
+    for chosen in (master.restricted_cpsat(10.0, from_start=True), master.restricted_mip(10.0, from_start=True)):
+        assert chosen is not None and sorted(c.k for c in chosen) == list(range(data.n))
+        assert not check_schedule(data.instance, schedule_of_columns(data, chosen)).errors
+        costs.append(sum(c.cost for c in chosen))
+    assert costs[0] == costs[1] <= start_cost
+
+
+def test_a_bad_restricted_master_solver_is_refused():
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    with pytest.raises(Exception, match="colgen_mip"):
+        solve(inst, "cpsat", time_limit=5, workers=1, colgen_mip="gurobi")

@@ -20,6 +20,8 @@ from sensaopt.exact.model.data import DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.solvers.budget import parse_budget
 
+COLGEN_MIPS = ("cpsat", "highs")  # the solvers of price and branch's restricted master MIP (``colgen_mip``)
+
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the warm start's makespan
 MODEL_REFINE = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares; sensaopt.allocations)
 
@@ -59,7 +61,9 @@ class SolveSettings:
     and branch from its start (column generation seeded with the start's columns, then
     the restricted master as a MIP from them: :mod:`sensaopt.exact.phases.price_branch`)
     spends improving the start before the solver runs, after large-neighbourhood search
-    (default 0.8 since session 25; 0: none; not under a work ``budget``); ``cpsat_workers``:
+    (default 0.8 since session 25; 0: none; not under a work ``budget``); ``colgen_mip``:
+    the solver of that restricted master MIP, ``cpsat`` (default since session 26) or
+    ``highs``; ``cpsat_workers``:
     CP-SAT's search workers where it runs (its portfolio: LP,
     core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
     stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
@@ -101,6 +105,7 @@ class SolveSettings:
     relax_time_limit: float | None = None
     lns_share: float = 0.0
     colgen_share: float = 0.8
+    colgen_mip: str = "cpsat"
     lp_first: bool = True
     search_share: float = 0.0
     relax_beside: bool = False
@@ -117,6 +122,9 @@ class SolveSettings:
             work = parse_budget(options.get("budget"), "budget")
         except SensaoptError as e:
             raise ArgumentError(where, "budget", str(e).removeprefix("budget: ")) from None
+        mip = options.get("colgen_mip", "cpsat")
+        if mip not in COLGEN_MIPS:
+            raise ArgumentError(where, "colgen_mip", f"must be {' or '.join(COLGEN_MIPS)}, got {mip!r}")
         if work is not None and options.get("branch_price"):
             raise ArgumentError(where, "branch_price", "branch and price runs on wall-clock seconds only; use budget='time' with it")
         return cls(**options)

@@ -150,7 +150,7 @@ def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budg
     schedule the solver then starts from, and the search's record (None when it did not run)."""
     if settings.colgen_share <= 0 or settings.work is not None or budget.short_of(MIN_EXTEND_S):
         return whole, None
-    out = price_and_branch(data, whole, budget.split(settings.colgen_share))
+    out = price_and_branch(data, whole, budget.split(settings.colgen_share), settings.colgen_mip, settings.seed)
     if out is None:
         return whole, None
     return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3))

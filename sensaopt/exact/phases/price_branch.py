@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, schedule_of_columns
 from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.phases.lns import score
+from sensaopt.exact.settings import COLGEN_MIPS
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 
@@ -47,12 +48,14 @@ class PriceBranchOutcome:
         return self.objective < self.start - 1e-9
 
 
-def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget) -> PriceBranchOutcome | None:
+def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "cpsat", seed: int = 0
+                     ) -> PriceBranchOutcome | None:
     """The best of ``start`` (a valid schedule, scored by
     :func:`~sensaopt.exact.phases.lns.score`) and the restricted master MIP's schedule
     after column generation on ``data`` (offline, every job required to finish: the deadline-hard model), within
     ``budget``'s time: column generation for at most :data:`COLGEN_FRACTION` of it, the MIP
-    for the rest. None when ``start`` has no objective."""
+    for the rest, by ``mip`` (:data:`COLGEN_MIPS`: CP-SAT with ``seed``, the default since
+    session 26, or HiGHS), from the start. None when ``start`` has no objective."""
     start_objective = score(data, start)
     if start_objective is None:
         return None
@@ -62,7 +65,11 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget) -> Pr
     node = master.solve(t0 + COLGEN_FRACTION * total, lagrangian=False)  # its bounds are not used here
     best, best_obj = start, start_objective
     left = budget.left()
-    chosen = master.restricted_mip(max(left, MIN_MIP_S), from_start=True) if left > 0 else None
+    seconds = max(left, MIN_MIP_S)
+    chosen = None
+    if left > 0:
+        chosen = (master.restricted_cpsat(seconds, from_start=True, seed=seed) if mip == "cpsat"
+                  else master.restricted_mip(seconds, from_start=True))
     if chosen is not None and len(chosen) == data.n:
         schedule = schedule_of_columns(data, chosen)
         obj = score(data, schedule)
@@ -72,4 +79,4 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget) -> Pr
                               time.monotonic() - t0)
 
 
-__all__ = ["COLGEN_FRACTION", "PriceBranchOutcome", "price_and_branch"]
+__all__ = ["COLGEN_FRACTION", "COLGEN_MIPS", "PriceBranchOutcome", "price_and_branch"]
