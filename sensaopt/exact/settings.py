@@ -20,7 +20,7 @@ from sensaopt.exact.model.data import DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
 from sensaopt.solvers.budget import parse_budget
 
-COLGEN_MIPS = ("cpsat", "highs")  # the solvers of price and branch's restricted master MIP (``colgen_mip``)
+COLGEN_MIPS = ("cpsat", "highs", "highs+cpsat")  # the solvers of price and branch's restricted master MIP (``colgen_mip``)
 
 DEFAULT_HORIZON_SLACK = 2  # rounds added to the warm start's makespan
 MODEL_REFINE = 1  # the model's own grid: refined steps (1: grid levels, whole cores, node shares; sensaopt.allocations)

@@ -199,6 +199,7 @@ class Master:
         for jd in data.jobs:
             self.add(jd.k, None)
         self.seeded: list[int] = []  # the start's columns (indices), one per job it completes in the model
+        self.mip_proven = False  # the last restricted_mip's answer is optimal over the columns
         for col in start_columns(data, self.pricers, start) if start is not None else []:
             self.seeded.append(len(self.columns))
             self.add(col.k, col)
@@ -278,7 +279,8 @@ class Master:
         ``seconds``; the columns' bounds as :meth:`restrict` left them): one column per
         job, or None. ``from_start``: HiGHS starts from the start schedule's columns
         when they cover every job (then it returns at worst those). The model is an LP
-        again afterwards."""
+        again afterwards; ``self.mip_proven`` says whether HiGHS proved its answer
+        optimal over the columns."""
         h, n = self.h, len(self.columns)
         idx = np.arange(n, dtype=np.int32)
         h.changeColsIntegrality(n, idx, np.full(n, highspy.HighsVarType.kInteger))
@@ -291,6 +293,7 @@ class Master:
             h.setSolution(sol)
         mip_limit(h, seconds)
         run_search(h, time.perf_counter() + seconds + MIP_STOP_SLACK_S)  # Ctrl-C and SIGTERM stop it (cancelSolve)
+        self.mip_proven = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
         sol = h.getSolution()
         chosen = [self.columns[i] for i, x in enumerate(sol.col_value) if x > 0.5] if sol.value_valid else []
         h.changeColsIntegrality(n, idx, np.full(n, highspy.HighsVarType.kContinuous))
@@ -299,12 +302,13 @@ class Master:
         return [c for c in chosen if c is not None]
 
 
-    def restricted_cpsat(self, seconds: float, from_start: bool = False, seed: int = 0) -> list[Column] | None:
+    def restricted_cpsat(self, seconds: float, from_start: bool = False, seed: int = 0,
+                         hint: list[Column] | None = None) -> list[Column] | None:
         """The master over the generated columns with integral choices, solved by CP-SAT
         (one worker, ``seed``, for ``seconds``; every generated column, no branching
         rules): one column per job, or None (no solution in time, or a capacity
         coefficient that is not an integer: CP-SAT takes integers only). ``from_start``:
-        the start schedule's columns are CP-SAT's hint. On the 40-job Philly windows of
+        the start schedule's columns are CP-SAT's hint; ``hint``: these columns instead. On the 40-job Philly windows of
         session 26 it found better schedules than HiGHS's MIP in the same seconds on
         average (``models/measurements.md``)."""
         be = solvers.new_backend("cpsat")
@@ -325,7 +329,10 @@ class Master:
         for r, ts in terms.items():
             be.add(be.sum(q * v for v, q in ts) <= int(math.floor(self.cap[r] + 1e-9)), "capacity")
         be.minimize(be.sum(int(col.cost) * x[i] for i, col in enumerate(self.columns) if col is not None))
-        if from_start and len(self.seeded) == self.data.n:
+        if hint is not None:
+            on = {id(c) for c in hint}
+            be.hint({v: 1 for i, v in x.items() if id(self.columns[i]) in on})
+        elif from_start and len(self.seeded) == self.data.n:
             be.hint({x[i]: 1 for i in self.seeded})
         out = be.solve(TimeBudget.start(seconds), SolverParams(workers=1, seed=seed))
         if out.value is None:

@@ -54,8 +54,9 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     :func:`~sensaopt.exact.phases.lns.score`) and the restricted master MIP's schedule
     after column generation on ``data`` (offline, every job required to finish: the deadline-hard model), within
     ``budget``'s time: column generation for at most :data:`COLGEN_FRACTION` of it, the MIP
-    for the rest, by ``mip`` (:data:`COLGEN_MIPS`: CP-SAT with ``seed``, the default since
-    session 26, or HiGHS), from the start. None when ``start`` has no objective."""
+    for the rest, by ``mip`` (:data:`COLGEN_MIPS`: HiGHS; CP-SAT with ``seed``; or
+    ``highs+cpsat``: HiGHS for half of it, then, unless HiGHS proved its answer
+    optimal over the columns, CP-SAT from that answer), from the start. None when ``start`` has no objective."""
     start_objective = score(data, start)
     if start_objective is None:
         return None
@@ -68,8 +69,16 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     seconds = max(left, MIN_MIP_S)
     chosen = None
     if left > 0:
-        chosen = (master.restricted_cpsat(seconds, from_start=True, seed=seed) if mip == "cpsat"
-                  else master.restricted_mip(seconds, from_start=True))
+        if mip == "cpsat":
+            chosen = master.restricted_cpsat(seconds, from_start=True, seed=seed)
+        elif mip == "highs":
+            chosen = master.restricted_mip(seconds, from_start=True)
+        else:  # highs+cpsat: HiGHS for half; unless it proved its answer, CP-SAT from that answer for the rest
+            chosen = master.restricted_mip(seconds / 2, from_start=True)
+            if not master.mip_proven and budget.left() > 0:
+                other = master.restricted_cpsat(max(budget.left(), MIN_MIP_S), from_start=True, seed=seed, hint=chosen)
+                if other is not None and (chosen is None or sum(c.cost for c in other) < sum(c.cost for c in chosen)):
+                    chosen = other
     if chosen is not None and len(chosen) == data.n:
         schedule = schedule_of_columns(data, chosen)
         obj = score(data, schedule)
