@@ -60,7 +60,8 @@ def test_price_and_branch_never_returns_worse_than_its_start_and_always_valid(ti
 def test_price_and_branch_keeps_a_start_it_cannot_beat(tiny16, monkeypatch):
     """A restricted master that yields nothing leaves the start as it was."""
     prep, data = tiny16
-    monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0: None)
+    monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0, hint=None: None)
+    monkeypatch.setattr(Master, "restricted_mip", lambda self, seconds, from_start=False: None)
     start = prep.heuristic
     out = price_and_branch(data, start.schedule, TimeBudget(5.0, time.perf_counter()))
     assert out is not None and out.schedule is start.schedule and out.objective == pytest.approx(start.objective)

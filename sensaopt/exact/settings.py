@@ -62,8 +62,9 @@ class SolveSettings:
     the restricted master as a MIP from them: :mod:`sensaopt.exact.phases.price_branch`)
     spends improving the start before the solver runs, after large-neighbourhood search
     (default 0.8 since session 25; 0: none; not under a work ``budget``); ``colgen_mip``:
-    the solver of that restricted master MIP, ``cpsat`` (default since session 26) or
-    ``highs``; ``cpsat_workers``:
+    the solver of that restricted master MIP: ``highs+cpsat`` (the default since session
+    26: HiGHS for half of its time, then CP-SAT from HiGHS's answer unless HiGHS proved
+    it optimal over the columns), ``cpsat`` or ``highs``; ``cpsat_workers``:
     CP-SAT's search workers where it runs (its portfolio: LP,
     core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
     stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
@@ -105,7 +106,7 @@ class SolveSettings:
     relax_time_limit: float | None = None
     lns_share: float = 0.0
     colgen_share: float = 0.8
-    colgen_mip: str = "cpsat"
+    colgen_mip: str = "highs+cpsat"
     lp_first: bool = True
     search_share: float = 0.0
     relax_beside: bool = False
@@ -122,7 +123,7 @@ class SolveSettings:
             work = parse_budget(options.get("budget"), "budget")
         except SensaoptError as e:
             raise ArgumentError(where, "budget", str(e).removeprefix("budget: ")) from None
-        mip = options.get("colgen_mip", "cpsat")
+        mip = options.get("colgen_mip", "highs+cpsat")
         if mip not in COLGEN_MIPS:
             raise ArgumentError(where, "colgen_mip", f"must be {' or '.join(COLGEN_MIPS)}, got {mip!r}")
         if work is not None and options.get("branch_price"):

@@ -48,15 +48,15 @@ class PriceBranchOutcome:
         return self.objective < self.start - 1e-9
 
 
-def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "cpsat", seed: int = 0
+def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0
                      ) -> PriceBranchOutcome | None:
     """The best of ``start`` (a valid schedule, scored by
     :func:`~sensaopt.exact.phases.lns.score`) and the restricted master MIP's schedule
     after column generation on ``data`` (offline, every job required to finish: the deadline-hard model), within
     ``budget``'s time: column generation for at most :data:`COLGEN_FRACTION` of it, the MIP
-    for the rest, by ``mip`` (:data:`COLGEN_MIPS`: HiGHS; CP-SAT with ``seed``; or
-    ``highs+cpsat``: HiGHS for half of it, then, unless HiGHS proved its answer
-    optimal over the columns, CP-SAT from that answer), from the start. None when ``start`` has no objective."""
+    for the rest, by ``mip`` (:data:`COLGEN_MIPS`: ``highs+cpsat``, the default since
+    session 26: HiGHS for half of it, then, unless HiGHS proved its answer optimal over
+    the columns, CP-SAT with ``seed`` from that answer; ``highs``; ``cpsat``), from the start. None when ``start`` has no objective."""
     start_objective = score(data, start)
     if start_objective is None:
         return None
