@@ -290,7 +290,8 @@ class LexicographicReport:
 class PriceBranchReport:
     """Price and branch from the start before the deadline-hard phase's solver
     (:mod:`sensaopt.exact.phases.price_branch`): the start's and the result's objective
-    (metrics units), the columns generated, whether column generation converged, seconds.
+    (metrics units), the columns generated, whether column generation converged, seconds,
+    and the restricted master's solver.
     JSON: ``params["lexicographic"]["price_branch"]``."""
 
     start: float
@@ -298,10 +299,11 @@ class PriceBranchReport:
     columns: int
     converged: bool
     seconds: float
+    mip: str = "highs"  # the restricted master's solver (``SolveSettings.colgen_mip``; records before session 26: HiGHS)
 
     def to_dict(self) -> dict[str, Any]:
         return {"start": self.start, "objective": self.objective, "columns": self.columns, "converged": self.converged,
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3), "mip": self.mip}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PriceBranchReport:

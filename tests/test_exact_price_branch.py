@@ -73,10 +73,13 @@ def test_the_solve_records_it_and_its_report_round_trips():
     res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3)
     assert res.lexicographic is not None and res.lexicographic.price_branch is not None
     pb = res.lexicographic.price_branch
-    assert pb.objective <= pb.start
+    assert pb.objective <= pb.start and pb.mip == "highs+cpsat"
     assert res.objective is not None and res.objective <= pb.objective + 1e-9
     back = LexicographicReport.from_dict(res.lexicographic.to_dict())
     assert back.price_branch == pb
+    old = res.lexicographic.to_dict()
+    del old["price_branch"]["mip"]  # a record from before session 26
+    assert LexicographicReport.from_dict(old).price_branch.mip == "highs"
 
 
 def test_it_runs_by_default_but_not_when_off_or_under_a_work_budget():

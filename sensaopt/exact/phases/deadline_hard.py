@@ -153,7 +153,8 @@ def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budg
     out = price_and_branch(data, whole, budget.split(settings.colgen_share), settings.colgen_mip, settings.seed)
     if out is None:
         return whole, None
-    return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3))
+    return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3),
+                                           settings.colgen_mip)
 
 
 BRANCH_PRICE_AFTER = 0.5  # with branch and price: the solver(s) get this share of the deadline-hard phase's time
