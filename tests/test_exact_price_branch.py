@@ -99,7 +99,8 @@ def test_a_bad_share_is_refused():
 def test_the_restricted_master_after_pricing_is_one_valid_column_per_job_with_either_solver(tiny16):
     """After column generation, CP-SAT's and HiGHS's restricted masters each pick one
     column per job, within capacity (the validator accepts the schedule), at no more than
-    the start's cost; both prove the same optimum over the columns on this small master."""
+    the start's cost; when HiGHS proved its answer optimal over the columns, CP-SAT's is
+    no cheaper (no proof within the time limit is asserted)."""
     prep, data = tiny16
     master = Master(data, prep.heuristic.schedule)
     master.solve(time.monotonic() + 20, lagrangian=False)
@@ -109,7 +110,9 @@ def test_the_restricted_master_after_pricing_is_one_valid_column_per_job_with_ei
         assert chosen is not None and sorted(c.k for c in chosen) == list(range(data.n))
         assert not check_schedule(data.instance, schedule_of_columns(data, chosen)).errors
         costs.append(sum(c.cost for c in chosen))
-    assert costs[0] == costs[1] <= start_cost
+    assert costs[0] <= start_cost and costs[1] <= start_cost
+    if master.mip_proven:
+        assert costs[1] <= costs[0]
 
 
 def test_a_bad_restricted_master_solver_is_refused():

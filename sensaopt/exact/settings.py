@@ -123,7 +123,7 @@ class SolveSettings:
             work = parse_budget(options.get("budget"), "budget")
         except SensaoptError as e:
             raise ArgumentError(where, "budget", str(e).removeprefix("budget: ")) from None
-        mip = options.get("colgen_mip", "highs+cpsat")
+        mip = options.get("colgen_mip", cls.colgen_mip)
         if mip not in COLGEN_MIPS:
             raise ArgumentError(where, "colgen_mip", f"must be {' or '.join(COLGEN_MIPS)}, got {mip!r}")
         if work is not None and options.get("branch_price"):

@@ -301,34 +301,37 @@ class Master:
             return None
         return [c for c in chosen if c is not None]
 
-
     def restricted_cpsat(self, seconds: float, from_start: bool = False, seed: int = 0,
                          hint: list[Column] | None = None) -> list[Column] | None:
         """The master over the generated columns with integral choices, solved by CP-SAT
         (one worker, ``seed``, for ``seconds``; every generated column, no branching
         rules): one column per job, or None (no solution in time, or a capacity
         coefficient that is not an integer: CP-SAT takes integers only). ``from_start``:
-        the start schedule's columns are CP-SAT's hint; ``hint``: these columns instead. On the 40-job Philly windows of
-        session 26 it found better schedules than HiGHS's MIP in the same seconds on
-        average (``models/measurements.md``)."""
+        the start schedule's columns are CP-SAT's (partial) hint; ``hint``: these
+        columns instead. Where it beats HiGHS's MIP and where not: ``models/measurements.md``,
+        session 26."""
         be = solvers.new_backend("cpsat")
         x: dict[int, Any] = {}
+        by_job: list[list[Any]] = [[] for _ in range(self.data.n)]
         terms: dict[int, list[tuple[Any, int]]] = {}
+        cost = []
         for i, col in enumerate(self.columns):
             if col is None:
                 continue
             v = x[i] = be.bool_var(f"c{i}")
+            by_job[col.k].append(v)
+            cost.append(int(col.cost) * v)
             idx, val = _column_arrays(self.rows, col, self.data, self.n_rows)
             for r, q in zip(idx.tolist(), val.tolist()):
                 if r < self.n_rows:
                     if q != int(q):
                         return None
                     terms.setdefault(r, []).append((v, int(q)))
-        for k in range(self.data.n):
-            be.add(be.sum(v for i, v in x.items() if self.owner[i] == k) == 1, "one_column")
+        for vs in by_job:
+            be.add(be.sum(vs) == 1, "one_column")
         for r, ts in terms.items():
             be.add(be.sum(q * v for v, q in ts) <= int(math.floor(self.cap[r] + 1e-9)), "capacity")
-        be.minimize(be.sum(int(col.cost) * x[i] for i, col in enumerate(self.columns) if col is not None))
+        be.minimize(be.sum(cost))
         if hint is not None:
             on = {id(c) for c in hint}
             be.hint({v: 1 for i, v in x.items() if id(self.columns[i]) in on})
@@ -337,8 +340,8 @@ class Master:
         out = be.solve(TimeBudget.start(seconds), SolverParams(workers=1, seed=seed))
         if out.value is None:
             return None
-        chosen = [self.columns[i] for i, v in x.items() if out.value(v) > 0.5]
-        return [c for c in chosen if c is not None] if len(chosen) == self.data.n else None
+        chosen = [col for i, col in enumerate(self.columns) if col is not None and out.value(x[i]) > 0.5]
+        return chosen if len(chosen) == self.data.n else None
 
 
 def schedule_of_columns(data: ModelData, cols: list[Column]) -> Schedule:

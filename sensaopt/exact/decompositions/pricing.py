@@ -146,6 +146,7 @@ class JobPricer:
     units: dict[Change, list[int]]  # by kind, by pair: units of the slot
     most: int  # the most units any slot adds (≥ 1)
     cheapest_from: list[float]  # [t - first slot]: the least completion cost at slot t or later
+    by_pair: list[tuple[int, int, int, int]]  # per pair: its slot's units after no change, a restart, a resize, a migration
 
     @classmethod
     def of(cls, data: ModelData, jd: JobData) -> JobPricer:
@@ -160,16 +161,8 @@ class JobPricer:
             low = min(low, cost_at[t])
             cheapest_from.append(low)
         cheapest_from.reverse()
-        return cls(data, jd, kinds, grouped_ok(jd, kinds), cost_at, [p for p, _ in jd.pairs], units, most, cheapest_from)
-
-    @property
-    def by_pair(self) -> list[tuple[int, int, int, int]]:
-        """Per pair: the units of its slot after no change, a restart, a resize, a migration."""
-        cached = self.__dict__.get("_by_pair")
-        if cached is None:
-            u = self.units
-            cached = self.__dict__["_by_pair"] = list(zip(u[Change.NONE], u[Change.RESTART], u[Change.RESIZE], u[Change.MIGRATION]))
-        return cached
+        by_pair = list(zip(units[Change.NONE], units[Change.RESTART], units[Change.RESIZE], units[Change.MIGRATION]))
+        return cls(data, jd, kinds, grouped_ok(jd, kinds), cost_at, [p for p, _ in jd.pairs], units, most, cheapest_from, by_pair)
 
     def price(self, slot_price: Sequence[Sequence[float]], rule: JobRule = NO_RULE,
               cutoff: float = float("inf")) -> tuple[float, Column | None]:
@@ -235,7 +228,7 @@ class JobPricer:
                             else:
                                 self._cut = True
                         continue
-                    done = t + (W - p + most - 1) // most  # the earliest slot it can be complete in
+                    done = t + (W - p + most - 1) // most  # :meth:`_open`'s test, inline (the search's innermost loop)
                     if done > last:
                         continue
                     if c + low[done - first] >= best[0] - 1e-9:
