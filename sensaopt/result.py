@@ -339,7 +339,9 @@ class RelaxationStage:
     every schedule (metrics units); ``model``: ``weighted`` (loss floored) or
     ``deadline-hard`` (every deadline a constraint), ``backend``: the solver that ran it,
     ``steps``: what ran (:mod:`~sensaopt.exact.phases.allocation`: its root LP, its search or both);
-    ``seconds``: its wall-clock seconds, build included (None in records written before session 19)."""
+    ``seconds``: its wall-clock seconds, build included (None in records written before session 19);
+    ``dantzig_wolfe``: how the stage's Dantzig–Wolfe column generation stopped (``converged``,
+    ``time``, ...; None: it did not run, or the record is older than session 27)."""
 
     refine: int
     horizon: int
@@ -350,6 +352,7 @@ class RelaxationStage:
     backend: str = ""
     steps: str = STAGE_BOTH  # or STAGE_ROOT_LP alone, or STAGE_SEARCH after this refinement's root LP
     seconds: float | None = None
+    dantzig_wolfe: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

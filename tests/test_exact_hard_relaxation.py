@@ -10,9 +10,11 @@ import dataclasses
 import pytest
 
 import sensaopt
+from sensaopt.allocations import exact_allocations
+from sensaopt.exact.common import WarmStart, inner_horizon
 from sensaopt.exact.model.data import build_data
 from sensaopt.exact.outcome import Engine, exact_params
-from sensaopt.exact.phases.allocation import bound_engine, hard_relaxation, miss_floor
+from sensaopt.exact.phases.allocation import bound_engine, hard_relaxation, ladder, miss_floor, root_lps
 from sensaopt.exact.settings import SolveSettings
 from sensaopt.instance import SoftDeadline
 from sensaopt.simulator import simulate
@@ -88,6 +90,28 @@ def test_lp_first_runs_the_root_lps_before_the_inner_solve_and_proves_the_same()
     assert stages[:2] == [(1, "root LP"), (2, "root LP")] and all(s == "search" for _, s in stages[2:]), stages
     assert all(st.seconds is not None and 0 <= st.seconds <= res.runtime_s for st in res.allocations.stages)
     assert res.bound <= res.objective + 1e-9
+
+
+@pytest.mark.parametrize("colgen", [True, False])
+def test_root_lps_leave_the_finer_root_lp_to_certify_after_a_converged_dantzig_wolfe_bound(colgen):
+    """Before the inner solve the ladder's root LPs stop after a stage whose Dantzig–Wolfe
+    column generation converged (the stage records how it stopped); without column
+    generation every root LP of the ladder runs first, as before."""
+    inst = sensaopt.load_instance("tiny-16gpu")
+    start = simulate(inst, "sensascale").schedule
+    settings = SolveSettings(workers=1, relax_colgen=colgen)
+    assert ladder(settings.refine) == [1, 2]
+    allocs = exact_allocations(inst, start, refine=settings.refine, inner_refine=1, relax_refines=(1, 2))
+    warm = WarmStart.of(inst, start)
+    climb = root_lps(warm.objective, inst, inner_horizon(warm, None, settings.horizon_slack),
+                     Engine("cpsat", exact_params("cpsat", 1, 0)), settings, TimeBudget.start(60), allocs)
+    assert climb is not None and climb.stages[0].refine == 1
+    if colgen:
+        assert climb.stages[0].dantzig_wolfe == "converged"
+        assert climb.lp_done == {1} and len(climb.stages) == 1
+    else:
+        assert climb.stages[0].dantzig_wolfe is None
+        assert climb.lp_done == {1, 2}
 
 
 def test_lp_first_keeps_the_split_when_the_warm_start_misses():

@@ -123,7 +123,8 @@ def _begin(instance: Instance, allocs: ExactAllocations) -> Climb:
 def root_lps(objective: float | None, instance: Instance, horizon: int, engine: Engine, settings: SolveSettings,
              budget: TimeBudget, allocs: ExactAllocations) -> Climb | None:
     """The relaxations' root LPs before the inner solve (``settings.lp_first``), coarse to
-    fine while each ends within ``budget``, from the warm start's ``objective`` (metrics
+    fine while each ends within ``budget`` and until one's Dantzig–Wolfe bound converged
+    (:func:`_lp_pass`; the finer ones are left to :func:`certify`), from the warm start's ``objective`` (metrics
     units) and the inner ``horizon`` (rounds): their bounds are valid over every schedule
     better than that objective, so over every schedule better than any later incumbent.
     None when ``allocs.dominated`` (no relaxation is needed) or none ran (the weighted
@@ -131,7 +132,7 @@ def root_lps(objective: float | None, instance: Instance, horizon: int, engine: 
     if allocs.dominated:
         return None
     climb = _begin(instance, allocs)
-    _lp_pass(objective, instance, horizon, engine, settings, budget, allocs, climb)
+    _lp_pass(objective, instance, horizon, engine, settings, budget, allocs, climb, finer_after_colgen=False)
     return climb if climb.lp_done else None
 
 
@@ -241,10 +242,18 @@ def search_first(objective: float, instance: Instance, H: int, engine: Engine, s
 
 
 def _lp_pass(objective: float | None, instance: Instance, H: int, engine: Engine, settings: SolveSettings,
-             budget: TimeBudget, allocs: ExactAllocations, climb: Climb) -> bool:
+             budget: TimeBudget, allocs: ExactAllocations, climb: Climb, finer_after_colgen: bool = True) -> bool:
     """The root LPs of :func:`ladder` not yet done, coarse to fine, until one does not end
-    (a finer one will not do better); False when the climb is over (the bound meets the
-    incumbent, no time left, or no schedule within the horizon)."""
+    (a finer one will not do better) or, unless ``finer_after_colgen``, until a stage's
+    Dantzig–Wolfe column generation converged (:func:`root_lps`: the finer root LPs wait for
+    :func:`certify`); False when the climb is over (the bound meets the incumbent, no time
+    left, or no schedule within the horizon).
+
+    Why not a finer root LP after a converged Dantzig–Wolfe bound, before the inner solve:
+    on every window of the session-26 sets (20 and 40 Philly SLO jobs, 20 MIX1, the scaling
+    set; 46 windows that ran both) the refine-2 root LP never lifted the refine-1 stage's
+    bound, and on 40-job windows it took 7-16 of the 60 s that price and branch then lacked
+    (``models/measurements.md``, session 27)."""
     for refine in ladder(settings.refine):
         if refine in climb.lp_done:
             continue
@@ -253,6 +262,8 @@ def _lp_pass(objective: float | None, instance: Instance, H: int, engine: Engine
             break
         if not ran:
             return False
+        if not finer_after_colgen and climb.stages[-1].dantzig_wolfe == "converged":
+            break
     return True
 
 
@@ -415,7 +426,8 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
             covered = needed <= outer.H  # too large: keep H and bound the schedules ending later
     hard = hard_model(instance, outer, settings, refine)
     prover = bound_engine(engine, settings)
-    got = relaxation_bound(hard, prover, settings, budget, 0.0, steps, cutoff=objective, lifts=lifts)
+    colgen: list[str] = []
+    got = relaxation_bound(hard, prover, settings, budget, 0.0, steps, cutoff=objective, lifts=lifts, colgen=colgen)
     if got is None:
         return None
     bound, how = got
@@ -428,7 +440,7 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
         if past is not None and past < bound:
             bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
     return bound, known_floor, how, RelaxationStage(refine, hard.H, within, known_floor, bound, "deadline-hard", prover.name,
-                                                    _ran(prover, steps))
+                                                    _ran(prover, steps), dantzig_wolfe=colgen[0] if colgen else None)
 
 
 def bound_engine(engine: Engine, settings: SolveSettings) -> Engine:
@@ -481,7 +493,7 @@ def root_lp(outer: ModelData, engine: Engine, settings: SolveSettings, budget: T
 
 def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget,
                      floor: float = 0.0, steps: str = BOTH, cutoff: float | None = None,
-                     lifts: list[Lifted] | None = None) -> tuple[float, str] | None:
+                     lifts: list[Lifted] | None = None, colgen: list[str] | None = None) -> tuple[float, str] | None:
     """The allocation relaxation's proven bound (metrics units) and how it was found:
     its model solved once (weighted objective, its loss part raised to ``floor``, a loss
     every valid schedule pays: :func:`~sensaopt.exact.model.builder.floor_loss`) in the
@@ -499,23 +511,13 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
     only for relaxed schedules below it (HiGHS's ``objective_bound`` at half a granule
     below it): when there is none, every valid schedule better than the incumbent would
     map to one (the Lemma), so the bound is the incumbent's objective. ``lifts``: where
-    the search's best schedule goes when it is valid once lifted (:func:`lift`)."""
+    the search's best schedule goes when it is valid once lifted (:func:`lift`); ``colgen``:
+    where the root LP stage's Dantzig–Wolfe stop (``converged``, ``time``, ...) goes when it ran."""
     late = outer.unfinishable()
     if late is not None:
         return float("inf"), f"infeasible: job {late.id} cannot finish within the horizon even at its best speed"
     if steps == ROOT_LP:
-        if budget.short_of(MIN_EXTEND_S) or resolve(engine.backend) != "highs":
-            return None
-        lp = root_lp(outer, engine, settings, budget, floor)
-        if lp is None:
-            return None
-        b = max(to_objective(outer, round_bound(outer, lp)), trivial_bound(outer))
-        how = f"root LP {to_objective(outer, lp):.6g}"
-        dw = dantzig_wolfe(outer, settings, budget, lifts) if floor == 0 and outer.refine == 1 else None
-        if dw is None or dw.bound is None:
-            return b, how + " alone"
-        b = max(b, to_objective(outer, dw.bound))
-        return b, how + f", Dantzig–Wolfe {to_objective(outer, dw.bound):.6g} ({dw.stop}, {dw.iterations} iterations)"
+        return _root_lp_stage(outer, engine, settings, budget, floor, lifts, colgen)
     if budget.short_of(MIN_EXTEND_S):
         return trivial_bound(outer), "no time left: the relaxation's solo bound"
     try:
@@ -540,6 +542,26 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
     root = "" if lp is None else f", root LP {to_objective(outer, lp):.6g}"
     below = "" if cut is None else f", searched below the incumbent {cutoff:.6g}"
     return b, f"relaxation solved: {out.status.value}{root}{below}, {len(mb.vars.x)} placement variables{at}"
+
+
+def _root_lp_stage(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget, floor: float,
+                   lifts: list[Lifted] | None, colgen: list[str] | None) -> tuple[float, str] | None:
+    """:func:`relaxation_bound`'s :data:`ROOT_LP` steps: the root LP, then (refine 1, no loss
+    floor) the Dantzig–Wolfe bound, whose stop goes into ``colgen``."""
+    if budget.short_of(MIN_EXTEND_S) or resolve(engine.backend) != "highs":
+        return None
+    lp = root_lp(outer, engine, settings, budget, floor)
+    if lp is None:
+        return None
+    b = max(to_objective(outer, round_bound(outer, lp)), trivial_bound(outer))
+    how = f"root LP {to_objective(outer, lp):.6g}"
+    dw = dantzig_wolfe(outer, settings, budget, lifts) if floor == 0 and outer.refine == 1 else None
+    if dw is not None and colgen is not None:
+        colgen.append(dw.stop)
+    if dw is None or dw.bound is None:
+        return b, how + " alone"
+    b = max(b, to_objective(outer, dw.bound))
+    return b, how + f", Dantzig–Wolfe {to_objective(outer, dw.bound):.6g} ({dw.stop}, {dw.iterations} iterations)"
 
 
 def _search(outer: ModelData, mb: ModelBuild, engine: Engine, budget: TimeBudget, cutoff: float | None,
