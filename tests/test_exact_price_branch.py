@@ -115,6 +115,44 @@ def test_the_restricted_master_after_pricing_is_one_valid_column_per_job_with_ei
         assert costs[1] <= costs[0]
 
 
+class _Misreporting:
+    """A HiGHS object whose reported objective is 200 below its answer's cost (as HiGHS
+    1.16 did on the 40-job window w18 after presolve): every other call goes through."""
+
+    def __init__(self, h):
+        object.__setattr__(self, "_h", h)
+
+    def __getattr__(self, name):
+        return getattr(self._h, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._h, name, value)
+
+    def getInfo(self):  # noqa: N802 (highspy's name)
+        class Info:
+            objective_function_value = self._h.getInfo().objective_function_value - 200.0
+        return Info()
+
+
+@pytest.mark.parametrize("misreport", [False, True])
+def test_a_highs_proof_counts_only_when_its_objective_is_its_answers_cost(tiny16, misreport):
+    """``mip_proven`` needs HiGHS's OPTIMAL and its reported objective equal to the cost of
+    the columns it returns; a misreported one leaves the answer (a valid schedule) unproven,
+    so price and branch goes on with CP-SAT."""
+    prep, data = tiny16
+    master = Master(data, prep.heuristic.schedule)
+    master.solve(time.monotonic() + 20, lagrangian=False)
+    if misreport:
+        master.h = _Misreporting(master.h)
+    chosen = master.restricted_mip(30.0, from_start=True)
+    assert chosen is not None and not check_schedule(data.instance, schedule_of_columns(data, chosen)).errors
+    if misreport:
+        assert master.mip_proven is False
+    elif master.mip_proven:  # no proof within the limit is asserted; a proof's answer is no dearer than CP-SAT's
+        other = master.restricted_cpsat(30.0, from_start=True)
+        assert other is None or sum(c.cost for c in chosen) <= sum(c.cost for c in other)
+
+
 def test_a_bad_restricted_master_solver_is_refused():
     inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
     with pytest.raises(Exception, match="colgen_mip"):
