@@ -9,6 +9,7 @@ import os
 import re
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from sensaopt.exact.outcome import exact_params
 from sensaopt.exact.phases.allocation import LP_OPTIONS
 from sensaopt.generate import GeneratorConfig, generate
 from sensaopt.result import Status
-from sensaopt.solvers import SolverParams, TimeBudget, highs_child
+from sensaopt.solvers import SolverParams, TimeBudget, highs_child, highs_run
 from sensaopt.solvers import highs as highs_mod
 from sensaopt.solvers.highs import in_child, lp_bound, model_arrays, run_highs
 from sensaopt.warm_start import policy_warm_start
@@ -54,6 +55,26 @@ def test_the_child_gives_the_in_process_answer(built, hinted):
     assert (child.status, child.objective, child.bound) == (inside.status, inside.objective, inside.bound)
     assert _without_seconds(child.message) == _without_seconds(inside.message)
     assert [child.value(v) for v in be.variables] == [inside.value(v) for v in be.variables]
+
+
+def test_a_misreported_optimum_is_not_a_proof(built, monkeypatch):
+    """HiGHS's OPTIMAL counts only when its reported objective is the cost of the solution it
+    returns (HiGHS 1.16 reported 7320 for a start costing 7520 on a 40-job window): a
+    misreport leaves the same (valid) answer, TIME_LIMIT, and a bound no higher than it."""
+    be = built.backend
+    params = exact_params("highs", 1, 0)
+    honest = run_highs(be, TimeBudget.start(120.0), params, hinted=True, isolated=False)
+    assert honest.status == Status.OPTIMAL, honest.message
+
+    def misreported(h):
+        end = highs_run.end_of(h)
+        return replace(end, reported=end.reported - 200.0)
+
+    monkeypatch.setattr(highs_mod, "end_of", misreported)
+    got = run_highs(be, TimeBudget.start(120.0), params, hinted=True, isolated=False)
+    assert got.status == Status.TIME_LIMIT and "OPTIMAL not counted" in got.message
+    assert got.objective == honest.objective and got.bound is not None and got.bound <= got.objective
+    assert [got.value(v) for v in be.variables] == [honest.value(v) for v in be.variables]
 
 
 @pytest.mark.parametrize("extra", [{}, LP_OPTIONS], ids=["simplex", "ipm"])

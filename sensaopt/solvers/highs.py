@@ -50,7 +50,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -60,7 +60,7 @@ from sensaopt.solvers.base import MILP_LIMITS, SolveOutcome, SolverParams
 from sensaopt.solvers.budget import MIN_SOLVE_S, SAFETY_NET_NOTE, TimeBudget
 from sensaopt.solvers.child import no_solution, stopped_by_clock
 from sensaopt.solvers.highs_child import run_child
-from sensaopt.solvers.highs_run import HighsArrays, HighsEnd, end_of, loaded_highs, run_lp, run_search
+from sensaopt.solvers.highs_run import HighsArrays, HighsEnd, end_of, loaded_highs, proof_holds, run_lp, run_search
 from sensaopt.solvers.highs_run import configure as configure  # re-exported: the Chronus lease model's array path
 from sensaopt.solvers.highs_run import new_highs as new_highs
 from sensaopt.solvers.highs_run import safe_dual_bound as safe_dual_bound
@@ -296,7 +296,8 @@ def _highs_model(be: HighsBackend, cols: list[HighsVar], params: SolverParams, b
 class HighsSearch:
     """What one HiGHS MIP search left: the common status, whether HiGHS holds a feasible
     solution, its dual bound (without any objective constant; None if infeasible or
-    unbounded) and a one-line message."""
+    unbounded), a one-line message, the work charged, whether the work limit's safety net
+    fired, and the objective HiGHS reports for its solution (no constant; NaN: unread)."""
 
     status: Status
     has_solution: bool
@@ -304,6 +305,18 @@ class HighsSearch:
     message: str
     work: float = 0.0
     safety_net: bool = False
+    reported: float = float("nan")
+
+    def of_answer(self, cost: float) -> HighsSearch:
+        """This search, its OPTIMAL kept only when HiGHS's reported objective is ``cost``,
+        the cost of the solution it returned (no constant; :func:`~sensaopt.solvers.highs_run.proof_holds`).
+        Otherwise TIME_LIMIT: the answer is a valid solution, not a proven one, and the
+        bound is kept no higher than its cost."""
+        if self.status != Status.OPTIMAL or proof_holds(self.reported, cost):
+            return self
+        bound = cost if self.dual_bound is None else min(self.dual_bound, cost)
+        note = f", OPTIMAL not counted: HiGHS reported {self.reported:g} for an answer costing {cost:g}"
+        return replace(self, status=Status.TIME_LIMIT, dual_bound=bound, message=self.message + note)
 
 
 def limit_from_now(h: Any, seconds: float) -> None:
@@ -350,7 +363,7 @@ def searched(end: HighsEnd, budget: TimeBudget, work: float | None) -> HighsSear
     budget.charge(spent, fired)
     if work is not None:
         msg += f", {spent:g} of {work:g} work units" + (f" ({SAFETY_NET_NOTE})" if fired else "")
-    return HighsSearch(status, end.has_solution, bound, msg, spent, fired)
+    return HighsSearch(status, end.has_solution, bound, msg, spent, fired, end.reported)
 
 
 def search_highs(h: Any, budget: TimeBudget) -> HighsSearch:
@@ -468,7 +481,10 @@ def _outcome(be: HighsBackend, cols: list[HighsVar], run: HighsSearch, col: np.n
             i = pos.get(x)
             return vals[i] if i is not None else 0.0
 
-        objective = const + sum(c * vals[pos[v]] for v, c in be.objective.terms.items())
+        cost = sum(c * vals[pos[v]] for v, c in be.objective.terms.items())
+        run = run.of_answer(cost)
+        msg = run.message
+        objective = const + cost
         msg += f", model objective {objective:g}"
     else:
         msg += ", no solution found"

@@ -236,12 +236,14 @@ def run_highs_arrays(model: LeaseModel, budget: TimeBudget, threads: int, seed: 
                   arr.pos[arr.row_index].astype(np.int32), arr.row_value)
     h.setOptionValue("time_limit", budget.left(MIN_SOLVE_S))  # building took time: HiGHS gets what is left
     run = search_highs(h, budget)
-    status, has_sol, bound, msg = run.status, run.has_solution, run.dual_bound, run.message
     value = objective = None
-    if has_sol:
+    if run.has_solution:
         vals = np.asarray(h.getSolution().col_value)[arr.pos]  # creation order
         value = vals.__getitem__
         objective = float((arr.cost * vals).sum())  # not `@`: OpenBLAS's threaded dot leaves a thread spinning (models/chronus.md)
+        run = run.of_answer(objective)
+    status, has_sol, bound, msg = run.status, run.has_solution, run.dual_bound, run.message
+    if has_sol:
         msg += f", model objective {objective:g}"
     else:
         msg += ", no solution found"
