@@ -1,6 +1,7 @@
 """The deadline-hard relaxation's Dantzig–Wolfe bound (``relax_colgen``,
-:func:`sensaopt.exact.phases.dantzig_wolfe.dantzig_wolfe`): column generation over whole
-per-job schedules of the relaxation, after its root LP. It must bound the relaxation's
+:class:`sensaopt.exact.phases.dantzig_wolfe.DantzigWolfe`): column generation over whole
+per-job schedules of the relaxation, before its root LP, which is solved only when column
+generation has not converged. It must bound the relaxation's
 MIP (so every valid schedule better than the incumbent), charge what the builder's
 capacity rows charge (in the relaxation a gang job's whole nodes hold GPUs only), and
 be switched off by its option."""
@@ -13,9 +14,10 @@ import pytest
 
 import sensaopt
 from sensaopt.exact.decompositions.colgen import _Rows, column_generation
-from sensaopt.exact.model.builder import ModelSpec, build, to_objective
+from sensaopt.exact.model.builder import ModelSpec, build, round_bound, to_objective
 from sensaopt.exact.model.data import build_data, hard_data
 from sensaopt.exact.outcome import Engine, exact_params
+from sensaopt.exact.phases import allocation
 from sensaopt.exact.phases.allocation import Climb, hard_relaxation
 from sensaopt.exact.phases.lift import lift_columns
 from sensaopt.exact.pipeline import better_lifted
@@ -89,6 +91,34 @@ def test_the_root_lp_stage_takes_the_dantzig_wolfe_bound_and_the_option_turns_it
     assert got[True] >= got[False] - 1e-9
     hard = hard_data(build_data(inst, 30, relaxed=True, refine=1), grow=True)
     assert got[True] <= min(h.objective, _mip_optimum(hard)) + 1e-9
+
+
+@pytest.mark.parametrize("first_share", [0.5, 1e-12], ids=["converges-first", "root-lp-then-resumed"])
+def test_the_root_lp_is_solved_only_when_column_generation_has_not_converged(monkeypatch, first_share):
+    """Converged in its first run: the stage's bound is the Dantzig–Wolfe bound, at least the
+    root LP's, and no root LP is solved. Cut short (a first run of no time): the root LP,
+    then column generation resumed to the same bound."""
+    inst = sensaopt.load_instance("tiny-16gpu")
+    settings = SolveSettings(workers=1)
+    hard = allocation.hard_model(inst, build_data(inst, 30, relaxed=True, refine=1), settings, 1)
+    prover = allocation.bound_engine(Engine("cpsat", exact_params("cpsat", 1, 0)), settings)
+    monkeypatch.setattr(allocation, "DW_FIRST_SHARE", first_share)
+    calls = []
+    real_root_lp = allocation.root_lp
+    monkeypatch.setattr(allocation, "root_lp", lambda *a, **k: calls.append(1) or real_root_lp(*a, **k))
+    colgen: list[str] = []
+    got = allocation.relaxation_bound(hard, prover, settings, TimeBudget.start(60), 0.0, STAGE_ROOT_LP, colgen=colgen)
+    assert got is not None and colgen == ["converged"], got
+    bound, how = got
+    lp = real_root_lp(hard, prover, settings, TimeBudget.start(60))
+    assert lp is not None and bound >= to_objective(hard, lp) - 1e-9
+    if first_share == 0.5:
+        assert not calls and "root LP not solved" in how, how
+    else:
+        assert calls and "root LP" in how and "Dantzig–Wolfe" in how and "not solved" not in how, how
+    cg = column_generation(hard, 60)
+    assert cg.stop == "converged" and cg.bound is not None
+    assert bound == max(to_objective(hard, cg.bound), to_objective(hard, round_bound(hard, lp)) if calls else 0.0)
 
 
 def test_no_column_generation_under_a_work_budget():

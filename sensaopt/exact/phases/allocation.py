@@ -36,7 +36,7 @@ from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, tr
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective, to_scaled
 from sensaopt.exact.model.data import ModelData, build_data, hard_data
 from sensaopt.exact.outcome import Engine, ModelBuild, highs_partner
-from sensaopt.exact.phases.dantzig_wolfe import dantzig_wolfe
+from sensaopt.exact.phases.dantzig_wolfe import DW_FIRST_SHARE, DantzigWolfe
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
 from sensaopt.exact.phases.lift import Lifted, lift
 from sensaopt.exact.phases.shortfall import solve_shortfall
@@ -546,22 +546,38 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
 
 def _root_lp_stage(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget, floor: float,
                    lifts: list[Lifted] | None, colgen: list[str] | None) -> tuple[float, str] | None:
-    """:func:`relaxation_bound`'s :data:`ROOT_LP` steps: the root LP, then (refine 1, no loss
-    floor) the Dantzig–Wolfe bound, whose stop goes into ``colgen``."""
+    """:func:`relaxation_bound`'s :data:`ROOT_LP` steps. At refine 1 with no loss floor, the
+    Dantzig–Wolfe bound first (:class:`~sensaopt.exact.phases.dantzig_wolfe.DantzigWolfe`, for
+    :data:`~sensaopt.exact.phases.dantzig_wolfe.DW_FIRST_SHARE` of the time); when it
+    converged the compact root LP is not solved (its bound was never higher: that class's
+    doc), otherwise the root LP, then column generation resumed in the time left; the larger
+    bound. Column generation's stop goes into ``colgen``. None when neither gave a bound."""
     if budget.short_of(MIN_EXTEND_S) or resolve(engine.backend) != "highs":
         return None
-    lp = root_lp(outer, engine, settings, budget, floor)
-    if lp is None:
+    dw = DantzigWolfe.begin(outer, settings, budget) if floor == 0 and outer.refine == 1 else None
+    if dw is not None:
+        dw.run(budget, DW_FIRST_SHARE)
+    lp = None
+    if dw is None or not dw.converged:
+        lp = root_lp(outer, engine, settings, budget, floor)
+        if dw is not None:
+            dw.run(budget)
+    got = None if dw is None else dw.outcome(budget, lifts)
+    if got is not None and colgen is not None:
+        colgen.append(got.stop)
+    parts, bounds = [], []
+    if lp is not None:
+        bounds.append(lp)
+        parts.append(f"root LP {to_objective(outer, lp):.6g}")
+    elif dw is not None and dw.converged:
+        parts.append("root LP not solved")
+    if got is not None and got.bound is not None:
+        bounds.append(got.bound)
+        parts.append(f"Dantzig–Wolfe {to_objective(outer, got.bound):.6g} ({got.stop}, {got.iterations} iterations)")
+    if not bounds:
         return None
-    b = max(to_objective(outer, round_bound(outer, lp)), trivial_bound(outer))
-    how = f"root LP {to_objective(outer, lp):.6g}"
-    dw = dantzig_wolfe(outer, settings, budget, lifts) if floor == 0 and outer.refine == 1 else None
-    if dw is not None and colgen is not None:
-        colgen.append(dw.stop)
-    if dw is None or dw.bound is None:
-        return b, how + " alone"
-    b = max(b, to_objective(outer, dw.bound))
-    return b, how + f", Dantzig–Wolfe {to_objective(outer, dw.bound):.6g} ({dw.stop}, {dw.iterations} iterations)"
+    how = ", ".join(parts) + (" alone" if len(bounds) == 1 and lp is not None else "")
+    return max(to_objective(outer, round_bound(outer, max(bounds))), trivial_bound(outer)), how
 
 
 def _search(outer: ModelData, mb: ModelBuild, engine: Engine, budget: TimeBudget, cutoff: float | None,
