@@ -93,16 +93,19 @@ def test_the_root_lp_stage_takes_the_dantzig_wolfe_bound_and_the_option_turns_it
     assert got[True] <= min(h.objective, _mip_optimum(hard)) + 1e-9
 
 
-@pytest.mark.parametrize("first_share", [0.25, 1e-12], ids=["converges-first", "root-lp-then-resumed"])
-def test_the_root_lp_is_solved_only_when_column_generation_has_not_converged(monkeypatch, first_share):
+@pytest.mark.parametrize(("first_share", "max_jobs"), [(0.25, 40), (1e-12, 40), (0.25, 0)],
+                         ids=["converges-first", "root-lp-then-resumed", "root-lp-first-above-max-jobs"])
+def test_the_root_lp_is_solved_only_when_column_generation_has_not_converged(monkeypatch, first_share, max_jobs):
     """Converged in its first run: the stage's bound is the Dantzig–Wolfe bound, at least the
-    root LP's, and no root LP is solved. Cut short (a first run of no time): the root LP,
-    then column generation resumed to the same bound."""
+    root LP's, and no root LP is solved. Cut short (a first run of no time), or with more jobs
+    than ``DW_FIRST_MAX_JOBS`` (no first run): the root LP, then column generation to the
+    same bound."""
     inst = sensaopt.load_instance("tiny-16gpu")
     settings = SolveSettings(workers=1)
     hard = allocation.hard_model(inst, build_data(inst, 30, relaxed=True, refine=1), settings, 1)
     prover = allocation.bound_engine(Engine("cpsat", exact_params("cpsat", 1, 0)), settings)
     monkeypatch.setattr(allocation, "DW_FIRST_SHARE", first_share)
+    monkeypatch.setattr(allocation, "DW_FIRST_MAX_JOBS", max_jobs)
     calls = []
     real_root_lp = allocation.root_lp
     monkeypatch.setattr(allocation, "root_lp", lambda *a, **k: calls.append(1) or real_root_lp(*a, **k))
@@ -112,7 +115,7 @@ def test_the_root_lp_is_solved_only_when_column_generation_has_not_converged(mon
     bound, how = got
     lp = real_root_lp(hard, prover, settings, TimeBudget.start(60))
     assert lp is not None and bound >= to_objective(hard, lp) - 1e-9
-    if first_share == 0.25:
+    if first_share == 0.25 and max_jobs == 40:
         assert not calls and "root LP not solved" in how, how
     else:
         assert calls and "root LP" in how and "Dantzig–Wolfe" in how and "not solved" not in how, how

@@ -36,7 +36,7 @@ from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, tr
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective, to_scaled
 from sensaopt.exact.model.data import ModelData, build_data, hard_data
 from sensaopt.exact.outcome import Engine, ModelBuild, highs_partner
-from sensaopt.exact.phases.dantzig_wolfe import DW_FIRST_SHARE, DantzigWolfe
+from sensaopt.exact.phases.dantzig_wolfe import DW_FIRST_MAX_JOBS, DW_FIRST_SHARE, DantzigWolfe
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
 from sensaopt.exact.phases.lift import Lifted, lift
 from sensaopt.exact.phases.shortfall import solve_shortfall
@@ -548,14 +548,15 @@ def _root_lp_stage(outer: ModelData, engine: Engine, settings: SolveSettings, bu
                    lifts: list[Lifted] | None, colgen: list[str] | None) -> tuple[float, str] | None:
     """:func:`relaxation_bound`'s :data:`ROOT_LP` steps. At refine 1 with no loss floor, the
     Dantzig–Wolfe bound first (:class:`~sensaopt.exact.phases.dantzig_wolfe.DantzigWolfe`, for
-    :data:`~sensaopt.exact.phases.dantzig_wolfe.DW_FIRST_SHARE` of the time); when it
+    :data:`~sensaopt.exact.phases.dantzig_wolfe.DW_FIRST_SHARE` of the time; up to
+    :data:`~sensaopt.exact.phases.dantzig_wolfe.DW_FIRST_MAX_JOBS` jobs); when it
     converged the compact root LP is not solved (its bound was never higher: that class's
     doc), otherwise the root LP, then column generation resumed in the time left; the larger
     bound. Column generation's stop goes into ``colgen``. None when neither gave a bound."""
     if budget.short_of(MIN_EXTEND_S) or resolve(engine.backend) != "highs":
         return None
     dw = DantzigWolfe.begin(outer, settings, budget) if floor == 0 and outer.refine == 1 else None
-    if dw is not None:
+    if dw is not None and outer.n <= DW_FIRST_MAX_JOBS:
         dw.run(budget, DW_FIRST_SHARE)
     lp = None
     if dw is None or not dw.converged:

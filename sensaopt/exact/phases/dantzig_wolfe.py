@@ -20,13 +20,14 @@ from sensaopt.solvers import TimeBudget
 DW_MAX_S = 30.0  # seconds: at most this for the relaxation's column generation, over both its runs
 DW_MIP_S = 5.0  # seconds: at most this (and a quarter of the call's time after the relaxations' share) for its restricted master MIP
 DW_FIRST_SHARE = 0.25  # of the stage's time left: column generation's first run, before any root LP (class doc)
+DW_FIRST_MAX_JOBS = 40  # jobs: above this the root LP goes first (class doc)
 
 
 class DantzigWolfe:
     """The Dantzig–Wolfe bound of the relaxation ``outer`` (column generation over whole
     per-job schedules, :class:`~sensaopt.exact.decompositions.colgen.Master`; scaled model
     units, rounded up to the granularity), in at most two runs of :data:`DW_MAX_S` seconds
-    in all: the root-LP stage runs it first for :data:`DW_FIRST_SHARE` of its time and
+    in all: the root-LP stage runs it first (up to :data:`DW_FIRST_MAX_JOBS` jobs) for :data:`DW_FIRST_SHARE` of its time and
     solves the relaxation's compact root LP only when it has not converged, then resumes
     it (``allocation._root_lp_stage``).
 
@@ -42,7 +43,10 @@ class DantzigWolfe:
     (about 500 rounds; root LP 16-24 s alone) the root LP no longer ended within the 36-s
     stage, and two bounds fell to the unconverged Lagrangian (w0 326.2 → 301.1, w2 157.7 →
     134.1). Standalone, column generation converged within a quarter of the 40-job stage
-    (9 s) on 15 of 18 windows.
+    (9 s) on 15 of 18 windows. At a quarter, w0 (80 jobs, 504 rounds; root LP 24 s alone)
+    still lost its root LP. Above :data:`DW_FIRST_MAX_JOBS` jobs the root LP therefore goes
+    first, as before session 28: on none of the 80-job windows with a root-LP stage (3 in
+    sessions 27 and 28) did column generation converge within its 30 s.
 
     Pricing seeks only columns that price out (``Master.solve(lagrangian=False)``): 1.1-1.7×
     faster on those windows, the same columns and bound at convergence; an unconverged run's
