@@ -547,12 +547,11 @@ def relaxation_bound(outer: ModelData, engine: Engine, settings: SolveSettings, 
 def _root_lp_stage(outer: ModelData, engine: Engine, settings: SolveSettings, budget: TimeBudget, floor: float,
                    lifts: list[Lifted] | None, colgen: list[str] | None) -> tuple[float, str] | None:
     """:func:`relaxation_bound`'s :data:`ROOT_LP` steps. At refine 1 with no loss floor, the
-    Dantzig–Wolfe bound first (:class:`~sensaopt.exact.phases.dantzig_wolfe.DantzigWolfe`, for
-    :data:`~sensaopt.exact.phases.dantzig_wolfe.DW_FIRST_SHARE` of the time; up to
-    :data:`~sensaopt.exact.phases.dantzig_wolfe.DW_FIRST_MAX_JOBS` jobs); when it
-    converged the compact root LP is not solved (its bound was never higher: that class's
-    doc), otherwise the root LP, then column generation resumed in the time left; the larger
-    bound. Column generation's stop goes into ``colgen``. None when neither gave a bound."""
+    Dantzig–Wolfe bound first (:class:`~sensaopt.exact.phases.dantzig_wolfe.DantzigWolfe`: for
+    ``DW_FIRST_SHARE`` of the time, up to ``DW_FIRST_MAX_JOBS`` jobs); once it converged the
+    compact root LP is not solved (never higher: that class's doc), else the root LP, then
+    column generation resumed in the time left; the larger bound. Column generation's stop
+    goes into ``colgen``. None when neither gave a bound."""
     if budget.short_of(MIN_EXTEND_S) or resolve(engine.backend) != "highs":
         return None
     dw = DantzigWolfe.begin(outer, settings, budget) if floor == 0 and outer.refine == 1 else None
