@@ -110,16 +110,16 @@ def test_the_root_lp_is_solved_only_when_column_generation_has_not_converged(mon
     real_root_lp = allocation.root_lp
     monkeypatch.setattr(allocation, "root_lp", lambda *a, **k: calls.append(1) or real_root_lp(*a, **k))
     colgen: list[str] = []
-    got = allocation.relaxation_bound(hard, prover, settings, TimeBudget.start(60), 0.0, STAGE_ROOT_LP, colgen=colgen)
+    got = allocation.relaxation_bound(hard, prover, settings, TimeBudget.start(600), 0.0, STAGE_ROOT_LP, colgen=colgen)
     assert got is not None and colgen == ["converged"], got
     bound, how = got
-    lp = real_root_lp(hard, prover, settings, TimeBudget.start(60))
+    lp = real_root_lp(hard, prover, settings, TimeBudget.start(600))
     assert lp is not None and bound >= to_objective(hard, lp) - 1e-9
     if first_share == 0.25 and max_jobs == 40:
         assert not calls and "root LP not solved" in how, how
     else:
         assert calls and "root LP" in how and "Dantzig–Wolfe" in how and "not solved" not in how, how
-    cg = column_generation(hard, 60)
+    cg = column_generation(hard, 600)
     assert cg.stop == "converged" and cg.bound is not None
     assert bound == max(to_objective(hard, cg.bound), to_objective(hard, round_bound(hard, lp)) if calls else 0.0)
 

@@ -31,8 +31,9 @@ class DantzigWolfe:
     solves the relaxation's compact root LP only when it has not converged, then resumes
     it (``allocation._root_lp_stage``).
 
-    Why first: on the 40-job Philly windows of session 27 the compact root LP took 9-31 s of
-    a stage and column generation 1-25 s, and wherever column generation converged its bound
+    Why first: on the 40-job Philly windows of session 27 the compact root LP took about
+    9-31 s of a stage (13.6, 10.6 and 13.2 s alone on w1, w14, w19) and column generation
+    1-25 s, and wherever column generation converged its bound
     was at least the root LP's (18 of 18 windows, and every converged stage of the 20-job,
     MIX1 and scaling sets). The master keeps the compact model's capacity rows and every
     per-job constraint inside its columns, so its LP is at least the compact LP without the
@@ -43,7 +44,7 @@ class DantzigWolfe:
     (about 500 rounds; root LP 16-24 s alone) the root LP no longer ended within the 36-s
     stage, and two bounds fell to the unconverged Lagrangian (w0 326.2 → 301.1, w2 157.7 →
     134.1). Standalone, column generation converged within a quarter of the 40-job stage
-    (9 s) on 15 of 18 windows. At a quarter, w0 (80 jobs, 504 rounds; root LP 24 s alone)
+    (9 s) on 11 of the 14 windows timed (not w3, w14, w19). At a quarter, w0 (80 jobs, 504 rounds; root LP 24 s alone)
     still lost its root LP. Above :data:`DW_FIRST_MAX_JOBS` jobs the root LP therefore goes
     first, as before session 28: on none of the 80-job windows with a root-LP stage (3 in
     sessions 27 and 28) did column generation converge within its 30 s.
