@@ -157,3 +157,49 @@ def test_a_bad_restricted_master_solver_is_refused():
     inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
     with pytest.raises(Exception, match="colgen_mip"):
         solve(inst, "cpsat", time_limit=5, workers=1, colgen_mip="gurobi")
+
+
+@pytest.mark.parametrize("settled", [True, False])
+def test_no_solver_runs_once_a_bound_proven_before_settles_price_and_branchs_schedule(settled):
+    """``settled`` (the pipeline's root-LP bound) meeting price and branch's schedule
+    skips the deadline-hard solver: that schedule is the answer, validated, FEASIBLE
+    here (the caller's certificate proves it); otherwise the solvers run as before."""
+    from sensaopt.exact.common import engine_of
+    from sensaopt.exact.phases.deadline_hard import SETTLED_NOTE
+    from sensaopt.exact.pipeline import solve_within_horizon
+    from sensaopt.exact.settings import SolveSettings
+    from sensaopt.result import Status
+
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    settings = SolveSettings(time_limit=20, workers=1, cooperate=True)
+    asked: list[float] = []
+
+    def test(obj: float) -> bool:
+        asked.append(obj)
+        return settled
+
+    res = solve_within_horizon(inst, engine_of("cpsat", settings), settings, policy_warm_start(inst),
+                               TimeBudget(20.0, time.perf_counter()), settled=test)
+    pb = res.lexicographic.price_branch
+    assert pb is not None and asked == [pytest.approx(pb.objective)]
+    assert not check_schedule(inst, res.schedule).errors
+    if settled:
+        assert SETTLED_NOTE in res.message and res.lexicographic.cooperation is None
+        assert res.status == Status.FEASIBLE and res.objective == pytest.approx(pb.objective)
+    else:
+        assert SETTLED_NOTE not in res.message and res.lexicographic.cooperation is not None
+        assert res.objective <= pb.objective + 1e-9
+
+
+def test_the_root_lp_bound_settles_only_objectives_it_proves_at_or_below_the_warm_start():
+    from sensaopt.exact.phases.allocation import Climb
+    from sensaopt.exact.pipeline import proven_by
+
+    climb = Climb(bound=10.0, how="test", floor=0.0, step=1.0)
+    assert proven_by(None, 12.0) is None and proven_by(climb, None) is None
+    settled = proven_by(climb, 12.0)
+    assert settled is not None
+    assert settled(10.0) and settled(10.4) and not settled(10.6)
+    assert not proven_by(climb, 10.2)(10.4)  # above the warm start: the bound covers only schedules better than it
+    climb.bound = 10.5  # raised in place (a relaxation search beside the inner solve)
+    assert settled(10.6)

@@ -30,6 +30,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from sensaopt.allocations import ExactAllocations, exact_allocations
@@ -97,8 +98,10 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
         else:
             inner = budget.split(max(1 - relax_s / settings.time_limit, 0.05))
 
+        settled = proven_by(early, warm.objective)
+
         def run_inner(engine: Engine, settings: SolveSettings, inner: TimeBudget) -> Result:
-            res = solve_within_horizon(instance, engine, settings, warm, inner, allocs)
+            res = solve_within_horizon(instance, engine, settings, warm, inner, allocs, settled)
             if settings.horizon is None and res.optimal_within_horizon_only:
                 res = extend_horizon(res, instance, engine, settings, warm, inner, allocs)
             return res
@@ -129,6 +132,17 @@ def better_lifted(early: Climb | None, objective: float | None) -> Lifted | None
     if top is None or (objective is not None and top.objective >= objective - 1e-9):
         return None
     return top
+
+
+def proven_by(early: Climb | None, objective: float | None) -> Callable[[float], bool] | None:
+    """Whether the root LPs' bound (``early``, raised in place by a relaxation search
+    beside the inner solve) already makes an objective (metrics units) at most the warm
+    start's ``objective`` optimal: the bound is valid over every schedule better than the
+    warm start (``models/formulation.md``, "Order"). None without root LPs first."""
+    if early is None or objective is None:
+        return None
+    top = objective + 1e-9
+    return lambda obj: obj <= top and early.meets(obj)
 
 
 def beside(settings: SolveSettings, early: Climb | None, objective: float | None) -> bool:
@@ -178,9 +192,12 @@ def refuse_early(instance: Instance, engine: Engine, settings: SolveSettings) ->
 
 
 def solve_within_horizon(instance: Instance, engine: Engine, settings: SolveSettings, start: WarmStart,
-                         budget: TimeBudget, allocs: ExactAllocations | None = None) -> Result:
+                         budget: TimeBudget, allocs: ExactAllocations | None = None,
+                         settled: Callable[[float], bool] | None = None) -> Result:
     """Phases 3-5 within ``settings.horizon`` (None: the warm start's makespan + slack);
-    ``allocs``: the allocations of ``start`` the pipeline asked for (None: asked here)."""
+    ``allocs``: the allocations of ``start`` the pipeline asked for (None: asked here);
+    ``settled``: whether a bound proven before this solve already makes an objective
+    (metrics units) optimal (:func:`~sensaopt.exact.phases.deadline_hard.solve_deadline_hard`)."""
     prep = prepare(instance, settings.horizon, settings.horizon_slack, settings.warm_start, settings.work_scale,
                    None, start, allocs)
     refuse_unavoidable(prep.data, settings)
@@ -191,7 +208,7 @@ def solve_within_horizon(instance: Instance, engine: Engine, settings: SolveSett
                                 budget.split(settings.phase1_share), prep.hint, settings.max_vars)
         zero = zero_miss_start(prep, short, settings)
         if short is not None and zero is not None:  # a zero-miss schedule within the hard model's horizon exists
-            return solve_deadline_hard(prep, *zero, engine, settings, budget, short)
+            return solve_deadline_hard(prep, *zero, engine, settings, budget, short, settled)
     return solve_loss_phases(prep, short, engine, settings, budget)
 
 

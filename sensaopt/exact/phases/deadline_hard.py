@@ -24,7 +24,7 @@ from sensaopt.exact.common import (
     model_size,
     partner_of,
 )
-from sensaopt.exact.decompositions.branch_price import BranchOutcome, branch_and_price
+from sensaopt.exact.decompositions.branch_price import BranchOutcome, branch_and_price, scaled_value
 from sensaopt.exact.model.builder import BuildTimeout, objective_parts, round_bound, to_objective
 from sensaopt.exact.model.data import ModelData, hard_data
 from sensaopt.exact.model.values import extract_schedule, hint_values, relabel_identical_nodes
@@ -51,6 +51,8 @@ from sensaopt.solvers import TimeBudget, resolve
 from sensaopt.solvers.base import known_values
 from sensaopt.solvers.interrupt import cancel_scope
 
+SETTLED_NOTE = "no solver run: price and branch's schedule meets the bound the root LPs proved before this solve"
+
 
 def zero_miss_start(prep: Prepared, short: ShortfallOutcome | None, settings: SolveSettings) -> tuple[ModelData, Schedule] | None:
     """The deadline-hard model's data and its start: the shortfall run's zero-miss
@@ -67,13 +69,17 @@ def zero_miss_start(prep: Prepared, short: ShortfallOutcome | None, settings: So
 
 
 def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine: Engine,
-                         settings: SolveSettings, budget: TimeBudget, short: ShortfallOutcome) -> Result:
+                         settings: SolveSettings, budget: TimeBudget, short: ShortfallOutcome,
+                         settled: Callable[[float], bool] | None = None) -> Result:
     """Phase 2 once the shortfall run found a zero-miss schedule and it could be
     completed (``whole``, valid, within ``data.H``): the deadline-hard, trimmed model
     ``data`` (:func:`sensaopt.exact.model.data.hard_data`), started from ``whole``. Its
     optimum is the optimum unless missing the cheapest open deadline could pay for
     itself: the bound is the smaller of the hard model's bound and the floor of every
-    schedule with a miss, and OPTIMAL needs the incumbent at or below that floor."""
+    schedule with a miss, and OPTIMAL needs the incumbent at or below that floor.
+    ``settled`` (the pipeline's root-LP bound, :func:`~sensaopt.exact.pipeline.proven_by`):
+    when it already makes price and branch's schedule optimal, no solver runs (the
+    caller's certificate proves it; the result here is FEASIBLE with that schedule)."""
     full = prep.data
     whole, lns = search_first(prep, data, whole, settings, budget)
     whole, pb = colgen_first(data, whole, settings, budget)
@@ -87,7 +93,9 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     coop: CooperationReport | None = None
     solver_budget = budget.split(BRANCH_PRICE_AFTER) if settings.branch_price else budget
     partner = partner_of(engine, settings)
-    if partner is None:
+    if vals and pb is not None and settled is not None and settled(pb.objective):
+        out = SolveOutcome(Status.FEASIBLE, known_values(vals), scaled_value(data, whole), None, SETTLED_NOTE, 0.0)
+    elif partner is None:
         out = engine.run(mb, solver_budget)
     else:
         first = mb
@@ -95,7 +103,7 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
         if mb is not first:  # the partner's incumbent won: the fallback in its variables
             fallback = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole)) or None
     bp = None
-    if settings.branch_price and out.status != Status.OPTIMAL and not budget.short_of(MIN_EXTEND_S):
+    if settings.branch_price and out.status != Status.OPTIMAL and out.message != SETTLED_NOTE and not budget.short_of(MIN_EXTEND_S):
         out, bp = branch_and_price_after(mb, out, whole, budget)
     floors = ObjectiveFloors.of(mb.vars)
     slot_coef = objective_parts(full)[0]
