@@ -148,6 +148,7 @@ OPTIONS: dict[str, Range] = {
     "windows": Range(1, 1_000_000, "windows", integer=True),  # experiment gaps: windows per size and seed
     "processes": Range(1, 256, integer=True),  # Dask LocalCluster worker processes (experiment gaps)
     "solver_seed": Range(0, MAX_SEED, integer=True),
+    "solver_seeds": Range(1, 1000, "seeds", integer=True),  # experiment gaps --solver-seeds: exact solves per window
     "stride": Range(1, 1_000_000, "jobs", integer=True),
     "first": Range(0, 10_000_000, "jobs", integer=True),
     "nodes": Range(1, 100_000, "nodes", integer=True),

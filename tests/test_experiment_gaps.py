@@ -76,11 +76,50 @@ def test_several_sizes_and_seeds_add_the_scaling_table_and_intervals(tmp_path, c
             "--time-limit", "2", "--policies", "edf", "--serial", "-q"]
     code, stdout, err = run(args, capsys)
     assert code == 0, err
-    assert "4 runs: 0 reused, 4 computed" in stdout and "By window size:" in stdout
+    assert "4 runs: 0 reused, 4 computed" in stdout and "The exact solve, by window size" in stdout
     scaling = _csv(out / "scaling.csv")
     assert [r["jobs"] for r in scaling] == ["2", "3"] and all(r["windows"] == "2" and r["seeds"] == "2" for r in scaling)
     assert (out / "scaling.png").stat().st_size > 0
     assert sorted(p.name for p in (out / "instances" / "2-jobs").iterdir()) == ["seed-0", "seed-1"]
+
+
+def test_solver_seeds_solve_each_window_once_per_seed_and_resume_the_first(tmp_path, capsys):
+    """--solver-seeds 2: every window solved with seeds 0 and 1 (records and rows say which),
+    the means over the two replicates with an interval, and a rerun with --solver-seeds 1
+    finds its windows stored (seed 0's tasks are the same)."""
+    trace = small_chronus(tmp_path, n=12)
+    out = tmp_path / "out"
+    args = ["experiment", "gaps", "--trace", trace, "--out-dir", out, *TINY]
+    code, stdout, err = run([*args, "--solver-seeds", "2"], capsys)
+    assert code == 0, err
+    assert "4 runs: 0 reused, 4 computed" in stdout and "solver seeds 0–1" in stdout
+    assert "window solves (windows × solver seeds)" in stdout and "2 replicates' means" in stdout
+    rows = _csv(out / "windows.csv")
+    assert sorted({(r["index"], r["solver_seed"]) for r in rows}) == [("0", "0"), ("0", "1"), ("1", "0"), ("1", "1")]
+    (scale,) = _csv(out / "gaps.csv")[:1]
+    assert scale["solver_seeds"] == "2" and scale["windows"] == "4"
+    prov = json.loads((out / "provenance.json").read_text())
+    assert "--solver-seeds 2" in prov["command"] and prov["settings"]["solver_seeds"] == 2
+    code, stdout, err = run(args, capsys)
+    assert code == 0, err
+    assert "2 runs: 2 reused, 0 computed" in stdout
+
+
+def test_a_replicate_is_a_seed_and_a_solver_seed():
+    from sensaopt.sweep.gaps_report import replicate, scaling_rows, within
+
+    def rec(index, k, status, gap):
+        return {**_rec(40, 0, index, status, exact_gap=gap), "config": {"policies": [], "exact": {"seed": k}}}
+
+    records = [rec(0, 0, "OPTIMAL", 0.0), rec(1, 0, "TIME_LIMIT", 0.8), rec(2, 0, "TIME_LIMIT", 3.0),
+               rec(0, 1, "OPTIMAL", 0.0), rec(1, 1, "TIME_LIMIT", 1.2), rec(2, 1, "TIME_LIMIT", 2.0)]
+    assert [replicate(r) for r in records[2:4]] == [(0, 0), (0, 1)] and replicate(_rec(40, 3, 0)) == (3, 0)
+    assert [within(r) for r in records] == [True, True, False, True, False, False]
+    (row,) = scaling_rows(records, [])
+    assert (row["solver_seeds"], row["windows"], row["proven"], row["within_1pct"]) == (2, 6, 2, 3)
+    assert row["within_1pct_mean_pct"] == pytest.approx(100 * 1.5 / 3)  # 2 of 3 and 1 of 3
+    assert row["within_1pct_lo_pct"] < row["within_1pct_mean_pct"] < row["within_1pct_hi_pct"]
+    assert row["exact_gap_mean_pct"] == pytest.approx((3.8 / 3 + 3.2 / 3) / 2)
 
 
 def test_the_dask_path_with_a_scheduler(tmp_path, capsys):
@@ -107,6 +146,8 @@ def test_the_dask_path_with_a_scheduler(tmp_path, capsys):
     (["--time-limit", "0"], "--time-limit"),
     (["--processes", "0"], "--processes"),
     (["--seed", "2147483647", "--seeds", "2"], "largest seed"),
+    (["--solver-seed", "2147483647", "--solver-seeds", "2"], "largest seed"),
+    (["--solver-seeds", "0"], "solver-seeds"),
     (["--exact-option", "lns_share=2"], "lns_share: must be within"),
     (["--exact-option", "time_limit=3"], "set it with --time-limit"),
     (["--exact-option", "nope=1"], "--exact-option: nope: the exact solve has no such setting"),

@@ -138,9 +138,10 @@ def _run(tasks: list[Any], output: Path, quiet: bool, report_only: bool, serial:
 def _title(s: GapSettings, planned: int) -> str:
     c, e = s.cut, s.exact
     seeds = f"seed {s.seeds[0]}" if len(s.seeds) == 1 else f"seeds {s.seeds[0]}–{s.seeds[-1]}"
+    solver = f"solver seed {e.seed}" if s.solver_seeds == 1 else f"solver seeds {e.seed}–{e.seed + s.solver_seeds - 1}"
     return (f"# Certified gaps on {c.trace} windows\n\n{planned} windows of {', '.join(map(str, s.sizes))} consecutive jobs "
             f"(first job {c.first}; nodes of {c.node_gpus} GPUs, at most {c.max_nodes}, load {c.load:g}, {c.round_minutes:g}-minute "
-            f"rounds, {seeds}). Exact: {e.label}, {e.time_limit:g} s and {e.workers} thread(s) per window, solver seed {e.seed}"
+            f"rounds, {seeds}). Exact: {e.label}, {e.time_limit:g} s and {e.workers} thread(s) per window, {solver}"
             f"{''.join(f', {k}={v}' for k, v in e.settings)}; policies: {', '.join(s.policies)}.")
 
 
@@ -191,7 +192,10 @@ def experiment_gaps(
     time_limit: float = typer.Option(_EXACT.time_limit, callback=in_range("time_limit"), metavar="SECONDS",
                                      help="Seconds per exact solve (> 0)."),
     workers: int = typer.Option(_EXACT.workers, callback=in_range("workers"), metavar="N", help="Exact solver threads per window."),
-    solver_seed: int = typer.Option(_EXACT.seed, callback=in_range("solver_seed"), help="Exact solver random seed."),
+    solver_seed: int = typer.Option(_EXACT.seed, callback=in_range("solver_seed"), help="Exact solver random seed (the first)."),
+    solver_seeds: int = typer.Option(1, "--solver-seeds", callback=in_range("solver_seeds"), metavar="N",
+                                     help="Exact solves per window: solver seeds --solver-seed .. --solver-seed + N - 1 (means then "
+                                          "with an interval over them)."),
     cooperate: bool = typer.Option(False, "--cooperate", help="The other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
     exact_option: list[str] = typer.Option([], "--exact-option", metavar="KEY=VALUE",
                                            help="A further exact-solve option, repeat: a SolveSettings field (e.g. lns_share=0.3) "
@@ -227,6 +231,9 @@ def experiment_gaps(
     _check_exact(exact)
     if seed + seeds - 1 > MAX_SEED:
         raise InputError("--seeds", "seeds", f"--seed {seed} + --seeds {seeds} - 1 passes the largest seed {MAX_SEED}")
+    if solver_seed + solver_seeds - 1 > MAX_SEED:
+        raise InputError("--solver-seeds", "solver_seeds",
+                         f"--solver-seed {solver_seed} + --solver-seeds {solver_seeds} - 1 passes the largest seed {MAX_SEED}")
     names = output_names(len(sizes))
     _check_outputs(output, names, OUT_DIR)  # every output checked before the trace is read
     if results is not None:
@@ -234,7 +241,7 @@ def experiment_gaps(
     require(data_needed(trace))
     cut = WindowCut(trace, sizes[0], first, stride, node_gpus, max_nodes, load, round_minutes, sensitive_fraction)
     solve = ExactSettings(exact, time_limit, workers, solver_seed, cooperate, _exact_options(exact_option))
-    s = GapSettings(sizes, windows, cut, tuple(range(seed, seed + seeds)), solve, pols)
+    s = GapSettings(sizes, windows, cut, tuple(range(seed, seed + seeds)), solve, pols, solver_seeds)
     planned = gaps.plan(s)
     if not planned:
         raise InputError(trace, "windows", "no window could be cut (trace too short from --first, or jobs too large for --max-nodes)")
@@ -242,7 +249,7 @@ def experiment_gaps(
     tasks = [t for t, _ in planned]
     n_proc = processes or max(1, usable_cores() // workers)  # pinned to one core (taskset): one process, not two at half speed
     rep, records = _run(tasks, output, quiet, report_only, serial, scheduler, n_proc, progress_every, git["commit"])
-    md = report_markdown(_title(s, len(tasks)), len(tasks), list(records.values()), pols)
+    md = report_markdown(_title(s, len(tasks) // solver_seeds), len(tasks), list(records.values()), pols)
     execution = {"serial": serial, "processes": None if serial or scheduler else n_proc, "scheduler": scheduler, "report_only": report_only}
     folders = [(output, OUT_DIR)] + ([(results, "--results")] if results is not None else [])
     written = _write(s, md, folders, gaps.command_args(s, output, results), tasks, rep, records, (t0, git, host), execution)

@@ -145,7 +145,9 @@ class WindowTask:
 class GapSettings:
     """A whole ``experiment gaps`` run: the window sizes ``sizes`` (jobs), ``windows`` per
     size and seed, the cut's other options (``cut``: its ``jobs`` and ``seed`` are set per
-    task), the seeds ``seeds``, the exact solve ``exact`` and the ``policies``."""
+    task), the seeds ``seeds``, the exact solve ``exact`` and the ``policies``;
+    ``solver_seeds``: exact solves per window, with solver seeds ``exact.seed`` ..
+    ``exact.seed + solver_seeds - 1`` (the solver's run-to-run spread, an interval over them)."""
 
     sizes: tuple[int, ...] = (20,)
     windows: int = 20
@@ -153,6 +155,14 @@ class GapSettings:
     seeds: tuple[int, ...] = (0,)
     exact: ExactSettings = ExactSettings()
     policies: tuple[str, ...] = POLICIES
+    solver_seeds: int = 1
+
+    def exacts(self) -> list[ExactSettings]:
+        """The exact solve of each solver seed, in seed order.
+
+        Returns:
+            ``exact`` with seeds ``exact.seed`` .. ``exact.seed + solver_seeds - 1``."""
+        return [replace(self.exact, seed=self.exact.seed + k) for k in range(self.solver_seeds)]
 
     def cuts(self) -> list[WindowCut]:
         """One cut per (seed, size), seeds outer.
@@ -178,22 +188,22 @@ def plan(s: GapSettings) -> list[tuple[WindowTask, dict[str, Any]]]:
         s: the settings.
 
     Returns:
-        (task with its instance, provenance) per window, seeds outer, then sizes, then windows;
-        fewer than ``s.windows`` per size when the trace ends (or a window's job is too large)."""
+        (task with its instance, provenance) per window: solver seeds outer (a whole set of
+        windows per solver seed), then seeds, then sizes, then windows; fewer than
+        ``s.windows`` per size when the trace ends (or a window's job is too large)."""
     from sensaopt.io import instance_to_dict
     from sensaopt.traces.sensitivity import SensitivityMix
     from sensaopt.traces.sources import make_trace
     from sensaopt.traces.windows import cut_windows
 
-    out = []
+    cut_out: list[tuple[WindowCut, dict[str, Any], dict[str, Any]]] = []
     data: dict[int, Any] = {}
     for cut in s.cuts():
         if cut.seed not in data:
             data[cut.seed] = make_trace(cut.trace, seed=cut.seed)
         mix = SensitivityMix(mode="fraction", sensitive_fraction=cut.sensitive_fraction)
-        for inst, prov in cut_windows(data[cut.seed], cut.window_config(s.windows), mix):
-            out.append((WindowTask(cut, prov["window"], s.exact, s.policies, instance_to_dict(inst)), prov))
-    return out
+        cut_out += [(cut, instance_to_dict(inst), prov) for inst, prov in cut_windows(data[cut.seed], cut.window_config(s.windows), mix)]
+    return [(WindowTask(cut, prov["window"], e, s.policies, inst), prov) for e in s.exacts() for cut, inst, prov in cut_out]
 
 
 def instance_path(folder: Path, task: WindowTask) -> Path:
@@ -350,6 +360,7 @@ def command_args(s: GapSettings, out_dir: str | Path, results: str | Path | None
              repr(c.round_minutes), "--sensitive-fraction", repr(c.sensitive_fraction), "--seed", str(seeds[0]), "--seeds",
              str(len(seeds)), "--exact", e.exact, "--time-limit", repr(e.time_limit), "--workers", str(e.workers), "--solver-seed",
              str(e.seed)]
+    args += ["--solver-seeds", str(s.solver_seeds)] if s.solver_seeds > 1 else []
     args += ["--cooperate"] if e.cooperate else []
     args += [x for k, v in e.settings for x in ("--exact-option", f"{k}={_text(v)}")]
     args += ["--policies", ",".join(s.policies)]

@@ -6,13 +6,15 @@
   equal misses and lost value; the gap to the optimum where the window is proven) and the
   certified gap to the bound (only on the exact schedule's level), mean and max, and the
   windows where the policy's avg JCT equals the incumbent's;
-* :func:`scaling_rows`: per window size (``scaling.csv``): the fraction proven, the exact
-  incumbent's certified gap to the JCT bound, the solve time, each policy's mean certified gap.
+* :func:`scaling_rows`: per window size (``scaling.csv``; in ``gaps.md`` for every run): the
+  fraction proven, the fraction proven or certified within 1 %, the exact incumbent's certified
+  gap to the JCT bound, the solve time, each policy's mean certified gap.
 
-Means are over windows; with several seeds, the mean of the per-seed means with its
-two-sided 95 % Student-t interval over seeds (``*_lo``, ``*_hi``;
-:func:`sensaopt.sweep.stats.mean_interval`; NaN with one seed). Units: percent
-(``*_pct``, gaps), seconds, minutes (JCT).
+Means are over windows. A *replicate* is one (seed, solver seed) pair: the windows the seed
+cuts, each solved with that solver seed (``--seeds``, ``--solver-seeds``). With several
+replicates a mean is the mean of the per-replicate means with its two-sided 95 % Student-t
+interval over replicates (``*_lo``, ``*_hi``; :func:`sensaopt.sweep.stats.mean_interval`; NaN
+with one). Units: percent (``*_pct``, gaps), seconds, minutes (JCT).
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from sensaopt.sweep.stats import mean_interval
 
 Record = dict[str, Any]
 
-WINDOW_COLUMNS = ("jobs", "seed", "index", "window", "first_job", "nodes", "gpus", "exact", "status", "seconds", "exact_misses",
-                  "exact_avg_jct", "jct_bound", "exact_gap_to_bound_pct", "exact_objective", "grid_bound", "certified_bound", "policy",
-                  "misses", "extra_misses", "avg_jct", "jct_gap_pct", "jct_gap_to_bound_pct")
+WITHIN_PCT = 1.0  # percent: a window "certified within 1 %" has its exact incumbent at most this far above the JCT bound
+
+WINDOW_COLUMNS = ("jobs", "seed", "solver_seed", "index", "window", "first_job", "nodes", "gpus", "exact", "status", "seconds",
+                  "exact_misses", "exact_avg_jct", "jct_bound", "exact_gap_to_bound_pct", "exact_objective", "grid_bound",
+                  "certified_bound", "policy", "misses", "extra_misses", "avg_jct", "jct_gap_pct", "jct_gap_to_bound_pct")
 """Columns of :func:`window_rows` (minutes, seconds, percent; ``exact_objective``, ``grid_bound`` and
 ``certified_bound`` in objective units: see :func:`gap_parts`)."""
 
@@ -53,11 +57,47 @@ def _mean(xs: Sequence[float]) -> float | None:
     return math.fsum(xs) / len(xs) if xs else None
 
 
+def solver_seed(r: Record) -> int:
+    """The exact solver's seed of a window record (0 in records that do not say).
+
+    Args:
+        r: the window record.
+
+    Returns:
+        The seed."""
+    return int(((r.get("config") or {}).get("exact") or {}).get("seed", 0))
+
+
+def replicate(r: Record) -> tuple[int, int]:
+    """A record's replicate: the windows of one seed, each solved with one solver seed.
+
+    Args:
+        r: the window record.
+
+    Returns:
+        (its seed, its solver seed)."""
+    return r["seed"], solver_seed(r)
+
+
 def _stat(records: Sequence[Record], fn: Callable[[Sequence[Record]], float | None]) -> tuple[float, float, float]:
-    """(mean, lo, hi) of ``fn`` over ``records``: with one seed its value (lo, hi NaN),
-    else the mean of its per-seed values with their 95 % interval."""
-    seeds = sorted({r["seed"] for r in records})
-    return mean_interval(fn([r for r in records if r["seed"] == s]) for s in seeds)
+    """(mean, lo, hi) of ``fn`` over ``records``: with one replicate its value (lo, hi NaN),
+    else the mean of its per-replicate values with their 95 % interval."""
+    reps = sorted({replicate(r) for r in records})
+    return mean_interval(fn([r for r in records if replicate(r) == k]) for k in reps)
+
+
+def within(r: Record, pct: float = WITHIN_PCT) -> bool:
+    """Whether a window is proven, or its exact incumbent certified within ``pct`` percent of
+    the JCT bound (``jct_gap_to_bound_pct``).
+
+    Args:
+        r: the window record.
+        pct: the margin, percent.
+
+    Returns:
+        True or False."""
+    gap = r.get("jct_gap_to_bound_pct")
+    return r.get("status") == "OPTIMAL" or (gap is not None and gap <= pct + 1e-9)
 
 
 def solved_records(records: Sequence[Record]) -> list[Record]:
@@ -94,10 +134,10 @@ def window_rows(records: Sequence[Record]) -> list[dict[str, Any]]:
         The rows (a refused window: one row per planned policy, its values empty)."""
     rows = []
     for r in sorted(records, key=_order):
-        base = {"jobs": r["jobs"], "seed": r["seed"], "index": r["index"], "window": r["window"], "first_job": r.get("first_job"),
-                "nodes": r["nodes"], "gpus": r["gpus"], "exact": r["exact"], "status": r["status"], "seconds": r.get("seconds"),
-                "exact_misses": r.get("misses"), "exact_avg_jct": r.get("avg_jct"), "jct_bound": r.get("jct_bound"),
-                "exact_gap_to_bound_pct": r.get("jct_gap_to_bound_pct")}
+        base = {"jobs": r["jobs"], "seed": r["seed"], "solver_seed": solver_seed(r), "index": r["index"], "window": r["window"],
+                "first_job": r.get("first_job"), "nodes": r["nodes"], "gpus": r["gpus"], "exact": r["exact"], "status": r["status"],
+                "seconds": r.get("seconds"), "exact_misses": r.get("misses"), "exact_avg_jct": r.get("avg_jct"),
+                "jct_bound": r.get("jct_bound"), "exact_gap_to_bound_pct": r.get("jct_gap_to_bound_pct")}
         base.update(zip(("exact_objective", "grid_bound", "certified_bound"), gap_parts(r)))
         for p in r["config"]["policies"]:
             c = r["policies"].get(p) or {}
@@ -111,8 +151,8 @@ def _exact_gaps(records: Sequence[Record]) -> list[float]:
     return [r["jct_gap_to_bound_pct"] for r in solved_records(records) if r.get("jct_gap_to_bound_pct") is not None]
 
 
-def _order(r: Record) -> tuple[int, int, int]:
-    return r["jobs"], r["seed"], r["index"]
+def _order(r: Record) -> tuple[int, int, int, int]:
+    return r["jobs"], r["seed"], r["index"], solver_seed(r)
 
 
 def _mean_stat(policy: str, name: str) -> Callable[[Sequence[Record]], float | None]:
@@ -136,7 +176,8 @@ def summary_rows(records: Sequence[Record], policies: Sequence[str]) -> list[dic
         for p in policies:
             extra = [c["extra_misses"] for r in solved if (c := r["policies"].get(p)) and c.get("extra_misses") is not None]
             jct, bound = policy_values(solved, p, "jct_gap_pct"), policy_values(solved, p, "jct_gap_to_bound_pct")
-            row: dict[str, Any] = {"jobs": n, "policy": p, "seeds": len({r["seed"] for r in rs}), "windows": len(rs),
+            row: dict[str, Any] = {"jobs": n, "policy": p, "seeds": len({r["seed"] for r in rs}),
+                                   "solver_seeds": len({solver_seed(r) for r in rs}), "windows": len(rs),
                                    "proven": sum(r["status"] == "OPTIMAL" for r in rs), "refused": len(rs) - len(solved),
                                    "windows_with_extra_misses": sum(1 for x in extra if x > 0), "extra_misses": sum(extra)}
             for name, vals, field in (("jct_gap", jct, "jct_gap_pct"), ("bound_gap", bound, "jct_gap_to_bound_pct")):
@@ -149,9 +190,10 @@ def summary_rows(records: Sequence[Record], policies: Sequence[str]) -> list[dic
 
 
 def scaling_rows(records: Sequence[Record], policies: Sequence[str]) -> list[dict[str, Any]]:
-    """Per window size: windows, proven (count, and percent with its interval over seeds),
-    the exact incumbent's certified gap to the JCT bound (percent), the exact solve's
-    seconds, and each policy's mean certified gap (``<policy>_bound_gap_mean_pct``).
+    """Per window size: windows, proven (count, and percent with its interval over
+    replicates), proven or certified within 1 % (:func:`within`; ``within_1pct``, count and
+    percent), the exact incumbent's certified gap to the JCT bound (percent), the exact
+    solve's seconds, and each policy's mean certified gap (``<policy>_bound_gap_mean_pct``).
 
     Args:
         records: the window records.
@@ -164,10 +206,12 @@ def scaling_rows(records: Sequence[Record], policies: Sequence[str]) -> list[dic
         rs = [r for r in records if r["jobs"] == n]
         solved = solved_records(rs)
         exact_gaps = _exact_gaps(rs)
-        row: dict[str, Any] = {"jobs": n, "seeds": len({r["seed"] for r in rs}), "windows": len(rs),
-                               "proven": sum(r["status"] == "OPTIMAL" for r in rs), "refused": len(rs) - len(solved)}
+        row: dict[str, Any] = {"jobs": n, "seeds": len({r["seed"] for r in rs}), "solver_seeds": len({solver_seed(r) for r in rs}),
+                               "windows": len(rs), "proven": sum(r["status"] == "OPTIMAL" for r in rs), "refused": len(rs) - len(solved),
+                               "within_1pct": sum(within(r) for r in rs)}
         stats: dict[str, Callable[[Sequence[Record]], float | None]] = {
             "proven": lambda g: 100.0 * sum(r["status"] == "OPTIMAL" for r in g) / len(g),
+            "within_1pct": lambda g: 100.0 * sum(within(r) for r in g) / len(g),
             "exact_gap": lambda g: _mean(_exact_gaps(g)),
             "seconds": lambda g: _mean([r["seconds"] for r in g if r.get("seconds") is not None])}
         for name, fn in stats.items():
@@ -234,9 +278,9 @@ def scaling_markdown(rows: Sequence[dict[str, Any]], policies: Sequence[str]) ->
 
     Returns:
         The table."""
-    head = ["jobs", "windows", "proven", "proven (%)", "exact incumbent's certified gap: mean / max", "exact solve: mean / max",
-            *(f"{p} certified gap (mean)" for p in policies)]
-    body = [(r["jobs"], r["windows"], r["proven"], _mean_text(r, "proven", nd=0),
+    head = ["jobs", "windows", "proven", "proven (%)", "proven or within 1 %", "proven or within 1 % (%)",
+            "exact incumbent's certified gap: mean / max", "exact solve: mean / max", *(f"{p} certified gap (mean)" for p in policies)]
+    body = [(r["jobs"], r["windows"], r["proven"], _mean_text(r, "proven", nd=0), r["within_1pct"], _mean_text(r, "within_1pct", nd=0),
              f"{_mean_text(r, 'exact_gap')} / {_num(r['exact_gap_max_pct'], 2, ' %')}",
              f"{_mean_text(r, 'seconds', 's', 1)} / {_num(r['seconds_max_s'], 1, ' s')}",
              *(_num(r[f"{p}_bound_gap_mean_pct"], 2, " %") for p in policies)) for r in rows]
@@ -263,14 +307,15 @@ def windows_markdown(records: Sequence[Record], policies: Sequence[str]) -> str:
 
     Returns:
         The table."""
-    head = ["window", "jobs", "seed", "nodes", "exact", "s", "exact misses", "exact JCT", "JCT bound",
+    head = ["window", "jobs", "seed", "solver seed", "nodes", "exact", "s", "exact misses", "exact JCT", "JCT bound",
             "objective / grid bound / certified bound", *policies]
     body = []
     for r in sorted(records, key=_order):
         status = "**OPTIMAL**" if r["status"] == "OPTIMAL" else r["status"]
         parts = " / ".join(_num(x, 2) for x in gap_parts(r))
-        body.append((r["window"], r["jobs"], r["seed"], r["nodes"], status, _num(r.get("seconds")), _num(r.get("misses"), 0),
-                     _num(r.get("avg_jct"), 2), _num(r.get("jct_bound"), 2), parts, *(_cell(r["policies"].get(p)) for p in policies)))
+        body.append((r["window"], r["jobs"], r["seed"], solver_seed(r), r["nodes"], status, _num(r.get("seconds")),
+                     _num(r.get("misses"), 0), _num(r.get("avg_jct"), 2), _num(r.get("jct_bound"), 2), parts,
+                     *(_cell(r["policies"].get(p)) for p in policies)))
     return _table(head, body)
 
 
@@ -286,12 +331,15 @@ def report_markdown(title: str, planned: int, records: Sequence[Record], policie
 
     Returns:
         The Markdown text."""
-    seeds = len({r["seed"] for r in records})
-    means = "mean over windows" if seeds <= 1 else f"mean of the {seeds} seeds' means [95 % Student-t interval over seeds]"
-    parts = [title, f"{len(records)} of {planned} windows done. Gaps in percent of the avg JCT; {means}.",
-             summary_markdown(summary_rows(records, policies))]
-    if len({r["jobs"] for r in records}) > 1:
-        parts += ["By window size:", scaling_markdown(scaling_rows(records, policies), policies)]
+    reps = len({replicate(r) for r in records})
+    means = ("mean over windows" if reps <= 1 else
+             f"mean of the {reps} replicates' means (a replicate: one seed's windows, each solved with one solver seed) "
+             "[95 % Student-t interval over replicates]")
+    solves = "windows" if len({solver_seed(r) for r in records}) <= 1 else "window solves (windows × solver seeds)"
+    parts = [title, f"{len(records)} of {planned} {solves} done. Gaps in percent of the avg JCT; {means}.",
+             summary_markdown(summary_rows(records, policies)),
+             "The exact solve, by window size (proven or within 1 %: the exact incumbent at most 1 % above the JCT bound):",
+             scaling_markdown(scaling_rows(records, policies), policies)]
     parts += ["Per window (+extra misses / JCT gap to the exact incumbent (≤ certified gap to the bound)). Where the exact "
               "solve's gap lives, in objective units: the incumbent above the grid bound (the exact model's own bound over its "
               "allocation grid) is the solver's gap, primal or dual; the grid bound above the certified bound is what the "
@@ -310,7 +358,9 @@ def window_line(r: Record) -> str:
     Returns:
         The line."""
     pols = ", ".join(f"{p} {_cell(c)}" for p, c in r["policies"].items())
-    head = f"{r['window']} ({r['jobs']} jobs, seed {r['seed']}): {r['status']} in {_num(r.get('seconds'))} s"
+    k = solver_seed(r)
+    seeds = f"seed {r['seed']}" + (f", solver seed {k}" if k else "")
+    head = f"{r['window']} ({r['jobs']} jobs, {seeds}): {r['status']} in {_num(r.get('seconds'))} s"
     return head + (f"; {pols}" if pols else "")
 
 
