@@ -216,6 +216,8 @@ def scaling_rows(records: Sequence[Record], policies: Sequence[str]) -> list[dic
             "seconds": lambda g: _mean([r["seconds"] for r in g if r.get("seconds") is not None])}
         for name, fn in stats.items():
             mean, lo, hi = _stat(rs, fn)
+            if name in ("proven", "within_1pct"):  # shares of the windows: the interval within [0, 100] %
+                lo, hi = max(lo, 0.0), min(hi, 100.0)
             unit = "pct" if name != "seconds" else "s"
             row |= {f"{name}_mean_{unit}": mean, f"{name}_lo_{unit}": lo, f"{name}_hi_{unit}": hi}
         row["exact_gap_max_pct"] = max(exact_gaps, default=math.nan)
