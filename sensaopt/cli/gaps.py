@@ -99,12 +99,25 @@ def _start_policy(name: str) -> str:
     return name
 
 
-def _check_outputs(folder: Path, names: tuple[str, ...], field: str) -> None:
+def _check_seeds(first: int, count: int, first_opt: str, count_opt: str) -> None:
+    """InputError when seeds ``first`` .. ``first + count - 1`` pass the largest seed."""
+    from sensaopt.errors import InputError
+    from sensaopt.limits import MAX_SEED
+
+    if first + count - 1 > MAX_SEED:
+        raise InputError(count_opt, count_opt.lstrip("-").replace("-", "_"),
+                         f"{first_opt} {first} + {count_opt} {count} - 1 passes the largest seed {MAX_SEED}")
+
+
+def _check_outputs(folder: Path, names: tuple[str, ...], field: str, results: Path | None = None) -> None:
+    """Every output of ``names`` and provenance.json in ``folder`` (named ``field`` in errors),
+    and in ``results`` (``--results``) when given."""
     from sensaopt.outputs import check_output, check_output_dir
 
-    check_output_dir(folder, field=field)
-    for n in (*names, "provenance.json"):
-        check_output(folder / n, field=field)
+    for where, opt in ((folder, field), *(((results, "--results"),) if results is not None else ())):
+        check_output_dir(where, field=opt)
+        for n in (*names, "provenance.json"):
+            check_output(where / n, field=opt)
 
 
 def _run(tasks: list[Any], output: Path, quiet: bool, report_only: bool, serial: bool, scheduler: str | None, processes: int,
@@ -194,8 +207,7 @@ def experiment_gaps(
     workers: int = typer.Option(_EXACT.workers, callback=in_range("workers"), metavar="N", help="Exact solver threads per window."),
     solver_seed: int = typer.Option(_EXACT.seed, callback=in_range("solver_seed"), help="Exact solver random seed (the first)."),
     solver_seeds: int = typer.Option(1, "--solver-seeds", callback=in_range("solver_seeds"), metavar="N",
-                                     help="Exact solves per window: solver seeds --solver-seed .. --solver-seed + N - 1 (means then "
-                                          "with an interval over them)."),
+                                     help="Solves per window: seeds --solver-seed .. --solver-seed + N - 1 (an interval over them)."),
     cooperate: bool = typer.Option(False, "--cooperate", help="The other backend (HiGHS or CP-SAT) continues the deadline-hard phase."),
     exact_option: list[str] = typer.Option([], "--exact-option", metavar="KEY=VALUE",
                                            help="A further exact-solve option, repeat: a SolveSettings field (e.g. lns_share=0.3) "
@@ -220,7 +232,6 @@ def experiment_gaps(
     from sensaopt.cli.traces import _echo_runs
     from sensaopt.datasets import require
     from sensaopt.errors import InputError
-    from sensaopt.limits import MAX_SEED
     from sensaopt.sweep import gaps
     from sensaopt.sweep.gaps_report import output_names, report_markdown
     from sensaopt.sweep.provenance import git_state, machine
@@ -229,15 +240,10 @@ def experiment_gaps(
     t0, git, host = time.perf_counter(), git_state(), machine()
     sizes, pols = _sizes(jobs), _policies(policies)
     _check_exact(exact)
-    if seed + seeds - 1 > MAX_SEED:
-        raise InputError("--seeds", "seeds", f"--seed {seed} + --seeds {seeds} - 1 passes the largest seed {MAX_SEED}")
-    if solver_seed + solver_seeds - 1 > MAX_SEED:
-        raise InputError("--solver-seeds", "solver_seeds",
-                         f"--solver-seed {solver_seed} + --solver-seeds {solver_seeds} - 1 passes the largest seed {MAX_SEED}")
+    _check_seeds(seed, seeds, "--seed", "--seeds")
+    _check_seeds(solver_seed, solver_seeds, "--solver-seed", "--solver-seeds")
     names = output_names(len(sizes))
-    _check_outputs(output, names, OUT_DIR)  # every output checked before the trace is read
-    if results is not None:
-        _check_outputs(results, names, "--results")
+    _check_outputs(output, names, OUT_DIR, results)  # every output checked before the trace is read
     require(data_needed(trace))
     cut = WindowCut(trace, sizes[0], first, stride, node_gpus, max_nodes, load, round_minutes, sensitive_fraction)
     solve = ExactSettings(exact, time_limit, workers, solver_seed, cooperate, _exact_options(exact_option))
