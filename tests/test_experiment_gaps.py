@@ -120,6 +120,11 @@ def test_a_replicate_is_a_seed_and_a_solver_seed():
     assert row["within_1pct_mean_pct"] == pytest.approx(100 * 1.5 / 3)  # 2 of 3 and 1 of 3
     assert 0.0 <= row["within_1pct_lo_pct"] < row["within_1pct_mean_pct"] < row["within_1pct_hi_pct"] <= 100.0  # clipped: a share
     assert row["exact_gap_mean_pct"] == pytest.approx((3.8 / 3 + 3.2 / 3) / 2)
+    from sensaopt.sweep.gaps_plot import gaps_figure, replicates_text
+
+    fig = gaps_figure(records, gaps_report.summary_rows(records, ["a"]), ["a"])
+    assert "2 replicates (seeds × solver seeds)" in fig._suptitle.get_text()  # the caps are over replicates, not the one seed
+    assert (replicates_text(1, 1), replicates_text(3, 1)) == ("1 seed", "3 seeds")
 
 
 def test_the_dask_path_with_a_scheduler(tmp_path, capsys):

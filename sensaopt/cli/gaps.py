@@ -109,12 +109,11 @@ def _check_seeds(first: int, count: int, first_opt: str, count_opt: str) -> None
                          f"{first_opt} {first} + {count_opt} {count} - 1 passes the largest seed {MAX_SEED}")
 
 
-def _check_outputs(folder: Path, names: tuple[str, ...], field: str, results: Path | None = None) -> None:
-    """Every output of ``names`` and provenance.json in ``folder`` (named ``field`` in errors),
-    and in ``results`` (``--results``) when given."""
+def _check_outputs(folders: list[tuple[Path, str]], names: tuple[str, ...]) -> None:
+    """Every output of ``names`` and provenance.json in each (folder, option named in errors)."""
     from sensaopt.outputs import check_output, check_output_dir
 
-    for where, opt in ((folder, field), *(((results, "--results"),) if results is not None else ())):
+    for where, opt in folders:
         check_output_dir(where, field=opt)
         for n in (*names, "provenance.json"):
             check_output(where / n, field=opt)
@@ -242,8 +241,8 @@ def experiment_gaps(
     _check_exact(exact)
     _check_seeds(seed, seeds, "--seed", "--seeds")
     _check_seeds(solver_seed, solver_seeds, "--solver-seed", "--solver-seeds")
-    names = output_names(len(sizes))
-    _check_outputs(output, names, OUT_DIR, results)  # every output checked before the trace is read
+    folders = [(output, OUT_DIR)] + ([(results, "--results")] if results is not None else [])
+    _check_outputs(folders, output_names(len(sizes)))  # every output checked before the trace is read
     require(data_needed(trace))
     cut = WindowCut(trace, sizes[0], first, stride, node_gpus, max_nodes, load, round_minutes, sensitive_fraction)
     solve = ExactSettings(exact, time_limit, workers, solver_seed, cooperate, _exact_options(exact_option))
@@ -255,9 +254,8 @@ def experiment_gaps(
     tasks = [t for t, _ in planned]
     n_proc = processes or max(1, usable_cores() // workers)  # pinned to one core (taskset): one process, not two at half speed
     rep, records = _run(tasks, output, quiet, report_only, serial, scheduler, n_proc, progress_every, git["commit"])
-    md = report_markdown(_title(s, len(tasks) // solver_seeds), len(tasks), list(records.values()), pols)
+    md = report_markdown(_title(s, len(tasks) // s.solver_seeds), len(tasks), list(records.values()), pols)
     execution = {"serial": serial, "processes": None if serial or scheduler else n_proc, "scheduler": scheduler, "report_only": report_only}
-    folders = [(output, OUT_DIR)] + ([(results, "--results")] if results is not None else [])
     written = _write(s, md, folders, gaps.command_args(s, output, results), tasks, rep, records, (t0, git, host), execution)
     typer.echo(md)
     _echo_runs(rep, records, written)

@@ -64,6 +64,19 @@ def _policy_panel(ax: Axes, records: Sequence[dict[str, Any]], summary: dict[str
     ax.grid(axis="y", alpha=0.3)
 
 
+def replicates_text(replicates: int, solver_seeds: int) -> str:
+    """What the intervals of a gaps figure are over: seeds (:func:`sensaopt.plot.seeds_text`),
+    or, with several solver seeds, replicates (a seed's windows solved with one solver seed).
+
+    Args:
+        replicates: (seed, solver seed) pairs.
+        solver_seeds: solver seeds.
+
+    Returns:
+        ``"1 seed"``, ``"3 seeds"`` or ``"3 replicates (seeds × solver seeds)"``."""
+    return seeds_text([replicates]) if solver_seeds <= 1 else f"{replicates} replicates (seeds × solver seeds)"
+
+
 def gaps_figure(records: Sequence[dict[str, Any]], summary: Sequence[dict[str, Any]], policies: Sequence[str]) -> Figure:
     """The distribution of each policy's gaps over the windows, one column of panels per
     window size (see the module doc); a policy's windows with extra misses have no gap
@@ -91,7 +104,8 @@ def gaps_figure(records: Sequence[dict[str, Any]], summary: Sequence[dict[str, A
                 _policy_panel(ax, rs, by_policy, policies, row, n)
             if i == 0:
                 ax.set_title(f"{n} jobs: {proven} of {len(rs)} windows proven", fontsize=9)
-    seeds = seeds_text([len({r["seed"] for r in records})])
+    seeds = replicates_text(max((s["seeds"] * s.get("solver_seeds", 1) for s in summary), default=1),
+                            max((s.get("solver_seeds", 1) for s in summary), default=1))
     fig.suptitle(f"Gaps over the windows ({seeds}): box = quartiles, points = windows, ◇ = mean;\n{INTERVAL_NOTE}", fontsize=9)
     return fig
 
@@ -143,5 +157,7 @@ def scaling_figure(rows: Sequence[dict[str, Any]], policies: Sequence[str], time
         ax.set_xlabel("jobs per window")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
-    fig.suptitle(f"Where exactness ends: {seeds_text([max((r['seeds'] for r in rows), default=1)])}; {INTERVAL_NOTE}", fontsize=9)
+    reps = max((r["seeds"] * r.get("solver_seeds", 1) for r in rows), default=1)
+    fig.suptitle(f"Where exactness ends: {replicates_text(reps, max((r.get('solver_seeds', 1) for r in rows), default=1))}; "
+                 f"{INTERVAL_NOTE}", fontsize=9)
     return fig

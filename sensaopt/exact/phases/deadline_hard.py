@@ -93,7 +93,8 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     coop: CooperationReport | None = None
     solver_budget = budget.split(BRANCH_PRICE_AFTER) if settings.branch_price else budget
     partner = partner_of(engine, settings)
-    if vals and pb is not None and settled is not None and settled(pb.objective):
+    no_solver = bool(vals) and pb is not None and settled is not None and settled(pb.objective)
+    if no_solver:
         out = SolveOutcome(Status.FEASIBLE, known_values(vals), scaled_value(data, whole), None, SETTLED_NOTE, 0.0)
     elif partner is None:
         out = engine.run(mb, solver_budget)
@@ -103,7 +104,7 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
         if mb is not first:  # the partner's incumbent won: the fallback in its variables
             fallback = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole)) or None
     bp = None
-    if settings.branch_price and out.status != Status.OPTIMAL and out.message != SETTLED_NOTE and not budget.short_of(MIN_EXTEND_S):
+    if settings.branch_price and out.status != Status.OPTIMAL and not no_solver and not budget.short_of(MIN_EXTEND_S):
         out, bp = branch_and_price_after(mb, out, whole, budget)
     floors = ObjectiveFloors.of(mb.vars)
     slot_coef = objective_parts(full)[0]
