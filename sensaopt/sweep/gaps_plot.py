@@ -106,7 +106,7 @@ def gaps_figure(records: Sequence[dict[str, Any]], summary: Sequence[dict[str, A
                 ax.set_title(f"{n} jobs: {proven} of {len(rs)} windows proven", fontsize=9)
     seeds = replicates_text(max((s["seeds"] * s.get("solver_seeds", 1) for s in summary), default=1),
                             max((s.get("solver_seeds", 1) for s in summary), default=1))
-    fig.suptitle(f"Gaps over the windows ({seeds}): box = quartiles, points = windows, ◇ = mean;\n{INTERVAL_NOTE}", fontsize=9)
+    fig.suptitle(f"Gaps over the windows ({seeds})\nbox = quartiles, points = windows, ◇ = mean;\n{INTERVAL_NOTE}", fontsize=9)
     return fig
 
 
