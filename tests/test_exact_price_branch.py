@@ -60,12 +60,32 @@ def test_price_and_branch_never_returns_worse_than_its_start_and_always_valid(ti
 def test_price_and_branch_keeps_a_start_it_cannot_beat(tiny16, monkeypatch):
     """A restricted master that yields nothing leaves the start as it was."""
     prep, data = tiny16
-    monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0, hint=None: None)
+    monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0, hint=None, workers=1: None)
     monkeypatch.setattr(Master, "restricted_mip", lambda self, seconds, from_start=False: None)
     start = prep.heuristic
     out = price_and_branch(data, start.schedule, TimeBudget(5.0, time.perf_counter()))
     assert out is not None and out.schedule is start.schedule and out.objective == pytest.approx(start.objective)
     assert not out.improved
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_solves_threads_reach_the_restricted_master_on_cpsat(workers, monkeypatch):
+    """``solve(..., workers=N)`` gives price and branch's CP-SAT restricted master N
+    workers (on the 40-job Philly windows the second core lowers its answer,
+    ``models/measurements.md``, session 30)."""
+    seen: list[int] = []
+    real = Master.restricted_cpsat
+
+    def spy(self, seconds, from_start=False, seed=0, hint=None, workers=1):
+        seen.append(workers)
+        return real(self, seconds, from_start=from_start, seed=seed, hint=hint, workers=workers)
+
+    monkeypatch.setattr(Master, "restricted_cpsat", spy)
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    res = solve(inst, "cpsat", time_limit=20, workers=workers, colgen_share=0.3, colgen_mip="cpsat")
+    assert res.lexicographic is not None and res.lexicographic.price_branch is not None
+    assert seen and set(seen) == {workers}
+    assert not check_schedule(inst, res.schedule).errors
 
 
 def test_the_solve_records_it_and_its_report_round_trips():

@@ -306,9 +306,9 @@ class Master:
         return [c for c in chosen if c is not None]
 
     def restricted_cpsat(self, seconds: float, from_start: bool = False, seed: int = 0,
-                         hint: list[Column] | None = None) -> list[Column] | None:
+                         hint: list[Column] | None = None, workers: int = 1) -> list[Column] | None:
         """The master over the generated columns with integral choices, solved by CP-SAT
-        (one worker, ``seed``, for ``seconds``; every generated column, no branching
+        (``workers`` workers, ``seed``, for ``seconds``; every generated column, no branching
         rules): one column per job, or None (no solution in time, or a capacity
         coefficient that is not an integer: CP-SAT takes integers only). ``from_start``:
         the start schedule's columns are CP-SAT's (partial) hint; ``hint``: these
@@ -341,7 +341,7 @@ class Master:
             be.hint({v: 1 for i, v in x.items() if id(self.columns[i]) in on})
         elif from_start and len(self.seeded) == self.data.n:
             be.hint({x[i]: 1 for i in self.seeded})
-        out = be.solve(TimeBudget.start(seconds), SolverParams(workers=1, seed=seed))
+        out = be.solve(TimeBudget.start(seconds), SolverParams(workers=workers, seed=seed))
         if out.value is None:
             return None
         chosen = [col for i, col in enumerate(self.columns) if col is not None and out.value(x[i]) > 0.5]

@@ -159,7 +159,8 @@ def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budg
     schedule the solver then starts from, and the search's record (None when it did not run)."""
     if settings.colgen_share <= 0 or settings.work is not None or budget.short_of(MIN_EXTEND_S):
         return whole, None
-    out = price_and_branch(data, whole, budget.split(settings.colgen_share), settings.colgen_mip, settings.seed)
+    out = price_and_branch(data, whole, budget.split(settings.colgen_share), settings.colgen_mip, settings.seed,
+                           settings.workers)
     if out is None:
         return whole, None
     return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3),

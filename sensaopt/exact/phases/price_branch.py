@@ -48,15 +48,17 @@ class PriceBranchOutcome:
         return self.objective < self.start - 1e-9
 
 
-def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0
-                     ) -> PriceBranchOutcome | None:
+def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0,
+                     workers: int = 1) -> PriceBranchOutcome | None:
     """The best of ``start`` (a valid schedule, scored by
     :func:`~sensaopt.exact.phases.lns.score`) and the restricted master MIP's schedule
     after column generation on ``data`` (offline, every job required to finish: the deadline-hard model), within
     ``budget``'s time: column generation for at most :data:`COLGEN_FRACTION` of it, the MIP
     for the rest, by ``mip`` (:data:`COLGEN_MIPS`: ``highs+cpsat``, the default since
     session 26: HiGHS for half of it, then, unless HiGHS proved its answer optimal over
-    the columns, CP-SAT with ``seed`` from that answer; ``highs``; ``cpsat``), from the start. None when ``start`` has no objective."""
+    the columns, CP-SAT with ``seed`` from that answer; ``highs``; ``cpsat``), from the start. CP-SAT
+    searches with ``workers`` workers (the solve's threads: HiGHS's restricted master keeps one).
+    None when ``start`` has no objective."""
     start_objective = score(data, start)
     if start_objective is None:
         return None
@@ -70,13 +72,14 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     chosen = None
     if left > 0:
         if mip == "cpsat":
-            chosen = master.restricted_cpsat(seconds, from_start=True, seed=seed)
+            chosen = master.restricted_cpsat(seconds, from_start=True, seed=seed, workers=workers)
         elif mip == "highs":
             chosen = master.restricted_mip(seconds, from_start=True)
         else:  # highs+cpsat: HiGHS for half; unless it proved its answer, CP-SAT from that answer for the rest
             chosen = master.restricted_mip(seconds / 2, from_start=True)
             if not master.mip_proven and budget.left() > 0:
-                other = master.restricted_cpsat(max(budget.left(), MIN_MIP_S), from_start=True, seed=seed, hint=chosen)
+                other = master.restricted_cpsat(max(budget.left(), MIN_MIP_S), from_start=True, seed=seed, hint=chosen,
+                                                 workers=workers)
                 if other is not None and (chosen is None or sum(c.cost for c in other) < sum(c.cost for c in chosen)):
                     chosen = other
     if chosen is not None and len(chosen) == data.n:
