@@ -68,11 +68,11 @@ def test_price_and_branch_keeps_a_start_it_cannot_beat(tiny16, monkeypatch):
     assert not out.improved
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_the_solves_threads_reach_the_restricted_master_on_cpsat(workers, monkeypatch):
-    """``solve(..., workers=N)`` gives price and branch's CP-SAT restricted master N
-    workers (on the 40-job Philly windows the second core lowers its answer,
-    ``models/measurements.md``, session 30)."""
+@pytest.mark.parametrize(("workers", "cpsat_workers", "expected"), [(1, None, 1), (2, None, 2), (1, 3, 3)])
+def test_the_solves_threads_reach_the_restricted_master_on_cpsat(workers, cpsat_workers, expected, monkeypatch):
+    """Price and branch's CP-SAT restricted master gets CP-SAT's workers of the solve
+    (``cpsat_workers``, else ``workers``; on the 40-job Philly windows the second core
+    lowers its answer, ``models/measurements.md``, session 30)."""
     seen: list[int] = []
     real = Master.restricted_cpsat
 
@@ -82,9 +82,9 @@ def test_the_solves_threads_reach_the_restricted_master_on_cpsat(workers, monkey
 
     monkeypatch.setattr(Master, "restricted_cpsat", spy)
     inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
-    res = solve(inst, "cpsat", time_limit=20, workers=workers, colgen_share=0.3, colgen_mip="cpsat")
+    res = solve(inst, "cpsat", time_limit=20, workers=workers, cpsat_workers=cpsat_workers, colgen_share=0.3, colgen_mip="cpsat")
     assert res.lexicographic is not None and res.lexicographic.price_branch is not None
-    assert seen and set(seen) == {workers}
+    assert seen and set(seen) == {expected}
     assert not check_schedule(inst, res.schedule).errors
 
 

@@ -57,7 +57,7 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     for the rest, by ``mip`` (:data:`COLGEN_MIPS`: ``highs+cpsat``, the default since
     session 26: HiGHS for half of it, then, unless HiGHS proved its answer optimal over
     the columns, CP-SAT with ``seed`` from that answer; ``highs``; ``cpsat``), from the start. CP-SAT
-    searches with ``workers`` workers (the solve's threads: HiGHS's restricted master keeps one).
+    searches with ``workers`` workers (the solve's ``cpsat_threads``; HiGHS's restricted master keeps one thread).
     None when ``start`` has no objective."""
     start_objective = score(data, start)
     if start_objective is None:
