@@ -11,6 +11,8 @@ below V (HiGHS ``objective_bound``, as the pipeline's search). Printed per windo
 placement variables, status, objective and bound (metrics units), seconds, load average;
 ``--option KEY=VALUE`` passes a raw HiGHS option to the MIP, ``--log`` shows HiGHS's log.
 When the MIP has a solution, whether it lifts to a valid schedule (``lift``) and its objective.
+``--cpsat N``: the MIP on CP-SAT with N workers instead (``--cutoff`` as a constraint on
+the objective; more workers than cores time-share them).
 ``--dw``: the Dantzig-Wolfe bound (column generation over per-job schedules, the product's
 ``relax_colgen`` stage) instead of the MIP; ``--drop F1,F2``: the model without those
 constraint families (a diagnosis of where the gap lives, session 24: without
@@ -22,6 +24,7 @@ constraint families (a diagnosis of where the gap lives, session 24: without
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -33,9 +36,10 @@ from sensaopt.config import parse_value
 from sensaopt.exact.decompositions.colgen import column_generation
 from sensaopt.exact.model.builder import ModelSpec, Strength, build, objective_step, to_objective, to_scaled
 from sensaopt.exact.model.data import build_data, hard_data
+from sensaopt.exact.model.objective import objective_expr
 from sensaopt.exact.phases.lift import lift
 from sensaopt.io import load_instance
-from sensaopt.solvers import SolverParams, TimeBudget
+from sensaopt.solvers import SolverParams, TimeBudget, new_backend
 from sensaopt.solvers.highs import HighsBackend, lp_bound
 
 
@@ -53,7 +57,8 @@ class _Without(HighsBackend):
 
 
 def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool, cutoff: float | None,
-        log: bool = False, options: dict | None = None, drop: frozenset[str] = frozenset(), dw: bool = False) -> dict:
+        log: bool = False, options: dict | None = None, drop: frozenset[str] = frozenset(), dw: bool = False,
+        cpsat: int = 0) -> dict:
     inst = load_instance(path)
     grids = (al.model_grids(inst, inst.jobs, relaxed=True, refine=refine, inner_refine=0, extra={}, exact_cpu=False)
              if grid == "coarse" else None)  # the grids before session 22
@@ -64,6 +69,8 @@ def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool
         return {"window": path.stem, "grid": grid, "refine": refine, "dantzig_wolfe":
                 None if cg.bound is None else round(to_objective(data, cg.bound), 4),
                 "stop": cg.stop, "iterations": cg.iterations, "columns": cg.columns, "s": round(time.perf_counter() - t, 1)}
+    if cpsat:
+        return _on_cpsat(path, data, grid, refine, limit, cutoff, cpsat, log)
     be = _Without(drop)
     v = build(data, be, ModelSpec(strength=Strength(run_count=lp)))
     unknown = sorted(drop - set(v.families))
@@ -87,6 +94,25 @@ def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool
     return row
 
 
+def _on_cpsat(path: Path, data, grid: str, refine: int, limit: float, cutoff: float | None, workers: int, log: bool) -> dict:
+    """The relaxation's MIP on CP-SAT (``workers`` workers, seed 0); ``cutoff``: the
+    objective at most one granule below it, as a constraint (CP-SAT takes no objective cutoff)."""
+    be = new_backend("cpsat")
+    v = build(data, be, ModelSpec(strength=Strength()))
+    if cutoff is not None:
+        be.add(objective_expr(be, v) <= math.floor(to_scaled(data, cutoff) - objective_step(data) / 2), "cutoff")
+    row = {"window": path.stem, "grid": grid, "refine": refine, "options": sum(len(jd.options) for jd in data.jobs),
+           "x": len(v.x), "backend": f"cpsat×{workers}"}
+    t = time.perf_counter()
+    out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=workers, seed=0, log=log))
+    row |= {"status": out.status.value, "objective": None if out.objective is None else round(to_objective(data, out.objective), 4),
+            "bound": None if out.bound is None else round(to_objective(data, out.bound), 4), "s": round(time.perf_counter() - t, 1)}
+    if out.value is not None:
+        got = lift(data, v, out.value)
+        row["lifted"] = None if got is None else round(got.objective, 4)
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("windows", nargs="+", help="WINDOW.json:HORIZON")
@@ -97,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dw", action="store_true", help="the Dantzig-Wolfe bound (column generation, at most --limit s) instead")
     ap.add_argument("--drop", default="", metavar="FAMILY[,FAMILY]",
                     help="leave these constraint families out (a diagnosis), e.g. capacity_cpu,aggregate_cpu")
+    ap.add_argument("--cpsat", type=int, default=0, metavar="N", help="the MIP on CP-SAT with N workers instead of HiGHS")
     ap.add_argument("--cutoff", type=float, default=None, help="search only below this objective (metrics units)")
     ap.add_argument("--log", action="store_true", help="print HiGHS's log of the MIP")
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -118,13 +145,16 @@ def main(argv: list[str] | None = None) -> int:
     if drop and a.dw:
         print("error: --drop applies to the compact model; --dw prices the data directly: give one of them", file=sys.stderr)
         return 2
-    if a.refine < 1 or a.limit <= 0:
-        print("error: --refine must be at least 1 and --limit positive", file=sys.stderr)
+    if a.refine < 1 or a.limit <= 0 or a.cpsat < 0:
+        print("error: --refine must be at least 1, --limit positive and --cpsat at least 0", file=sys.stderr)
+        return 2
+    if a.cpsat and (a.lp or a.dw or drop or options):
+        print("error: --cpsat solves the MIP: not with --lp, --dw, --drop or --option (HiGHS's)", file=sys.stderr)
         return 2
     print(f"load average {load_average()}")
     for path, _, h in jobs:
         try:
-            row = one(Path(path), int(h), a.grid, a.refine, a.limit, a.lp, a.cutoff, a.log, options, drop, a.dw)
+            row = one(Path(path), int(h), a.grid, a.refine, a.limit, a.lp, a.cutoff, a.log, options, drop, a.dw, a.cpsat)
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
