@@ -86,6 +86,12 @@ def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool
     if cutoff is not None:
         extra["objective_bound"] = to_scaled(data, cutoff) - objective_step(data) / 2 - be.objective.const
     out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=1, seed=0, extra=extra, log=log))
+    return _answer(row, data, v, out, t)
+
+
+def _answer(row: dict, data, v, out, t: float) -> dict:
+    """``row`` with the MIP's status, objective and bound (metrics units), the seconds since
+    ``t`` and, when it has a schedule, whether that lifts to a valid one (``lifted``)."""
     row |= {"status": out.status.value, "objective": None if out.objective is None else round(to_objective(data, out.objective), 4),
             "bound": None if out.bound is None else round(to_objective(data, out.bound), 4), "s": round(time.perf_counter() - t, 1)}
     if out.value is not None:
@@ -105,12 +111,7 @@ def _on_cpsat(path: Path, data, grid: str, refine: int, limit: float, cutoff: fl
            "x": len(v.x), "backend": f"cpsat×{workers}"}
     t = time.perf_counter()
     out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=workers, seed=0, log=log))
-    row |= {"status": out.status.value, "objective": None if out.objective is None else round(to_objective(data, out.objective), 4),
-            "bound": None if out.bound is None else round(to_objective(data, out.bound), 4), "s": round(time.perf_counter() - t, 1)}
-    if out.value is not None:
-        got = lift(data, v, out.value)
-        row["lifted"] = None if got is None else round(got.objective, 4)
-    return row
+    return _answer(row, data, v, out, t)
 
 
 def main(argv: list[str] | None = None) -> int:
