@@ -124,7 +124,8 @@ def test_a_replicate_is_a_seed_and_a_solver_seed():
 
     fig = gaps_figure(records, gaps_report.summary_rows(records, ["a"]), ["a"])
     assert "2 replicates (seeds × solver seeds)" in fig._suptitle.get_text()  # the caps are over replicates, not the one seed
-    assert (replicates_text(1, 1), replicates_text(3, 1)) == ("1 seed", "3 seeds")
+    assert (replicates_text([{"seeds": 1}]), replicates_text([{"seeds": 3, "solver_seeds": 1}])) == ("1 seed", "3 seeds")
+    assert replicates_text([{"seeds": 1, "solver_seeds": 3}, {"seeds": 1}]) == "3 replicates (seeds × solver seeds)"
 
 
 def test_the_dask_path_with_a_scheduler(tmp_path, capsys):

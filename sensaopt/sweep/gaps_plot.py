@@ -64,16 +64,17 @@ def _policy_panel(ax: Axes, records: Sequence[dict[str, Any]], summary: dict[str
     ax.grid(axis="y", alpha=0.3)
 
 
-def replicates_text(replicates: int, solver_seeds: int) -> str:
+def replicates_text(rows: Sequence[dict[str, Any]]) -> str:
     """What the intervals of a gaps figure are over: seeds (:func:`sensaopt.plot.seeds_text`),
     or, with several solver seeds, replicates (a seed's windows solved with one solver seed).
 
     Args:
-        replicates: (seed, solver seed) pairs.
-        solver_seeds: solver seeds.
+        rows: summary or scaling rows (their ``seeds`` and, when there are several, ``solver_seeds``).
 
     Returns:
-        ``"1 seed"``, ``"3 seeds"`` or ``"3 replicates (seeds × solver seeds)"``."""
+        ``"1 seed"``, ``"3 seeds"`` or ``"3 replicates (seeds × solver seeds)"``: the most over the rows."""
+    solver_seeds = max((r.get("solver_seeds", 1) for r in rows), default=1)
+    replicates = max((r["seeds"] * r.get("solver_seeds", 1) for r in rows), default=1)
     return seeds_text([replicates]) if solver_seeds <= 1 else f"{replicates} replicates (seeds × solver seeds)"
 
 
@@ -104,9 +105,8 @@ def gaps_figure(records: Sequence[dict[str, Any]], summary: Sequence[dict[str, A
                 _policy_panel(ax, rs, by_policy, policies, row, n)
             if i == 0:
                 ax.set_title(f"{n} jobs: {proven} of {len(rs)} windows proven", fontsize=9)
-    seeds = replicates_text(max((s["seeds"] * s.get("solver_seeds", 1) for s in summary), default=1),
-                            max((s.get("solver_seeds", 1) for s in summary), default=1))
-    fig.suptitle(f"Gaps over the windows ({seeds})\nbox = quartiles, points = windows, ◇ = mean;\n{INTERVAL_NOTE}", fontsize=9)
+    fig.suptitle(f"Gaps over the windows ({replicates_text(summary)})\nbox = quartiles, points = windows, ◇ = mean;\n{INTERVAL_NOTE}",
+                 fontsize=9)
     return fig
 
 
@@ -157,7 +157,5 @@ def scaling_figure(rows: Sequence[dict[str, Any]], policies: Sequence[str], time
         ax.set_xlabel("jobs per window")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
-    reps = max((r["seeds"] * r.get("solver_seeds", 1) for r in rows), default=1)
-    fig.suptitle(f"Where exactness ends: {replicates_text(reps, max((r.get('solver_seeds', 1) for r in rows), default=1))}; "
-                 f"{INTERVAL_NOTE}", fontsize=9)
+    fig.suptitle(f"Where exactness ends: {replicates_text(rows)}; {INTERVAL_NOTE}", fontsize=9)
     return fig
