@@ -291,7 +291,7 @@ class PriceBranchReport:
     """Price and branch from the start before the deadline-hard phase's solver
     (:mod:`sensaopt.exact.phases.price_branch`): the start's and the result's objective
     (metrics units), the columns generated, whether column generation converged, seconds,
-    and the restricted master's solver.
+    the restricted master's solver and answer, and ruin and recreate's moves after it.
     JSON: ``params["lexicographic"]["price_branch"]``."""
 
     start: float
@@ -300,10 +300,14 @@ class PriceBranchReport:
     converged: bool
     seconds: float
     mip: str = "highs"  # the restricted master's solver (``SolveSettings.colgen_mip``; records before session 26: HiGHS)
+    mip_objective: float | None = None  # the restricted master's answer, metrics units (None: none, or a record before session 31)
+    moves: int = 0  # ruin and recreate's moves after the MIP (records before session 31: 0, it did not exist)
+    improving: int = 0  # those of its moves that lowered the cost
 
     def to_dict(self) -> dict[str, Any]:
         return {"start": self.start, "objective": self.objective, "columns": self.columns, "converged": self.converged,
-                "seconds": round(self.seconds, 3), "mip": self.mip}
+                "seconds": round(self.seconds, 3), "mip": self.mip, "mip_objective": self.mip_objective,
+                "moves": self.moves, "improving": self.improving}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PriceBranchReport:

@@ -10,6 +10,7 @@ import pytest
 
 from sensaopt.exact.common import WarmStart, prepare
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
+from sensaopt.exact.decompositions.recreate import RecreateOutcome
 from sensaopt.exact.model.data import hard_data
 from sensaopt.exact.phases.price_branch import price_and_branch
 from sensaopt.exact.settings import COLGEN_MIPS
@@ -58,14 +59,37 @@ def test_price_and_branch_never_returns_worse_than_its_start_and_always_valid(ti
 
 
 def test_price_and_branch_keeps_a_start_it_cannot_beat(tiny16, monkeypatch):
-    """A restricted master that yields nothing leaves the start as it was."""
+    """A restricted master that yields nothing and a ruin and recreate that moves
+    nothing leave the start as it was."""
+    from sensaopt.exact.phases import price_branch
+
+    prep, data = tiny16
+    monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0, hint=None, workers=1: None)
+    monkeypatch.setattr(Master, "restricted_mip", lambda self, seconds, from_start=False: None)
+    monkeypatch.setattr(price_branch, "ruin_and_recreate", lambda master, cols, stop_at, seed, prices, enough: RecreateOutcome(
+        cols, sum(c.cost for c in cols), 0, 0, 0, 0.0))
+    start = prep.heuristic
+    out = price_and_branch(data, start.schedule, TimeBudget(5.0, time.perf_counter()))
+    assert out is not None and out.schedule is start.schedule and out.objective == pytest.approx(start.objective)
+    assert not out.improved and out.mip_objective is None
+
+
+def test_without_a_restricted_master_answer_ruin_and_recreate_starts_from_the_starts_columns(tiny16, monkeypatch):
     prep, data = tiny16
     monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0, hint=None, workers=1: None)
     monkeypatch.setattr(Master, "restricted_mip", lambda self, seconds, from_start=False: None)
     start = prep.heuristic
-    out = price_and_branch(data, start.schedule, TimeBudget(5.0, time.perf_counter()))
-    assert out is not None and out.schedule is start.schedule and out.objective == pytest.approx(start.objective)
-    assert not out.improved
+    out = price_and_branch(data, start.schedule, TimeBudget(3.0, time.perf_counter()))
+    assert out is not None and out.mip_objective is None and out.moves > 0
+    assert out.objective <= start.objective and not check_schedule(data.instance, out.schedule).errors
+
+
+def test_ruin_and_recreate_starts_from_the_restricted_masters_answer(tiny16):
+    prep, data = tiny16
+    out = price_and_branch(data, prep.heuristic.schedule, TimeBudget(6.0, time.perf_counter()))
+    assert out is not None and out.mip_objective is not None and out.moves > 0
+    assert out.objective <= min(out.mip_objective, out.start) + 1e-9
+    assert out.improving <= out.moves
 
 
 @pytest.mark.parametrize(("workers", "cpsat_workers", "expected"), [(1, None, 1), (2, None, 2), (1, 3, 3)])
@@ -99,7 +123,11 @@ def test_the_solve_records_it_and_its_report_round_trips():
     assert back.price_branch == pb
     old = res.lexicographic.to_dict()
     del old["price_branch"]["mip"]  # a record from before session 26
-    assert LexicographicReport.from_dict(old).price_branch.mip == "highs"
+    for key in ("mip_objective", "moves", "improving"):  # and from before session 31
+        del old["price_branch"][key]
+    back = LexicographicReport.from_dict(old).price_branch
+    assert back.mip == "highs" and back.mip_objective is None and back.moves == 0
+    assert pb.moves > 0 and pb.improving <= pb.moves
 
 
 def test_it_runs_by_default_but_not_when_off_or_under_a_work_budget():
@@ -201,9 +229,11 @@ def test_no_solver_runs_once_a_bound_proven_before_settles_price_and_branchs_sch
     res = solve_within_horizon(inst, engine_of("cpsat", settings), settings, policy_warm_start(inst),
                                TimeBudget(20.0, time.perf_counter()), settled=test)
     pb = res.lexicographic.price_branch
-    assert pb is not None and asked == [pytest.approx(pb.objective)]
+    assert pb is not None and asked[-1] == pytest.approx(pb.objective)  # before it, ruin and recreate's questions
+    assert all(a >= pb.objective - 1e-9 for a in asked)
     assert not check_schedule(inst, res.schedule).errors
     if settled:
+        assert pb.moves == 0  # settled from the start: ruin and recreate does not search
         assert SETTLED_NOTE in res.message and res.lexicographic.cooperation is None
         assert res.status == Status.FEASIBLE and res.objective == pytest.approx(pb.objective)
     else:

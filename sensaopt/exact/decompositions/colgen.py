@@ -214,6 +214,20 @@ class Master:
         self.columns.append(col)
         self.owner.append(k)
 
+    def use(self, col: Column) -> tuple[np.ndarray, np.ndarray]:
+        """The capacity rows ``col`` uses and how much of each (its convexity row left out)."""
+        idx, val = _column_arrays(self.rows, col, self.data, self.n_rows)
+        keep = idx < self.n_rows
+        return idx[keep], val[keep]
+
+    def row_prices(self) -> np.ndarray:
+        """The last master LP's prices of the capacity rows (≥ 0, scaled units per unit of
+        capacity; zeros before any LP was solved)."""
+        sol = self.h.getSolution()
+        if not sol.dual_valid:
+            return np.zeros(self.n_rows)
+        return np.maximum(-np.asarray(sol.row_dual)[:self.n_rows], 0.0)
+
     def restrict(self, rules: dict[int, JobRule]) -> None:
         """Upper bound 0 on every column that breaks its job's rule, 1 (∞) on the others."""
         n = len(self.columns)

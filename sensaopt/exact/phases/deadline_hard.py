@@ -82,7 +82,7 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     caller's certificate proves it; the result here is FEASIBLE with that schedule)."""
     full = prep.data
     whole, lns = search_first(prep, data, whole, settings, budget)
-    whole, pb = colgen_first(data, whole, settings, budget)
+    whole, pb = colgen_first(data, whole, settings, budget, settled)
     mb = build_or_result(prep, data, engine, settings, budget)
     if isinstance(mb, Result):
         return mb
@@ -152,19 +152,20 @@ def search_first(prep: Prepared, data: ModelData, whole: Schedule, settings: Sol
     return whole, lns
 
 
-def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget
-                 ) -> tuple[Schedule, PriceBranchReport | None]:
+def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget,
+                 settled: Callable[[float], bool] | None = None) -> tuple[Schedule, PriceBranchReport | None]:
     """Price and branch from ``whole`` (:func:`~sensaopt.exact.phases.price_branch.price_and_branch`)
-    for ``settings.colgen_share`` of the time left, on wall-clock budgets only: the
-    schedule the solver then starts from, and the search's record (None when it did not run)."""
+    for ``settings.colgen_share`` of the time left, on wall-clock budgets only (its search
+    stops early once ``settled`` holds for its objective): the schedule the solver then
+    starts from, and the search's record (None when it did not run)."""
     if settings.colgen_share <= 0 or settings.work is not None or budget.short_of(MIN_EXTEND_S):
         return whole, None
     out = price_and_branch(data, whole, budget.split(settings.colgen_share), settings.colgen_mip, settings.seed,
-                           settings.cpsat_threads)
+                           settings.cpsat_threads, settled)
     if out is None:
         return whole, None
     return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3),
-                                           settings.colgen_mip)
+                                           settings.colgen_mip, out.mip_objective, out.moves, out.improving)
 
 
 BRANCH_PRICE_AFTER = 0.5  # with branch and price: the solver(s) get this share of the deadline-hard phase's time

@@ -5,36 +5,50 @@
 Column generation over whole per-job schedules of the deadline-hard model itself
 (:class:`~sensaopt.exact.decompositions.colgen.Master`), seeded with the start
 schedule's columns, then its restricted master as a MIP that HiGHS starts from the
-start's columns. Every column is a schedule of one job in the model's own allocations,
-so the MIP's answer is a schedule of the instance; the validator values it and it
-replaces the start only when its objective is lower. Nothing here is a proof: the
+start's columns, then ruin and recreate from the MIP's answer
+(:mod:`sensaopt.exact.decompositions.recreate`), which re-inserts a few jobs at a time
+as their cheapest columns in the capacity the others leave, generated or not. Every
+column is a schedule of one job in the model's own allocations, so the answer is a
+schedule of the instance; the validator values it and it replaces the start only when
+its objective is lower. Nothing here is a proof: the
 master's bounds are bounds of the model's grid, not of the problem, and are not used.
 
 Why before the solver: on the 40-job Philly windows of session 24 the deadline-hard solve
 (CP-SAT, then HiGHS) returned its start unimproved on all 20 in the product's minute, while
 this search, at the 0.8 default, lowered its start on 15 of 20, by up to 6.0 minutes of
-average JCT (``models/measurements.md``, session 25)."""
+average JCT (``models/measurements.md``, session 25). Why ruin and recreate after the MIP:
+on eight captured 40-job windows, 10 s of it lowered the MIP's answer on six (by up to
+4.0 minutes) where 10 s more of CP-SAT on the restricted master lowered it on three, by
+at most 1.0 (session 31)."""
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, schedule_of_columns
+from sensaopt.exact.decompositions.pricing import Column
+from sensaopt.exact.decompositions.recreate import ruin_and_recreate
 from sensaopt.exact.model.data import ModelData
+from sensaopt.exact.model.objective import round_bound, to_objective
 from sensaopt.exact.phases.lns import score
 from sensaopt.exact.settings import COLGEN_MIPS
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 
-COLGEN_FRACTION = 0.5  # of the search's seconds at most for column generation; the MIP gets the rest
+COLGEN_FRACTION = 0.5  # of the search's seconds at most for column generation; the MIP and ruin and recreate get the rest
+MIP_FRACTION = 0.5  # of the seconds left after column generation for the restricted master MIP; ruin and recreate gets the rest
 
 
 @dataclass(frozen=True)
 class PriceBranchOutcome:
     """What the search did: the best schedule and its objective (metrics units; the
     start's when nothing better was found), the start's objective, the columns
-    generated, whether column generation converged, and seconds."""
+    generated, whether column generation converged, seconds, the restricted master's
+    objective (metrics units; None: it found no schedule of every job) and ruin and
+    recreate's moves (tried, lowering the cost; 0, 0: it did not run)."""
 
     schedule: Schedule
     objective: float
@@ -42,6 +56,9 @@ class PriceBranchOutcome:
     columns: int
     converged: bool
     seconds: float
+    mip_objective: float | None = None
+    moves: int = 0
+    improving: int = 0
 
     @property
     def improved(self) -> bool:
@@ -49,15 +66,22 @@ class PriceBranchOutcome:
 
 
 def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0,
-                     workers: int = 1) -> PriceBranchOutcome | None:
+                     workers: int = 1, settled: Callable[[float], bool] | None = None) -> PriceBranchOutcome | None:
     """The best of ``start`` (a valid schedule, scored by
-    :func:`~sensaopt.exact.phases.lns.score`) and the restricted master MIP's schedule
-    after column generation on ``data`` (offline, every job required to finish: the deadline-hard model), within
-    ``budget``'s time: column generation for at most :data:`COLGEN_FRACTION` of it, the MIP
-    for the rest, by ``mip`` (:data:`COLGEN_MIPS`: ``highs+cpsat``, the default since
-    session 26: HiGHS for half of it, then, unless HiGHS proved its answer optimal over
-    the columns, CP-SAT with ``seed`` from that answer; ``highs``; ``cpsat``), from the start. CP-SAT
-    searches with ``workers`` workers (the solve's ``cpsat_threads``; HiGHS's restricted master keeps one thread).
+    :func:`~sensaopt.exact.phases.lns.score`) and the search's schedule on ``data``
+    (offline, every job required to finish: the deadline-hard model), within ``budget``'s
+    time: column generation for at most :data:`COLGEN_FRACTION` of it; the restricted
+    master MIP for :data:`MIP_FRACTION` of what is left, by ``mip``
+    (:data:`COLGEN_MIPS`: ``highs+cpsat``, the default since session 26: HiGHS for half
+    of it, then, unless HiGHS proved its answer optimal over the columns, CP-SAT with
+    ``seed`` from that answer; ``highs``; ``cpsat``), from the start; then, for the rest,
+    ruin and recreate (:func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`,
+    ``seed``) from the MIP's columns (else the start's), until it stalls, reaches the
+    master LP's bound once column generation converged (nothing in the model's grid is
+    cheaper), or ``settled`` (metrics units; the pipeline's bound, as in
+    :func:`~sensaopt.exact.phases.deadline_hard.solve_deadline_hard`) says its objective
+    needs no more search. CP-SAT searches with ``workers`` workers (the solve's
+    ``cpsat_threads``; HiGHS's restricted master and ruin and recreate keep one thread).
     None when ``start`` has no objective."""
     start_objective = score(data, start)
     if start_objective is None:
@@ -66,29 +90,50 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     total = budget.left()
     master = Master(data, start)
     node = master.solve(t0 + COLGEN_FRACTION * total, lagrangian=False)  # its bounds are not used here
-    best, best_obj = start, start_objective
-    left = budget.left()
-    seconds = max(left, MIN_MIP_S)
+    prices = master.row_prices()  # before the MIP, whose solution replaces the LP's
     chosen = None
-    if left > 0:
-        if mip == "cpsat":
-            chosen = master.restricted_cpsat(seconds, from_start=True, seed=seed, workers=workers)
-        elif mip == "highs":
-            chosen = master.restricted_mip(seconds, from_start=True)
-        else:  # highs+cpsat: HiGHS for half; unless it proved its answer, CP-SAT from that answer for the rest
-            chosen = master.restricted_mip(seconds / 2, from_start=True)
-            if not master.mip_proven and budget.left() > 0:
-                other = master.restricted_cpsat(max(budget.left(), MIN_MIP_S), from_start=True, seed=seed, hint=chosen,
-                                                 workers=workers)
-                if other is not None and (chosen is None or sum(c.cost for c in other) < sum(c.cost for c in chosen)):
-                    chosen = other
+    if budget.left() > 0:
+        chosen = _restricted_master(master, mip, seed, workers, max(budget.left() * MIP_FRACTION, MIN_MIP_S))
+    mip_objective = None
     if chosen is not None and len(chosen) == data.n:
+        mip_objective = score(data, schedule_of_columns(data, chosen))
+    else:
+        chosen = [c for c in (master.columns[i] for i in master.seeded) if c is not None]
+    moves = improving = 0
+    if len(chosen) == data.n and budget.left() > 0:
+        floor = round_bound(data, node.bound, master.step) if node.stop == "converged" else -math.inf
+
+        def enough(cost: int) -> bool:
+            return cost <= floor or (settled is not None and settled(to_objective(data, cost)))
+
+        rr = ruin_and_recreate(master, chosen, time.monotonic() + budget.left(), seed, prices, enough=enough)
+        chosen, moves, improving = rr.columns, rr.moves, rr.improving
+    best, best_obj = start, start_objective
+    if len(chosen) == data.n:
         schedule = schedule_of_columns(data, chosen)
         obj = score(data, schedule)
         if obj is not None and obj < best_obj - 1e-9:
             best, best_obj = schedule, obj
     return PriceBranchOutcome(best, best_obj, start_objective, len(master.columns), node.stop == "converged",
-                              time.monotonic() - t0)
+                              time.monotonic() - t0, mip_objective, moves, improving)
 
 
-__all__ = ["COLGEN_FRACTION", "COLGEN_MIPS", "PriceBranchOutcome", "price_and_branch"]
+def _restricted_master(master: Master, mip: str, seed: int, workers: int, seconds: float) -> list[Column] | None:
+    """The restricted master MIP by ``mip`` for ``seconds`` from the start's columns
+    (:func:`price_and_branch`): one column per job, or None."""
+    if mip == "cpsat":
+        return master.restricted_cpsat(seconds, from_start=True, seed=seed, workers=workers)
+    if mip == "highs":
+        return master.restricted_mip(seconds, from_start=True)
+    stop_at = time.monotonic() + seconds  # highs+cpsat: HiGHS for half; unless it proved its answer, CP-SAT from that answer
+    chosen = master.restricted_mip(seconds / 2, from_start=True)
+    if master.mip_proven or stop_at - time.monotonic() <= 0:
+        return chosen
+    other = master.restricted_cpsat(max(stop_at - time.monotonic(), MIN_MIP_S), from_start=True, seed=seed, hint=chosen,
+                                     workers=workers)
+    if other is not None and (chosen is None or sum(c.cost for c in other) < sum(c.cost for c in chosen)):
+        return other
+    return chosen
+
+
+__all__ = ["COLGEN_FRACTION", "COLGEN_MIPS", "MIP_FRACTION", "PriceBranchOutcome", "price_and_branch"]

@@ -1,0 +1,180 @@
+"""Ruin and recreate over whole job columns: a local search after price and branch's
+restricted master (:mod:`sensaopt.exact.phases.price_branch`; ``models/formulation.md``,
+"Price and branch from the start").
+
+A solution is one column per job (:class:`~sensaopt.exact.decompositions.pricing.Column`,
+a complete schedule of that job in the model's own allocations) whose summed use fits every
+capacity row of the master (:class:`~sensaopt.exact.decompositions.colgen.Master`: GPUs,
+cores and memory of one node in one slot). Every other rule of the model concerns one job
+and is inside its column, so such a set is a schedule of the instance and its cost is the
+model's objective (scaled units).
+
+A move removes a few related jobs (a random job and the jobs whose columns share the most
+capacity rows with it) and re-inserts them one at a time, each as the cheapest column of
+that job that fits the capacity the others leave (:meth:`JobPricer.price
+<sensaopt.exact.decompositions.pricing.JobPricer.price>` with every (slot, pair) that would
+overflow a row banned: exact for one job given the rest). Among columns of equal cost,
+the tie is broken by the master LP's row prices times a random factor in [0, 1], so that a
+re-inserted job leaves room where the LP says room is scarce. A move is kept when the total
+cost does not rise (equal moves walk plateaus). Unlike the restricted master, the search is
+not limited to the columns generated so far.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from sensaopt.exact.decompositions.colgen import Master
+from sensaopt.exact.decompositions.pricing import Column, JobRule
+from sensaopt.exact.model.data import ModelData
+
+RUIN_SIZE = (2, 8)  # jobs removed per move: at least, at most (never more than the instance has)
+TIE_FACTORS = (0.0, 0.0, 0.1, 0.5, 1.0)  # the LP row prices' weight in a move's re-insertion, drawn per move
+STALL_MOVES = 1000  # moves in a row without a lower cost (and as many as before the last lower one) that stop the search
+FIT_EPS = 1e-9  # capacity units: a use within this of a row's capacity fits
+
+
+@dataclass(frozen=True)
+class RecreateOutcome:
+    """What the search did: the columns (one per job), their summed cost (scaled model
+    units), the moves tried, the moves that lowered the cost, the last such move's number
+    (0: none), and seconds."""
+
+    columns: list[Column]
+    cost: int
+    moves: int
+    improving: int
+    last_improving: int
+    seconds: float
+
+
+class _Cells:
+    """One job's capacity entries, flattened: for every (slot index ``i``, pair ``b``) of
+    :meth:`ModelData.slots`, the rows it uses and their coefficients (``cell = i·pairs + b``)."""
+
+    def __init__(self, master: Master, k: int) -> None:
+        per_slot = master.rows.use[k]
+        self.pairs = len(master.data.jobs[k].pairs)
+        self.first = master.data.slots(master.data.jobs[k]).start
+        self.n = len(per_slot) * self.pairs
+        cells, rows, coefs = [], [], []
+        for i, per_pair in enumerate(per_slot):
+            for b, items in enumerate(per_pair):
+                for r, c in items:
+                    cells.append(i * self.pairs + b)
+                    rows.append(r)
+                    coefs.append(c)
+        self.cell = np.asarray(cells, dtype=np.int64)
+        self.row = np.asarray(rows, dtype=np.int64)
+        self.coef = np.asarray(coefs, dtype=np.float64)
+
+
+def cheapest_fit(master: Master, cells: _Cells, k: int, used: np.ndarray, prices: np.ndarray | None) -> Column | None:
+    """The cheapest column of job ``k`` whose use fits ``master.cap − used`` in every row
+    (its objective contribution plus ``prices`` · its use, ``prices`` per capacity row,
+    None: none), or None when no schedule of the job fits."""
+    over = used[cells.row] + cells.coef > master.cap[cells.row] + FIT_EPS
+    bad = np.flatnonzero(np.bincount(cells.cell[over], minlength=cells.n))
+    banned = frozenset((cells.first + int(c) // cells.pairs, int(c) % cells.pairs) for c in bad)
+    weights = np.zeros(len(cells.row)) if prices is None else prices[cells.row] * cells.coef
+    slot_price = np.bincount(cells.cell, weights=weights, minlength=cells.n).reshape(-1, cells.pairs)
+    _, col = master.pricers[k].price(slot_price.tolist(), JobRule(banned=banned))
+    return col
+
+
+def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, seed: int = 0,
+                      row_prices: np.ndarray | None = None, max_moves: int | None = None,
+                      stall: int | None = STALL_MOVES, enough: Callable[[int], bool] | None = None) -> RecreateOutcome:
+    """Ruin and recreate (module docstring) from ``columns`` (one per job, fitting every
+    capacity row) until ``stop_at`` (monotonic seconds) or ``max_moves`` moves, with the
+    random choices of ``seed``; ``row_prices``: the master LP's prices per capacity row
+    (≥ 0, scaled units per capacity unit) for the ties, None: no tie-breaking prices.
+    Also stops once the moves in a row that did not lower the cost are at least ``stall``
+    and at least the moves before the last that did (None: never),
+    or once ``enough(cost)`` holds for the cost reached (scaled units; e.g. it meets a
+    lower bound). The result's cost is never above the start's."""
+    t0 = time.monotonic()
+    data = master.data
+    if sorted(c.k for c in columns) != list(range(data.n)):
+        raise ValueError("ruin and recreate needs exactly one column per job")
+    rng = random.Random(seed)
+    cells = [_Cells(master, k) for k in range(data.n)]
+    cur = {c.k: c for c in columns}
+    uses = {k: master.use(c) for k, c in cur.items()}
+    used = np.zeros(master.n_rows)
+    for idx, val in uses.values():
+        np.add.at(used, idx, val)
+    cost = sum(c.cost for c in cur.values())
+    low, high = min(RUIN_SIZE[0], data.n), min(RUIN_SIZE[1], data.n)
+    moves = improving = last = 0
+    if enough is not None and enough(cost):
+        stop_at = -np.inf
+    while time.monotonic() < stop_at and (max_moves is None or moves < max_moves) and (stall is None or moves - last < max(stall, last)):
+        moves += 1
+        ruined = _related(rng, uses, master.n_rows, rng.randint(low, high))
+        left = used.copy()
+        for k in ruined:
+            np.subtract.at(left, uses[k][0], uses[k][1])
+        factor = rng.choice(TIE_FACTORS)
+        prices = None if row_prices is None or factor == 0 else factor * row_prices
+        new = _recreate(master, cells, _order(rng, ruined, cur, data), left, prices)
+        if new is None:
+            continue
+        after = cost - sum(cur[k].cost for k in ruined) + sum(c.cost for c in new.values())
+        if after > cost:
+            continue
+        lower = after < cost
+        cost, used = after, left
+        for k, col in new.items():
+            cur[k], uses[k] = col, master.use(col)
+        if lower:
+            improving, last = improving + 1, moves
+            if enough is not None and enough(cost):
+                break
+    return RecreateOutcome([cur[k] for k in range(data.n)], cost, moves, improving, last, time.monotonic() - t0)
+
+
+def _recreate(master: Master, cells: list[_Cells], order: list[int], left: np.ndarray, prices: np.ndarray | None
+              ) -> dict[int, Column] | None:
+    """Each job of ``order`` in turn as its cheapest column in the capacity ``left``
+    (updated in place), or None when one of them fits nowhere."""
+    new: dict[int, Column] = {}
+    for k in order:
+        col = cheapest_fit(master, cells[k], k, left, prices)
+        if col is None:
+            return None
+        new[k] = col
+        idx, val = master.use(col)
+        np.add.at(left, idx, val)
+    return new
+
+
+def _related(rng: random.Random, uses: dict[int, tuple[np.ndarray, np.ndarray]], n_rows: int, size: int) -> list[int]:
+    """A random job and the ``size − 1`` jobs sharing the most capacity rows with it (ties at random)."""
+    anchor = rng.randrange(len(uses))
+    mask = np.zeros(n_rows, dtype=bool)
+    mask[uses[anchor][0]] = True
+    shared = {k: int(mask[idx].sum()) for k, (idx, _) in uses.items()}
+    return sorted(uses, key=lambda k: (k != anchor, -shared[k], rng.random()))[:size]
+
+
+def _order(rng: random.Random, ruined: list[int], cur: dict[int, Column], data: ModelData) -> list[int]:
+    """The re-insertion order, drawn per move: random (2 in 5), by the removed columns'
+    completion slot (3 in 10), or by the jobs' work, least first (3 in 10)."""
+    order = list(ruined)
+    draw = rng.random()
+    if draw < 0.4:
+        rng.shuffle(order)
+    elif draw < 0.7:
+        order.sort(key=lambda k: cur[k].done)
+    else:
+        order.sort(key=lambda k: data.jobs[k].work_units)
+    return order
+
+
+__all__ = ["RUIN_SIZE", "STALL_MOVES", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate"]

@@ -1,0 +1,108 @@
+"""Ruin and recreate over whole job columns (:mod:`sensaopt.exact.decompositions.recreate`)."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sensaopt.exact.common import prepare
+from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
+from sensaopt.exact.decompositions.recreate import _Cells, cheapest_fit, ruin_and_recreate
+from sensaopt.exact.model.builder import to_objective
+from sensaopt.exact.model.data import hard_data
+from sensaopt.exact.phases.lns import score
+from sensaopt.io import load_instance
+from sensaopt.warm_start import policy_warm_start
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def master():
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    prep = prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst))
+    m = Master(hard_data(prep.data, grow=True), prep.heuristic.schedule)
+    assert len(m.seeded) == m.data.n
+    return m
+
+
+def _fits(m: Master, cols) -> bool:
+    used = np.zeros(m.n_rows)
+    for c in cols:
+        idx, val = m.use(c)
+        np.add.at(used, idx, val)
+    return bool(np.all(used <= m.cap + 1e-9))
+
+
+def _late(m: Master):
+    """A valid but needlessly late solution: the start's columns, with job 0 re-inserted
+    as its cheapest column in the capacity the others leave when every capacity row of
+    the first four slots is priced far above any completion cost."""
+    cols = [m.columns[i] for i in m.seeded]
+    used = np.zeros(m.n_rows)
+    for c in cols[1:]:
+        idx, val = m.use(c)
+        np.add.at(used, idx, val)
+    prices = np.array([1e6 if slot < 4 else 0.0 for (_, slot, _), _ in sorted(m.rows.index.items(), key=lambda kv: kv[1])])
+    late = cheapest_fit(m, _Cells(m, 0), 0, used, prices)
+    assert late is not None and late.cost > cols[0].cost
+    return [late, *cols[1:]]
+
+
+def test_from_the_start_it_returns_one_fitting_column_per_job_never_dearer(master):
+    start = [master.columns[i] for i in master.seeded]
+    out = ruin_and_recreate(master, start, math.inf, seed=0, max_moves=300)
+    assert out.moves == 300
+    assert sorted(c.k for c in out.columns) == list(range(master.data.n))
+    assert out.cost == sum(c.cost for c in out.columns) <= sum(c.cost for c in start)
+    assert _fits(master, out.columns)
+    obj = score(master.data, schedule_of_columns(master.data, out.columns))  # the validator accepts it
+    assert obj == pytest.approx(to_objective(master.data, out.cost))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_it_pulls_a_needlessly_late_solution_earlier(master, seed):
+    """From jobs pushed past the first four slots, re-inserting any of them in the
+    capacity the others leave finds an earlier completion: the cost must drop."""
+    late = _late(master)
+    assert _fits(master, late)
+    out = ruin_and_recreate(master, late, math.inf, seed=seed, max_moves=200, row_prices=master.row_prices())
+    assert out.improving >= 1 and out.cost < sum(c.cost for c in late)
+    assert _fits(master, out.columns)
+    assert score(master.data, schedule_of_columns(master.data, out.columns)) is not None
+
+
+def test_a_full_row_bans_the_pairs_that_would_overflow_it(master):
+    """``cheapest_fit`` never returns a column that overflows the capacity left."""
+    k = 0
+    used = master.cap.copy()
+    used[:] = 0.0
+    col = cheapest_fit(master, _Cells(master, k), k, used, None)
+    assert col is not None
+    idx, _ = master.use(col)
+    used[idx] = master.cap[idx]  # every row that column uses is full now
+    other = cheapest_fit(master, _Cells(master, k), k, used, None)
+    assert other is None or not set(master.use(other)[0].tolist()) & set(idx.tolist())
+
+
+def test_it_stops_on_time_and_refuses_a_partial_solution(master):
+    start = [master.columns[i] for i in master.seeded]
+    out = ruin_and_recreate(master, start, time.monotonic() - 1.0)
+    assert out.moves == 0 and out.cost == sum(c.cost for c in start)
+    with pytest.raises(ValueError, match="one column per job"):
+        ruin_and_recreate(master, start[1:], math.inf, max_moves=1)
+
+
+def test_it_stops_when_it_stalls_or_has_enough(master):
+    start = [master.columns[i] for i in master.seeded]
+    out = ruin_and_recreate(master, start, math.inf, seed=0, stall=5)
+    assert out.moves - out.last_improving == max(5, out.last_improving)  # a run without a lower cost: ≥ 5, ≥ the moves before
+    assert ruin_and_recreate(master, start, math.inf, enough=lambda cost: True).moves == 0
+    late = _late(master)
+    first = sum(c.cost for c in late)
+    out = ruin_and_recreate(master, late, math.inf, seed=0, max_moves=500, enough=lambda cost: cost < first)
+    assert out.improving == 1 and out.moves == out.last_improving and out.cost < first
