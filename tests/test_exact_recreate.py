@@ -11,7 +11,7 @@ import pytest
 
 from sensaopt.exact.common import prepare
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
-from sensaopt.exact.decompositions.recreate import _Cells, cheapest_fit, ruin_and_recreate
+from sensaopt.exact.decompositions.recreate import STALL_MOVES, STALL_PER_JOB, _Cells, cheapest_fit, ruin_and_recreate
 from sensaopt.exact.model.builder import to_objective
 from sensaopt.exact.model.data import hard_data
 from sensaopt.exact.phases.lns import score
@@ -102,6 +102,8 @@ def test_it_stops_when_it_stalls_or_has_enough(master):
     out = ruin_and_recreate(master, start, math.inf, seed=0, stall=5)
     assert out.moves - out.last_improving == max(5, out.last_improving)  # a run without a lower cost: ≥ 5, ≥ the moves before
     assert ruin_and_recreate(master, start, math.inf, enough=lambda cost: True).moves == 0
+    out = ruin_and_recreate(master, start, math.inf, seed=0)  # the default: 1,000 moves, at most 50 per job
+    assert out.moves - out.last_improving == max(min(STALL_MOVES, STALL_PER_JOB * master.data.n), out.last_improving)
     late = _late(master)
     first = sum(c.cost for c in late)
     out = ruin_and_recreate(master, late, math.inf, seed=0, max_moves=500, enough=lambda cost: cost < first)

@@ -36,6 +36,7 @@ from sensaopt.exact.model.data import ModelData
 RUIN_SIZE = (2, 8)  # jobs removed per move: at least, at most (never more than the instance has)
 TIE_FACTORS = (0.0, 0.0, 0.1, 0.5, 1.0)  # the LP row prices' weight in a move's re-insertion, drawn per move
 STALL_MOVES = 1000  # moves in a row without a lower cost (and as many as before the last lower one) that stop the search
+STALL_PER_JOB = 50  # ... but at most this many per job: fewer on small instances (the same 1,000 from 20 jobs on)
 FIT_EPS = 1e-9  # capacity units: a use within this of a row's capacity fits
 
 
@@ -95,7 +96,8 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
     random choices of ``seed``; ``row_prices``: the master LP's prices per capacity row
     (≥ 0, scaled units per capacity unit) for the ties, None: no tie-breaking prices.
     Also stops once the moves in a row that did not lower the cost are at least ``stall``
-    and at least the moves before the last that did (None: never),
+    (at most :data:`STALL_PER_JOB` per job) and at least the moves before the last that did
+    (None: never),
     or once ``enough(cost)`` holds for the cost reached (scaled units; e.g. it meets a
     lower bound). The result's cost is never above the start's."""
     t0 = time.monotonic()
@@ -111,6 +113,8 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
         np.add.at(used, idx, val)
     cost = sum(c.cost for c in cur.values())
     low, high = min(RUIN_SIZE[0], data.n), min(RUIN_SIZE[1], data.n)
+    if stall is not None:
+        stall = min(stall, STALL_PER_JOB * data.n)
     moves = improving = last = 0
     if enough is not None and enough(cost):
         stop_at = -np.inf
@@ -177,4 +181,4 @@ def _order(rng: random.Random, ruined: list[int], cur: dict[int, Column], data: 
     return order
 
 
-__all__ = ["RUIN_SIZE", "STALL_MOVES", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate"]
+__all__ = ["RUIN_SIZE", "STALL_MOVES", "STALL_PER_JOB", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate"]
