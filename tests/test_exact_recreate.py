@@ -11,7 +11,7 @@ import pytest
 
 from sensaopt.exact.common import prepare
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
-from sensaopt.exact.decompositions.recreate import STALL_MOVES, STALL_PER_JOB, _Cells, cheapest_fit, ruin_and_recreate
+from sensaopt.exact.decompositions.recreate import STALL_MOVES, STALL_PER_JOB, JobCells, cheapest_fit, ruin_and_recreate
 from sensaopt.exact.model.builder import to_objective
 from sensaopt.exact.model.data import hard_data
 from sensaopt.exact.phases.lns import score
@@ -48,7 +48,7 @@ def _late(m: Master):
         idx, val = m.use(c)
         np.add.at(used, idx, val)
     prices = np.array([1e6 if slot < 4 else 0.0 for (_, slot, _), _ in sorted(m.rows.index.items(), key=lambda kv: kv[1])])
-    late = cheapest_fit(m, _Cells(m, 0), 0, used, prices)
+    late = cheapest_fit(m, JobCells(m, 0), used, prices)
     assert late is not None and late.cost > cols[0].cost
     return [late, *cols[1:]]
 
@@ -81,11 +81,11 @@ def test_a_full_row_bans_the_pairs_that_would_overflow_it(master):
     k = 0
     used = master.cap.copy()
     used[:] = 0.0
-    col = cheapest_fit(master, _Cells(master, k), k, used, None)
+    col = cheapest_fit(master, JobCells(master, k), used, None)
     assert col is not None
     idx, _ = master.use(col)
     used[idx] = master.cap[idx]  # every row that column uses is full now
-    other = cheapest_fit(master, _Cells(master, k), k, used, None)
+    other = cheapest_fit(master, JobCells(master, k), used, None)
     assert other is None or not set(master.use(other)[0].tolist()) & set(idx.tolist())
 
 

@@ -215,7 +215,7 @@ class Master:
         self.owner.append(k)
 
     def use(self, col: Column) -> tuple[np.ndarray, np.ndarray]:
-        """The capacity rows ``col`` uses and how much of each (its convexity row left out)."""
+        """The capacity rows ``col`` uses, each once, and how much of each (its convexity row left out)."""
         idx, val = _column_arrays(self.rows, col, self.data, self.n_rows)
         keep = idx < self.n_rows
         return idx[keep], val[keep]

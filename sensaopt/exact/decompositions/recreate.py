@@ -54,11 +54,12 @@ class RecreateOutcome:
     seconds: float
 
 
-class _Cells:
-    """One job's capacity entries, flattened: for every (slot index ``i``, pair ``b``) of
+class JobCells:
+    """Job ``k``'s capacity entries, flattened: for every (slot index ``i``, pair ``b``) of
     :meth:`ModelData.slots`, the rows it uses and their coefficients (``cell = i·pairs + b``)."""
 
     def __init__(self, master: Master, k: int) -> None:
+        self.k = k
         per_slot = master.rows.use[k]
         self.pairs = len(master.data.jobs[k].pairs)
         self.first = master.data.slots(master.data.jobs[k]).start
@@ -75,8 +76,8 @@ class _Cells:
         self.coef = np.asarray(coefs, dtype=np.float64)
 
 
-def cheapest_fit(master: Master, cells: _Cells, k: int, used: np.ndarray, prices: np.ndarray | None) -> Column | None:
-    """The cheapest column of job ``k`` whose use fits ``master.cap − used`` in every row
+def cheapest_fit(master: Master, cells: JobCells, used: np.ndarray, prices: np.ndarray | None) -> Column | None:
+    """The cheapest column of job ``cells.k`` whose use fits ``master.cap − used`` in every row
     (its objective contribution plus ``prices`` · its use, ``prices`` per capacity row,
     None: none), or None when no schedule of the job fits."""
     over = used[cells.row] + cells.coef > master.cap[cells.row] + FIT_EPS
@@ -84,7 +85,7 @@ def cheapest_fit(master: Master, cells: _Cells, k: int, used: np.ndarray, prices
     banned = frozenset((cells.first + int(c) // cells.pairs, int(c) % cells.pairs) for c in bad)
     weights = np.zeros(len(cells.row)) if prices is None else prices[cells.row] * cells.coef
     slot_price = np.bincount(cells.cell, weights=weights, minlength=cells.n).reshape(-1, cells.pairs)
-    _, col = master.pricers[k].price(slot_price.tolist(), JobRule(banned=banned))
+    _, col = master.pricers[cells.k].price(slot_price.tolist(), JobRule(banned=banned))
     return col
 
 
@@ -105,7 +106,7 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
     if sorted(c.k for c in columns) != list(range(data.n)):
         raise ValueError("ruin and recreate needs exactly one column per job")
     rng = random.Random(seed)
-    cells = [_Cells(master, k) for k in range(data.n)]
+    cells = [JobCells(master, k) for k in range(data.n)]
     cur = {c.k: c for c in columns}
     uses = {k: master.use(c) for k, c in cur.items()}
     used = np.zeros(master.n_rows)
@@ -122,20 +123,20 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
         moves += 1
         ruined = _related(rng, uses, master.n_rows, rng.randint(low, high))
         left = used.copy()
-        for k in ruined:
-            np.subtract.at(left, uses[k][0], uses[k][1])
+        for k in ruined:  # a column's rows are distinct (Master.use), so plain indexing adds exactly
+            left[uses[k][0]] -= uses[k][1]
         factor = rng.choice(TIE_FACTORS)
         prices = None if row_prices is None or factor == 0 else factor * row_prices
         new = _recreate(master, cells, _order(rng, ruined, cur, data), left, prices)
         if new is None:
             continue
-        after = cost - sum(cur[k].cost for k in ruined) + sum(c.cost for c in new.values())
+        after = cost - sum(cur[k].cost for k in ruined) + sum(c.cost for c, _ in new.values())
         if after > cost:
             continue
         lower = after < cost
         cost, used = after, left
-        for k, col in new.items():
-            cur[k], uses[k] = col, master.use(col)
+        for k, (col, use) in new.items():
+            cur[k], uses[k] = col, use
         if lower:
             improving, last = improving + 1, moves
             if enough is not None and enough(cost):
@@ -143,18 +144,19 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
     return RecreateOutcome([cur[k] for k in range(data.n)], cost, moves, improving, last, time.monotonic() - t0)
 
 
-def _recreate(master: Master, cells: list[_Cells], order: list[int], left: np.ndarray, prices: np.ndarray | None
-              ) -> dict[int, Column] | None:
+def _recreate(master: Master, cells: list[JobCells], order: list[int], left: np.ndarray, prices: np.ndarray | None
+              ) -> dict[int, tuple[Column, tuple[np.ndarray, np.ndarray]]] | None:
     """Each job of ``order`` in turn as its cheapest column in the capacity ``left``
-    (updated in place), or None when one of them fits nowhere."""
-    new: dict[int, Column] = {}
+    (updated in place), with that column's use (:meth:`Master.use`); None when one of them
+    fits nowhere."""
+    new: dict[int, tuple[Column, tuple[np.ndarray, np.ndarray]]] = {}
     for k in order:
-        col = cheapest_fit(master, cells[k], k, left, prices)
+        col = cheapest_fit(master, cells[k], left, prices)
         if col is None:
             return None
-        new[k] = col
-        idx, val = master.use(col)
-        np.add.at(left, idx, val)
+        idx, val = use = master.use(col)
+        left[idx] += val
+        new[k] = (col, use)
     return new
 
 
@@ -181,4 +183,4 @@ def _order(rng: random.Random, ruined: list[int], cur: dict[int, Column], data: 
     return order
 
 
-__all__ = ["RUIN_SIZE", "STALL_MOVES", "STALL_PER_JOB", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate"]
+__all__ = ["RUIN_SIZE", "STALL_MOVES", "STALL_PER_JOB", "JobCells", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate"]

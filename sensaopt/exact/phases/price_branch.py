@@ -103,7 +103,7 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     if len(chosen) == data.n and budget.left() > 0:
         floor = round_bound(data, node.bound, master.step) if node.stop == "converged" else -math.inf
 
-        def enough(cost: int) -> bool:
+        def enough(cost: int) -> bool:  # a stopping rule only, in model units: the validator values the answer below
             return cost <= floor or (settled is not None and settled(to_objective(data, cost)))
 
         rr = ruin_and_recreate(master, chosen, time.monotonic() + budget.left(), seed, prices, enough=enough)
