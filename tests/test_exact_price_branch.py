@@ -10,7 +10,7 @@ import pytest
 
 from sensaopt.exact.common import WarmStart, prepare
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
-from sensaopt.exact.decompositions.recreate import RecreateOutcome
+from sensaopt.exact.decompositions.recreate import STALL_MOVES, RecreateOutcome
 from sensaopt.exact.model.data import hard_data
 from sensaopt.exact.phases.price_branch import price_and_branch
 from sensaopt.exact.settings import COLGEN_MIPS
@@ -66,7 +66,7 @@ def test_price_and_branch_keeps_a_start_it_cannot_beat(tiny16, monkeypatch):
     prep, data = tiny16
     monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0, hint=None, workers=1: None)
     monkeypatch.setattr(Master, "restricted_mip", lambda self, seconds, from_start=False: None)
-    monkeypatch.setattr(price_branch, "ruin_and_recreate", lambda master, cols, stop_at, seed, prices, enough: RecreateOutcome(
+    monkeypatch.setattr(price_branch, "ruin_and_recreate", lambda master, cols, stop_at, seed, prices, stall, enough: RecreateOutcome(
         cols, sum(c.cost for c in cols), 0, 0, 0, 0.0))
     start = prep.heuristic
     out = price_and_branch(data, start.schedule, TimeBudget(5.0, time.perf_counter()))
@@ -136,6 +136,28 @@ def test_it_runs_by_default_but_not_when_off_or_under_a_work_budget():
     assert solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0).lexicographic.price_branch is None
     res = solve(inst, "cpsat", time_limit=20, workers=1, budget="work:20")
     assert res.lexicographic.price_branch is None
+
+
+@pytest.mark.parametrize(("option", "expected"), [({}, STALL_MOVES), ({"recreate_stall": 7}, 7), ({"recreate_stall": 0}, None)])
+def test_the_solves_recreate_stall_reaches_ruin_and_recreate(option, expected, monkeypatch):
+    """``recreate_stall`` is the stall of price and branch's ruin and recreate (0: none,
+    the search runs until its share is spent; here cut at 50 moves)."""
+    from sensaopt.exact.phases import price_branch
+
+    seen: list[int | None] = []
+    real = price_branch.ruin_and_recreate
+
+    def spy(master, cols, stop_at, seed, prices, stall, enough):
+        seen.append(stall)
+        return real(master, cols, stop_at, seed, prices, max_moves=50, stall=stall, enough=enough)
+
+    monkeypatch.setattr(price_branch, "ruin_and_recreate", spy)
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3, **option)
+    assert seen == [expected]
+    assert not check_schedule(inst, res.schedule).errors
+    with pytest.raises(Exception, match="recreate_stall"):
+        solve(inst, "cpsat", time_limit=5, workers=1, recreate_stall=-1)
 
 
 def test_a_bad_share_is_refused():

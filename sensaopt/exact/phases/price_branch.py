@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, schedule_of_columns
 from sensaopt.exact.decompositions.pricing import Column
-from sensaopt.exact.decompositions.recreate import ruin_and_recreate
+from sensaopt.exact.decompositions.recreate import STALL_MOVES, ruin_and_recreate
 from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.model.objective import round_bound, to_objective
 from sensaopt.exact.phases.lns import score
@@ -66,7 +66,8 @@ class PriceBranchOutcome:
 
 
 def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0,
-                     workers: int = 1, settled: Callable[[float], bool] | None = None) -> PriceBranchOutcome | None:
+                     workers: int = 1, settled: Callable[[float], bool] | None = None,
+                     stall: int | None = STALL_MOVES) -> PriceBranchOutcome | None:
     """The best of ``start`` (a valid schedule, scored by
     :func:`~sensaopt.exact.phases.lns.score`) and the search's schedule on ``data``
     (offline, every job required to finish: the deadline-hard model), within ``budget``'s
@@ -76,7 +77,9 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     of it, then, unless HiGHS proved its answer optimal over the columns, CP-SAT with
     ``seed`` from that answer; ``highs``; ``cpsat``), from the start; then, for the rest,
     ruin and recreate (:func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`,
-    ``seed``) from the MIP's columns (else the start's), until it stalls, reaches the
+    ``seed``) from the MIP's columns (else the start's), until it stalls (``stall`` moves
+    in a row without a lower cost, as :func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`
+    counts them; None: never), reaches the
     master LP's bound once column generation converged (nothing in the model's grid is
     cheaper), or ``settled`` (metrics units; the pipeline's bound, as in
     :func:`~sensaopt.exact.phases.deadline_hard.solve_deadline_hard`) says its objective
@@ -106,7 +109,7 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
         def enough(cost: int) -> bool:  # a stopping rule only, in model units: the validator values the answer below
             return cost <= floor or (settled is not None and settled(to_objective(data, cost)))
 
-        rr = ruin_and_recreate(master, chosen, time.monotonic() + budget.left(), seed, prices, enough=enough)
+        rr = ruin_and_recreate(master, chosen, time.monotonic() + budget.left(), seed, prices, stall=stall, enough=enough)
         chosen, moves, improving = rr.columns, rr.moves, rr.improving
     best, best_obj = start, start_objective
     if len(chosen) == data.n:
