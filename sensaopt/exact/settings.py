@@ -69,8 +69,9 @@ class SolveSettings:
     a row without a lower cost after which price and branch's ruin and recreate stops and
     leaves the rest of its share to the solver
     (:func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`; default
-    :data:`~sensaopt.exact.decompositions.recreate.STALL_MOVES`; 0: it never stalls and
-    searches until the share is spent); ``cpsat_workers``:
+    :data:`~sensaopt.exact.decompositions.recreate.STALL_MOVES`; capped there at
+    :data:`~sensaopt.exact.decompositions.recreate.STALL_PER_JOB` moves per job; 0: it
+    never stalls and searches until the share is spent); ``cpsat_workers``:
     CP-SAT's search workers where it runs (its portfolio: LP,
     core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
     stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
