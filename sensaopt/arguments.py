@@ -32,7 +32,7 @@ ARGUMENTS: dict[str, Range] = {
     "relax_time_limit": Range(0, 604800, "seconds"),  # the allocation relaxations' time (exact.phases.allocation)
     "lns_share": Range(0, 0.9, "of the deadline-hard phase's time"),  # large-neighbourhood search first (exact.phases.lns)
     "colgen_share": Range(0, 0.9, "of the deadline-hard phase's time"),  # price and branch from the start (exact.phases.price_branch)
-    "recreate_stall": Range(0, 1e9, "moves", integer=True),  # ruin and recreate: idle moves that stop it, ≤ 50 per job (0: never)
+    "recreate_stall": Range(0, 1e9, "moves", integer=True),  # ruin and recreate: idle moves that stop it (0: never; unset: 10 per job pair)
     "search_share": Range(0, 0.9, "of the time limit"),  # the relaxation's search before the inner solve (exact.pipeline)
 }
 

@@ -10,7 +10,7 @@ import pytest
 
 from sensaopt.exact.common import WarmStart, prepare
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
-from sensaopt.exact.decompositions.recreate import STALL_MOVES, RecreateOutcome
+from sensaopt.exact.decompositions.recreate import RecreateOutcome, stall_moves
 from sensaopt.exact.model.data import hard_data
 from sensaopt.exact.phases.price_branch import price_and_branch
 from sensaopt.exact.settings import COLGEN_MIPS
@@ -138,10 +138,11 @@ def test_it_runs_by_default_but_not_when_off_or_under_a_work_budget():
     assert res.lexicographic.price_branch is None
 
 
-@pytest.mark.parametrize(("option", "expected"), [({}, STALL_MOVES), ({"recreate_stall": 7}, 7), ({"recreate_stall": 0}, None)])
+@pytest.mark.parametrize(("option", "expected"), [({}, None), ({"recreate_stall": 7}, 7), ({"recreate_stall": 0}, 0)])
 def test_the_solves_recreate_stall_reaches_ruin_and_recreate(option, expected, monkeypatch):
-    """``recreate_stall`` is the stall of price and branch's ruin and recreate (0: none,
-    the search runs until its share is spent; here cut at 50 moves)."""
+    """``recreate_stall`` is the stall of price and branch's ruin and recreate (unset: 10
+    moves per pair of jobs; 0: none, the search runs until its share is spent; here cut
+    at 50 moves)."""
     from sensaopt.exact.phases import price_branch
 
     seen: list[int | None] = []
@@ -155,6 +156,8 @@ def test_the_solves_recreate_stall_reaches_ruin_and_recreate(option, expected, m
     inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
     res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3, **option)
     assert seen == [expected]
+    n = len(inst.jobs)
+    assert stall_moves(n, seen[0]) == {None: 10 * n * (n - 1) // 2, 7: 7, 0: None}[expected]
     assert not check_schedule(inst, res.schedule).errors
     with pytest.raises(Exception, match="recreate_stall"):
         solve(inst, "cpsat", time_limit=5, workers=1, recreate_stall=-1)

@@ -11,7 +11,7 @@ import pytest
 
 from sensaopt.exact.common import prepare
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
-from sensaopt.exact.decompositions.recreate import STALL_MOVES, STALL_PER_JOB, JobCells, cheapest_fit, ruin_and_recreate
+from sensaopt.exact.decompositions.recreate import STALL_PER_PAIR, JobCells, cheapest_fit, ruin_and_recreate, stall_moves
 from sensaopt.exact.model.builder import to_objective
 from sensaopt.exact.model.data import hard_data
 from sensaopt.exact.phases.lns import score
@@ -55,7 +55,7 @@ def _late(m: Master):
 
 def test_from_the_start_it_returns_one_fitting_column_per_job_never_dearer(master):
     start = [master.columns[i] for i in master.seeded]
-    out = ruin_and_recreate(master, start, math.inf, seed=0, max_moves=300)
+    out = ruin_and_recreate(master, start, math.inf, seed=0, max_moves=300, stall=0)  # 300 moves, never a stall
     assert out.moves == 300
     assert sorted(c.k for c in out.columns) == list(range(master.data.n))
     assert out.cost == sum(c.cost for c in out.columns) <= sum(c.cost for c in start)
@@ -102,9 +102,15 @@ def test_it_stops_when_it_stalls_or_has_enough(master):
     out = ruin_and_recreate(master, start, math.inf, seed=0, stall=5)
     assert out.moves - out.last_improving == max(5, out.last_improving)  # a run without a lower cost: ≥ 5, ≥ the moves before
     assert ruin_and_recreate(master, start, math.inf, enough=lambda cost: True).moves == 0
-    out = ruin_and_recreate(master, start, math.inf, seed=0)  # the default: 1,000 moves, at most 50 per job
-    assert out.moves - out.last_improving == max(min(STALL_MOVES, STALL_PER_JOB * master.data.n), out.last_improving)
+    out = ruin_and_recreate(master, start, math.inf, seed=0)  # the default: 10 moves per pair of jobs
+    n = master.data.n
+    assert out.moves - out.last_improving == max(STALL_PER_PAIR * n * (n - 1) // 2, 1, out.last_improving)
     late = _late(master)
     first = sum(c.cost for c in late)
     out = ruin_and_recreate(master, late, math.inf, seed=0, max_moves=500, enough=lambda cost: cost < first)
     assert out.improving == 1 and out.moves == out.last_improving and out.cost < first
+
+
+def test_the_default_stall_grows_with_the_pairs_of_jobs():
+    assert [stall_moves(n) for n in (1, 2, 8, 20, 40)] == [1, 10, 280, 1900, 7800]
+    assert stall_moves(40, 7) == 7 and stall_moves(40, 0) is None and stall_moves(1, 3) == 3

@@ -15,7 +15,6 @@ from typing import Any
 from sensaopt.allocations import DEFAULT_REFINE
 from sensaopt.arguments import check_arguments
 from sensaopt.errors import ArgumentError, SensaoptError
-from sensaopt.exact.decompositions.recreate import STALL_MOVES
 from sensaopt.exact.model.builder import Family, ModelSpec, Strength
 from sensaopt.exact.model.data import DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
@@ -68,9 +67,9 @@ class SolveSettings:
     it optimal over the columns), ``cpsat`` or ``highs``; ``recreate_stall``: the moves in
     a row without a lower cost after which price and branch's ruin and recreate stops and
     leaves the rest of its share to the solver
-    (:func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`; default
-    :data:`~sensaopt.exact.decompositions.recreate.STALL_MOVES`; capped there at
-    :data:`~sensaopt.exact.decompositions.recreate.STALL_PER_JOB` moves per job; 0: it
+    (:func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`; None, the default
+    since session 33: :data:`~sensaopt.exact.decompositions.recreate.STALL_PER_PAIR` moves
+    per pair of jobs, :func:`~sensaopt.exact.decompositions.recreate.stall_moves`; 0: it
     never stalls and searches until the share is spent); ``cpsat_workers``:
     CP-SAT's search workers where it runs (its portfolio: LP,
     core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
@@ -114,7 +113,7 @@ class SolveSettings:
     lns_share: float = 0.0
     colgen_share: float = 0.8
     colgen_mip: str = "highs+cpsat"
-    recreate_stall: int = STALL_MOVES
+    recreate_stall: int | None = None
     lp_first: bool = True
     search_share: float = 0.0
     relax_beside: bool = False

@@ -35,8 +35,7 @@ from sensaopt.exact.model.data import ModelData
 
 RUIN_SIZE = (2, 8)  # jobs removed per move: at least, at most (never more than the instance has)
 TIE_FACTORS = (0.0, 0.0, 0.1, 0.5, 1.0)  # the LP row prices' weight in a move's re-insertion, drawn per move
-STALL_MOVES = 1000  # moves in a row without a lower cost (and as many as before the last lower one) that stop the search
-STALL_PER_JOB = 50  # ... but at most this many per job: fewer on small instances (the same 1,000 from 20 jobs on)
+STALL_PER_PAIR = 10  # by default, moves in a row without a lower cost that stop the search, per pair of jobs (stall_moves)
 FIT_EPS = 1e-9  # capacity units: a use within this of a row's capacity fits
 
 
@@ -76,6 +75,18 @@ class JobCells:
         self.coef = np.asarray(coefs, dtype=np.float64)
 
 
+def stall_moves(n_jobs: int, stall: int | None = None) -> int | None:
+    """The moves in a row without a lower cost that stop the search on ``n_jobs`` jobs
+    (None: it never stops for that): ``stall`` moves where given (0: never), else
+    :data:`STALL_PER_PAIR` per pair of jobs (40 jobs: 7,800; 20: 1,900; 8: 280), at least 1. Why it grows with the
+    pairs: a move ruins a job and the jobs it shares most capacity with, so the distinct
+    moves grow with the pairs, and on the 40-job Philly windows lower costs came up to
+    ~6,000 moves after the one before (``models/measurements.md``, session 33)."""
+    if stall is None:
+        return max(STALL_PER_PAIR * n_jobs * (n_jobs - 1) // 2, 1)
+    return stall or None
+
+
 def cheapest_fit(master: Master, cells: JobCells, used: np.ndarray, prices: np.ndarray | None) -> Column | None:
     """The cheapest column of job ``cells.k`` whose use fits ``master.cap − used`` in every row
     (its objective contribution plus ``prices`` · its use, ``prices`` per capacity row,
@@ -91,14 +102,14 @@ def cheapest_fit(master: Master, cells: JobCells, used: np.ndarray, prices: np.n
 
 def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, seed: int = 0,
                       row_prices: np.ndarray | None = None, max_moves: int | None = None,
-                      stall: int | None = STALL_MOVES, enough: Callable[[int], bool] | None = None) -> RecreateOutcome:
+                      stall: int | None = None, enough: Callable[[int], bool] | None = None) -> RecreateOutcome:
     """Ruin and recreate (module docstring) from ``columns`` (one per job, fitting every
     capacity row) until ``stop_at`` (monotonic seconds) or ``max_moves`` moves, with the
     random choices of ``seed``; ``row_prices``: the master LP's prices per capacity row
     (≥ 0, scaled units per capacity unit) for the ties, None: no tie-breaking prices.
-    Also stops once the moves in a row that did not lower the cost are at least ``stall``
-    (at most :data:`STALL_PER_JOB` per job) and at least the moves before the last that did
-    (None: never),
+    Also stops once the moves in a row that did not lower the cost are at least
+    :func:`stall_moves` of ``stall`` (None: the default per pair of jobs; 0: never) and at
+    least the moves before the last that did,
     or once ``enough(cost)`` holds for the cost reached (scaled units; e.g. it meets a
     lower bound). The result's cost is never above the start's."""
     t0 = time.monotonic()
@@ -114,8 +125,7 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
         np.add.at(used, idx, val)
     cost = sum(c.cost for c in cur.values())
     low, high = min(RUIN_SIZE[0], data.n), min(RUIN_SIZE[1], data.n)
-    if stall is not None:
-        stall = min(stall, STALL_PER_JOB * data.n)
+    stall = stall_moves(data.n, stall)
     moves = improving = last = 0
     if enough is not None and enough(cost):
         stop_at = -np.inf
@@ -183,4 +193,4 @@ def _order(rng: random.Random, ruined: list[int], cur: dict[int, Column], data: 
     return order
 
 
-__all__ = ["RUIN_SIZE", "STALL_MOVES", "STALL_PER_JOB", "JobCells", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate"]
+__all__ = ["RUIN_SIZE", "STALL_PER_PAIR", "JobCells", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate", "stall_moves"]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, schedule_of_columns
 from sensaopt.exact.decompositions.pricing import Column
-from sensaopt.exact.decompositions.recreate import STALL_MOVES, ruin_and_recreate
+from sensaopt.exact.decompositions.recreate import ruin_and_recreate
 from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.model.objective import round_bound, to_objective
 from sensaopt.exact.phases.lns import score
@@ -67,7 +67,7 @@ class PriceBranchOutcome:
 
 def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0,
                      workers: int = 1, settled: Callable[[float], bool] | None = None,
-                     stall: int | None = STALL_MOVES) -> PriceBranchOutcome | None:
+                     stall: int | None = None) -> PriceBranchOutcome | None:
     """The best of ``start`` (a valid schedule, scored by
     :func:`~sensaopt.exact.phases.lns.score`) and the search's schedule on ``data``
     (offline, every job required to finish: the deadline-hard model), within ``budget``'s
@@ -79,7 +79,8 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     ruin and recreate (:func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`,
     ``seed``) from the MIP's columns (else the start's), until it stalls (``stall`` moves
     in a row without a lower cost, as :func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`
-    counts them; None: never), reaches the
+    counts them; None: its default per pair of jobs, :func:`~sensaopt.exact.decompositions.recreate.stall_moves`;
+    0: never), reaches the
     master LP's bound once column generation converged (nothing in the model's grid is
     cheaper), or ``settled`` (metrics units; the pipeline's bound, as in
     :func:`~sensaopt.exact.phases.deadline_hard.solve_deadline_hard`) says its objective
