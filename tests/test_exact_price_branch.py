@@ -10,7 +10,7 @@ import pytest
 
 from sensaopt.exact.common import WarmStart, prepare
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
-from sensaopt.exact.decompositions.recreate import RecreateOutcome, stall_moves
+from sensaopt.exact.decompositions.recreate import STALL_PER_PAIR, RecreateOutcome, stall_moves
 from sensaopt.exact.model.data import hard_data
 from sensaopt.exact.phases.price_branch import price_and_branch
 from sensaopt.exact.settings import COLGEN_MIPS
@@ -157,7 +157,7 @@ def test_the_solves_recreate_stall_reaches_ruin_and_recreate(option, expected, m
     res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3, **option)
     assert seen == [expected]
     n = len(inst.jobs)
-    assert stall_moves(n, seen[0]) == {None: 10 * n * (n - 1) // 2, 7: 7, 0: None}[expected]
+    assert stall_moves(n, seen[0]) == {None: STALL_PER_PAIR * n * (n - 1) // 2, 7: 7, 0: None}[expected]
     assert not check_schedule(inst, res.schedule).errors
     with pytest.raises(Exception, match="recreate_stall"):
         solve(inst, "cpsat", time_limit=5, workers=1, recreate_stall=-1)

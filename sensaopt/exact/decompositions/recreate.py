@@ -78,10 +78,10 @@ class JobCells:
 def stall_moves(n_jobs: int, stall: int | None = None) -> int | None:
     """The moves in a row without a lower cost that stop the search on ``n_jobs`` jobs
     (None: it never stops for that): ``stall`` moves where given (0: never), else
-    :data:`STALL_PER_PAIR` per pair of jobs (40 jobs: 7,800; 20: 1,900; 8: 280), at least 1. Why it grows with the
-    pairs: a move ruins a job and the jobs it shares most capacity with, so the distinct
-    moves grow with the pairs, and on the 40-job Philly windows lower costs came up to
-    ~6,000 moves after the one before (``models/measurements.md``, session 33)."""
+    :data:`STALL_PER_PAIR` per pair of jobs (40 jobs: 7,800; 20: 1,900; 8: 280), at least 1.
+    Why it grows with the pairs: a move ruins a job and the jobs it shares most capacity
+    with, so the distinct moves grow with the pairs, and on the 40-job Philly windows lower
+    costs came up to ~6,000 moves after the one before (``models/measurements.md``, session 33)."""
     if stall is None:
         return max(STALL_PER_PAIR * n_jobs * (n_jobs - 1) // 2, 1)
     return stall or None
