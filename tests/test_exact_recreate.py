@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import time
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 from sensaopt.exact.common import prepare
+from sensaopt.exact.decompositions import recreate
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
 from sensaopt.exact.decompositions.recreate import STALL_PER_PAIR, JobCells, cheapest_fit, ruin_and_recreate, stall_moves
 from sensaopt.exact.model.builder import to_objective
@@ -114,3 +116,47 @@ def test_it_stops_when_it_stalls_or_has_enough(master):
 def test_the_default_stall_grows_with_the_pairs_of_jobs():
     assert [stall_moves(n) for n in (1, 2, 8, 20, 40)] == [1, 10, 280, 1900, 7800]
     assert stall_moves(40, 7) == 7 and stall_moves(40, 0) is None and stall_moves(1, 3) == 3
+
+
+def _uses(slots_per_job: dict[int, list[int]]) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """Columns using one row per listed slot (row r is slot r) and the rows' slots."""
+    uses = {k: (np.asarray(sl, dtype=np.int64), np.ones(len(sl))) for k, sl in slots_per_job.items()}
+    return uses, np.arange(12, dtype=np.int64)
+
+
+def test_the_ruin_by_time_takes_the_anchor_and_the_jobs_running_nearest_one_of_its_slots():
+    uses, row_slot = _uses({0: [5], 1: [0, 1], 2: [4], 3: [6, 7], 4: [10, 11], 5: []})
+    anchors = set()
+    for seed in range(40):
+        anchor = random.Random(seed).randrange(len(uses))
+        picked = recreate._near_in_time(random.Random(seed), uses, row_slot, 3)
+        assert picked[0] == anchor and len(set(picked)) == 3
+        anchors.add(anchor)
+        if anchor == 0:  # its only slot is 5: jobs 2 (slot 4) and 3 (slot 6) are 1 slot away, every other more
+            assert set(picked[1:]) == {2, 3}
+        if anchor == 1:  # slot 0 or 1: job 2 (slot 4) then job 0 (slot 5)
+            assert picked[1:] == [2, 0]
+        if anchor == 4:  # slot 10 or 11: job 3 (slot 7) then job 0 (slot 5)
+            assert picked[1:] == [3, 0]
+    assert {0, 1, 4} <= anchors
+
+
+def test_a_column_without_rows_is_the_farthest_in_time():
+    uses, row_slot = _uses({0: [3], 1: [], 2: [11]})
+    seeds = [seed for seed in range(30) if random.Random(seed).randrange(3) == 0]
+    assert seeds
+    for seed in seeds:
+        assert recreate._near_in_time(random.Random(seed), uses, row_slot, 3) == [0, 2, 1]
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_the_share_of_moves_ruined_by_time_picks_the_ruin(share, monkeypatch):
+    uses, row_slot = _uses({0: [0], 1: [1], 2: [2]})
+    calls: list[str] = []
+    monkeypatch.setattr(recreate, "RUIN_BY_TIME", share)
+    monkeypatch.setattr(recreate, "_near_in_time", lambda *a: calls.append("time") or [0, 1])
+    monkeypatch.setattr(recreate, "_related", lambda *a: calls.append("related") or [0, 1])
+    rng = random.Random(0)
+    for _ in range(10):
+        recreate._ruin(rng, uses, row_slot, 2)
+    assert calls == ["time" if share == 1.0 else "related"] * 10

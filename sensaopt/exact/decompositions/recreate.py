@@ -9,8 +9,10 @@ cores and memory of one node in one slot). Every other rule of the model concern
 and is inside its column, so such a set is a schedule of the instance and its cost is the
 model's objective (scaled units).
 
-A move removes a few related jobs (a random job and the jobs whose columns share the most
-capacity rows with it) and re-inserts them one at a time, each as the cheapest column of
+A move removes a few related jobs and re-inserts them. The jobs are, on half the moves, a
+random job and the jobs whose columns share the most capacity rows with it (:func:`_related`),
+and on the other half a random job and the jobs whose columns run nearest a random slot of
+that job's column (:func:`_near_in_time`); it re-inserts them one at a time, each as the cheapest column of
 that job that fits the capacity the others leave (:meth:`JobPricer.price
 <sensaopt.exact.decompositions.pricing.JobPricer.price>` with every (slot, pair) that would
 overflow a row banned: exact for one job given the rest). Among columns of equal cost,
@@ -35,6 +37,7 @@ from sensaopt.exact.model.data import ModelData
 
 RUIN_SIZE = (2, 8)  # jobs removed per move: at least, at most (never more than the instance has)
 TIE_FACTORS = (0.0, 0.0, 0.1, 0.5, 1.0)  # the LP row prices' weight in a move's re-insertion, drawn per move
+RUIN_BY_TIME = 0.5  # the share of moves whose removed jobs are the ones running nearest a slot (_near_in_time)
 STALL_PER_PAIR = 10  # by default, moves in a row without a lower cost that stop the search, per pair of jobs (stall_moves)
 FIT_EPS = 1e-9  # capacity units: a use within this of a row's capacity fits
 
@@ -118,6 +121,7 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
         raise ValueError("ruin and recreate needs exactly one column per job")
     rng = random.Random(seed)
     cells = [JobCells(master, k) for k in range(data.n)]
+    row_slot = _row_slots(master)
     cur = {c.k: c for c in columns}
     uses = {k: master.use(c) for k, c in cur.items()}
     used = np.zeros(master.n_rows)
@@ -131,7 +135,7 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
         stop_at = -np.inf
     while time.monotonic() < stop_at and (max_moves is None or moves < max_moves) and (stall is None or moves - last < max(stall, last)):
         moves += 1
-        ruined = _related(rng, uses, master.n_rows, rng.randint(low, high))
+        ruined = _ruin(rng, uses, row_slot, rng.randint(low, high))
         left = used.copy()
         for k in ruined:  # a column's rows are distinct (Master.use), so plain indexing adds exactly
             left[uses[k][0]] -= uses[k][1]
@@ -170,6 +174,36 @@ def _recreate(master: Master, cells: list[JobCells], order: list[int], left: np.
     return new
 
 
+def _row_slots(master: Master) -> np.ndarray:
+    """The slot of every capacity row of ``master`` (its ``t`` in ``(node, t, resource)``)."""
+    row_slot = np.zeros(master.n_rows, dtype=np.int64)
+    for (_, t, _), r in master.rows.index.items():
+        row_slot[r] = t
+    return row_slot
+
+
+def _ruin(rng: random.Random, uses: dict[int, tuple[np.ndarray, np.ndarray]], row_slot: np.ndarray, size: int) -> list[int]:
+    """The ``size`` jobs a move removes: :func:`_near_in_time` on a share :data:`RUIN_BY_TIME`
+    of the moves, else :func:`_related`."""
+    if rng.random() < RUIN_BY_TIME:
+        return _near_in_time(rng, uses, row_slot, size)
+    return _related(rng, uses, len(row_slot), size)
+
+
+def _near_in_time(rng: random.Random, uses: dict[int, tuple[np.ndarray, np.ndarray]], row_slot: np.ndarray, size: int) -> list[int]:
+    """A random job, a random slot among the rows its column uses, and the ``size − 1`` jobs
+    whose columns use a row nearest that slot (distance in slots; ties at random; a column
+    using no row is farthest). Where :func:`_related` removes the jobs that compete for the
+    same node-slots, this removes the jobs running around the same time on any node, so
+    that a move can trade work between nodes (session 34, ``models/measurements.md``)."""
+    anchor = rng.randrange(len(uses))
+    slots = row_slot[uses[anchor][0]]
+    t = int(slots[rng.randrange(len(slots))]) if len(slots) else 0
+    far = int(row_slot.max(initial=0)) + abs(t) + 1
+    near = {k: int(np.abs(row_slot[idx] - t).min()) if len(idx) else far for k, (idx, _) in uses.items()}
+    return sorted(uses, key=lambda k: (k != anchor, near[k], rng.random()))[:size]
+
+
 def _related(rng: random.Random, uses: dict[int, tuple[np.ndarray, np.ndarray]], n_rows: int, size: int) -> list[int]:
     """A random job and the ``size − 1`` jobs sharing the most capacity rows with it (ties at random)."""
     anchor = rng.randrange(len(uses))
@@ -193,4 +227,4 @@ def _order(rng: random.Random, ruined: list[int], cur: dict[int, Column], data: 
     return order
 
 
-__all__ = ["RUIN_SIZE", "STALL_PER_PAIR", "JobCells", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate", "stall_moves"]
+__all__ = ["RUIN_BY_TIME", "RUIN_SIZE", "STALL_PER_PAIR", "JobCells", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate", "stall_moves"]
