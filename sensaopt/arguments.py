@@ -33,6 +33,7 @@ ARGUMENTS: dict[str, Range] = {
     "lns_share": Range(0, 0.9, "of the deadline-hard phase's time"),  # large-neighbourhood search first (exact.phases.lns)
     "colgen_share": Range(0, 0.9, "of the deadline-hard phase's time"),  # price and branch from the start (exact.phases.price_branch)
     "recreate_stall": Range(0, 1e9, "moves", integer=True),  # ruin and recreate: idle moves that stop it (0: never; unset: 10 per job pair)
+    "recreate_time_share": Range(0, 1, "of ruin and recreate's moves"),  # ruin by time (exact.decompositions.recreate)
     "search_share": Range(0, 0.9, "of the time limit"),  # the relaxation's search before the inner solve (exact.pipeline)
 }
 

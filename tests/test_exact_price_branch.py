@@ -66,7 +66,7 @@ def test_price_and_branch_keeps_a_start_it_cannot_beat(tiny16, monkeypatch):
     prep, data = tiny16
     monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0, hint=None, workers=1: None)
     monkeypatch.setattr(Master, "restricted_mip", lambda self, seconds, from_start=False: None)
-    monkeypatch.setattr(price_branch, "ruin_and_recreate", lambda master, cols, stop_at, seed, prices, stall, enough: RecreateOutcome(
+    monkeypatch.setattr(price_branch, "ruin_and_recreate", lambda master, cols, stop_at, seed, prices, stall, enough, time_share: RecreateOutcome(
         cols, sum(c.cost for c in cols), 0, 0, 0, 0.0))
     start = prep.heuristic
     out = price_and_branch(data, start.schedule, TimeBudget(5.0, time.perf_counter()))
@@ -148,9 +148,9 @@ def test_the_solves_recreate_stall_reaches_ruin_and_recreate(option, expected, m
     seen: list[int | None] = []
     real = price_branch.ruin_and_recreate
 
-    def spy(master, cols, stop_at, seed, prices, stall, enough):
+    def spy(master, cols, stop_at, seed, prices, stall, enough, time_share):
         seen.append(stall)
-        return real(master, cols, stop_at, seed, prices, max_moves=50, stall=stall, enough=enough)
+        return real(master, cols, stop_at, seed, prices, max_moves=50, stall=stall, enough=enough, time_share=time_share)
 
     monkeypatch.setattr(price_branch, "ruin_and_recreate", spy)
     inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
@@ -278,3 +278,26 @@ def test_the_root_lp_bound_settles_only_objectives_it_proves_at_or_below_the_war
     assert not proven_by(climb, 10.2)(10.4)  # above the warm start: the bound covers only schedules better than it
     climb.bound = 10.5  # raised in place (a relaxation search beside the inner solve)
     assert settled(10.6)
+
+
+@pytest.mark.parametrize(("option", "expected"), [({}, 0.0), ({"recreate_time_share": 0.5}, 0.5)])
+def test_the_solves_recreate_time_share_reaches_ruin_and_recreate(option, expected, monkeypatch):
+    """``recreate_time_share`` is the share of ruin and recreate's moves that ruin by time
+    (unset: 0, none); out of [0, 1] the solve refuses it before any work."""
+    from sensaopt.exact.phases import price_branch
+
+    seen: list[float] = []
+    real = price_branch.ruin_and_recreate
+
+    def spy(master, cols, stop_at, seed, prices, stall, enough, time_share):
+        seen.append(time_share)
+        return real(master, cols, stop_at, seed, prices, max_moves=50, stall=stall, enough=enough, time_share=time_share)
+
+    monkeypatch.setattr(price_branch, "ruin_and_recreate", spy)
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3, **option)
+    assert seen == [expected]
+    assert not check_schedule(inst, res.schedule).errors
+    for bad in (-0.1, 1.5):
+        with pytest.raises(Exception, match="recreate_time_share"):
+            solve(inst, "cpsat", time_limit=5, workers=1, recreate_time_share=bad)

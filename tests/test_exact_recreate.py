@@ -149,14 +149,29 @@ def test_a_column_without_rows_is_the_farthest_in_time():
         assert recreate._near_in_time(random.Random(seed), uses, row_slot, 3) == [0, 2, 1]
 
 
-@pytest.mark.parametrize("share", [0.0, 1.0])
-def test_the_share_of_moves_ruined_by_time_picks_the_ruin(share, monkeypatch):
-    uses, row_slot = _uses({0: [0], 1: [1], 2: [2]})
+@pytest.mark.parametrize("share", [0.0, 0.5, 1.0])
+def test_the_time_share_picks_the_ruin_of_each_move(master, share, monkeypatch):
+    """``time_share`` 0: every move ruins related jobs, with no draw for the choice (the
+    random stream of the search before the ruin by time); 1: every move ruins by time;
+    0.5: both, and the search still returns one fitting column per job."""
     calls: list[str] = []
-    monkeypatch.setattr(recreate, "RUIN_BY_TIME", share)
-    monkeypatch.setattr(recreate, "_near_in_time", lambda *a: calls.append("time") or [0, 1])
-    monkeypatch.setattr(recreate, "_related", lambda *a: calls.append("related") or [0, 1])
-    rng = random.Random(0)
-    for _ in range(10):
-        recreate._ruin(rng, uses, row_slot, 2)
-    assert calls == ["time" if share == 1.0 else "related"] * 10
+    near, related = recreate._near_in_time, recreate._related
+    monkeypatch.setattr(recreate, "_near_in_time", lambda *a: calls.append("time") or near(*a))
+    monkeypatch.setattr(recreate, "_related", lambda *a: calls.append("related") or related(*a))
+    start = [master.columns[i] for i in master.seeded]
+    out = ruin_and_recreate(master, start, math.inf, seed=3, max_moves=60, stall=0, time_share=share)
+    assert out.moves == 60 and len(calls) == 60 and _fits(master, out.columns)
+    if share == 0.0:
+        assert set(calls) == {"related"}
+    else:
+        assert set(calls) == ({"time"} if share == 1.0 else {"time", "related"})
+    with pytest.raises(ValueError, match="time_share"):
+        ruin_and_recreate(master, start, math.inf, max_moves=1, time_share=1.5)
+
+
+def test_at_time_share_zero_the_ruin_draws_what_the_related_ruin_alone_draws():
+    uses, row_slot = _uses({0: [0], 1: [1, 2], 2: [2], 3: [5]})
+    for seed in range(10):
+        a, b = random.Random(seed), random.Random(seed)
+        assert recreate._ruin(a, uses, row_slot, 2, 0.0) == recreate._related(b, uses, len(row_slot), 2)
+        assert a.getstate() == b.getstate()

@@ -70,7 +70,10 @@ class SolveSettings:
     (:func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`; None, the default
     since session 33: :data:`~sensaopt.exact.decompositions.recreate.STALL_PER_PAIR` moves
     per pair of jobs, :func:`~sensaopt.exact.decompositions.recreate.stall_moves`; 0: it
-    never stalls and searches until the share is spent); ``cpsat_workers``:
+    never stalls and searches until the share is spent); ``recreate_time_share``: the
+    share of that search's moves that remove the jobs running nearest a slot instead of the
+    jobs sharing the most capacity rows (0, the default: none; ``models/measurements.md``,
+    session 34); ``cpsat_workers``:
     CP-SAT's search workers where it runs (its portfolio: LP,
     core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
     stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
@@ -114,6 +117,7 @@ class SolveSettings:
     colgen_share: float = 0.8
     colgen_mip: str = "highs+cpsat"
     recreate_stall: int | None = None
+    recreate_time_share: float = 0.0
     lp_first: bool = True
     search_share: float = 0.0
     relax_beside: bool = False

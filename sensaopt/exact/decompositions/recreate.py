@@ -9,10 +9,11 @@ cores and memory of one node in one slot). Every other rule of the model concern
 and is inside its column, so such a set is a schedule of the instance and its cost is the
 model's objective (scaled units).
 
-A move removes a few related jobs and re-inserts them. The jobs are, on half the moves, a
-random job and the jobs whose columns share the most capacity rows with it (:func:`_related`),
-and on the other half a random job and the jobs whose columns run nearest a random slot of
-that job's column (:func:`_near_in_time`); it re-inserts them one at a time, each as the cheapest column of
+A move removes a few related jobs and re-inserts them. The jobs are a random job and the
+jobs whose columns share the most capacity rows with it (:func:`_related`), or, on a share
+``time_share`` of the moves (0 by default), a random job and the jobs whose columns run
+nearest a random slot of that job's column, on any node (:func:`_near_in_time`); it
+re-inserts them one at a time, each as the cheapest column of
 that job that fits the capacity the others leave (:meth:`JobPricer.price
 <sensaopt.exact.decompositions.pricing.JobPricer.price>` with every (slot, pair) that would
 overflow a row banned: exact for one job given the rest). Among columns of equal cost,
@@ -37,7 +38,6 @@ from sensaopt.exact.model.data import ModelData
 
 RUIN_SIZE = (2, 8)  # jobs removed per move: at least, at most (never more than the instance has)
 TIE_FACTORS = (0.0, 0.0, 0.1, 0.5, 1.0)  # the LP row prices' weight in a move's re-insertion, drawn per move
-RUIN_BY_TIME = 0.5  # the share of moves whose removed jobs are the ones running nearest a slot (_near_in_time)
 STALL_PER_PAIR = 10  # by default, moves in a row without a lower cost that stop the search, per pair of jobs (stall_moves)
 FIT_EPS = 1e-9  # capacity units: a use within this of a row's capacity fits
 
@@ -105,7 +105,8 @@ def cheapest_fit(master: Master, cells: JobCells, used: np.ndarray, prices: np.n
 
 def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, seed: int = 0,
                       row_prices: np.ndarray | None = None, max_moves: int | None = None,
-                      stall: int | None = None, enough: Callable[[int], bool] | None = None) -> RecreateOutcome:
+                      stall: int | None = None, enough: Callable[[int], bool] | None = None,
+                      time_share: float = 0.0) -> RecreateOutcome:
     """Ruin and recreate (module docstring) from ``columns`` (one per job, fitting every
     capacity row) until ``stop_at`` (monotonic seconds) or ``max_moves`` moves, with the
     random choices of ``seed``; ``row_prices``: the master LP's prices per capacity row
@@ -114,7 +115,12 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
     :func:`stall_moves` of ``stall`` (None: the default per pair of jobs; 0: never) and at
     least the moves before the last that did,
     or once ``enough(cost)`` holds for the cost reached (scaled units; e.g. it meets a
-    lower bound). The result's cost is never above the start's."""
+    lower bound). ``time_share`` (in [0, 1]): the share of moves that ruin by time
+    (:func:`_near_in_time`), the others ruin related jobs (:func:`_related`); at 0 no
+    draw is made for it, so the random choices are those of the search before it existed.
+    The result's cost is never above the start's."""
+    if not 0.0 <= time_share <= 1.0:
+        raise ValueError(f"time_share must be in [0, 1], got {time_share}")
     t0 = time.monotonic()
     data = master.data
     if sorted(c.k for c in columns) != list(range(data.n)):
@@ -135,7 +141,7 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
         stop_at = -np.inf
     while time.monotonic() < stop_at and (max_moves is None or moves < max_moves) and (stall is None or moves - last < max(stall, last)):
         moves += 1
-        ruined = _ruin(rng, uses, row_slot, rng.randint(low, high))
+        ruined = _ruin(rng, uses, row_slot, rng.randint(low, high), time_share)
         left = used.copy()
         for k in ruined:  # a column's rows are distinct (Master.use), so plain indexing adds exactly
             left[uses[k][0]] -= uses[k][1]
@@ -182,10 +188,11 @@ def _row_slots(master: Master) -> np.ndarray:
     return row_slot
 
 
-def _ruin(rng: random.Random, uses: dict[int, tuple[np.ndarray, np.ndarray]], row_slot: np.ndarray, size: int) -> list[int]:
-    """The ``size`` jobs a move removes: :func:`_near_in_time` on a share :data:`RUIN_BY_TIME`
-    of the moves, else :func:`_related`."""
-    if rng.random() < RUIN_BY_TIME:
+def _ruin(rng: random.Random, uses: dict[int, tuple[np.ndarray, np.ndarray]], row_slot: np.ndarray, size: int,
+          time_share: float) -> list[int]:
+    """The ``size`` jobs a move removes: :func:`_near_in_time` on a share ``time_share`` of
+    the moves, else :func:`_related` (no draw when ``time_share`` is 0)."""
+    if time_share > 0 and rng.random() < time_share:
         return _near_in_time(rng, uses, row_slot, size)
     return _related(rng, uses, len(row_slot), size)
 
@@ -195,7 +202,7 @@ def _near_in_time(rng: random.Random, uses: dict[int, tuple[np.ndarray, np.ndarr
     whose columns use a row nearest that slot (distance in slots; ties at random; a column
     using no row is farthest). Where :func:`_related` removes the jobs that compete for the
     same node-slots, this removes the jobs running around the same time on any node, so
-    that a move can trade work between nodes (session 34, ``models/measurements.md``)."""
+    that a move can trade work between nodes (``models/measurements.md``, session 34)."""
     anchor = rng.randrange(len(uses))
     slots = row_slot[uses[anchor][0]]
     t = int(slots[rng.randrange(len(slots))]) if len(slots) else 0
@@ -227,4 +234,4 @@ def _order(rng: random.Random, ruined: list[int], cur: dict[int, Column], data: 
     return order
 
 
-__all__ = ["RUIN_BY_TIME", "RUIN_SIZE", "STALL_PER_PAIR", "JobCells", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate", "stall_moves"]
+__all__ = ["RUIN_SIZE", "STALL_PER_PAIR", "JobCells", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate", "stall_moves"]

@@ -161,7 +161,7 @@ def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budg
     if settings.colgen_share <= 0 or settings.work is not None or budget.short_of(MIN_EXTEND_S):
         return whole, None
     out = price_and_branch(data, whole, budget.split(settings.colgen_share), settings.colgen_mip, settings.seed,
-                           settings.cpsat_threads, settled, settings.recreate_stall)
+                           settings.cpsat_threads, settled, settings.recreate_stall, settings.recreate_time_share)
     if out is None:
         return whole, None
     return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3),

@@ -67,7 +67,7 @@ class PriceBranchOutcome:
 
 def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0,
                      workers: int = 1, settled: Callable[[float], bool] | None = None,
-                     stall: int | None = None) -> PriceBranchOutcome | None:
+                     stall: int | None = None, time_share: float = 0.0) -> PriceBranchOutcome | None:
     """The best of ``start`` (a valid schedule, scored by
     :func:`~sensaopt.exact.phases.lns.score`) and the search's schedule on ``data``
     (offline, every job required to finish: the deadline-hard model), within ``budget``'s
@@ -80,7 +80,7 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     ``seed``) from the MIP's columns (else the start's), until it stalls (``stall`` moves
     in a row without a lower cost, as :func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`
     counts them; None: its default per pair of jobs, :func:`~sensaopt.exact.decompositions.recreate.stall_moves`;
-    0: never), reaches the
+    0: never; ``time_share``: its share of moves that ruin by time), reaches the
     master LP's bound once column generation converged (nothing in the model's grid is
     cheaper), or ``settled`` (metrics units; the pipeline's bound, as in
     :func:`~sensaopt.exact.phases.deadline_hard.solve_deadline_hard`) says its objective
@@ -110,7 +110,8 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
         def enough(cost: int) -> bool:  # a stopping rule only, in model units: the validator values the answer below
             return cost <= floor or (settled is not None and settled(to_objective(data, cost)))
 
-        rr = ruin_and_recreate(master, chosen, time.monotonic() + budget.left(), seed, prices, stall=stall, enough=enough)
+        rr = ruin_and_recreate(master, chosen, time.monotonic() + budget.left(), seed, prices, stall=stall, enough=enough,
+                               time_share=time_share)
         chosen, moves, improving = rr.columns, rr.moves, rr.improving
     best, best_obj = start, start_objective
     if len(chosen) == data.n:
