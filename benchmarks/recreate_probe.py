@@ -8,8 +8,8 @@ seconds, one thread) until price and branch starts, and keeps price and branch's
 the deadline-hard model and the start schedule, with the seconds left to it. Then, once per
 window, column generation and the restricted master as price and branch runs them (the same
 shares of those seconds), and from that master's columns, for every ``--shares`` value of
-``time_share`` (the share of moves that ruin by time, the solve's ``recreate_time_share``;
-0, the default: the related-jobs ruin alone) and every ``--seeds`` seed: ruin and recreate for ``--seconds``
+``time_share`` (the share of moves that ruin by time, the solve's ``recreate_time_share``,
+0.5 by default; 0: the related-jobs ruin alone, the default until session 34) and every ``--seeds`` seed: ruin and recreate for ``--seconds``
 wall-clock seconds, with the default stall, stopping at the master LP's bound. So every
 search of a window starts from the same columns and the same prices; only the ruin and the
 seed differ.

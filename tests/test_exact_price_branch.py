@@ -10,7 +10,7 @@ import pytest
 
 from sensaopt.exact.common import WarmStart, prepare
 from sensaopt.exact.decompositions.colgen import Master, schedule_of_columns
-from sensaopt.exact.decompositions.recreate import STALL_PER_PAIR, RecreateOutcome, stall_moves
+from sensaopt.exact.decompositions.recreate import STALL_PER_PAIR, TIME_SHARE, RecreateOutcome, stall_moves
 from sensaopt.exact.model.data import hard_data
 from sensaopt.exact.phases.price_branch import price_and_branch
 from sensaopt.exact.settings import COLGEN_MIPS
@@ -280,10 +280,10 @@ def test_the_root_lp_bound_settles_only_objectives_it_proves_at_or_below_the_war
     assert settled(10.6)
 
 
-@pytest.mark.parametrize(("option", "expected"), [({}, 0.0), ({"recreate_time_share": 0.5}, 0.5)])
+@pytest.mark.parametrize(("option", "expected"), [({}, TIME_SHARE), ({"recreate_time_share": 0.0}, 0.0), ({"recreate_time_share": 1.0}, 1.0)])
 def test_the_solves_recreate_time_share_reaches_ruin_and_recreate(option, expected, monkeypatch):
     """``recreate_time_share`` is the share of ruin and recreate's moves that ruin by time
-    (unset: 0, none); out of [0, 1] the solve refuses it before any work."""
+    (unset: ``TIME_SHARE``, one half; 0: none); out of [0, 1] the solve refuses it before any work."""
     from sensaopt.exact.phases import price_branch
 
     seen: list[float] = []

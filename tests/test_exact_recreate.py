@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import random
 import time
@@ -175,3 +176,8 @@ def test_at_time_share_zero_the_ruin_draws_what_the_related_ruin_alone_draws():
         a, b = random.Random(seed), random.Random(seed)
         assert recreate._ruin(a, uses, row_slot, 2, 0.0) == recreate._related(b, uses, len(row_slot), 2)
         assert a.getstate() == b.getstate()
+
+
+def test_the_default_share_of_moves_ruined_by_time_is_one_half():
+    assert recreate.TIME_SHARE == 0.5
+    assert inspect.signature(ruin_and_recreate).parameters["time_share"].default == recreate.TIME_SHARE

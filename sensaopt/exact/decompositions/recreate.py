@@ -11,7 +11,7 @@ model's objective (scaled units).
 
 A move removes a few related jobs and re-inserts them. The jobs are a random job and the
 jobs whose columns share the most capacity rows with it (:func:`_related`), or, on a share
-``time_share`` of the moves (0 by default), a random job and the jobs whose columns run
+``time_share`` of the moves (:data:`TIME_SHARE` by default), a random job and the jobs whose columns run
 nearest a random slot of that job's column, on any node (:func:`_near_in_time`); it
 re-inserts them one at a time, each as the cheapest column of
 that job that fits the capacity the others leave (:meth:`JobPricer.price
@@ -38,6 +38,7 @@ from sensaopt.exact.model.data import ModelData
 
 RUIN_SIZE = (2, 8)  # jobs removed per move: at least, at most (never more than the instance has)
 TIE_FACTORS = (0.0, 0.0, 0.1, 0.5, 1.0)  # the LP row prices' weight in a move's re-insertion, drawn per move
+TIME_SHARE = 0.5  # by default, the share of moves that ruin by time (_near_in_time); session 34, models/measurements.md
 STALL_PER_PAIR = 10  # by default, moves in a row without a lower cost that stop the search, per pair of jobs (stall_moves)
 FIT_EPS = 1e-9  # capacity units: a use within this of a row's capacity fits
 
@@ -106,7 +107,7 @@ def cheapest_fit(master: Master, cells: JobCells, used: np.ndarray, prices: np.n
 def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, seed: int = 0,
                       row_prices: np.ndarray | None = None, max_moves: int | None = None,
                       stall: int | None = None, enough: Callable[[int], bool] | None = None,
-                      time_share: float = 0.0) -> RecreateOutcome:
+                      time_share: float = TIME_SHARE) -> RecreateOutcome:
     """Ruin and recreate (module docstring) from ``columns`` (one per job, fitting every
     capacity row) until ``stop_at`` (monotonic seconds) or ``max_moves`` moves, with the
     random choices of ``seed``; ``row_prices``: the master LP's prices per capacity row
@@ -115,9 +116,10 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
     :func:`stall_moves` of ``stall`` (None: the default per pair of jobs; 0: never) and at
     least the moves before the last that did,
     or once ``enough(cost)`` holds for the cost reached (scaled units; e.g. it meets a
-    lower bound). ``time_share`` (in [0, 1]): the share of moves that ruin by time
-    (:func:`_near_in_time`), the others ruin related jobs (:func:`_related`); at 0 no
-    draw is made for it, so the random choices are those of the search before it existed.
+    lower bound). ``time_share`` (in [0, 1]; default :data:`TIME_SHARE`): the share of
+    moves that ruin by time (:func:`_near_in_time`), the others ruin related jobs
+    (:func:`_related`); at 0 no draw is made for it, so the random choices are those of
+    the search before it existed (session 33).
     The result's cost is never above the start's."""
     if not 0.0 <= time_share <= 1.0:
         raise ValueError(f"time_share must be in [0, 1], got {time_share}")
@@ -234,4 +236,4 @@ def _order(rng: random.Random, ruined: list[int], cur: dict[int, Column], data: 
     return order
 
 
-__all__ = ["RUIN_SIZE", "STALL_PER_PAIR", "JobCells", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate", "stall_moves"]
+__all__ = ["RUIN_SIZE", "TIME_SHARE", "STALL_PER_PAIR", "JobCells", "RecreateOutcome", "cheapest_fit", "ruin_and_recreate", "stall_moves"]

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, schedule_of_columns
 from sensaopt.exact.decompositions.pricing import Column
-from sensaopt.exact.decompositions.recreate import ruin_and_recreate
+from sensaopt.exact.decompositions.recreate import TIME_SHARE, ruin_and_recreate
 from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.model.objective import round_bound, to_objective
 from sensaopt.exact.phases.lns import score
@@ -67,7 +67,7 @@ class PriceBranchOutcome:
 
 def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0,
                      workers: int = 1, settled: Callable[[float], bool] | None = None,
-                     stall: int | None = None, time_share: float = 0.0) -> PriceBranchOutcome | None:
+                     stall: int | None = None, time_share: float = TIME_SHARE) -> PriceBranchOutcome | None:
     """The best of ``start`` (a valid schedule, scored by
     :func:`~sensaopt.exact.phases.lns.score`) and the search's schedule on ``data``
     (offline, every job required to finish: the deadline-hard model), within ``budget``'s
