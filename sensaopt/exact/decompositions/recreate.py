@@ -9,14 +9,13 @@ cores and memory of one node in one slot). Every other rule of the model concern
 and is inside its column, so such a set is a schedule of the instance and its cost is the
 model's objective (scaled units).
 
-A move removes a few related jobs and re-inserts them. The jobs are a random job and the
-jobs whose columns share the most capacity rows with it (:func:`_related`), or, on a share
-``time_share`` of the moves (:data:`TIME_SHARE` by default), a random job and the jobs whose columns run
-nearest a random slot of that job's column, on any node (:func:`_near_in_time`); it
-re-inserts them one at a time, each as the cheapest column of
-that job that fits the capacity the others leave (:meth:`JobPricer.price
-<sensaopt.exact.decompositions.pricing.JobPricer.price>` with every (slot, pair) that would
-overflow a row banned: exact for one job given the rest). Among columns of equal cost,
+A move removes a few related jobs: a random job and the jobs whose columns share the most
+capacity rows with it (:func:`_related`), or, on a share ``time_share`` of the moves
+(:data:`TIME_SHARE` by default), a random job and the jobs whose columns run nearest a
+random slot of that job's column, on any node (:func:`_near_in_time`). It re-inserts them
+one at a time, each as the cheapest column of that job that fits the capacity the others
+leave (:meth:`JobPricer.price <sensaopt.exact.decompositions.pricing.JobPricer.price>` with
+every (slot, pair) that would overflow a row banned: exact for one job given the rest). Among columns of equal cost,
 the tie is broken by the master LP's row prices times a random factor in [0, 1], so that a
 re-inserted job leaves room where the LP says room is scarce. A move is kept when the total
 cost does not rise (equal moves walk plateaus). Unlike the restricted master, the search is
