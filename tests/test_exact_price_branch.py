@@ -66,7 +66,7 @@ def test_price_and_branch_keeps_a_start_it_cannot_beat(tiny16, monkeypatch):
     prep, data = tiny16
     monkeypatch.setattr(Master, "restricted_cpsat", lambda self, seconds, from_start=False, seed=0, hint=None, workers=1: None)
     monkeypatch.setattr(Master, "restricted_mip", lambda self, seconds, from_start=False: None)
-    monkeypatch.setattr(price_branch, "ruin_and_recreate", lambda master, cols, stop_at, seed, prices, stall, enough, time_share: RecreateOutcome(
+    monkeypatch.setattr(price_branch, "ruin_and_recreate", lambda master, cols, stop_at, seed, prices, **_: RecreateOutcome(
         cols, sum(c.cost for c in cols), 0, 0, 0, 0.0))
     start = prep.heuristic
     out = price_and_branch(data, start.schedule, TimeBudget(5.0, time.perf_counter()))
@@ -138,26 +138,32 @@ def test_it_runs_by_default_but_not_when_off_or_under_a_work_budget():
     assert res.lexicographic.price_branch is None
 
 
+def _recreate_arguments(monkeypatch, option: dict) -> tuple[list[tuple[int | None, float]], object, object]:
+    """The (stall, time_share) that price and branch hands ruin and recreate in a solve of
+    tiny-16gpu with ``option`` (each search cut at 50 moves), the instance and the result."""
+    from sensaopt.exact.phases import price_branch
+
+    seen: list[tuple[int | None, float]] = []
+    real = price_branch.ruin_and_recreate
+
+    def spy(master, cols, stop_at, seed, prices, stall, enough, time_share):
+        seen.append((stall, time_share))
+        return real(master, cols, stop_at, seed, prices, max_moves=50, stall=stall, enough=enough, time_share=time_share)
+
+    monkeypatch.setattr(price_branch, "ruin_and_recreate", spy)
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    return seen, inst, solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3, **option)
+
+
 @pytest.mark.parametrize(("option", "expected"), [({}, None), ({"recreate_stall": 7}, 7), ({"recreate_stall": 0}, 0)])
 def test_the_solves_recreate_stall_reaches_ruin_and_recreate(option, expected, monkeypatch):
     """``recreate_stall`` is the stall of price and branch's ruin and recreate (unset: 10
     moves per pair of jobs; 0: none, the search runs until its share is spent; here cut
     at 50 moves)."""
-    from sensaopt.exact.phases import price_branch
-
-    seen: list[int | None] = []
-    real = price_branch.ruin_and_recreate
-
-    def spy(master, cols, stop_at, seed, prices, stall, enough, time_share):
-        seen.append(stall)
-        return real(master, cols, stop_at, seed, prices, max_moves=50, stall=stall, enough=enough, time_share=time_share)
-
-    monkeypatch.setattr(price_branch, "ruin_and_recreate", spy)
-    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
-    res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3, **option)
-    assert seen == [expected]
+    seen, inst, res = _recreate_arguments(monkeypatch, option)
+    assert [stall for stall, _ in seen] == [expected]
     n = len(inst.jobs)
-    assert stall_moves(n, seen[0]) == {None: STALL_PER_PAIR * n * (n - 1) // 2, 7: 7, 0: None}[expected]
+    assert stall_moves(n, seen[0][0]) == {None: STALL_PER_PAIR * n * (n - 1) // 2, 7: 7, 0: None}[expected]
     assert not check_schedule(inst, res.schedule).errors
     with pytest.raises(Exception, match="recreate_stall"):
         solve(inst, "cpsat", time_limit=5, workers=1, recreate_stall=-1)
@@ -280,23 +286,13 @@ def test_the_root_lp_bound_settles_only_objectives_it_proves_at_or_below_the_war
     assert settled(10.6)
 
 
-@pytest.mark.parametrize(("option", "expected"), [({}, TIME_SHARE), ({"recreate_time_share": 0.0}, 0.0), ({"recreate_time_share": 1.0}, 1.0)])
+@pytest.mark.parametrize(("option", "expected"), [({}, TIME_SHARE), ({"recreate_time_share": 0.0}, 0.0),
+                                                   ({"recreate_time_share": 1.0}, 1.0)])
 def test_the_solves_recreate_time_share_reaches_ruin_and_recreate(option, expected, monkeypatch):
     """``recreate_time_share`` is the share of ruin and recreate's moves that ruin by time
     (unset: ``TIME_SHARE``, one half; 0: none); out of [0, 1] the solve refuses it before any work."""
-    from sensaopt.exact.phases import price_branch
-
-    seen: list[float] = []
-    real = price_branch.ruin_and_recreate
-
-    def spy(master, cols, stop_at, seed, prices, stall, enough, time_share):
-        seen.append(time_share)
-        return real(master, cols, stop_at, seed, prices, max_moves=50, stall=stall, enough=enough, time_share=time_share)
-
-    monkeypatch.setattr(price_branch, "ruin_and_recreate", spy)
-    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
-    res = solve(inst, "cpsat", time_limit=20, workers=1, colgen_share=0.3, **option)
-    assert seen == [expected]
+    seen, inst, res = _recreate_arguments(monkeypatch, option)
+    assert [share for _, share in seen] == [expected]
     assert not check_schedule(inst, res.schedule).errors
     for bad in (-0.1, 1.5):
         with pytest.raises(Exception, match="recreate_time_share"):
