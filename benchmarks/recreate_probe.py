@@ -9,10 +9,10 @@ the deadline-hard model and the start schedule, with the seconds left to it. The
 window, column generation and the restricted master as price and branch runs them (the same
 shares of those seconds), and from that master's columns, for every ``--shares`` value of
 ``time_share`` (the share of moves that ruin by time, the solve's ``recreate_time_share``,
-0.5 by default; 0: the related-jobs ruin alone, the default until session 34) and every ``--seeds`` seed: ruin and recreate for ``--seconds``
-wall-clock seconds, with the default stall, stopping at the master LP's bound. So every
-search of a window starts from the same columns and the same prices; only the ruin and the
-seed differ.
+0.5 by default; 0: the related-jobs ruin alone, the default until session 34) and every
+``--seeds`` seed: ruin and recreate for ``--seconds`` wall-clock seconds, with the default
+stall (``--stall``: another), stopping at the master LP's bound. So every search of a window
+starts from the same columns and the same prices; only the ruin and the seed differ.
 
 Prints one line per search: the objective (minutes of average JCT), the model's bound
 (the master LP's, rounded up to the objective's step, when column generation converged),
@@ -91,6 +91,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=18.0, help="wall-clock seconds per search (default 18)")
     ap.add_argument("--seeds", default="0,1", help="ruin and recreate seeds, comma-separated (default 0,1)")
     ap.add_argument("--shares", default="0,0.5", help="time_share values, comma-separated (default 0,0.5)")
+    ap.add_argument("--stall", type=int, default=None, help="idle moves that stop a search (0: never; default: 10 per pair of jobs)")
     ap.add_argument("--time-limit", type=float, default=60.0, help="the gap command's time limit per window, s (default 60)")
     ap.add_argument("--solver-seed", type=int, default=0, help="the solve's seed up to price and branch (default 0)")
     a = ap.parse_args()
@@ -107,7 +108,8 @@ def main() -> None:
         for share in shares:
             for seed in seeds:
                 out = recreate.ruin_and_recreate(master, list(chosen), time.monotonic() + a.seconds, seed, prices,
-                                                 enough=lambda cost, floor=floor: cost <= floor, time_share=share)
+                                                 enough=lambda cost, floor=floor: cost <= floor, time_share=share,
+                                                 stall=a.stall)
                 obj = score(got.data, schedule_of_columns(got.data, out.columns))
                 row = {"window": path.stem, "share": share, "seed": seed, "start_cost": start_cost, "cost": out.cost,
                        "bound": None if floor == -math.inf else to_objective(got.data, floor), "objective": obj, "moves": out.moves,
@@ -118,7 +120,7 @@ def main() -> None:
                       f"bound {row['bound']}), moves {out.moves}, lower {out.improving}, last {out.last_improving}, "
                       f"{out.seconds:.1f} s, load {row['load']}", flush=True)
     write_record("recreate_probe", {"searches": rows},
-                 {"seconds": a.seconds, "seeds": seeds, "shares": shares, "time_limit": a.time_limit,
+                 {"seconds": a.seconds, "stall": a.stall, "seeds": seeds, "shares": shares, "time_limit": a.time_limit,
                   "solver_seed": a.solver_seed, "instances": [str(p) for p in a.instances]})
 
 
