@@ -6,8 +6,8 @@ For each instance file (e.g. an ``experiment gaps`` out-dir's
 (cpsat+highs, ``colgen_share=0.8``, ``lp_first``, ``start_policy=best``; ``--time-limit``
 seconds, one thread) until price and branch starts, and keeps price and branch's input:
 the deadline-hard model and the start schedule, with the seconds left to it. Then, once per
-window, column generation and the restricted master as price and branch runs them (the same
-shares of those seconds), and from that master's columns, for every ``--shares`` value of
+window, column generation and the restricted master as price and branch runs them
+(``price_branch.master_and_columns`` with those seconds), and from that master's columns, for every ``--shares`` value of
 ``time_share`` (the share of moves that ruin by time, the solve's ``recreate_time_share``,
 0.5 by default; 0: the related-jobs ruin alone, the default until session 34) and every
 ``--seeds`` seed: ruin and recreate for ``--seconds`` wall-clock seconds, with the default
@@ -33,12 +33,13 @@ from _common import load_average, write_record
 
 import sensaopt.exact.phases.deadline_hard as deadline_hard
 from sensaopt.exact.decompositions import recreate
-from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, schedule_of_columns
-from sensaopt.exact.model.objective import round_bound, to_objective
+from sensaopt.exact.decompositions.colgen import schedule_of_columns
+from sensaopt.exact.model.objective import to_objective
 from sensaopt.exact.phases import price_branch
 from sensaopt.exact.phases.lns import score
 from sensaopt.io import load_instance
 from sensaopt.solve import solve
+from sensaopt.solvers import TimeBudget
 
 GAP_OPTIONS = {"colgen_share": 0.8, "lp_first": True, "start_policy": "best", "cooperate": True, "lexicographic": True}
 
@@ -69,22 +70,6 @@ def capture(path: Path, time_limit: float, seed: int) -> _Captured | None:
     return None
 
 
-def prepared(got: _Captured, seed: int):
-    """Column generation and the restricted master as price and branch runs them on
-    ``got``: the master, its LP's row prices, the MIP's columns (else the start's) and the
-    floor (scaled units; −inf unless column generation converged)."""
-    t0 = time.monotonic()
-    master = Master(got.data, got.start)
-    node = master.solve(t0 + price_branch.COLGEN_FRACTION * got.seconds, lagrangian=False)
-    prices = master.row_prices()
-    left = got.seconds - (time.monotonic() - t0)
-    chosen = price_branch._restricted_master(master, "highs+cpsat", seed, 1, max(left * price_branch.MIP_FRACTION, MIN_MIP_S))
-    if chosen is None or len(chosen) != got.data.n:
-        chosen = [c for c in (master.columns[i] for i in master.seeded) if c is not None]
-    floor = round_bound(got.data, node.bound, master.step) if node.stop == "converged" else -math.inf
-    return master, prices, chosen, floor
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("instances", nargs="+", type=Path, help="instance JSON files (one window each)")
@@ -103,7 +88,9 @@ def main() -> None:
         if got is None:
             print(f"{path.stem}: the solve did not reach price and branch")
             continue
-        master, prices, chosen, floor = prepared(got, a.solver_seed)
+        first = price_branch.master_and_columns(got.data, got.start, TimeBudget(got.seconds, time.perf_counter()),
+                                                seed=a.solver_seed)
+        master, prices, chosen, floor = first.master, first.prices, first.chosen, first.floor
         start_cost = sum(c.cost for c in chosen)
         for share in shares:
             for seed in seeds:

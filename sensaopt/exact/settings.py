@@ -15,7 +15,6 @@ from typing import Any
 from sensaopt.allocations import DEFAULT_REFINE
 from sensaopt.arguments import check_arguments
 from sensaopt.errors import ArgumentError, SensaoptError
-from sensaopt.exact.decompositions.recreate import TIME_SHARE
 from sensaopt.exact.model.builder import Family, ModelSpec, Strength
 from sensaopt.exact.model.data import DEFAULT_MAX_VARS, DEFAULT_WORK_SCALE
 from sensaopt.exact.phases.lexicographic import DEFAULT_PHASE1_SHARE
@@ -73,9 +72,9 @@ class SolveSettings:
     per pair of jobs, :func:`~sensaopt.exact.decompositions.recreate.stall_moves`; 0: it
     never stalls and searches until the share is spent); ``recreate_time_share``: the
     share of that search's moves that remove the jobs running nearest a slot instead of the
-    jobs sharing the most capacity rows (default :data:`~sensaopt.exact.decompositions.recreate.TIME_SHARE`,
-    0.5 since session 34, ``models/measurements.md``; 0: none, the search of session 33 draw
-    for draw); ``cpsat_workers``:
+    jobs sharing the most capacity rows (None, the default:
+    :data:`~sensaopt.exact.decompositions.recreate.TIME_SHARE`, 0.5 since session 34,
+    ``models/measurements.md``; 0: none, the search of session 33 draw for draw); ``cpsat_workers``:
     CP-SAT's search workers where it runs (its portfolio: LP,
     core-based and LNS subsolvers; None: ``workers``) — the threads of the other backends
     stay ``workers``. More CP-SAT workers than cores time-share them: with ``workers=1``
@@ -119,7 +118,7 @@ class SolveSettings:
     colgen_share: float = 0.8
     colgen_mip: str = "highs+cpsat"
     recreate_stall: int | None = None
-    recreate_time_share: float = TIME_SHARE
+    recreate_time_share: float | None = None
     lp_first: bool = True
     search_share: float = 0.0
     relax_beside: bool = False

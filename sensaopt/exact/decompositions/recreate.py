@@ -15,15 +15,16 @@ capacity rows with it (:func:`_related`), or, on a share ``time_share`` of the m
 random slot of that job's column, on any node (:func:`_near_in_time`). It re-inserts them
 one at a time, each as the cheapest column of that job that fits the capacity the others
 leave (:meth:`JobPricer.price <sensaopt.exact.decompositions.pricing.JobPricer.price>` with
-every (slot, pair) that would overflow a row banned: exact for one job given the rest). Among columns of equal cost,
-the tie is broken by the master LP's row prices times a random factor in [0, 1], so that a
-re-inserted job leaves room where the LP says room is scarce. A move is kept when the total
+every (slot, pair) that would overflow a row banned: exact for one job given the rest).
+Among columns of equal cost, the tie is broken by the master LP's row prices times a random
+factor in [0, 1], so that a re-inserted job leaves room where the LP says room is scarce. A move is kept when the total
 cost does not rise (equal moves walk plateaus). Unlike the restricted master, the search is
 not limited to the columns generated so far.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -106,7 +107,7 @@ def cheapest_fit(master: Master, cells: JobCells, used: np.ndarray, prices: np.n
 def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, seed: int = 0,
                       row_prices: np.ndarray | None = None, max_moves: int | None = None,
                       stall: int | None = None, enough: Callable[[int], bool] | None = None,
-                      time_share: float = TIME_SHARE) -> RecreateOutcome:
+                      time_share: float | None = None) -> RecreateOutcome:
     """Ruin and recreate (module docstring) from ``columns`` (one per job, fitting every
     capacity row) until ``stop_at`` (monotonic seconds) or ``max_moves`` moves, with the
     random choices of ``seed``; ``row_prices``: the master LP's prices per capacity row
@@ -115,11 +116,12 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
     :func:`stall_moves` of ``stall`` (None: the default per pair of jobs; 0: never) and at
     least the moves before the last that did,
     or once ``enough(cost)`` holds for the cost reached (scaled units; e.g. it meets a
-    lower bound). ``time_share`` (in [0, 1]; default :data:`TIME_SHARE`): the share of
+    lower bound). ``time_share`` (in [0, 1]; None: :data:`TIME_SHARE`): the share of
     moves that ruin by time (:func:`_near_in_time`), the others ruin related jobs
     (:func:`_related`); at 0 no draw is made for it, so the random choices are those of
     the search before it existed (session 33).
     The result's cost is never above the start's."""
+    time_share = TIME_SHARE if time_share is None else time_share
     if not 0.0 <= time_share <= 1.0:
         raise ValueError(f"time_share must be in [0, 1], got {time_share}")
     t0 = time.monotonic()
@@ -207,8 +209,7 @@ def _near_in_time(rng: random.Random, uses: dict[int, tuple[np.ndarray, np.ndarr
     anchor = rng.randrange(len(uses))
     slots = row_slot[uses[anchor][0]]
     t = int(slots[rng.randrange(len(slots))]) if len(slots) else 0
-    far = int(row_slot.max(initial=0)) + abs(t) + 1
-    near = {k: int(np.abs(row_slot[idx] - t).min()) if len(idx) else far for k, (idx, _) in uses.items()}
+    near = {k: int(np.abs(row_slot[idx] - t).min()) if len(idx) else math.inf for k, (idx, _) in uses.items()}
     return sorted(uses, key=lambda k: (k != anchor, near[k], rng.random()))[:size]
 
 

@@ -28,9 +28,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, schedule_of_columns
+import numpy as np
+
+from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, NodeSolve, schedule_of_columns
 from sensaopt.exact.decompositions.pricing import Column
-from sensaopt.exact.decompositions.recreate import TIME_SHARE, ruin_and_recreate
+from sensaopt.exact.decompositions.recreate import ruin_and_recreate
 from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.model.objective import round_bound, to_objective
 from sensaopt.exact.phases.lns import score
@@ -67,7 +69,7 @@ class PriceBranchOutcome:
 
 def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0,
                      workers: int = 1, settled: Callable[[float], bool] | None = None,
-                     stall: int | None = None, time_share: float = TIME_SHARE) -> PriceBranchOutcome | None:
+                     stall: int | None = None, time_share: float | None = None) -> PriceBranchOutcome | None:
     """The best of ``start`` (a valid schedule, scored by
     :func:`~sensaopt.exact.phases.lns.score`) and the search's schedule on ``data``
     (offline, every job required to finish: the deadline-hard model), within ``budget``'s
@@ -80,7 +82,7 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     ``seed``) from the MIP's columns (else the start's), until it stalls (``stall`` moves
     in a row without a lower cost, as :func:`~sensaopt.exact.decompositions.recreate.ruin_and_recreate`
     counts them; None: its default per pair of jobs, :func:`~sensaopt.exact.decompositions.recreate.stall_moves`;
-    0: never; ``time_share``: its share of moves that ruin by time), reaches the
+    0: never; ``time_share``: its share of moves that ruin by time, None: its default), reaches the
     master LP's bound once column generation converged (nothing in the model's grid is
     cheaper), or ``settled`` (metrics units; the pipeline's bound, as in
     :func:`~sensaopt.exact.phases.deadline_hard.solve_deadline_hard`) says its objective
@@ -91,21 +93,10 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
     if start_objective is None:
         return None
     t0 = time.monotonic()
-    total = budget.left()
-    master = Master(data, start)
-    node = master.solve(t0 + COLGEN_FRACTION * total, lagrangian=False)  # its bounds are not used here
-    prices = master.row_prices()  # before the MIP, whose solution replaces the LP's
-    chosen = None
-    if budget.left() > 0:
-        chosen = _restricted_master(master, mip, seed, workers, max(budget.left() * MIP_FRACTION, MIN_MIP_S))
-    mip_objective = None
-    if chosen is not None and len(chosen) == data.n:
-        mip_objective = score(data, schedule_of_columns(data, chosen))
-    else:
-        chosen = [c for c in (master.columns[i] for i in master.seeded) if c is not None]
+    first = master_and_columns(data, start, budget, mip, seed, workers)
+    master, node, prices, chosen, floor = first.master, first.node, first.prices, first.chosen, first.floor
     moves = improving = 0
     if len(chosen) == data.n and budget.left() > 0:
-        floor = round_bound(data, node.bound, master.step) if node.stop == "converged" else -math.inf
 
         def enough(cost: int) -> bool:  # a stopping rule only, in model units: the validator values the answer below
             return cost <= floor or (settled is not None and settled(to_objective(data, cost)))
@@ -120,7 +111,46 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
         if obj is not None and obj < best_obj - 1e-9:
             best, best_obj = schedule, obj
     return PriceBranchOutcome(best, best_obj, start_objective, len(master.columns), node.stop == "converged",
-                              time.monotonic() - t0, mip_objective, moves, improving)
+                              time.monotonic() - t0, first.mip_objective, moves, improving)
+
+
+@dataclass(frozen=True)
+class FirstHalf:
+    """Price and branch before its ruin and recreate: the master after column generation
+    (``node``: how it stopped, its bound), the LP's row prices (scaled units per capacity
+    unit), the restricted master MIP's columns, else the start's (one per job when either
+    has them all), the MIP's objective (metrics units; None: no MIP answer) and the floor
+    (the LP bound rounded up to the objective's step, scaled units; −inf unless column
+    generation converged)."""
+
+    master: Master
+    node: NodeSolve
+    prices: np.ndarray
+    chosen: list[Column]
+    mip_objective: float | None
+    floor: float
+
+
+def master_and_columns(data: ModelData, start: Schedule, budget: TimeBudget, mip: str = "highs+cpsat", seed: int = 0,
+                       workers: int = 1) -> FirstHalf:
+    """Column generation for :data:`COLGEN_FRACTION` of ``budget``'s time, then the
+    restricted master MIP by ``mip`` for :data:`MIP_FRACTION` of what is left (at least
+    ``MIN_MIP_S``), as :func:`price_and_branch` runs them (also
+    ``benchmarks/recreate_probe.py``, which starts every search from this)."""
+    colgen_until = time.monotonic() + COLGEN_FRACTION * budget.left()  # building the master counts against it
+    master = Master(data, start)
+    node = master.solve(colgen_until, lagrangian=False)  # its bounds are not used here
+    prices = master.row_prices()  # before the MIP, whose solution replaces the LP's
+    chosen = None
+    if budget.left() > 0:
+        chosen = _restricted_master(master, mip, seed, workers, max(budget.left() * MIP_FRACTION, MIN_MIP_S))
+    mip_objective = None
+    if chosen is not None and len(chosen) == data.n:
+        mip_objective = score(data, schedule_of_columns(data, chosen))
+    else:
+        chosen = [c for c in (master.columns[i] for i in master.seeded) if c is not None]
+    floor = round_bound(data, node.bound, master.step) if node.stop == "converged" else -math.inf
+    return FirstHalf(master, node, prices, chosen, mip_objective, floor)
 
 
 def _restricted_master(master: Master, mip: str, seed: int, workers: int, seconds: float) -> list[Column] | None:
