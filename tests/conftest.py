@@ -41,3 +41,20 @@ def exact_backend(request):
     if name == "cpsat":
         return lambda inst, **kw: solve_cpsat(inst, **kw)
     return lambda inst, **kw: solve_milp(inst, backend=name, **kw)
+
+
+@pytest.fixture
+def ruin_shares(monkeypatch) -> set[float]:
+    """The time shares ruin and recreate's moves ruin with (``recreate._ruin``'s last
+    argument), collected while the test runs."""
+    from sensaopt.exact.decompositions import recreate
+
+    shares: set[float] = set()
+    ruin = recreate._ruin
+
+    def spy(rng, uses, row_slot, size, share):
+        shares.add(share)
+        return ruin(rng, uses, row_slot, size, share)
+
+    monkeypatch.setattr(recreate, "_ruin", spy)
+    return shares

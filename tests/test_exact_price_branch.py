@@ -288,22 +288,13 @@ def test_the_root_lp_bound_settles_only_objectives_it_proves_at_or_below_the_war
 
 @pytest.mark.parametrize(("option", "expected", "used"), [({}, None, TIME_SHARE), ({"recreate_time_share": 0.0}, 0.0, 0.0),
                                                            ({"recreate_time_share": 1.0}, 1.0, 1.0)])
-def test_the_solves_recreate_time_share_reaches_ruin_and_recreate(option, expected, used, monkeypatch):
+def test_the_solves_recreate_time_share_reaches_ruin_and_recreate(option, expected, used, monkeypatch, ruin_shares):
     """``recreate_time_share`` is the share of ruin and recreate's moves that ruin by time
     (unset: None, which the search reads as ``TIME_SHARE``, one half; 0: none); out of [0, 1]
     the solve refuses it before any work."""
-    from sensaopt.exact.decompositions import recreate
-
-    shares: set[float] = set()
-    ruin = recreate._ruin
-    def spy(rng, uses, row_slot, size, share):
-        shares.add(share)
-        return ruin(rng, uses, row_slot, size, share)
-
-    monkeypatch.setattr(recreate, "_ruin", spy)
     seen, inst, res = _recreate_arguments(monkeypatch, option)
     assert [share for _, share in seen] == [expected]
-    assert shares == {used}
+    assert ruin_shares == {used}
     assert not check_schedule(inst, res.schedule).errors
     for bad in (-0.1, 1.5):
         with pytest.raises(Exception, match="recreate_time_share"):

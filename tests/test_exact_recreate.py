@@ -178,15 +178,8 @@ def test_at_time_share_zero_the_ruin_draws_what_the_related_ruin_alone_draws():
         assert a.getstate() == b.getstate()
 
 
-def test_the_default_share_of_moves_ruined_by_time_is_one_half(master, monkeypatch):
+def test_the_default_share_of_moves_ruined_by_time_is_one_half(master, ruin_shares):
     assert recreate.TIME_SHARE == 0.5
     assert inspect.signature(ruin_and_recreate).parameters["time_share"].default is None
-    shares: set[float] = set()
-    ruin = recreate._ruin
-    def spy(rng, uses, row_slot, size, share):
-        shares.add(share)
-        return ruin(rng, uses, row_slot, size, share)
-
-    monkeypatch.setattr(recreate, "_ruin", spy)
     ruin_and_recreate(master, [master.columns[i] for i in master.seeded], math.inf, max_moves=5, stall=0)
-    assert shares == {recreate.TIME_SHARE}
+    assert ruin_shares == {recreate.TIME_SHARE}
