@@ -299,3 +299,38 @@ def test_the_solves_recreate_time_share_reaches_ruin_and_recreate(option, expect
     for bad in (-0.1, 1.5):
         with pytest.raises(Exception, match="recreate_time_share"):
             solve(inst, "cpsat", time_limit=5, workers=1, recreate_time_share=bad)
+
+
+def test_a_model_that_cannot_be_built_in_time_keeps_price_and_branchs_schedule(monkeypatch):
+    """When the deadline-hard model's build runs out of time after price and branch, the
+    result's incumbent is the better of the warm start and the search's schedule (not the
+    warm start alone, as before session 35), validated, with the search's record."""
+    from sensaopt.exact.common import engine_of
+    from sensaopt.exact.model.variables import BuildTimeout
+    from sensaopt.exact.phases import deadline_hard
+    from sensaopt.exact.pipeline import solve_within_horizon
+    from sensaopt.exact.settings import SolveSettings
+    from sensaopt.result import Status
+
+    real = deadline_hard.build_or_result
+
+    class Unbuildable:  # an engine whose build always runs out of time
+        def __init__(self, engine):
+            self.name = engine.name
+
+        def build(self, *args, **kwargs):
+            raise BuildTimeout("the time limit ran out while building the model")
+
+    monkeypatch.setattr(deadline_hard, "build_or_result", lambda prep, data, engine, settings, budget:
+                        real(prep, data, Unbuildable(engine), settings, budget))
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    settings = SolveSettings(time_limit=20, workers=1)
+    warm = policy_warm_start(inst, "lst")  # 96.33 min, zero misses; the optimum is 78
+    res = solve_within_horizon(inst, engine_of("cpsat", settings), settings, warm, TimeBudget(20.0, time.perf_counter()))
+    pb = res.lexicographic.price_branch
+    assert res.status == Status.TIME_LIMIT and pb is not None
+    assert res.objective == pytest.approx(min(pb.objective, warm.objective))
+    assert not check_schedule(inst, res.schedule).errors
+    assert res.bound is None or res.bound <= res.objective + 1e-9
+    assert pb.objective < warm.objective - 1e-9  # the search beats this warm start, so the fix shows
+    assert deadline_hard.UNBUILT_NOTE in res.message

@@ -16,6 +16,7 @@ from sensaopt.exact.common import (
     MIN_EXTEND_S,
     Prepared,
     SolveSettings,
+    WarmStart,
     base_params,
     build_or_result,
     early_result,
@@ -85,7 +86,9 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     whole, pb = colgen_first(data, whole, settings, budget, settled)
     mb = build_or_result(prep, data, engine, settings, budget)
     if isinstance(mb, Result):
-        return mb
+        return unbuilt(mb, data, whole, LexicographicReport(
+            phase1_share=settings.phase1_share, skipped=SKIPPED_ZERO_MISS, shortfall=short.report,
+            phase2="deadline-hard, trimmed", lns=lns, price_branch=pb))
     vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole))  # complete and zero-miss
     fallback = vals or None
     if vals:
@@ -135,6 +138,28 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     within = frozenset(k for k, end in data.ends.items() if end <= data.H)  # deadline slots inside the horizon
     exempt = within if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return with_horizon_proof(res, data, floors.loss, exempt)
+
+
+UNBUILT_NOTE = "incumbent = the searches' schedule before the model (large-neighbourhood search, price and branch)"
+
+
+def unbuilt(res: Result, data: ModelData, whole: Schedule, lex: LexicographicReport) -> Result:
+    """``res``, the Result of a hard model that could not be built in time
+    (:func:`~sensaopt.exact.common.build_or_result`: the warm start, else no schedule),
+    with ``whole`` (the searches' schedule before the build, valid) as its incumbent where
+    that is lower (its bound capped there), and the searches' record ``lex``. Without
+    this, a window whose build ran out of time after price and branch reported the warm
+    start and dropped the search's schedule."""
+    if res.status == Status.TIME_LIMIT:
+        found = WarmStart.of(data.instance, whole)
+        if found.objective is not None and (res.objective is None or found.objective < res.objective - 1e-9):
+            head = res.message.split("; ")[0]
+            bound = None if res.bound is None else min(res.bound, found.objective)
+            res = replace(res, objective=found.objective, bound=bound, schedule=found.schedule, metrics=found.metrics,
+                          evaluation=found.evaluation, truth=found.instance, message=f"{head}; {UNBUILT_NOTE}, bound known without solving")
+    res.lexicographic = lex
+    res.loss_proof = LossProof(fixed=True)  # phase 1 skipped: a zero-miss schedule exists
+    return res
 
 
 def search_first(prep: Prepared, data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget
