@@ -139,7 +139,8 @@ def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float
     once: its evaluation is ``Result.evaluation``), the solver bound converted to the
     same units (without one: :func:`trivial_bound`), and the honest status.
 
-    ``fallback``: known feasible model values (warm start or phase-1 solution). When
+    ``fallback``: known feasible model values (the solver's start: the warm start, the
+    phase-1 solution or the deadline-hard searches' schedule). When
     the solver returns no incumbent they become the incumbent; when it claims the model
     infeasible the claim contradicts them (CBC does so when its preprocessing is cut
     by the time limit), so the status becomes TIME_LIMIT."""
@@ -152,7 +153,7 @@ def make_result(solver: str, mb: ModelBuild, out: SolveOutcome, runtime_s: float
         if value is None:
             value = known_values(fallback)
             scaled_objective = None
-            message += "; incumbent = warm start (solver found none)"
+            message += "; incumbent = the solver's start (it found none)"
     schedule = metrics = objective = ev = None
     if value is not None:
         schedule = extract_schedule(data, v, value)
