@@ -6,6 +6,7 @@ import inspect
 import math
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -183,3 +184,36 @@ def test_the_default_share_of_moves_ruined_by_time_is_one_half(master, ruin_shar
     assert inspect.signature(ruin_and_recreate).parameters["time_share"].default is None
     ruin_and_recreate(master, [master.columns[i] for i in master.seeded], math.inf, max_moves=5, stall=0)
     assert ruin_shares == {recreate.TIME_SHARE}
+
+
+def _without_room(monkeypatch):
+    """Ruin and recreate as before its cost cut: every re-inserted job priced to the end."""
+    real = recreate._recreate
+
+    def full(master, cells, order, left, prices, room=None, floor=None):
+        return real(master, cells, order, left, prices)
+
+    monkeypatch.setattr(recreate, "_recreate", full)
+
+
+@pytest.mark.parametrize("instance", ["tiny-16gpu", "small-8gpu"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_cost_cut_changes_no_move(instance, seed, monkeypatch):
+    """Stopping a move's re-insertion once it cannot be kept (``room``, ``floor``,
+    ``cheapest_fit``'s ``most``) leaves every move's outcome as it was: the same columns,
+    cost and counts after the same number of moves, from a needlessly late start."""
+    inst = load_instance(REPO / "instances" / f"{instance}.json")
+    inst = replace(inst, jobs=tuple(replace(j, deadline=None) for j in inst.jobs))  # every start fits the hard model
+    prep = prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst, "lst"))
+    m = Master(hard_data(prep.data, grow=True), prep.heuristic.schedule)
+    start = [m.columns[i] for i in m.seeded]
+    m.solve(time.monotonic() + 5, lagrangian=False)
+    prices = m.row_prices()  # moves with tie prices (no cut) and without (the cut) both run
+    kwargs = {"seed": seed, "row_prices": prices, "max_moves": 300, "stall": 0}
+    cut = ruin_and_recreate(m, start, time.monotonic() + 600, **kwargs)
+    with monkeypatch.context() as mp:
+        _without_room(mp)
+        full = ruin_and_recreate(m, start, time.monotonic() + 600, **kwargs)
+    assert (cut.cost, cut.moves, cut.improving, cut.last_improving) == (full.cost, full.moves, full.improving, full.last_improving)
+    assert cut.columns == full.columns
+    assert cut.moves == 300 and cut.improving > 0  # the search moved: the comparison is not empty

@@ -91,16 +91,22 @@ def stall_moves(n_jobs: int, stall: int | None = None) -> int | None:
     return stall or None
 
 
-def cheapest_fit(master: Master, cells: JobCells, used: np.ndarray, prices: np.ndarray | None) -> Column | None:
+def cheapest_fit(master: Master, cells: JobCells, used: np.ndarray, prices: np.ndarray | None,
+                 most: int | None = None) -> Column | None:
     """The cheapest column of job ``cells.k`` whose use fits ``master.cap − used`` in every row
     (its objective contribution plus ``prices`` · its use, ``prices`` per capacity row,
-    None: none), or None when no schedule of the job fits."""
+    None: none), or None when no schedule of the job fits. ``most`` (scaled units): None
+    as well when no column within it could be the answer, which the pricer then need not
+    finish proving (its ``cutoff``: ``most`` plus the dearest prices a column could pay, one
+    pair per slot; costs are integral); an answer costing at most ``most`` is the one
+    returned without it."""
     over = used[cells.row] + cells.coef > master.cap[cells.row] + FIT_EPS
     bad = np.flatnonzero(np.bincount(cells.cell[over], minlength=cells.n))
     banned = frozenset((cells.first + int(c) // cells.pairs, int(c) % cells.pairs) for c in bad)
     weights = np.zeros(len(cells.row)) if prices is None else prices[cells.row] * cells.coef
     slot_price = np.bincount(cells.cell, weights=weights, minlength=cells.n).reshape(-1, cells.pairs)
-    _, col = master.pricers[cells.k].price(slot_price.tolist(), JobRule(banned=banned))
+    cutoff = math.inf if most is None else most + 0.5 + (0.0 if prices is None else float(slot_price.max(axis=1).sum()))
+    _, col = master.pricers[cells.k].price(slot_price.tolist(), JobRule(banned=banned), cutoff)
     return col
 
 
@@ -130,6 +136,7 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
         raise ValueError("ruin and recreate needs exactly one column per job")
     rng = random.Random(seed)
     cells = [JobCells(master, k) for k in range(data.n)]
+    floor = _cost_floors(master, cells)
     row_slot = _row_slots(master)
     cur = {c.k: c for c in columns}
     uses = {k: master.use(c) for k, c in cur.items()}
@@ -150,7 +157,8 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
             left[uses[k][0]] -= uses[k][1]
         factor = rng.choice(TIE_FACTORS)
         prices = None if row_prices is None or factor == 0 else factor * row_prices
-        new = _recreate(master, cells, _order(rng, ruined, cur, data), left, prices)
+        room = sum(cur[k].cost for k in ruined)  # what the re-inserted columns may cost together for the move to be kept
+        new = _recreate(master, cells, _order(rng, ruined, cur, data), left, prices, room, floor)
         if new is None:
             continue
         after = cost - sum(cur[k].cost for k in ruined) + sum(c.cost for c, _ in new.values())
@@ -167,20 +175,46 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
     return RecreateOutcome([cur[k] for k in range(data.n)], cost, moves, improving, last, time.monotonic() - t0)
 
 
-def _recreate(master: Master, cells: list[JobCells], order: list[int], left: np.ndarray, prices: np.ndarray | None
+def _recreate(master: Master, cells: list[JobCells], order: list[int], left: np.ndarray, prices: np.ndarray | None,
+              room: int | None = None, floor: list[int] | None = None
               ) -> dict[int, tuple[Column, tuple[np.ndarray, np.ndarray]]] | None:
     """Each job of ``order`` in turn as its cheapest column in the capacity ``left``
     (updated in place), with that column's use (:meth:`Master.use`); None when one of them
-    fits nowhere."""
+    fits nowhere, or, given ``room`` (scaled units: the most the re-inserted columns may
+    cost together for the move to be kept) and ``floor`` (per job, a cost no column of it
+    is below), as soon as they cannot fit in ``room``: before a job whose floor no longer
+    fits, or, without ``prices``, inside the job's pricing (:func:`cheapest_fit`'s
+    ``most``). Those moves are rejected either way, and the kept ones get the same
+    columns, so the search is the one without ``room``, move for move, only faster."""
     new: dict[int, tuple[Column, tuple[np.ndarray, np.ndarray]]] = {}
+    rest = 0 if room is None or floor is None else sum(floor[k] for k in order)
     for k in order:
-        col = cheapest_fit(master, cells[k], left, prices)
+        most = None
+        if room is not None and floor is not None:
+            rest -= floor[k]
+            most = room - rest
+            if most < floor[k]:
+                return None
+        col = cheapest_fit(master, cells[k], left, prices, most)
         if col is None:
             return None
+        if room is not None:
+            room -= col.cost
         idx, val = use = master.use(col)
         left[idx] += val
         new[k] = (col, use)
     return new
+
+
+def _cost_floors(master: Master, cells: list[JobCells]) -> list[int]:
+    """Per job, the cost of its cheapest column with every capacity row free (scaled units):
+    no column of the job costs less."""
+    free = np.zeros(master.n_rows)
+    floors = []
+    for c in cells:
+        col = cheapest_fit(master, c, free, None)
+        floors.append(0 if col is None else col.cost)
+    return floors
 
 
 def _row_slots(master: Master) -> np.ndarray:
