@@ -333,4 +333,35 @@ def test_a_model_that_cannot_be_built_in_time_keeps_price_and_branchs_schedule(m
     assert not check_schedule(inst, res.schedule).errors
     assert res.bound is None or res.bound <= res.objective + 1e-9
     assert pb.objective < warm.objective - 1e-9  # the search beats this warm start, so the fix shows
-    assert deadline_hard.UNBUILT_NOTE in res.message
+    assert deadline_hard.SEARCHES_NOTE in res.message
+
+
+def test_a_solver_without_an_answer_or_a_start_in_its_variables_keeps_price_and_branchs_schedule(monkeypatch):
+    """When the hard model's solver returns nothing and the searches' schedule could not be
+    given to it as values, the incumbent is still the better of the warm start and that
+    schedule (before session 35: the warm start)."""
+    from sensaopt.exact import pipeline
+    from sensaopt.exact.common import engine_of
+    from sensaopt.exact.outcome import Engine, SolveOutcome
+    from sensaopt.exact.phases import deadline_hard
+    from sensaopt.exact.settings import SolveSettings
+    from sensaopt.result import Status
+
+    class NoAnswer(Engine):
+        def run(self, mb, budget):
+            return SolveOutcome(Status.TIME_LIMIT, None, None, None, "stopped with no solution", 0.0)
+
+    real = pipeline.solve_deadline_hard
+    monkeypatch.setattr(pipeline, "solve_deadline_hard", lambda prep, data, whole, engine, *rest:
+                        real(prep, data, whole, NoAnswer(engine.backend, engine.params, engine.build_fn, engine.label), *rest))
+    monkeypatch.setattr(deadline_hard, "hint_values", lambda *args, **kwargs: {})
+    inst = load_instance(REPO / "instances" / "tiny-16gpu.json")
+    settings = SolveSettings(time_limit=20, workers=1)
+    warm = policy_warm_start(inst, "lst")  # 96.33 min, zero misses; the optimum is 78
+    res = pipeline.solve_within_horizon(inst, engine_of("cpsat", settings), settings, warm,
+                                        TimeBudget(20.0, time.perf_counter()))
+    pb = res.lexicographic.price_branch
+    assert res.status == Status.TIME_LIMIT and pb is not None and pb.objective < warm.objective - 1e-9
+    assert res.objective == pytest.approx(pb.objective)
+    assert not check_schedule(inst, res.schedule).errors
+    assert deadline_hard.SEARCHES_NOTE in res.message

@@ -125,9 +125,10 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
                               lns=lns, price_branch=pb)
     params = base_params(engine, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
                                                 "complete_start": fallback is not None})
-    if out.value is None and fallback is None:  # no incumbent of the hard model: the heuristic's schedule, the bound proven here
-        res = early_result(engine.name, data, Status.TIME_LIMIT, budget, params, msg + "; incumbent = the warm start",
-                            incumbent=prep.heuristic)
+    if out.value is None and fallback is None:  # no incumbent of the hard model: the best schedule known, the bound proven here
+        known = best_known(prep.heuristic, data, whole)
+        note = "; incumbent = the warm start" if known is prep.heuristic else f"; {SEARCHES_NOTE}"
+        res = early_result(engine.name, data, Status.TIME_LIMIT, budget, params, msg + note, incumbent=known)
         res.model_size = model_size(mb)
         b = to_objective(data, out.bound) if out.bound is not None else None
         res = replace(res, bound=res.bound if b is None or res.objective is None else min(max(b, 0.0), res.objective))
@@ -140,7 +141,15 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     return with_horizon_proof(res, data, floors.loss, exempt)
 
 
-UNBUILT_NOTE = "incumbent = the searches' schedule before the model (large-neighbourhood search, price and branch)"
+SEARCHES_NOTE = "incumbent = the searches' schedule before the model (large-neighbourhood search, price and branch)"
+
+
+def best_known(warm: WarmStart, data: ModelData, whole: Schedule) -> WarmStart:
+    """The lower of the warm start ``warm`` and ``whole`` (the searches' schedule before the
+    hard model, valid), validated: ``warm`` itself on a tie."""
+    found = WarmStart.of(data.instance, whole)
+    lower = found.objective is not None and (warm.objective is None or found.objective < warm.objective - 1e-9)
+    return found if lower else warm
 
 
 def unbuilt(res: Result, data: ModelData, whole: Schedule, lex: LexicographicReport) -> Result:
@@ -149,14 +158,15 @@ def unbuilt(res: Result, data: ModelData, whole: Schedule, lex: LexicographicRep
     with ``whole`` (the searches' schedule before the build, valid) as its incumbent where
     that is lower (its bound capped there), and the searches' record ``lex``. Without
     this, a window whose build ran out of time after price and branch reported the warm
-    start and dropped the search's schedule."""
+    start and dropped the search's schedule (until session 35)."""
     if res.status == Status.TIME_LIMIT:
         found = WarmStart.of(data.instance, whole)
         if found.objective is not None and (res.objective is None or found.objective < res.objective - 1e-9):
             head = res.message.split("; ")[0]
             bound = None if res.bound is None else min(res.bound, found.objective)
             res = replace(res, objective=found.objective, bound=bound, schedule=found.schedule, metrics=found.metrics,
-                          evaluation=found.evaluation, truth=found.instance, message=f"{head}; {UNBUILT_NOTE}, bound known without solving")
+                          evaluation=found.evaluation, truth=found.instance,
+                          message=f"{head}; {SEARCHES_NOTE}, bound known without solving")
     res.lexicographic = lex
     res.loss_proof = LossProof(fixed=True)  # phase 1 skipped: a zero-miss schedule exists
     return res
