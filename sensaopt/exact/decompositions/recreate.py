@@ -183,9 +183,9 @@ def _recreate(master: Master, cells: list[JobCells], order: list[int], left: np.
     fits nowhere, or, given ``room`` (scaled units: the most the re-inserted columns may
     cost together for the move to be kept) and ``floor`` (per job, a cost no column of it
     is below), as soon as they cannot fit in ``room``: before a job whose floor no longer
-    fits, or, without ``prices``, inside the job's pricing (:func:`cheapest_fit`'s
-    ``most``). Those moves are rejected either way, and the kept ones get the same
-    columns, so the search is the one without ``room``, move for move, only faster."""
+    fits, or inside the job's pricing (:func:`cheapest_fit`'s ``most``). Those moves are
+    rejected either way, and the kept ones get the same columns, so the search is the one
+    without ``room``, move for move, only faster (``models/formulation.md``, "The cost cut")."""
     new: dict[int, tuple[Column, tuple[np.ndarray, np.ndarray]]] = {}
     rest = 0 if room is None or floor is None else sum(floor[k] for k in order)
     for k in order:

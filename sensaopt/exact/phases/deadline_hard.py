@@ -144,12 +144,16 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
 SEARCHES_NOTE = "incumbent = the searches' schedule before the model (large-neighbourhood search, price and branch)"
 
 
+def _below(found: WarmStart, objective: float | None) -> bool:
+    """Whether ``found`` has an objective lower than ``objective`` (None: no objective)."""
+    return found.objective is not None and (objective is None or found.objective < objective - 1e-9)
+
+
 def best_known(warm: WarmStart, data: ModelData, whole: Schedule) -> WarmStart:
     """The lower of the warm start ``warm`` and ``whole`` (the searches' schedule before the
     hard model, valid), validated: ``warm`` itself on a tie."""
     found = WarmStart.of(data.instance, whole)
-    lower = found.objective is not None and (warm.objective is None or found.objective < warm.objective - 1e-9)
-    return found if lower else warm
+    return found if _below(found, warm.objective) else warm
 
 
 def unbuilt(res: Result, data: ModelData, whole: Schedule, lex: LexicographicReport) -> Result:
@@ -161,7 +165,7 @@ def unbuilt(res: Result, data: ModelData, whole: Schedule, lex: LexicographicRep
     start and dropped the search's schedule (until session 35)."""
     if res.status == Status.TIME_LIMIT:
         found = WarmStart.of(data.instance, whole)
-        if found.objective is not None and (res.objective is None or found.objective < res.objective - 1e-9):
+        if _below(found, res.objective):
             head = res.message.split("; ")[0]
             bound = None if res.bound is None else min(res.bound, found.objective)
             res = replace(res, objective=found.objective, bound=bound, schedule=found.schedule, metrics=found.metrics,
