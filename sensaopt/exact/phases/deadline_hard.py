@@ -167,7 +167,7 @@ def unbuilt(res: Result, data: ModelData, whole: Schedule, lex: LexicographicRep
         found = WarmStart.of(data.instance, whole)
         if _below(found, res.objective):
             head = res.message.split("; ")[0]
-            bound = None if res.bound is None else min(res.bound, found.objective)
+            bound = res.bound if res.bound is None or found.objective is None else min(res.bound, found.objective)
             res = replace(res, objective=found.objective, bound=bound, schedule=found.schedule, metrics=found.metrics,
                           evaluation=found.evaluation, truth=found.instance,
                           message=f"{head}; {SEARCHES_NOTE}, bound known without solving")
