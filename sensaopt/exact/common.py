@@ -258,10 +258,25 @@ def early_result(solver: str, data: ModelData, status: Status, budget: TimeBudge
                   truth=incumbent.instance if incumbent else instance, horizon=data.H)
 
 
+WARM_NOTE = "incumbent = the warm start"
+SEARCHES_NOTE = "incumbent = the searches' schedule before the model (large-neighbourhood search, price and branch)"
+
+
+def better_start(warm: WarmStart | None, data: ModelData, searched: Schedule) -> tuple[WarmStart, str]:
+    """The lower of the warm start ``warm`` (None: not usable) and ``searched`` (a valid
+    schedule the searches found before the model was built), validated, with the
+    message's note (:data:`WARM_NOTE`, :data:`SEARCHES_NOTE`); ``warm`` on a tie."""
+    found = WarmStart.of(data.instance, searched)
+    lower = found.objective is not None and (warm is None or warm.objective is None or found.objective < warm.objective - 1e-9)
+    return (found, SEARCHES_NOTE) if lower or warm is None else (warm, WARM_NOTE)
+
+
 def build_or_result(prep: Prepared, data: ModelData, engine: Engine, settings: SolveSettings,
-                    budget: TimeBudget) -> ModelBuild | Result:
+                    budget: TimeBudget, searched: Schedule | None = None) -> ModelBuild | Result:
     """The model of ``data``, or the Result decided when it cannot be built (horizon too
-    short: INFEASIBLE; budget spent: TIME_LIMIT with the warm start as incumbent)."""
+    short: INFEASIBLE; budget spent: TIME_LIMIT with the warm start as incumbent, or
+    ``searched``, a valid schedule found before the build, where that is lower:
+    :func:`better_start`)."""
     stub_params = {"time_limit": settings.time_limit, "workers": settings.workers, "seed": settings.seed,
                    "warm_start": settings.warm_start}
     try:
@@ -270,13 +285,19 @@ def build_or_result(prep: Prepared, data: ModelData, engine: Engine, settings: S
         return early_result(engine.name, data, Status.INFEASIBLE, budget, stub_params, str(e))
     except BuildTimeout as e:
         budget.charge(0.0, safety_net=True)  # under a work limit the clock is only the safety net
-        if prep.hint is None or not settings.model_spec.warm_start_feasible:
+        warm = prep.heuristic if prep.hint is not None and settings.model_spec.warm_start_feasible else None
+        if searched is not None:
+            warm, note = better_start(warm, data, searched)
+        elif warm is None:
             return early_result(engine.name, data, Status.TIME_LIMIT, budget, stub_params, f"{e}; no solution found")
+        else:
+            note = WARM_NOTE
         return early_result(engine.name, data, Status.TIME_LIMIT, budget, stub_params,
-                             f"{e}; incumbent = the warm start, bound known without solving", incumbent=prep.heuristic)
+                             f"{e}; {note}, bound known without solving", incumbent=warm)
 
 
 __all__ = ["DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "INTEGRAL_GAP", "MIN_EXTEND_S", "Prepared",
-           "SolveSettings", "WarmStart", "base_params", "build_or_result", "early_result", "engine_of", "extract_schedule",
+           "SEARCHES_NOTE", "SolveSettings", "WARM_NOTE", "WarmStart", "base_params", "better_start", "build_or_result",
+           "early_result", "engine_of", "extract_schedule",
            "finish_minutes", "granular_proof", "hint_values", "hopeless_loss", "make_result", "partner_of", "prepare",
            "relabel_identical_nodes", "strength_from", "trivial_bound"]

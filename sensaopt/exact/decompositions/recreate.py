@@ -157,11 +157,11 @@ def ruin_and_recreate(master: Master, columns: list[Column], stop_at: float, see
             left[uses[k][0]] -= uses[k][1]
         factor = rng.choice(TIE_FACTORS)
         prices = None if row_prices is None or factor == 0 else factor * row_prices
-        room = sum(cur[k].cost for k in ruined)  # what the re-inserted columns may cost together for the move to be kept
-        new = _recreate(master, cells, _order(rng, ruined, cur, data), left, prices, room, floor)
+        removed = sum(cur[k].cost for k in ruined)  # the most the re-inserted columns may cost together, for the move to be kept
+        new = _recreate(master, cells, _order(rng, ruined, cur, data), left, prices, removed, floor)
         if new is None:
             continue
-        after = cost - sum(cur[k].cost for k in ruined) + sum(c.cost for c, _ in new.values())
+        after = cost - removed + sum(c.cost for c, _ in new.values())
         if after > cost:
             continue
         lower = after < cost

@@ -16,8 +16,8 @@ from sensaopt.exact.common import (
     MIN_EXTEND_S,
     Prepared,
     SolveSettings,
-    WarmStart,
     base_params,
+    better_start,
     build_or_result,
     early_result,
     granular_proof,
@@ -84,11 +84,13 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     full = prep.data
     whole, lns = search_first(prep, data, whole, settings, budget)
     whole, pb = colgen_first(data, whole, settings, budget, settled)
-    mb = build_or_result(prep, data, engine, settings, budget)
-    if isinstance(mb, Result):
-        return unbuilt(mb, data, whole, LexicographicReport(
-            phase1_share=settings.phase1_share, skipped=SKIPPED_ZERO_MISS, shortfall=short.report,
-            phase2="deadline-hard, trimmed", lns=lns, price_branch=pb))
+    lex = LexicographicReport(phase1_share=settings.phase1_share, skipped=SKIPPED_ZERO_MISS, shortfall=short.report,
+                              phase2="deadline-hard, trimmed", lns=lns, price_branch=pb)
+    mb = build_or_result(prep, data, engine, settings, budget, searched=whole)
+    if isinstance(mb, Result):  # not built in time: the better of the warm start and the searches' schedule
+        mb.lexicographic = lex
+        mb.loss_proof = LossProof(fixed=True)  # phase 1 skipped: a zero-miss schedule exists
+        return mb
     vals = hint_values(data, mb.vars, relabel_identical_nodes(data.instance, whole))  # complete and zero-miss
     fallback = vals or None
     if vals:
@@ -120,15 +122,12 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
         status = Status.FEASIBLE
         msg += "; optimal among zero-miss schedules only: missing a deadline might cost less than it saves"
     out = replace(out, status=status, bound=min(bound, miss), message=msg)
-    lex = LexicographicReport(phase1_share=settings.phase1_share, skipped=SKIPPED_ZERO_MISS, shortfall=short.report,
-                              phase2="deadline-hard, trimmed", cooperation=coop, branch_price=None if bp is None else bp.report(),
-                              lns=lns, price_branch=pb)
+    lex = replace(lex, cooperation=coop, branch_price=None if bp is None else bp.report())
     params = base_params(engine, settings, mb, {"hinted": bool(vals), "heuristic_objective": prep.heuristic.objective,
                                                 "complete_start": fallback is not None})
     if out.value is None and fallback is None:  # no incumbent of the hard model: the best schedule known, the bound proven here
-        known = best_known(prep.heuristic, data, whole)
-        note = "; incumbent = the warm start" if known is prep.heuristic else f"; {SEARCHES_NOTE}"
-        res = early_result(engine.name, data, Status.TIME_LIMIT, budget, params, msg + note, incumbent=known)
+        known, note = better_start(prep.heuristic, data, whole)
+        res = early_result(engine.name, data, Status.TIME_LIMIT, budget, params, f"{msg}; {note}", incumbent=known)
         res.model_size = model_size(mb)
         b = to_objective(data, out.bound) if out.bound is not None else None
         res = replace(res, bound=res.bound if b is None or res.objective is None else min(max(b, 0.0), res.objective))
@@ -139,41 +138,6 @@ def solve_deadline_hard(prep: Prepared, data: ModelData, whole: Schedule, engine
     within = frozenset(k for k, end in data.ends.items() if end <= data.H)  # deadline slots inside the horizon
     exempt = within if res.objective is not None and res.objective <= to_objective(data, miss) + 1e-9 else frozenset()
     return with_horizon_proof(res, data, floors.loss, exempt)
-
-
-SEARCHES_NOTE = "incumbent = the searches' schedule before the model (large-neighbourhood search, price and branch)"
-
-
-def _below(found: WarmStart, objective: float | None) -> bool:
-    """Whether ``found`` has an objective lower than ``objective`` (None: no objective)."""
-    return found.objective is not None and (objective is None or found.objective < objective - 1e-9)
-
-
-def best_known(warm: WarmStart, data: ModelData, whole: Schedule) -> WarmStart:
-    """The lower of the warm start ``warm`` and ``whole`` (the searches' schedule before the
-    hard model, valid), validated: ``warm`` itself on a tie."""
-    found = WarmStart.of(data.instance, whole)
-    return found if _below(found, warm.objective) else warm
-
-
-def unbuilt(res: Result, data: ModelData, whole: Schedule, lex: LexicographicReport) -> Result:
-    """``res``, the Result of a hard model that could not be built in time
-    (:func:`~sensaopt.exact.common.build_or_result`: the warm start, else no schedule),
-    with ``whole`` (the searches' schedule before the build, valid) as its incumbent where
-    that is lower (its bound capped there), and the searches' record ``lex``. Without
-    this, a window whose build ran out of time after price and branch reported the warm
-    start and dropped the search's schedule (until session 35)."""
-    if res.status == Status.TIME_LIMIT:
-        found = WarmStart.of(data.instance, whole)
-        if _below(found, res.objective):
-            head = res.message.split("; ")[0]
-            bound = res.bound if res.bound is None or found.objective is None else min(res.bound, found.objective)
-            res = replace(res, objective=found.objective, bound=bound, schedule=found.schedule, metrics=found.metrics,
-                          evaluation=found.evaluation, truth=found.instance,
-                          message=f"{head}; {SEARCHES_NOTE}, bound known without solving")
-    res.lexicographic = lex
-    res.loss_proof = LossProof(fixed=True)  # phase 1 skipped: a zero-miss schedule exists
-    return res
 
 
 def search_first(prep: Prepared, data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget
