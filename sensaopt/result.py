@@ -677,7 +677,7 @@ class PartBounds:
         return cls(objective=result.bound, lost_value=loss, avg_jct=jct)
 
 
-_PACKAGES = ("sensaopt", "ortools", "pulp", "highspy", "networkx", "numpy", "scipy", "pandas", "pydantic", "matplotlib", "dask",
+_PACKAGES = ("sensaopt", "ortools", "pulp", "highspy", "networkx", "numpy", "numba", "scipy", "pandas", "pydantic", "matplotlib", "dask",
              "distributed")
 
 

@@ -27,20 +27,24 @@ pairs credits the same-pattern ones too little, never too much; they are also in
 own group with their true gain, which dominates. This grouping is used only when the
 job's change kinds and losses are ordered that way (:func:`grouped_ok`); otherwise
 each pair's predecessors are taken one by one.
+
+The search itself runs compiled, on arrays (:mod:`sensaopt.exact.decompositions.label_search`,
+Numba; several times less CPU than the pure-Python search it replaced, with the same answer on every
+call: ``benchmarks/pricing_kernel.py``, ``models/measurements.md`` session 36). This module
+keeps what is computed once per job and the conversion of rules to arrays.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 
+import numpy as np
+
+from sensaopt.exact.decompositions import label_search
 from sensaopt.exact.model.builder import objective_parts
 from sensaopt.exact.model.data import CHANGES, JobData, ModelData, placements_of
 from sensaopt.instance import Change
-
-NEVER = -1  # state: the job has not run yet
-PAUSED = -2  # state: it ran, but not in the slot before
 
 
 @dataclass(frozen=True)
@@ -104,49 +108,26 @@ class JobRule:
 
 NO_RULE = JobRule()
 
-Label = tuple  # (progress units, price, parent label or None, pair index or None, slot or None)
-
-
-_progress, _price = itemgetter(0), itemgetter(1)
-
-
-def _pareto(labels: list[Label]) -> list[Label]:
-    """Labels not dominated (more progress at no more price), most progress first."""
-    labels.sort(key=_price)  # then by progress, descending: stable, so (-progress, price) order
-    labels.sort(key=_progress, reverse=True)
-    out: list[Label] = []
-    best = float("inf")
-    for lb in labels:
-        if lb[1] < best - 1e-9:
-            out.append(lb)
-            best = lb[1]
-    return out
-
-
-@dataclass
-class _Labels:
-    """The search's open labels after a slot, by state."""
-
-    never: list[Label]
-    paused: list[Label]
-    running: list[list[Label]]  # by pair index
-
 
 @dataclass
 class JobPricer:
     """The per-job data pricing needs, computed once per job: change kinds, the units
-    a slot of each pair adds after each kind of change, the cost of each completion slot."""
+    a slot of each pair adds after each kind of change, the cost of each completion slot
+    (scaled units), as the arrays the compiled search takes
+    (:func:`~sensaopt.exact.decompositions.label_search.search`)."""
 
     data: ModelData
     jd: JobData
     kinds: list[list[Change]]
     grouped: bool
     cost_at: dict[int, int]
-    pattern: list[int]  # by pair: pattern index
-    units: dict[Change, list[int]]  # by kind, by pair: units of the slot
     most: int  # the most units any slot adds (≥ 1)
-    cheapest_from: list[float]  # [t - first slot]: the least completion cost at slot t or later
-    by_pair: list[tuple[int, int, int, int]]  # per pair: its slot's units after no change, a restart, a resize, a migration
+    cost_arr: np.ndarray  # [t - first slot]: cost_at[t], float
+    low_arr: np.ndarray  # [t - first slot]: the least completion cost at slot t or later, float
+    pattern_ids: np.ndarray  # by pair: its pattern, numbered 0.. n_patterns - 1
+    n_patterns: int
+    gains: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # by pair: its slot's units after no change, restart, resize, migration
+    pair_gain: np.ndarray  # [a, b]: the units of a slot of pair b after a slot of pair a
 
     @classmethod
     def of(cls, data: ModelData, jd: JobData) -> JobPricer:
@@ -155,121 +136,44 @@ class JobPricer:
         cost_at = {t: job_cost(data, jd, t) for t in slots}
         units = {c: [jd.units(c, o) for _, o in jd.pairs] for c in (Change.NONE, *CHANGES)}
         most = max([1, *(u for per_pair in units.values() for u in per_pair)])
-        cheapest_from: list[float] = []
-        low = float("inf")
-        for t in reversed(slots):
-            low = min(low, cost_at[t])
-            cheapest_from.append(low)
-        cheapest_from.reverse()
-        by_pair = list(zip(units[Change.NONE], units[Change.RESTART], units[Change.RESIZE], units[Change.MIGRATION]))
-        return cls(data, jd, kinds, grouped_ok(jd, kinds), cost_at, [p for p, _ in jd.pairs], units, most, cheapest_from, by_pair)
+        cost_arr = np.array([cost_at[t] for t in slots], dtype=np.float64)
+        low_arr = np.minimum.accumulate(cost_arr[::-1])[::-1].copy() if len(cost_arr) else cost_arr
+        numbers: dict[int, int] = {}
+        pattern_ids = np.array([numbers.setdefault(p, len(numbers)) for p, _ in jd.pairs], dtype=np.int64)
+        gains = tuple(np.array(units[c], dtype=np.int64).reshape(len(jd.pairs))
+                      for c in (Change.NONE, Change.RESTART, Change.RESIZE, Change.MIGRATION))
+        pair_gain = np.array([[units[kinds[a][b]][b] for b in range(len(jd.pairs))] for a in range(len(jd.pairs))],
+                             dtype=np.int64).reshape(len(jd.pairs), len(jd.pairs))
+        return cls(data, jd, kinds, grouped_ok(jd, kinds), cost_at, most, cost_arr, low_arr, pattern_ids, len(numbers),
+                   gains, pair_gain)  # type: ignore[arg-type]
 
-    def price(self, slot_price: Sequence[Sequence[float]], rule: JobRule = NO_RULE,
-              cutoff: float = float("inf")) -> tuple[float, Column | None]:
+    def price(self, slot_price: Sequence[Sequence[float]] | np.ndarray, rule: JobRule = NO_RULE,
+              cutoff: float = float("inf"), banned: np.ndarray | None = None) -> tuple[float, Column | None]:
         """The cheapest complete schedule obeying ``rule``: (its objective contribution
         + the prices of its slots, the column), or (inf, None) if there is none.
         ``slot_price[i][b]``: price of running pair ``b`` in the ``i``-th slot of
         ``data.slots(jd)`` (≥ 0). With a finite ``cutoff`` only schedules cheaper than it
         are sought: if there is none, (a lower bound ≥ ``cutoff`` − 1e-9 of every
-        schedule's total, None), or (inf, None) when no schedule was seen at all."""
-        forced = dict(rule.forced)
-        last_forced = max(forced, default=-1)
+        schedule's total, None), or (inf, None) when no schedule was seen at all.
+        ``banned`` (bool, same shape as ``slot_price``): more (slot, pair) cells never to run,
+        given as an array (the rule's ``banned`` are in slots, this one's in slot indices)."""
         slots = self.data.slots(self.jd)
-        self._first, self._last = slots.start, min(slots.stop - 1, rule.hi)
-        self._cut = False  # a label or a completion was left out for its cost (not for its slots)
-        labels = _Labels([(0, 0.0, None, None, None)], [], [[] for _ in self.jd.pairs])
-        best: list = [cutoff, None, -1]  # total, label, completion slot
-        for i, t in enumerate(slots):
-            if t > rule.hi:
-                break
-            labels = self._slot(labels, t, slot_price[i], rule, forced.get(t), rule.lo <= t and t >= last_forced, best)
-        if best[1] is None:
-            return (cutoff - 1e-9 if self._cut else float("inf")), None
-        return best[0], self._column(best[1], best[2])
-
-    def _open(self, labs: list[Label], t: int, best: list) -> list[Label]:
-        """The labels (not complete after slot ``t``) through which a schedule could
-        still cost less than ``best[0]`` − 1e-9: the missing units take at least
-        ⌈missing / most⌉ more slots, and prices are ≥ 0."""
-        W, most, last, first, low = self.jd.work_units, self.most, self._last, self._first, self.cheapest_from
-        limit = best[0] - 1e-9
-        out = []
-        for lb in labs:
-            done = t + (W - lb[0] + most - 1) // most
-            if done > last:
-                continue  # cannot complete in its slots
-            if lb[1] + low[done - first] >= limit:
-                self._cut = True
-                continue
-            out.append(lb)
-        return out
-
-    def _slot(self, labels: _Labels, t: int, prices: Sequence[float], rule: JobRule, must: int | None, done_ok: bool,
-              best: list) -> _Labels:
-        """One slot of the search: every pair's new labels (those reaching ``W`` complete
-        here, if ``done_ok``, and are offered to ``best``; the others kept when
-        :meth:`_open`), then the idle transitions."""
-        groups = self._groups(labels.running) if self.grouped else None
-        running: list[list[Label]] = []
-        W, most, last, first, low, cost_t = self.jd.work_units, self.most, self._last, self._first, self.cheapest_from, self.cost_at[t]
-        for b in range(len(self.jd.pairs)):
-            if (must is not None and b != must) or (t, b) in rule.banned:
-                running.append([])
-                continue
-            keep: list[Label] = []
-            price = prices[b]
-            for gain, labs in self._sources(labels, groups, b):
-                for lb in labs:
-                    p, c = lb[0] + gain, lb[1] + price
-                    if p >= W:
-                        if done_ok:  # complete at the end of t: it runs no more
-                            if c + cost_t < best[0] - 1e-9:
-                                best[:] = [c + cost_t, (p, c, lb, b, t), t]
-                            else:
-                                self._cut = True
-                        continue
-                    done = t + (W - p + most - 1) // most  # :meth:`_open`'s test, inline (the search's innermost loop)
-                    if done > last:
-                        continue
-                    if c + low[done - first] >= best[0] - 1e-9:
-                        self._cut = True
-                        continue
-                    keep.append((p, c, lb, b, t))
-            running.append(_pareto(keep))
-        if must is not None:  # no idle slot here
-            return _Labels([], [], running)
-        idle = list(labels.paused)
-        for labs in labels.running:
-            idle.extend(labs)
-        return _Labels(labels.never, _pareto(self._open(idle, t, best)), running)
-
-    def _groups(self, running: list[list[Label]]) -> tuple[dict[int, list[Label]], list[Label]]:
-        """The running labels' Pareto fronts by pattern and over all pairs."""
-        by_pat: dict[int, list[Label]] = {}
-        every: list[Label] = []
-        for b, labs in enumerate(running):
-            by_pat.setdefault(self.pattern[b], []).extend(labs)
-            every.extend(labs)
-        return {p: _pareto(labs) for p, labs in by_pat.items()}, _pareto(every)
-
-    def _sources(self, labels: _Labels, groups: tuple[dict[int, list[Label]], list[Label]] | None, b: int
-                 ) -> list[tuple[int, list[Label]]]:
-        """The predecessors of a slot running pair ``b``, grouped, each group with the
-        units the slot adds after its change."""
-        none, restart, resize, migration = self.by_pair[b]
-        src: list[tuple[int, list[Label]]] = [(none, labels.never), (restart, labels.paused), (none, labels.running[b])]
-        if groups is not None:
-            by_pat, every = groups
-            src += [(resize, by_pat.get(self.pattern[b], [])), (migration, every)]
-        else:
-            u = self.units
-            src += [(u[self.kinds[a][b]][b], labs) for a, labs in enumerate(labels.running) if a != b]
-        return src
-
-    def _column(self, label: Label, done: int) -> Column:
-        runs: list[tuple[int, int]] = []
-        lb: Label | None = label
-        while lb is not None and lb[3] is not None:  # one label per running slot; idle slots keep their parent
-            runs.append((lb[4], lb[3]))
-            lb = lb[2]
-        return Column(self.jd.k, tuple(reversed(runs)), done, self.cost_at[done])
+        first, n_slots, n_pairs = slots.start, len(slots), len(self.jd.pairs)
+        table = np.ascontiguousarray(slot_price, dtype=np.float64).reshape(n_slots, n_pairs)
+        ban = np.zeros((n_slots, n_pairs), dtype=np.bool_) if banned is None else np.array(banned, dtype=np.bool_)
+        for t, b in rule.banned:
+            if first <= t < slots.stop:
+                ban[t - first, b] = True
+        must = np.full(n_slots, -1, dtype=np.int64)
+        for t, b in rule.forced:
+            if first <= t < slots.stop:
+                must[t - first] = b
+        last = min(slots.stop - 1, rule.hi)
+        n_iter = max(0, min(n_slots, rule.hi - first + 1))
+        best, runs, pairs, done, cut = label_search.search(
+            self.jd.work_units, self.most, first, last, n_iter, rule.lo, max((t for t, _ in rule.forced), default=-1),
+            self.cost_arr, self.low_arr, table, ban, must, self.grouped, self.pattern_ids, self.n_patterns,
+            *self.gains, self.pair_gain, float(cutoff))
+        if done < 0:
+            return (float(cutoff) - 1e-9 if cut else float("inf")), None
+        return float(best), Column(self.jd.k, tuple(zip(runs.tolist(), pairs.tolist())), int(done), self.cost_at[int(done)])

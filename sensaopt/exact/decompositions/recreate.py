@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sensaopt.exact.decompositions.colgen import Master
-from sensaopt.exact.decompositions.pricing import Column, JobRule
+from sensaopt.exact.decompositions.pricing import NO_RULE, Column
 from sensaopt.exact.model.data import ModelData
 
 RUIN_SIZE = (2, 8)  # jobs removed per move: at least, at most (never more than the instance has)
@@ -101,12 +101,11 @@ def cheapest_fit(master: Master, cells: JobCells, used: np.ndarray, prices: np.n
     pair per slot; costs are integral); an answer costing at most ``most`` is the one
     returned without it."""
     over = used[cells.row] + cells.coef > master.cap[cells.row] + FIT_EPS
-    bad = np.flatnonzero(np.bincount(cells.cell[over], minlength=cells.n))
-    banned = frozenset((cells.first + int(c) // cells.pairs, int(c) % cells.pairs) for c in bad)
+    banned = np.bincount(cells.cell[over], minlength=cells.n).reshape(-1, cells.pairs) > 0
     weights = np.zeros(len(cells.row)) if prices is None else prices[cells.row] * cells.coef
     slot_price = np.bincount(cells.cell, weights=weights, minlength=cells.n).reshape(-1, cells.pairs)
     cutoff = math.inf if most is None else most + 0.5 + (0.0 if prices is None else float(slot_price.max(axis=1).sum()))
-    _, col = master.pricers[cells.k].price(slot_price.tolist(), JobRule(banned=banned), cutoff)
+    _, col = master.pricers[cells.k].price(slot_price, NO_RULE, cutoff, banned)
     return col
 
 
