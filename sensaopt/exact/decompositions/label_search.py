@@ -4,7 +4,8 @@ one job's cheapest schedule under slot prices, on arrays, compiled by Numba.
 It is the search that :class:`~sensaopt.exact.decompositions.pricing.JobPricer` documents,
 step for step and in the same order, so that it returns the same column, not only one of
 the same cost: a Pareto front is taken as a stable sort by (most progress, least price, order
-of generation), then each label kept when cheaper than every label before it. Units: progress
+of generation), then each label kept when cheaper, by more than :data:`EPS`, than the last one
+kept. Units: progress
 in the model's integer work units (``ModelData``), prices and costs in scaled objective units
 (floats; every sum is formed in the same order as in the search before it was compiled,
 session 36, so the floats are the same bits).
