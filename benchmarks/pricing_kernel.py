@@ -58,13 +58,15 @@ def checked_solve(path: Path, ref, time_limit: float, seed: int) -> dict:
     """The solve of ``path`` with every pricing call checked against ``ref``: counts and CPU seconds."""
     tally = {"calls": 0, "differ": 0, "kernel_cpu_s": 0.0, "reference_cpu_s": 0.0}
     real = pricing.JobPricer.price
-    pricers: dict[int, object] = {}
+    pricers: dict[int, tuple] = {}  # id of a compiled pricer: (it, kept alive so that its id is not reused; its reference twin)
 
     def price(self, slot_price, rule=pricing.NO_RULE, cutoff=float("inf"), banned=None):
         t0 = time.process_time()
         got = real(self, slot_price, rule, cutoff, banned)
         tally["kernel_cpu_s"] += time.process_time() - t0
-        other = pricers.setdefault(id(self), ref.JobPricer.of(self.data, self.jd))
+        if id(self) not in pricers:
+            pricers[id(self)] = (self, ref.JobPricer.of(self.data, self.jd))
+        other = pricers[id(self)][1]
         other.grouped = self.grouped
         first = self.data.slots(self.jd).start
         cells = set(rule.banned) | ({(first + int(i), int(b)) for i, b in zip(*np.nonzero(banned))} if banned is not None else set())

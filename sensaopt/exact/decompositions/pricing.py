@@ -160,7 +160,11 @@ class JobPricer:
         slots = self.data.slots(self.jd)
         first, n_slots, n_pairs = slots.start, len(slots), len(self.jd.pairs)
         table = np.ascontiguousarray(slot_price, dtype=np.float64).reshape(n_slots, n_pairs)
-        ban = np.zeros((n_slots, n_pairs), dtype=np.bool_) if banned is None else np.array(banned, dtype=np.bool_)
+        if banned is None:
+            ban = np.zeros((n_slots, n_pairs), dtype=np.bool_)
+        else:  # the caller's array, copied only when the rule adds cells to it
+            ban = np.asarray(banned, dtype=np.bool_).reshape(n_slots, n_pairs)
+            ban = ban.copy() if rule.banned else np.ascontiguousarray(ban)
         for t, b in rule.banned:
             if first <= t < slots.stop:
                 ban[t - first, b] = True
