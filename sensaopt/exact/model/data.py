@@ -230,9 +230,16 @@ def _holds(nodes: tuple, pattern: Pattern, grid: JobGrid, k: int, relaxed: bool)
     """Whether every node of ``pattern`` holds option ``k`` of the job's grid on its GPUs
     there (:func:`sensaopt.allocations.fits`: in whole cores per job and node, the
     validator's ``whole_cores``, except in the relaxation, which also does not charge a
-    gang job's whole nodes, :func:`uncharged`)."""
+    gang job's whole nodes, :func:`uncharged`: there every charged node must hold it,
+    and a pattern of whole nodes only needs one node that does, the one whose allocation
+    the relaxation credits; ``models/formulation.md``, the Lemma)."""
     holds = grid.holds
-    return all(k in holds[nodes[n].type, g] for n, g in pattern.parts if not (relaxed and uncharged(nodes, pattern, n, g)))
+    if not relaxed:
+        return all(k in holds[nodes[n].type, g] for n, g in pattern.parts)
+    charged = [(n, g) for n, g in pattern.parts if not uncharged(nodes, pattern, n, g)]
+    if charged:
+        return all(k in holds[nodes[n].type, g] for n, g in charged)
+    return any(k in holds[nodes[n].type, g] for n, g in pattern.parts)
 
 
 def uncharged(nodes: tuple, pattern: Pattern, node: int, gpus: int) -> bool:
