@@ -37,6 +37,7 @@ from sensaopt.exact.decompositions.colgen import column_generation
 from sensaopt.exact.model.builder import ModelSpec, Strength, build, objective_step, to_objective, to_scaled
 from sensaopt.exact.model.data import build_data, hard_data
 from sensaopt.exact.model.objective import objective_expr
+from sensaopt.exact.outcome import EXACT_OPTIONS
 from sensaopt.exact.phases.lift import lift
 from sensaopt.io import load_instance
 from sensaopt.solvers import SolverParams, TimeBudget, new_backend
@@ -85,6 +86,7 @@ def one(path: Path, horizon: int, grid: str, refine: int, limit: float, lp: bool
     extra = dict(options or {})
     if cutoff is not None:
         extra["objective_bound"] = to_scaled(data, cutoff) - objective_step(data) / 2 - be.objective.const
+    extra = {**EXACT_OPTIONS["highs"], **extra}  # the product's gaps: HiGHS's default relative gap (1e-4) hides minutes beside a miss's 1e5
     out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=1, seed=0, extra=extra, log=log))
     return _answer(row, data, v, out, t)
 

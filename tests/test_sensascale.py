@@ -74,6 +74,20 @@ def test_easy_backfill_protects_the_reservation():
     assert "long" in pol_none.decide(st)
 
 
+def test_round_reservations_let_a_job_ending_within_the_blocking_round_start():
+    # 4 GPUs, 10-minute rounds, every deadline at 20, in EDF order a, b, c (ties by id): a (2 GPUs,
+    # a minute of work) is placed, b (4 GPUs) is blocked until a ends, c (1 GPU, 3 minutes) could end
+    # within this round too. With the reservation at a's estimated end (1 minute) c may not start and
+    # misses its deadline; with it at the end of a's round (10), c runs now and every deadline is met
+    inst = instance([job("a", gpus=2, work=1, deadline=20), job("b", gpus=4, work=1, deadline=20),
+                     job("c", gpus=1, work=3, deadline=20)], gpus=4, cpus=12, mem=250)
+    for on, starts, misses in ((False, {"a"}, 1), (True, {"a", "c"}, 0)):
+        pol, alloc = first_round(inst, round_reservations=on, pairing=False)
+        assert set(alloc) == starts and pol.last_stats["reservations"] == 1
+        res = simulate(inst, "sensascale", policy_config={"round_reservations": on, "pairing": False})
+        assert res.metrics.slo_violations == misses
+
+
 def test_adjustment_takes_cpu_from_slack_rich_neighbour():
     # 2 GPUs, 12 cores: both res18 jobs start at 6 cores (1.75x). s needs 200/100 = 2.0x:
     # the cheapest option meeting that is 8 cores (2.183x), so d, whose deadline is far,

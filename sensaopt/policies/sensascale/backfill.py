@@ -5,9 +5,13 @@ A unit (a pair or a single job) that does not fit gets a GPU reservation on the 
 the units already placed this round. Later units may start now only if they end
 before that time or leave the reserved GPUs free ("easy": only the first blocked unit
 reserves; "conservative": every blocked unit does). Reservations count GPUs only.
-Times in minutes."""
+With ``round_reservations`` a reservation starts at the end of the round in which its
+GPUs free up (a unit placed now holds its GPUs until the end of its last round), so a
+unit that ends within that round may still start now. Times in minutes."""
 
 from __future__ import annotations
+
+import math
 
 from .round_plan import Reservation, RoundPlan
 
@@ -30,6 +34,17 @@ def reserve(plan: RoundPlan, gpus: int) -> None:
         _reserve_on_one_node(plan, gpus)
     else:
         _reserve_whole_nodes(plan, gpus)
+
+
+def _starts(plan: RoundPlan, t: float) -> float:
+    """The time (minutes) a reservation whose GPUs free up at ``t`` starts: ``t``, or with
+    ``round_reservations`` the end of the round in which ``t`` falls (at least this round's
+    end). Units ending by a round's end then pass :func:`allowed` exactly when their last
+    round ends by it."""
+    if not plan.cfg.round_reservations:
+        return t
+    R = plan.round_minutes
+    return plan.now + R * max(1, math.ceil((t - plan.now) / R - 1e-9))
 
 
 def busy(plan: RoundPlan, n: int) -> list[tuple[float, int, str]]:
@@ -71,7 +86,7 @@ def _reserve_on_one_node(plan: RoundPlan, gpus: int) -> None:
             best = (t, n, free - gpus, ends, k)
     if best is not None:  # the running jobs ending later are exempt (counted busy)
         t, n, spare, ends, k = best
-        plan.reservations.append(Reservation(t, {n: spare}, frozenset(jid for _, _, jid in ends[k:] if jid)))
+        plan.reservations.append(Reservation(_starts(plan, t), {n: spare}, frozenset(jid for _, _, jid in ends[k:] if jid)))
 
 
 def _reserve_whole_nodes(plan: RoundPlan, gpus: int) -> None:
@@ -89,4 +104,4 @@ def _reserve_whole_nodes(plan: RoundPlan, gpus: int) -> None:
         chosen.append((t, n))
         left -= pool.nodes[n].gpus
     if left <= 0:
-        plan.reservations.append(Reservation(max(t for t, _ in chosen), {n: 0 for _, n in chosen}))
+        plan.reservations.append(Reservation(_starts(plan, max(t for t, _ in chosen)), {n: 0 for _, n in chosen}))

@@ -97,6 +97,12 @@ class SensaScaleConfig:
     """"easy": the first unit that does not fit gets a reservation and later units may
     start only if they do not delay it; "conservative": every unit that does not fit
     gets one; "none": greedy, no reservations."""
+    round_reservations: bool = False
+    """A reservation starts at the end of the round in which its GPUs free up, not at the
+    estimated end (minutes) of the unit it waits for: a unit placed now holds its GPUs to
+    the end of its last round, so with a reservation at a unit's end of 40.1 minutes in a
+    round ending at 50, jobs ending by 50 may still start now. Off by default (the committed
+    tables ran without it; ``models/sensascale.md``, "Reservations at round ends")."""
     stay_put: bool = True
     """A running job keeps its node(s) and allocation unless a change ends it sooner,
     the change's cost counted (``Overheads``: a resize on the same node, a migration
