@@ -34,7 +34,7 @@ from sensaopt.exact.phases.complete import complete_schedule
 from sensaopt.exact.phases.horizon import with_horizon_proof
 from sensaopt.exact.phases.lexicographic import ObjectiveFloors
 from sensaopt.exact.phases.lns import improve
-from sensaopt.exact.phases.price_branch import price_and_branch
+from sensaopt.exact.phases.price_branch import colgen_first
 from sensaopt.exact.phases.shortfall import ShortfallOutcome
 from sensaopt.result import (
     SKIPPED_ZERO_MISS,
@@ -42,7 +42,6 @@ from sensaopt.result import (
     LexicographicReport,
     LnsReport,
     LossProof,
-    PriceBranchReport,
     Result,
     RunReport,
     Status,
@@ -153,22 +152,6 @@ def search_first(prep: Prepared, data: ModelData, whole: Schedule, settings: Sol
         whole = out.schedule
         lns = LnsReport(out.start, out.objective, out.rounds, out.improved, out.size, round(out.seconds, 3))
     return whole, lns
-
-
-def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget,
-                 settled: Callable[[float], bool] | None = None) -> tuple[Schedule, PriceBranchReport | None]:
-    """Price and branch from ``whole`` (:func:`~sensaopt.exact.phases.price_branch.price_and_branch`)
-    for ``settings.colgen_share`` of the time left, on wall-clock budgets only (its search
-    stops early once ``settled`` holds for its objective): the schedule the solver then
-    starts from, and the search's record (None when it did not run)."""
-    if settings.colgen_share <= 0 or settings.work is not None or budget.short_of(MIN_EXTEND_S):
-        return whole, None
-    out = price_and_branch(data, whole, budget.split(settings.colgen_share), settings.colgen_mip, settings.seed,
-                           settings.cpsat_threads, settled, settings.recreate_stall, settings.recreate_time_share)
-    if out is None:
-        return whole, None
-    return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3),
-                                           settings.colgen_mip, out.mip_objective, out.moves, out.improving)
 
 
 BRANCH_PRICE_AFTER = 0.5  # with branch and price: the solver(s) get this share of the deadline-hard phase's time

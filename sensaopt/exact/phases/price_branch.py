@@ -30,13 +30,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sensaopt.exact.common import MIN_EXTEND_S
 from sensaopt.exact.decompositions.colgen import MIN_MIP_S, Master, NodeSolve, schedule_of_columns
 from sensaopt.exact.decompositions.pricing import Column
 from sensaopt.exact.decompositions.recreate import ruin_and_recreate
 from sensaopt.exact.model.data import ModelData
 from sensaopt.exact.model.objective import round_bound, to_objective
 from sensaopt.exact.phases.lns import score
-from sensaopt.exact.settings import COLGEN_MIPS
+from sensaopt.exact.settings import COLGEN_MIPS, SolveSettings
+from sensaopt.result import PriceBranchReport
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 
@@ -114,6 +116,22 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
                               time.monotonic() - t0, first.mip_objective, moves, improving)
 
 
+def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget,
+                 settled: Callable[[float], bool] | None = None) -> tuple[Schedule, PriceBranchReport | None]:
+    """Price and branch from ``whole`` (:func:`price_and_branch`) on ``data`` (the deadline-hard
+    model, or the whole one before the loss phases) for ``settings.colgen_share`` of the time left, on wall-clock budgets only (its search
+    stops early once ``settled`` holds for its objective): the schedule the solver then
+    starts from, and the search's record (None when it did not run)."""
+    if settings.colgen_share <= 0 or settings.work is not None or budget.short_of(MIN_EXTEND_S):
+        return whole, None
+    out = price_and_branch(data, whole, budget.split(settings.colgen_share), settings.colgen_mip, settings.seed,
+                           settings.cpsat_threads, settled, settings.recreate_stall, settings.recreate_time_share)
+    if out is None:
+        return whole, None
+    return out.schedule, PriceBranchReport(out.start, out.objective, out.columns, out.converged, round(out.seconds, 3),
+                                           settings.colgen_mip, out.mip_objective, out.moves, out.improving)
+
+
 @dataclass(frozen=True)
 class FirstHalf:
     """Price and branch before its ruin and recreate: the master after column generation
@@ -171,4 +189,4 @@ def _restricted_master(master: Master, mip: str, seed: int, workers: int, second
     return chosen
 
 
-__all__ = ["COLGEN_FRACTION", "COLGEN_MIPS", "MIP_FRACTION", "PriceBranchOutcome", "price_and_branch"]
+__all__ = ["COLGEN_FRACTION", "COLGEN_MIPS", "MIP_FRACTION", "PriceBranchOutcome", "colgen_first", "price_and_branch"]
