@@ -42,6 +42,8 @@ def solve_loss_phases(prep: Prepared, short: ShortfallOutcome | None, engine: En
         searched, pb = colgen_first(data, prep.hint, settings, budget)
         if pb is None or pb.objective >= pb.start - 1e-9:
             searched = None
+        else:  # nodes relabelled as the model's symmetry rows order them: a hint that breaks them is no solution
+            searched = relabel_identical_nodes(data.instance, searched)
     mb = build_or_result(prep, data, engine, settings, budget, searched=searched)
     if isinstance(mb, Result):
         if pb is not None and mb.lexicographic is not None:
