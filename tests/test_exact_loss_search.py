@@ -8,6 +8,8 @@ import dataclasses
 import time
 from pathlib import Path
 
+import pytest
+
 from sensaopt.exact.common import WarmStart, prepare
 from sensaopt.exact import pipeline
 from sensaopt.exact.phases.loss import keep_searched
@@ -43,6 +45,14 @@ def test_the_loss_phases_start_from_it_and_never_return_worse(monkeypatch):
     assert not res.lexicographic.skipped and pb is not None and pb.objective <= pb.start + 1e-9
     assert res.objective is not None and res.objective <= pb.objective + 1e-9
     assert res.status != Status.OPTIMAL or res.bound >= res.objective - 1e-6
+
+
+@pytest.mark.parametrize("option", [{"colgen_share": 0}, {"budget": "work:5"}], ids=["off", "work-budget"])
+def test_the_loss_phases_run_it_only_when_on_and_on_the_clock(monkeypatch, option):
+    monkeypatch.setattr(pipeline, "zero_miss_start", lambda *a: None)
+    res = solve(_small8(), "cpsat", time_limit=5, workers=1, seed=0, **option)
+    assert res.lexicographic is not None and res.lexicographic.price_branch is None
+    assert res.params.get("start") != "price and branch"
 
 
 def test_a_lower_schedule_of_price_and_branch_replaces_the_solvers_answer():

@@ -29,9 +29,12 @@ from sensaopt.validator import check_schedule
 
 def solve_loss_phases(prep: Prepared, short: ShortfallOutcome | None, engine: Engine, settings: SolveSettings,
                       budget: TimeBudget) -> Result:
-    """Build the model of ``prep.data``, hint the best start, solve (lexicographic when
+    """Price and branch from the warm start (``settings.colgen_share`` of the time left;
+    :func:`~sensaopt.exact.phases.price_branch.colgen_first`), then build the model of
+    ``prep.data``, hint the best start, solve (lexicographic when
     ``settings.lexicographic``; ``short``: the shortfall run's proof raises the loss
-    floor), and package the validated Result with its horizon proof. Refused (the one
+    floor), and package the validated Result, never above the search's schedule
+    (:func:`keep_searched`), with its horizon proof. Refused (the one
     size error) when the whole model has more than about ``settings.max_vars``
     variables: only this phase builds it, so an instance whose deadline-hard model fits
     is solved even when the whole model would not."""
