@@ -57,12 +57,11 @@ def test_the_loss_phases_run_it_only_when_on_and_on_the_clock(monkeypatch, optio
 
 def test_a_lower_schedule_of_price_and_branch_replaces_the_solvers_answer():
     inst = _small8()
-    prep = prepare(inst, None, 2, True, 10_000, 300_000, policy_warm_start(inst))
     worse, better = sorted((simulate(inst, p) for p in ("edf", "sensascale")), key=lambda r: -r.objective)
     assert better.objective < worse.objective
     claimed = dataclasses.replace(worse, status=Status.OPTIMAL, bound=50.0)
-    got = keep_searched(claimed, prep.data, better.schedule)
+    got = keep_searched(claimed, WarmStart.of(inst, better.schedule))
     assert got.objective == WarmStart.of(inst, better.schedule).objective and got.status == Status.FEASIBLE
-    assert got.bound == 50.0 and "price and branch" in got.message
-    assert keep_searched(got, prep.data, worse.schedule) is got  # a higher schedule changes nothing
-    assert keep_searched(got, prep.data, None) is got
+    assert got.bound == 50.0 and "price and branch" in got.message and got.params["incumbent_from"] == "price and branch"
+    assert keep_searched(got, WarmStart.of(inst, worse.schedule)) is got  # a higher schedule changes nothing
+    assert keep_searched(got, None) is got

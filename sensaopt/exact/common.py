@@ -13,7 +13,7 @@ extraction replay the validator's progress arithmetic (:func:`finish_minutes`)."
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from sensaopt.allocations import ExactAllocations, schedule_points
@@ -271,6 +271,24 @@ def better_start(warm: WarmStart | None, data: ModelData, searched: Schedule) ->
     return (found, SEARCHES_NOTE) if lower or warm is None else (warm, WARM_NOTE)
 
 
+def adopt(res: Result, found: Any, source: str, what: str, params: dict[str, Any] | None = None) -> Result:
+    """``res`` with ``found`` (a valid schedule with its ``objective``, ``schedule``, ``metrics``
+    and ``evaluation``: a :class:`WarmStart` or a lifted relaxation schedule) as its incumbent
+    when that is lower; else ``res``. An OPTIMAL that the lower schedule contradicts (optimal
+    over the model's grid or phases only) becomes FEASIBLE; a status without an incumbent,
+    TIME_LIMIT; the bound stays (a bound of every valid schedule). ``source`` goes to
+    ``params["incumbent_from"]``, ``what`` to the message; ``params``: more entries."""
+    if found is None or found.objective is None or (res.objective is not None and found.objective >= res.objective - 1e-9):
+        return res
+    status = res.status if res.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT) else Status.TIME_LIMIT
+    if status == Status.OPTIMAL:
+        status = Status.FEASIBLE
+    was = "none" if res.objective is None else f"{res.objective:.6g}"
+    return replace(res, status=status, schedule=found.schedule, objective=found.objective, metrics=found.metrics,
+                   evaluation=found.evaluation, params={**res.params, **(params or {}), "incumbent_from": source},
+                   message=res.message + f"; incumbent {found.objective:.6g} (was {was}): {what}")
+
+
 def build_or_result(prep: Prepared, data: ModelData, engine: Engine, settings: SolveSettings,
                     budget: TimeBudget, searched: Schedule | None = None) -> ModelBuild | Result:
     """The model of ``data``, or the Result decided when it cannot be built (horizon too
@@ -297,7 +315,7 @@ def build_or_result(prep: Prepared, data: ModelData, engine: Engine, settings: S
 
 
 __all__ = ["DEFAULT_HORIZON_SLACK", "DEFAULT_MAX_VARS", "DEFAULT_WORK_SCALE", "INTEGRAL_GAP", "MIN_EXTEND_S", "Prepared",
-           "SEARCHES_NOTE", "SolveSettings", "WARM_NOTE", "WarmStart", "base_params", "better_start", "build_or_result",
+           "SEARCHES_NOTE", "SolveSettings", "WARM_NOTE", "WarmStart", "adopt", "base_params", "better_start", "build_or_result",
            "early_result", "engine_of", "extract_schedule",
            "finish_minutes", "granular_proof", "hint_values", "hopeless_loss", "make_result", "partner_of", "prepare",
            "relabel_identical_nodes", "strength_from", "trivial_bound"]

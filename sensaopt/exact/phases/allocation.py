@@ -32,7 +32,7 @@ import numpy as np
 from sensaopt.allocations import ExactAllocations, JobGrid, model_grids
 from sensaopt.bounds import jct_bound, miss_bound
 from sensaopt.errors import SensaoptError
-from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, hopeless_loss, trivial_bound
+from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, adopt, hopeless_loss, trivial_bound
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective, to_scaled
 from sensaopt.exact.model.data import ModelData, build_data, hard_data
 from sensaopt.exact.outcome import Engine, ModelBuild, highs_partner
@@ -184,19 +184,12 @@ def certify(res: Result, instance: Instance, engine: Engine, settings: SolveSett
 
 def adopt_lifted(res: Result, lifted: list[Lifted]) -> Result:
     """``res`` with the best lifted relaxation schedule as its incumbent when that is
-    better (every lifted schedule is valid: the validator accepted it)."""
+    better (every lifted schedule is valid: the validator accepted it; :func:`adopt`)."""
     best = min(lifted, key=lambda x: x.objective, default=None)
-    if best is None or (res.objective is not None and best.objective >= res.objective - 1e-9):
+    if best is None:
         return res
-    status = res.status if res.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT) else Status.TIME_LIMIT
-    if status == Status.OPTIMAL:  # optimal over the grid only: the lifted schedule leaves it
-        status = Status.FEASIBLE
-    was = "none" if res.objective is None else f"{res.objective:.6g}"
-    params = {**res.params, "model_objective": best.model_objective, "incumbent_from": "lifted allocation relaxation"}
-    return replace(res, status=status, schedule=best.schedule, objective=best.objective, metrics=best.metrics,
-                   evaluation=best.evaluation, params=params,
-                   message=res.message + f"; incumbent {best.objective:.6g} (was {was}): the allocation relaxation's "
-                                         "schedule, lifted to valid allocations")
+    return adopt(res, best, "lifted allocation relaxation", "the allocation relaxation's schedule, lifted to valid allocations",
+                 {"model_objective": best.model_objective})
 
 
 def _climb(objective: float | None, instance: Instance, H: int, engine: Engine, settings: SolveSettings,

@@ -10,18 +10,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from sensaopt.exact.common import Prepared, SolveSettings, WarmStart, base_params, build_or_result, make_result
+from sensaopt.exact.common import Prepared, SolveSettings, WarmStart, adopt, base_params, build_or_result, make_result
 from sensaopt.exact.model.data import ModelData, check_size
 from sensaopt.exact.model.values import hint_values, relabel_identical_nodes
 from sensaopt.exact.outcome import Engine, ModelBuild
 from sensaopt.exact.phases.complete import complete_schedule
 from sensaopt.exact.phases.horizon import with_horizon_proof
 from sensaopt.exact.phases.lexicographic import ObjectiveFloors, solve_lexicographic
-from sensaopt.exact.phases.lns import score
 from sensaopt.exact.phases.price_branch import colgen_first
 from sensaopt.exact.phases.shortfall import ShortfallOutcome
 from sensaopt.metrics import compute_metrics
-from sensaopt.result import Result, Status
+from sensaopt.result import PriceBranchReport, Result
 from sensaopt.schedule import Schedule
 from sensaopt.solvers import TimeBudget
 from sensaopt.validator import check_schedule
@@ -40,17 +39,11 @@ def solve_loss_phases(prep: Prepared, short: ShortfallOutcome | None, engine: En
     is solved even when the whole model would not."""
     data = prep.data
     check_size(data, settings.max_vars)
-    searched, pb = None, None
-    if prep.hint is not None:  # price and branch from the warm start: a schedule of the whole model, or the start
-        searched, pb = colgen_first(data, prep.hint, settings, budget)
-        if pb is None or pb.objective >= pb.start - 1e-9:
-            searched = None
-        else:  # nodes relabelled as the model's symmetry rows order them: a hint that breaks them is no solution
-            searched = relabel_identical_nodes(data.instance, searched)
-    mb = build_or_result(prep, data, engine, settings, budget, searched=searched)
+    searched, pb = _search(prep, settings, budget)
+    mb = build_or_result(prep, data, engine, settings, budget, searched=None if searched is None else searched.schedule)
     if isinstance(mb, Result):
-        if pb is not None and mb.lexicographic is not None:
-            mb.lexicographic = replace(mb.lexicographic, price_branch=pb)
+        if pb is not None:
+            mb.params["price_branch"] = pb.to_dict()
         return mb
     start, vals = _hint(mb, prep, short, searched)
     hinted = bool(vals)
@@ -66,8 +59,8 @@ def solve_loss_phases(prep: Prepared, short: ShortfallOutcome | None, engine: En
             vals = lo.start_values  # feasible for the phase-2 model (the warm start may not be)
     else:
         out = engine.run(mb, budget)
-    label = ("none" if not hinted else "warm start" if start is prep.hint else "price and branch" if start is searched
-             else "shortfall")
+    label = ("none" if not hinted else "warm start" if start is prep.hint
+             else "price and branch" if searched is not None and start is searched.schedule else "shortfall")
     extra: dict[str, Any] = {"hinted": hinted, "heuristic_objective": prep.heuristic.objective, "start": label}
     if lex is None:
         extra["lexicographic"] = False  # the setting: a weighted solve
@@ -75,31 +68,31 @@ def solve_loss_phases(prep: Prepared, short: ShortfallOutcome | None, engine: En
             extra["price_branch"] = pb.to_dict()  # (lexicographic: in its report)
     res = make_result(engine.name, mb, out, budget.elapsed(), base_params(engine, settings, mb, extra), vals)
     res.loss_proof, res.lexicographic = proof, (replace(lex, price_branch=pb) if lex is not None and pb is not None else lex)
-    return with_horizon_proof(keep_searched(res, data, searched), data, loss_lower)
+    return with_horizon_proof(keep_searched(res, searched), data, loss_lower)
 
 
-def keep_searched(res: Result, data: ModelData, searched: Schedule | None) -> Result:
-    """``res`` with price and branch's schedule ``searched`` (valid: a schedule of ``data``)
-    as its incumbent when that is lower than the solver's answer: a solver hinted with it
-    may still return worse (CP-SAT keeps a hint only when it completes it). Its OPTIMAL,
-    which the lower schedule contradicts, becomes FEASIBLE; the bound stays (a bound of
-    every valid schedule)."""
-    if searched is None:
-        return res
-    found = WarmStart.of(data.instance, searched)
-    if found.objective is None or (res.objective is not None and found.objective >= res.objective - 1e-9):
-        return res
-    status = Status.FEASIBLE if res.status == Status.OPTIMAL else res.status
-    if status not in (Status.FEASIBLE, Status.TIME_LIMIT):
-        status = Status.TIME_LIMIT
-    was = "none" if res.objective is None else f"{res.objective:.6g}"
-    return replace(res, status=status, schedule=found.schedule, objective=found.objective, metrics=found.metrics,
-                   evaluation=found.evaluation, params={**res.params, "incumbent_from": "price and branch"},
-                   message=res.message + f"; incumbent {found.objective:.6g} (was {was}): price and branch's schedule")
+def _search(prep: Prepared, settings: SolveSettings, budget: TimeBudget) -> tuple[WarmStart | None, PriceBranchReport | None]:
+    """Price and branch on the whole model from the warm start
+    (:func:`~sensaopt.exact.phases.price_branch.colgen_first`): its schedule, validated once
+    and its nodes relabelled as the model's symmetry rows order identical nodes (a hint that
+    breaks them is no solution), when it is lower than the warm start (else None), and its report."""
+    if prep.hint is None:
+        return None, None
+    schedule, pb = colgen_first(prep.data, prep.hint, settings, budget)
+    if pb is None or pb.objective >= pb.start - 1e-9:
+        return None, pb
+    return WarmStart.of(prep.data.instance, relabel_identical_nodes(prep.data.instance, schedule)), pb
+
+
+def keep_searched(res: Result, searched: WarmStart | None) -> Result:
+    """``res`` with price and branch's schedule ``searched`` as its incumbent when that is
+    lower than the solver's answer (:func:`~sensaopt.exact.common.adopt`): a solver hinted
+    with it may still return worse (CP-SAT keeps a hint only when it completes it)."""
+    return adopt(res, searched, "price and branch", "price and branch's schedule")
 
 
 def _hint(mb: ModelBuild, prep: Prepared, short: ShortfallOutcome | None,
-          searched: Schedule | None = None) -> tuple[Schedule | None, dict]:
+          searched: WarmStart | None = None) -> tuple[Schedule | None, dict]:
     """Hint the best start (:func:`better_start`; the warm start if that one is
     not representable): the start used and its variable values (empty: no hint)."""
     data = mb.data
@@ -116,18 +109,16 @@ def _hint(mb: ModelBuild, prep: Prepared, short: ShortfallOutcome | None,
 
 
 def better_start(data: ModelData, prep: Prepared, short: ShortfallOutcome | None,
-                 searched: Schedule | None = None) -> Schedule | None:
+                 searched: WarmStart | None = None) -> Schedule | None:
     """The warm start of the loss phases: the lowest objective of the warm start, price and
-    branch's schedule ``searched`` (a schedule of ``data``, when it beat the warm start) and
-    the shortfall run's incumbent completed greedily (:func:`complete_schedule`) when it
-    is valid (None without warm start)."""
+    branch's schedule ``searched`` (validated, :func:`_search`) and the shortfall run's
+    incumbent completed greedily (:func:`complete_schedule`) when it is valid (None without
+    warm start)."""
     if prep.hint is None:
         return None
     best, best_obj = prep.hint, prep.heuristic.objective
-    if searched is not None:
-        obj = score(data, searched)
-        if obj is not None and (best_obj is None or obj < best_obj - 1e-9):
-            best, best_obj = searched, obj
+    if searched is not None and searched.objective is not None and (best_obj is None or searched.objective < best_obj - 1e-9):
+        best, best_obj = searched.schedule, searched.objective
     if short is None or short.best is None or best_obj is None:
         return best
     cand = complete_schedule(data, short.best)

@@ -119,9 +119,10 @@ def price_and_branch(data: ModelData, start: Schedule, budget: TimeBudget, mip: 
 def colgen_first(data: ModelData, whole: Schedule, settings: SolveSettings, budget: TimeBudget,
                  settled: Callable[[float], bool] | None = None) -> tuple[Schedule, PriceBranchReport | None]:
     """Price and branch from ``whole`` (:func:`price_and_branch`) on ``data`` (the deadline-hard
-    model, or the whole one before the loss phases) for ``settings.colgen_share`` of the time left, on wall-clock budgets only (its search
-    stops early once ``settled`` holds for its objective): the schedule the solver then
-    starts from, and the search's record (None when it did not run)."""
+    model, or the whole one before the loss phases) for ``settings.colgen_share`` of the time
+    left, on wall-clock budgets only (its search stops early once ``settled`` holds for its
+    objective): the schedule the solver then starts from, and the search's record (None when
+    it did not run)."""
     if settings.colgen_share <= 0 or settings.work is not None or budget.short_of(MIN_EXTEND_S):
         return whole, None
     out = price_and_branch(data, whole, budget.split(settings.colgen_share), settings.colgen_mip, settings.seed,
