@@ -62,6 +62,11 @@ def _pct(value: float | None, ref: float | None) -> float | None:
     return 100.0 * (value - ref) / ref
 
 
+def jct_gap_to(avg_jct: float | None, bound: float | None) -> float | None:
+    """100 × (avg JCT − a JCT bound) / the bound (percent; None without both or a positive bound)."""
+    return _pct(avg_jct, bound)
+
+
 def jct_gap_pct(h: Level, ref: Level) -> float | None:
     """100 × (h JCT − ref JCT) / ref JCT when both are on the same level, else None."""
     return _pct(h.avg_jct, ref.avg_jct) if same_level(h, ref) else None

@@ -69,6 +69,42 @@ def test_tiny_run_writes_tables_figure_provenance_and_resumes(tmp_path, capsys):
     assert "2 runs: 2 reused, 0 computed" in stdout
 
 
+def test_a_refused_window_compares_each_policy_with_the_instances_own_bounds(tmp_path, capsys):
+    """A model the exact solver refuses (max_vars=1 refuses every window) gets no exact
+    figures, but each policy's misses and avg JCT against the instance's bounds, which no
+    policy's schedule beats; gaps.md gives them in their own table, the statistics none."""
+    trace = small_chronus(tmp_path, n=12)
+    out = tmp_path / "out"
+    code, stdout, err = run(["experiment", "gaps", "--trace", trace, "--out-dir", out, *TINY, "--exact-option", "max_vars=1"], capsys)
+    assert code == 0, err
+    records = [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))]
+    assert len(records) == 2 and all(r["status"] == "REFUSED" and r["policies"] == {} for r in records)
+    for r in records:
+        b = r["bounds_only"]
+        assert set(b["policies"]) == {"sensascale", "edf"} and b["avg_jct"] > 0
+        for c in b["policies"].values():
+            assert c["misses"] >= b["misses"] and c["avg_jct"] >= b["avg_jct"] - 1e-9
+            assert c["jct_gap_to_bound_pct"] == pytest.approx(100 * (c["avg_jct"] - b["avg_jct"]) / b["avg_jct"])
+    md = (out / "gaps.md").read_text()
+    assert md.index(gaps_report.REFUSED_NOTE) > md.index("Per window")  # a table of its own, after the exact figures
+    summary = _csv(out / "gaps.csv")
+    assert all(r["refused"] == "2" and r["bound_gap_windows"] == "0" for r in summary)  # not in the statistics
+    rows = _csv(out / "windows.csv")
+    assert all(r["avg_jct"] and r["jct_gap_to_bound_pct"] == "" for r in rows)  # the policy's own figures, no exact gap
+
+
+def test_refused_windows_without_bounds_only_figures_are_listed_with_dashes():
+    old = {**_rec(20, 0, 2, "REFUSED", pols={}), "config": {"policies": ["a"]}, "message": "too large; use the rolling policy"}
+    new = {**old, "index": 3, "window": "w3", "bounds_only": {"misses": 1, "lost_value": 1.0, "avg_jct": 50.0,
+                                                               "policies": {"a": {"misses": 2, "lost_value": 2.0, "avg_jct": 60.0,
+                                                                                  "jct_gap_to_bound_pct": 20.0}}}}
+    md = gaps_report.refused_markdown([new, old, _rec(20, 0, 0, pols={"a": _cmp()})], ["a"])
+    lines = md.splitlines()
+    assert lines[-2] == "| w2 | 20 | 2 | too large | – | – | – |"
+    assert lines[-1] == "| w3 | 20 | 2 | too large | 1 | 50.00 | 2 / 60.00 (≤ 20.0 %) |"
+    assert gaps_report.refused_markdown([_rec(20, 0, 0)], ["a"]) is None
+
+
 def test_several_sizes_and_seeds_add_the_scaling_table_and_intervals(tmp_path, capsys):
     trace = small_chronus(tmp_path, n=12)
     out = tmp_path / "out"

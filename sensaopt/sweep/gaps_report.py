@@ -139,10 +139,12 @@ def window_rows(records: Sequence[Record]) -> list[dict[str, Any]]:
                 "seconds": r.get("seconds"), "exact_misses": r.get("misses"), "exact_avg_jct": r.get("avg_jct"),
                 "jct_bound": r.get("jct_bound"), "exact_gap_to_bound_pct": r.get("jct_gap_to_bound_pct")}
         base.update(zip(("exact_objective", "grid_bound", "certified_bound"), gap_parts(r)))
+        alone = (r.get("bounds_only") or {}).get("policies") or {}  # a refused window: the policy's own figures
         for p in r["config"]["policies"]:
-            c = r["policies"].get(p) or {}
+            c = r["policies"].get(p) or alone.get(p) or {}
             rows.append({**base, "policy": p, "misses": c.get("misses"), "extra_misses": c.get("extra_misses"), "avg_jct": c.get("avg_jct"),
-                         "jct_gap_pct": c.get("jct_gap_pct"), "jct_gap_to_bound_pct": c.get("jct_gap_to_bound_pct")})
+                         "jct_gap_pct": c.get("jct_gap_pct"),
+                         "jct_gap_to_bound_pct": None if p in alone else c.get("jct_gap_to_bound_pct")})
     return rows
 
 
@@ -321,6 +323,40 @@ def windows_markdown(records: Sequence[Record], policies: Sequence[str]) -> str:
     return _table(head, body)
 
 
+REFUSED_NOTE = ("Windows whose exact model was refused (too large), not in any figure above: each policy against the "
+                "instance's own bounds (`sensaopt bound`, every job at its best speed): the misses no schedule avoids and the "
+                "average JCT no schedule beats, whatever it misses. A cell is misses / avg JCT (≤ its percent above that JCT "
+                "bound, which is at least its JCT gap to the optimum); – where the record predates these figures.")
+
+
+def refused_markdown(records: Sequence[Record], policies: Sequence[str]) -> str | None:
+    """One line per refused window (``bounds_only`` of :func:`sensaopt.sweep.gaps.bounds_only`):
+    the instance's bounds and each policy's misses / avg JCT (≤ percent above the JCT bound).
+
+    Args:
+        records: the window records.
+        policies: the policies, in column order.
+
+    Returns:
+        :data:`REFUSED_NOTE` and the table, or None without refused windows."""
+    refused = sorted((r for r in records if r.get("status") == "REFUSED"), key=_order)
+    if not refused:
+        return None
+    body = []
+    for r in refused:
+        b = r.get("bounds_only") or {}
+        cells = []
+        for p in policies:
+            c = (b.get("policies") or {}).get(p)
+            gap = None if not c else c.get("jct_gap_to_bound_pct")
+            cells.append("–" if not c else f"{_num(c.get('misses'), 0)} / {_num(c.get('avg_jct'), 2)}"
+                                           + ("" if gap is None else f" (≤ {gap:.1f} %)"))
+        body.append((r["window"], r["jobs"], r["nodes"], (r.get("message") or "").split(";")[0], _num(b.get("misses"), 0),
+                     _num(b.get("avg_jct"), 2), *cells))
+    head = ["window", "jobs", "nodes", "refused", "misses no schedule avoids", "JCT bound", *policies]
+    return REFUSED_NOTE + "\n\n" + _table(head, body)
+
+
 def report_markdown(title: str, planned: int, records: Sequence[Record], policies: Sequence[str]) -> str:
     """The whole ``gaps.md``: ``title`` (the settings), the summary per policy, the
     scaling table when there are several window sizes, and the windows.
@@ -347,6 +383,8 @@ def report_markdown(title: str, planned: int, records: Sequence[Record], policie
               "allocation grid) is the solver's gap, primal or dual; the grid bound above the certified bound is what the "
               "allocation relaxation loses (`models/formulation.md`, \"Exact over every valid allocation\"):",
               windows_markdown(records, policies)]
+    refused = refused_markdown(records, policies)
+    parts += [refused] if refused else []
     return "\n\n".join(parts) + "\n"
 
 
