@@ -43,6 +43,37 @@ def test_miss_floor_prices_soft_deadlines_by_their_steps():
     assert miss_floor(build_data(inst2, 30, relaxed=True, refine=1)) == pytest.approx(expected, rel=1e-12)
 
 
+def _with_hopeless(inst):
+    """tiny-16gpu with job 0's deadline one minute after its arrival: missed by every schedule."""
+    j0 = inst.jobs[0]
+    return dataclasses.replace(inst, jobs=(dataclasses.replace(j0, deadline=j0.arrival + 1.0), *inst.jobs[1:]))
+
+
+def test_miss_floor_adds_the_hopeless_loss_and_prices_only_open_deadlines():
+    """Every schedule pays a hopeless deadline, so a schedule missing an open one costs that
+    loss, the cheapest open step and the solo JCT; the hopeless step itself is no open step."""
+    inst = sensaopt.load_instance("tiny-16gpu")
+    hop = _with_hopeless(inst)
+    outer = build_data(hop, 30, relaxed=True, refine=1)
+    assert list(outer.hopeless) == [hop.jobs[0].id]
+    wv = inst.objective.violation_weight
+    cheapest_open = min(j.value for j in hop.jobs[1:] if j.deadline is not None)
+    solo = sum((jd.earliest_done + 1) * outer.R - jd.job.arrival for jd in outer.jobs) / outer.n
+    assert miss_floor(outer) == pytest.approx(wv * hop.jobs[0].value + wv * cheapest_open + solo, rel=1e-12)
+
+
+def test_a_forced_miss_no_longer_keeps_the_deadline_hard_relaxation_out():
+    """With a hopeless deadline the incumbent (which pays it) is below the miss floor, the
+    pipeline certifies with the deadline-hard relaxation, and its bound is at most the
+    incumbent's objective, which misses only the hopeless deadline."""
+    hop = _with_hopeless(sensaopt.load_instance("tiny-16gpu"))
+    res = sensaopt.solve(hop, solver="cpsat", time_limit=60, workers=1)
+    assert res.metrics.slo_violations == 1
+    assert res.objective < miss_floor(build_data(hop, 30, relaxed=True, refine=1))
+    assert {st.model for st in res.allocations.stages} == {"deadline-hard"}, res.message
+    assert res.bound <= res.objective + 1e-9
+
+
 def test_hard_relaxation_bounds_a_zero_miss_schedule():
     """Its bound never exceeds a valid zero-miss schedule's objective (SensaScale's)."""
     inst = sensaopt.load_instance("tiny-16gpu")

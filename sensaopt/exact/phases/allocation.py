@@ -34,7 +34,7 @@ from sensaopt.bounds import jct_bound, miss_bound
 from sensaopt.errors import SensaoptError
 from sensaopt.exact.common import MIN_EXTEND_S, SolveSettings, adopt, hopeless_loss, trivial_bound
 from sensaopt.exact.model.builder import BuildTimeout, HorizonTooShort, floor_loss, objective_step, round_bound, to_objective, to_scaled
-from sensaopt.exact.model.data import ModelData, build_data, hard_data
+from sensaopt.exact.model.data import ModelData, build_data, hard_data, open_tiers
 from sensaopt.exact.outcome import Engine, ModelBuild, highs_partner
 from sensaopt.exact.phases.dantzig_wolfe import DW_FIRST_MAX_JOBS, DW_FIRST_SHARE, DantzigWolfe
 from sensaopt.exact.phases.horizon import horizon_needed, outside_bound
@@ -379,18 +379,22 @@ def _ran(engine: Engine, steps: str) -> str:
 
 
 def miss_floor(outer: ModelData) -> float:
-    """The least objective (metrics units) of a schedule that misses some deadline: the
-    cheapest deadline step (violation weight × value; every step is positive, since the
-    instance check wants deadline values positive and decreasing) plus the relaxation's
-    solo JCT bound; inf without deadlines."""
+    """The least objective (metrics units) of a schedule that misses some *open* deadline
+    (:func:`~sensaopt.exact.model.data.open_tiers`: one that some schedule meets): the
+    hopeless deadlines' loss, which every schedule pays, plus the cheapest open deadline
+    step (violation weight × value; every step is positive, since the instance check wants
+    deadline values positive and decreasing), plus the relaxation's solo JCT bound; inf
+    without open deadlines. Until session 38 the cheapest step of any deadline and no
+    hopeless loss: with a hopeless deadline no incumbent was ever below it, so a window
+    with a forced miss never had the deadline-hard relaxation."""
     wv = outer.instance.objective.violation_weight
     steps = []
-    for jd in outer.jobs:
-        vals = [v for _, v in jd.deadlines] + [0.0]
-        steps += [vals[d] - vals[d + 1] for d in range(len(jd.deadlines))]
+    for k, d in open_tiers(outer):
+        vals = [v for _, v in outer.jobs[k].deadlines] + [0.0]
+        steps.append(vals[d] - vals[d + 1])
     if not steps:
         return float("inf")
-    return wv * min(steps) + trivial_bound(outer) - hopeless_loss(outer)  # every job at its solo finish
+    return wv * min(steps) + trivial_bound(outer)  # hopeless loss + every job at its solo finish
 
 
 def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refine: int, engine: Engine,
