@@ -152,3 +152,22 @@ def test_lp_first_keeps_the_split_when_the_warm_start_misses():
     res = sensaopt.solve(inst, solver="cpsat", time_limit=20, workers=1)
     assert res.params["lp_first"] is False
     assert res.bound <= res.objective + 1e-9
+
+
+def test_with_lp_first_the_certificate_gets_what_the_inner_solve_left(monkeypatch):
+    """The relaxations' share caps only the root LPs before the inner solve: an inner solve
+    that ends early (tiny-16gpu, in seconds of a 600-s limit) leaves the certificate all the
+    time that is left, not the share (150 s here)."""
+    import sensaopt.exact.pipeline as pipeline
+
+    seen = []
+    real = pipeline.certify
+
+    def spy(res, instance, engine, settings, budget, allocs, early=None):
+        seen.append((budget.left(), early is not None))
+        return real(res, instance, engine, settings, budget, allocs, early)
+
+    monkeypatch.setattr(pipeline, "certify", spy)
+    res = sensaopt.solve(sensaopt.load_instance("tiny-16gpu"), solver="cpsat", time_limit=600, workers=1)
+    assert res.params["relax_s"] == pytest.approx(150.0)
+    assert seen and seen[0][1] and seen[0][0] > 300.0

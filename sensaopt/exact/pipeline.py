@@ -113,7 +113,10 @@ def solve_exact(instance: Instance, engine: Engine, settings: SolveSettings, sta
                                           inner, allocs, early)
         else:
             res = run_inner(engine, settings, inner)
-        res = certify(res, instance, engine, settings, budget.at_most(relax_s, relax_work), allocs, early)
+        # lp_first: the certificate gets what the inner solve left (it may have proven its grid's optimum early);
+        # otherwise the share kept from the inner solve
+        res = certify(res, instance, engine, settings, budget if early is not None else budget.at_most(relax_s, relax_work),
+                      allocs, early)
         res.params["lp_first"] = early is not None  # the root LPs ran before the inner solve, which got the time they left
         if inner_start is not None:
             res.params["inner_start"] = inner_start
