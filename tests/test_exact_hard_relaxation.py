@@ -171,3 +171,21 @@ def test_with_lp_first_the_certificate_gets_what_the_inner_solve_left(monkeypatc
     res = sensaopt.solve(sensaopt.load_instance("tiny-16gpu"), solver="cpsat", time_limit=600, workers=1)
     assert res.params["relax_s"] == pytest.approx(150.0)
     assert seen and seen[0][1] and seen[0][0] > 300.0
+
+
+def test_the_horizon_argument_counts_the_hopeless_loss_every_schedule_pays():
+    """With a hopeless deadline and a job without one, the horizon that the JCT argument gives
+    the job without a deadline is computed with the hopeless loss as the loss floor; with 0 it
+    spanned the whole forced miss (hundreds of thousands of rounds), the relaxation fell back to
+    the bound of schedules ending past its horizon, and that bound lost the forced miss."""
+    inst = _with_hopeless(sensaopt.load_instance("tiny-16gpu"))
+    j5 = inst.jobs[5]
+    inst = dataclasses.replace(inst, jobs=(*inst.jobs[:5], dataclasses.replace(j5, deadline=None)))
+    outer = build_data(inst, 30, relaxed=True, refine=1)
+    h = simulate(inst, "edf")
+    assert h.metrics.slo_violations >= 1 and h.objective < miss_floor(outer)
+    eng = Engine("cpsat", exact_params("cpsat", 1, 0))
+    bound, _, how, stage = hard_relaxation(h.objective, inst, outer, 1, eng, SolveSettings(workers=1), TimeBudget.start(60))
+    wv = inst.objective.violation_weight
+    assert wv * inst.jobs[0].value <= bound <= h.objective + 1e-6, how
+    assert "past the" not in how

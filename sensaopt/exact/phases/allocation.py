@@ -413,7 +413,8 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
     (``cutoff``) and puts the schedules that lift into ``lifts``."""
     miss = miss_floor(outer)  # solo finishes and deadline values: the same at every horizon
     exempt = frozenset(jd.k for jd in outer.jobs if jd.deadlines)
-    needed = max(horizon_needed(outer, objective, 0.0, exempt), 1)
+    paid = hopeless_loss(outer)  # every schedule's loss is at least the hopeless deadlines' (a loss floor for the horizon argument)
+    needed = max(horizon_needed(outer, objective, paid, exempt), 1)
     covered = True
     if needed != outer.H:
         try:
@@ -433,7 +434,7 @@ def hard_relaxation(objective: float, instance: Instance, outer: ModelData, refi
     within = bound
     bound = min(bound, miss)
     if not covered:
-        past = outside_bound(outer, 0.0, exempt)
+        past = outside_bound(outer, paid, exempt)
         if past is not None and past < bound:
             bound, how = past, how + f"; a schedule ending past the {outer.H} rounds costs at least {past:.6g}"
     return bound, known_floor, how, RelaxationStage(refine, hard.H, within, known_floor, bound, "deadline-hard", prover.name,
