@@ -103,6 +103,9 @@ def test_refused_windows_without_bounds_only_figures_are_listed_with_dashes():
     assert lines[-2] == "| w2 | 20 | 2 | too large | – | – | – |"
     assert lines[-1] == "| w3 | 20 | 2 | too large | 1 | 50.00 | 2 / 60.00 (≤ 20.0 %) |"
     assert gaps_report.refused_markdown([_rec(20, 0, 0)], ["a"]) is None
+    assert gaps_report.window_line(new).endswith("REFUSED in 10.0 s; against the instance's bounds (forced misses: 1): "
+                                                 "a 2 misses, JCT ≤ 20.0 %")
+    assert gaps_report.window_line(old).endswith("REFUSED in 10.0 s")
 
 
 def test_several_sizes_and_seeds_add_the_scaling_table_and_intervals(tmp_path, capsys):

@@ -398,6 +398,11 @@ def window_line(r: Record) -> str:
     Returns:
         The line."""
     pols = ", ".join(f"{p} {_cell(c)}" for p, c in r["policies"].items())
+    b = r.get("bounds_only")
+    if b and not pols:  # a refused window: each policy against the instance's bounds
+        pols = f"against the instance's bounds (forced misses: {_num(b.get('misses'), 0)}): " + ", ".join(
+            f"{p} {_num(c.get('misses'), 0)} misses, JCT ≤ {_num(c.get('jct_gap_to_bound_pct'), 1, ' %')}"
+            for p, c in (b.get("policies") or {}).items())
     k = solver_seed(r)
     seeds = f"seed {r['seed']}" + (f", solver seed {k}" if k else "")
     head = f"{r['window']} ({r['jobs']} jobs, {seeds}): {r['status']} in {_num(r.get('seconds'))} s"
