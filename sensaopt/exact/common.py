@@ -238,8 +238,7 @@ def hopeless_loss(data: ModelData) -> float:
     wv = data.instance.objective.violation_weight
     loss = 0.0
     for jd in data.jobs:
-        vals = [val for _, val in jd.deadlines] + [0.0]
-        loss += sum(vals[d] - vals[d + 1] for d, (last, _) in enumerate(jd.deadlines) if last < jd.earliest_done)
+        loss += sum(jd.step(d) for d, (last, _) in enumerate(jd.deadlines) if last < jd.earliest_done)
     return wv * loss
 
 

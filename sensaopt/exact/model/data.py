@@ -82,6 +82,11 @@ class JobData:
     init_ran: bool = False  # rolling: the job ran before the window
     init_placements: tuple[Placement, ...] | None = None  # rolling: placements of the round just before the window
 
+    def step(self, d: int) -> float:
+        """The deadline value (value units) lost by missing tier ``d``: its value less the next
+        tier's (0 after the last); a job's loss is the sum of the steps of the tiers it misses."""
+        return self.deadlines[d][1] - (self.deadlines[d + 1][1] if d + 1 < len(self.deadlines) else 0.0)
+
     def lost(self, kind: Change, o: int) -> int:
         """Progress units a slot at option ``o`` loses to a change of ``kind`` (0 for NONE)."""
         return 0 if kind is Change.NONE else self.full[o] - self.kept[kind][o]

@@ -21,9 +21,8 @@ def objective_parts(data: ModelData) -> tuple[int, dict]:
     wv = data.instance.objective.violation_weight
     met_coef = {}
     for jd in data.jobs:
-        vals = [val for _, val in jd.deadlines] + [0.0]
         for d in range(len(jd.deadlines)):
-            met_coef[jd.k, d] = round(wv * n * Q * (vals[d] - vals[d + 1]))
+            met_coef[jd.k, d] = round(wv * n * Q * jd.step(d))
     return slot_coef, met_coef
 
 

@@ -388,10 +388,7 @@ def miss_floor(outer: ModelData) -> float:
     hopeless loss: with a hopeless deadline no incumbent was ever below it, so a window
     with a forced miss never had the deadline-hard relaxation."""
     wv = outer.instance.objective.violation_weight
-    steps = []
-    for k, d in open_tiers(outer):
-        vals = [v for _, v in outer.jobs[k].deadlines] + [0.0]
-        steps.append(vals[d] - vals[d + 1])
+    steps = [outer.jobs[k].step(d) for k, d in open_tiers(outer)]
     if not steps:
         return float("inf")
     return wv * min(steps) + trivial_bound(outer)  # hopeless loss + every job at its solo finish
