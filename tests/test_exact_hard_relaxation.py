@@ -155,22 +155,28 @@ def test_lp_first_keeps_the_split_when_the_warm_start_misses():
 
 
 def test_with_lp_first_the_certificate_gets_what_the_inner_solve_left(monkeypatch):
-    """The relaxations' share caps only the root LPs before the inner solve: an inner solve
-    that ends early (tiny-16gpu, in seconds of a 600-s limit) leaves the certificate all the
-    time that is left, not the share (150 s here)."""
+    """The relaxations' share caps only the root LPs before the inner solve: the certificate
+    gets the solve's own budget (all the time the inner solve left), not a new one capped at
+    the share. Checked by identity, not by seconds."""
     import sensaopt.exact.pipeline as pipeline
 
-    seen = []
-    real = pipeline.certify
+    outer, seen = [], []
+    real_begin, real_certify = pipeline.begin, pipeline.certify
 
-    def spy(res, instance, engine, settings, budget, allocs, early=None):
-        seen.append((budget.left(), early is not None))
-        return real(res, instance, engine, settings, budget, allocs, early)
+    def begin_spy(*args, **kwargs):
+        outer.append(real_begin(*args, **kwargs))
+        return outer[-1]
 
-    monkeypatch.setattr(pipeline, "certify", spy)
+    def certify_spy(res, instance, engine, settings, budget, allocs, early=None):
+        seen.append((budget, early is not None))
+        return real_certify(res, instance, engine, settings, budget, allocs, early)
+
+    monkeypatch.setattr(pipeline, "begin", begin_spy)
+    monkeypatch.setattr(pipeline, "certify", certify_spy)
     res = sensaopt.solve(sensaopt.load_instance("tiny-16gpu"), solver="cpsat", time_limit=600, workers=1)
-    assert res.params["relax_s"] == pytest.approx(150.0)
-    assert seen and seen[0][1] and seen[0][0] > 300.0
+    assert res.params["lp_first"] and len(outer) == 1 and seen
+    assert res.params["relax_s"] == pytest.approx(150.0)  # the share: 25 % of 600 s
+    assert seen[0] == (outer[0], True)
 
 
 def test_the_horizon_argument_counts_the_hopeless_loss_every_schedule_pays():
