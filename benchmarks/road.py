@@ -39,7 +39,7 @@ from compare_policies import one  # noqa: E402
 from sensaopt.policies.sensascale.config import SensaScaleConfig, SensaScalePaperConfig  # noqa: E402
 
 ORDER = ("deadline_order", "lst_allocation", "urgent_first", "adjust", "stay_put", "laxity_guard", "fill_spare",
-         "repack_limit", "pair_hysteresis")
+         "repack_limit", "pair_hysteresis", "pairing_window")
 """The forward road's order: the ordering first (the issue's list), then the additions."""
 
 STEP = {
@@ -52,6 +52,7 @@ STEP = {
     "fill_spare": "added (after step 5): free CPU / memory given to the node's jobs up to their optimal demand",
     "repack_limit": "added (step 4, placement): defragmentation moves for a unit that fits nowhere",
     "pair_hysteresis": "added (step 3, pairing): re-pairing pays the move it causes",
+    "pairing_window": "step 3 (pairing) narrowed: candidates up to 1.0 x the cluster's GPUs, not 1.5 x",
 }
 METRICS = ("violations", "avg_jct", "avg_queueing", "migrations_per_job", "restarts_per_job", "resizes_per_job")
 
