@@ -59,7 +59,8 @@ def test_the_road_runs_every_knob_that_differs_both_ways():
 
 
 def test_knob_effect_lists_the_cases_a_knob_moves_and_only_those():
-    # the laxity guard moves medium-8gpu (3 -> 2 misses, models/sensascale.md) and not tiny-8gpu;
+    # the laxity guard moves medium-8gpu and not tiny-8gpu (with pairing_window=1.0: 2 misses either
+    # way, avg JCT 95.52 min with it and 97.35 without; 3 -> 2 misses at the old window 1.5);
     # a knob at the same value twice moves nothing
     from sensaopt.io import load_instance
 
@@ -67,8 +68,8 @@ def test_knob_effect_lists_the_cases_a_knob_moves_and_only_those():
     cases = [(n, load_instance(n), 0.0) for n in ("tiny-8gpu", "medium-8gpu")]
     n, moved = mod.compare(cases, "sensascale", "laxity_guard", (True, False))
     assert n == 2 and [m[0] for m in moved] == ["medium-8gpu"]
-    (name, (on_misses, _), (off_misses, _)), = moved
-    assert on_misses < off_misses
+    (name, on, off), = moved
+    assert on < off  # (misses, avg JCT): the guard is better on this case
     assert mod.compare(cases, "sensascale", "laxity_guard", (True, True)) == (2, [])
     assert mod.main(["--knob", "no_such_knob", "--values", "1", "2"]) == 2
     assert mod.main(["--knob", "laxity_guard", "--values", "maybe", "false"]) == 2
