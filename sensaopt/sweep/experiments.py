@@ -33,12 +33,14 @@ from sensaopt.sweep.paper import table_csv
 
 ABLATION_POLICY = "sensascale"
 OFF_VALUES: dict[str, tuple[Any, ...]] = {"backfill": ("none",), "lst_allocation": ("optimal", "expected"),
-                                          "pair_hysteresis": (0.0,), "deadline_order": ("lst", "edf"), "repack_limit": (0,)}
+                                          "pair_hysteresis": (0.0,), "deadline_order": ("lst", "edf"), "repack_limit": (0,),
+                                          "pairing_window": (1.5, 1.0)}
 """Non-boolean SensaScale knobs with documented alternatives (the knob's docstring in
 :mod:`sensaopt.policies.sensascale.config`); the ablation takes the first one that is not
 the default: no backfill reservations; the latest start time at the optimal demand (the
 paper's reading) or the expected allocation; pairs re-matched freely every round; the
-deadline tier by latest start or by deadline; no defragmentation (repack). Used only for knobs the dataclass has; a
+deadline tier by latest start or by deadline; no defragmentation (repack); pairing among
+1.5 × the cluster's GPUs of the queue (the default until session 39) or 1.0 ×. Used only for knobs the dataclass has; a
 field's ``metadata["off"]`` (one value) wins."""
 
 ROBUSTNESS_AXES: tuple[tuple[str, tuple[Any, ...]], ...] = (
