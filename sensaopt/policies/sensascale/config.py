@@ -91,7 +91,8 @@ class SensaScaleConfig:
     """Pair only among the queue prefix asking for at most this × the cluster's GPUs. 1.0 by
     default since session 39 (was 1.5): wider, the matching takes later-deadline partners
     ahead of queued jobs that then miss (full-scale edition, 12 cells × 3 seeds: fewer
-    misses on average on 9 cells, most on MIX1 and MIX2; models/sensascale.md)."""
+    misses on average on 9 cells, most on MIX1 and MIX2; more on the loaded 2-day window
+    at 5-minute rounds, 19.7 against 16.7; models/sensascale.md)."""
     weight_scale: int = 1_000_000
     """Pair weights are scaled by this and cast to int (exact matching arithmetic)."""
 
