@@ -64,8 +64,12 @@ def test_sigterm_of_a_multi_policy_simulate_keeps_and_names_the_finished_policy(
     out = tmp_path / "o"
     # as the `sensaopt` script runs it (under `python -m`, CPython sometimes exits by SIGINT after the line: docs)
     p = subprocess.Popen([sys.executable, "-c", "from sensaopt.cli import entry; entry()", "simulate", "--trace", "synthetic",
-                          "--jobs", "1500", "--preset", "2x8",  # ~1.5 s of work after EDF's (400: ~0.5 s, raced a loaded CI once)
-                          "-q", "--policy", "edf", "--policy", "sensascale", "--policy", "fifo", "--out-dir", out],
+                          "--jobs", "1500", "--preset", "2x8", "-q", "--policy", "edf",
+                          # ~8 s of work after EDF's summary (the two Chronus runs' lease solves): the signal lands during
+                          # the run even if this process stalls after seeing the file (with sensascale and fifo alone,
+                          # ~1.7 s, a CI run once finished first: exit 0, not 130); the run is killed, so it costs nothing
+                          "--policy", "sensascale", "--policy", "chronus", "--policy", "chronus-clean", "--policy", "fifo",
+                          "--out-dir", out],
                          env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     deadline = time.monotonic() + 300  # a guard against a hang, not a timing assertion
     while not (out / "edf.summary.json").exists() and p.poll() is None and time.monotonic() < deadline:
