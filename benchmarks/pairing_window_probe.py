@@ -22,17 +22,21 @@ import argparse
 from collections import Counter
 
 from sensaopt.config import WorkloadConfig
-from sensaopt.metrics import job_metrics
+from sensaopt.metrics import JobMetrics, Metrics, job_metrics
 from sensaopt.policies.sensascale import SensaScalePolicy
+from sensaopt.policies.sensascale.pairing import candidates
 from sensaopt.simulator import simulate
 from sensaopt.traces.sources import workload_instance
 from sensaopt.validator import check_schedule
 
 
 class CountingPolicy(SensaScalePolicy):
-    """SensaScale that counts, each round, the running pairable jobs outside the pairing
-    window (``out_run``) and last round's partners among them (``out_partner``), and after
-    each decision the rounds each job ran (``ran``) and ran paired (``paired``)."""
+    """SensaScale that counts, each round, the running pairable jobs (fewer GPUs than a node)
+    that :func:`~sensaopt.policies.sensascale.pairing.candidates` leaves out of the matching
+    (``out_run``; with the default ``pairing_classes`` every pairable job inside the window is
+    a candidate, so these are the ones outside it) and last round's partners among them
+    (``out_partner``), and after each decision the rounds each job ran (``ran``) and ran
+    paired (``paired``)."""
 
     def reset(self, instance) -> None:
         super().reset(instance)
@@ -41,16 +45,13 @@ class CountingPolicy(SensaScalePolicy):
         self.paired: Counter = Counter()
 
     def decide(self, state):
-        cfg, cluster = self.config, state.cluster
-        budget, max_g = cfg.pairing_window * cluster.total_gpus, cluster.reference_type.gpus
         last_partners = self._partners
         alloc = super().decide(state)
-        used, outside = 0, False
-        for info in self._queue.infos:  # this round's queue, as the pairing saw it (before demotions)
-            outside = outside or used + info.gpus > budget
-            if not outside:
-                used += info.gpus
-            elif info.running and info.gpus < max_g:
+        queue = self._queue.infos  # this round's queue, as the pairing saw it
+        inside = {x.id for side in candidates(queue, state.cluster, self.config) for x in side}
+        max_g = state.cluster.reference_type.gpus
+        for info in queue:
+            if info.running and info.gpus < max_g and info.id not in inside:
                 self.counts["out_run"] += 1
                 self.counts["out_partner"] += info.id in last_partners
         self.ran.update(alloc.keys())  # (a mapping would add its values)
@@ -58,17 +59,17 @@ class CountingPolicy(SensaScalePolicy):
         return alloc
 
 
-def _run(inst, **knobs) -> tuple[CountingPolicy, dict]:
+def _run(inst, **knobs) -> tuple[CountingPolicy, Metrics, dict[str, JobMetrics]]:
+    """(the policy with its counts, the run's metrics, job id -> its JobMetrics)."""
     pol = CountingPolicy(**knobs)
     res = simulate(inst, pol)
-    return pol, {m.job: m for m in job_metrics(inst, check_schedule(inst, res.schedule))} | {"": res.metrics}
+    return pol, res.metrics, {m.job: m for m in job_metrics(inst, check_schedule(inst, res.schedule))}
 
 
 def outside(inst, orders: list[str], windows: list[float]) -> None:
     for order in orders:
         for w in windows:
-            pol, rows = _run(inst, deadline_order=order, pairing_window=w)
-            m = rows[""]
+            pol, m, _ = _run(inst, deadline_order=order, pairing_window=w)
             print(f"order {order:10s} window {w:3.1f}: {m.slo_violations} violations, {m.preemptions} restarts; "
                   f"running pairable job-rounds outside the window {pol.counts['out_run']:,}, "
                   f"last round's partners among them {pol.counts['out_partner']:,}", flush=True)
@@ -76,9 +77,9 @@ def outside(inst, orders: list[str], windows: list[float]) -> None:
 
 def misses(inst, windows: list[float]) -> None:
     a, b = windows
-    (pa, ra), (pb, rb) = _run(inst, pairing_window=a), _run(inst, pairing_window=b)
-    for w, pol, rows in ((a, pa, ra), (b, pb, rb)):
-        print(f"window {w}: {rows[''].slo_violations} violations, avg JCT {rows[''].avg_jct:.1f} min, "
+    (pa, ma, ra), (pb, mb, rb) = _run(inst, pairing_window=a), _run(inst, pairing_window=b)
+    for w, pol, m in ((a, pa, ma), (b, pb, mb)):
+        print(f"window {w}: {m.slo_violations} violations, avg JCT {m.avg_jct:.1f} min, "
               f"paired job-rounds {sum(pol.paired.values()):,}")
     jobs = {j.id: j for j in inst.jobs}
     for label, mine, other in ((f"missed at {b} only", rb, ra), (f"missed at {a} only", ra, rb)):
@@ -86,7 +87,7 @@ def misses(inst, windows: list[float]) -> None:
         print(f"{label}: {len(ids)}")
         for k in ids:
             j = jobs[k]
-            print(f"  {k}: {j.gpus} GPUs, work {j.work:.0f} min, slack {j.deadline - j.arrival - j.work:.0f} min | "
+            print(f"  {k}: {j.gpus} GPUs, work {j.work:.0f} min at speed 1, slack {j.deadline - j.arrival - j.work:.0f} min | "
                   f"window {a}: ran {pa.ran[k]} rounds, paired {pa.paired[k]}, JCT {ra[k].jct:.0f} | "
                   f"window {b}: ran {pb.ran[k]}, paired {pb.paired[k]}, JCT {rb[k].jct:.0f}")
 
