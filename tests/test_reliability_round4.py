@@ -65,7 +65,7 @@ def test_sigterm_of_a_multi_policy_simulate_keeps_and_names_the_finished_policy(
     # as the `sensaopt` script runs it (under `python -m`, CPython sometimes exits by SIGINT after the line: docs)
     p = subprocess.Popen([sys.executable, "-c", "from sensaopt.cli import entry; entry()", "simulate", "--trace", "synthetic",
                           "--jobs", "1500", "--preset", "2x8", "-q", "--policy", "edf",
-                          # ~8 s of work after EDF's summary (the two Chronus runs' lease solves): the signal lands during
+                          # ~7 s of work after EDF's summary (measured 7.2 s; most of it the two Chronus runs' lease solves): the signal lands during
                           # the run even if this process stalls after seeing the file (with sensascale and fifo alone,
                           # ~1.7 s, a CI run once finished first: exit 0, not 130); the run is killed, so it costs nothing
                           "--policy", "sensascale", "--policy", "chronus", "--policy", "chronus-clean", "--policy", "fifo",
