@@ -42,3 +42,19 @@ def test_a_cooperating_solve_records_its_partner_options_and_is_never_worse_than
         assert res.bound <= res.objective + 1e-6
     plain = solve(inst, "cpsat", time_limit=20, workers=1, seed=0, cooperate=True)
     assert ("partner_options" in plain.params) == bool(PARTNER_OPTIONS["highs"])
+
+
+def test_cpsat_runs_at_linearization_level_2_unless_told_otherwise():
+    """The exact CP-SAT solve's own raw options (``EXACT_OPTIONS``, models/measurements.md,
+    "Session 41"): level 2 by default, a ``solver_options`` value wins, and the Result records
+    what ran."""
+    from sensaopt.solve import solve
+
+    assert dict(engine_of("cpsat", SolveSettings(workers=1)).params.extra) == {"linearization_level": 2}
+    told = engine_of("cpsat", SolveSettings(workers=1, solver_options={"linearization_level": 0}))
+    assert told.params.extra["linearization_level"] == 0
+    assert "linearization_level" not in engine_of("highs", SolveSettings(workers=1)).params.extra
+    inst = load_instance("tiny-8gpu")
+    res = solve(inst, "cpsat", time_limit=20, workers=1, seed=0, solver_options={"linearization_level": 1})
+    assert res.params["solver_options"] == {"linearization_level": 1}
+    assert res.objective is not None and res.bound is not None and res.bound <= res.objective + 1e-6

@@ -197,6 +197,7 @@ def base_params(engine: Engine, settings: SolveSettings, mb: ModelBuild, extra: 
         "workers": settings.workers,
         **({"cpsat_workers": settings.cpsat_workers} if settings.cpsat_workers else {}),
         "seed": settings.seed,
+        "solver_options": dict(engine.params.extra),  # the primary's raw options: the exact defaults, then the settings' own
         "warm_start": settings.warm_start,
         "partner": partner.name if (partner := partner_of(engine, settings)) else None,  # deadline-hard phase (cooperate)
         **({"partner_options": po} if partner and (po := partner_options(partner.backend, settings)) else {}),
