@@ -451,3 +451,16 @@ def test_the_default_processes_follow_the_cores_taskset_leaves():
     assert out.stdout.strip() == "1"
     import sensaopt.cli.gaps as gaps_cli
     assert gaps_cli.usable_cores is usable_cores
+
+
+def test_a_dict_option_is_recorded_as_the_json_the_command_line_takes():
+    """``--exact-option 'solver_options={...}'`` is recorded as JSON, so the recorded command
+    replays (a Python repr would be refused, exit 2)."""
+    from sensaopt.config import parse_settings
+    from sensaopt.exact.settings import SolveSettings
+    from sensaopt.sweep.gaps import _text
+
+    text = _text({"linearization_level": 2, "cp_model_probing_level": 1})
+    assert text == '{"cp_model_probing_level": 1, "linearization_level": 2}'
+    parsed = parse_settings([f"solver_options={text}"], SolveSettings, "the exact solve", field="--exact-option")
+    assert parsed == {"solver_options": {"linearization_level": 2, "cp_model_probing_level": 1}}

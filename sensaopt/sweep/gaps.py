@@ -401,7 +401,12 @@ def command_args(s: GapSettings, out_dir: str | Path, results: str | Path | None
 
 
 def _text(v: Any) -> str:
-    """A setting's value as the command line gives it (``true``, ``none``, ``0.3``)."""
+    """A setting's value as the command line gives it (``true``, ``none``, ``0.3``, a dict as JSON:
+    ``{"linearization_level": 2}``)."""
+    if isinstance(v, dict):
+        import json
+
+        return json.dumps(v, sort_keys=True)
     return "none" if v is None else str(v).lower() if isinstance(v, bool) else repr(v) if isinstance(v, float) else str(v)
 
 
