@@ -98,6 +98,20 @@ def parse_value(tp: Any, text: str) -> Any:
     return parse(text)
 
 
+def format_value(value: Any) -> str:
+    """``value`` as the command line gives it, so that :func:`parse_value` reads it back:
+    ``none``, ``true`` / ``false``, a float by its repr, a dict as a JSON object."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
 def _bool(text: str) -> bool:
     low = text.strip().lower()
     if low in ("true", "yes", "on", "1"):

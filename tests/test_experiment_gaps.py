@@ -456,11 +456,12 @@ def test_the_default_processes_follow_the_cores_taskset_leaves():
 def test_a_dict_option_is_recorded_as_the_json_the_command_line_takes():
     """``--exact-option 'solver_options={...}'`` is recorded as JSON, so the recorded command
     replays (a Python repr would be refused, exit 2)."""
-    from sensaopt.config import parse_settings
+    from sensaopt.config import format_value, parse_settings, parse_value
     from sensaopt.exact.settings import SolveSettings
-    from sensaopt.sweep.gaps import _text
 
-    text = _text({"linearization_level": 2, "cp_model_probing_level": 1})
+    text = format_value({"linearization_level": 2, "cp_model_probing_level": 1})
     assert text == '{"cp_model_probing_level": 1, "linearization_level": 2}'
     parsed = parse_settings([f"solver_options={text}"], SolveSettings, "the exact solve", field="--exact-option")
     assert parsed == {"solver_options": {"linearization_level": 2, "cp_model_probing_level": 1}}
+    for tp, value in ((bool, True), (int, 3), (float, 0.1), (str, "best"), (dict | None, None), (dict | None, {"a": 1})):
+        assert parse_value(tp, format_value(value)) == value  # what the record writes, the command line reads back

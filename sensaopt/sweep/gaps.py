@@ -382,6 +382,8 @@ def command_args(s: GapSettings, out_dir: str | Path, results: str | Path | None
 
     Returns:
         The arguments after ``sensaopt``."""
+    from sensaopt.config import format_value
+
     seeds = list(s.seeds)
     if not seeds or seeds != list(range(seeds[0], seeds[0] + len(seeds))):
         raise ValueError(f"seeds must be consecutive to be given as --seed/--seeds, got {s.seeds}")
@@ -395,19 +397,9 @@ def command_args(s: GapSettings, out_dir: str | Path, results: str | Path | None
              str(e.seed)]
     args += ["--solver-seeds", str(s.solver_seeds)] if s.solver_seeds > 1 else []
     args += ["--cooperate"] if e.cooperate else []
-    args += [x for k, v in e.settings for x in ("--exact-option", f"{k}={_text(v)}")]
+    args += [x for k, v in e.settings for x in ("--exact-option", f"{k}={format_value(v)}")]
     args += ["--policies", ",".join(s.policies)]
     return args + (["--results", str(results)] if results is not None else [])
-
-
-def _text(v: Any) -> str:
-    """A setting's value as the command line gives it (``true``, ``none``, ``0.3``, a dict as JSON:
-    ``{"linearization_level": 2}``)."""
-    if isinstance(v, dict):
-        import json
-
-        return json.dumps(v, sort_keys=True)
-    return "none" if v is None else str(v).lower() if isinstance(v, bool) else repr(v) if isinstance(v, float) else str(v)
 
 
 def provenance(s: GapSettings, args: list[str], tasks: Sequence[WindowTask], records: dict[str, dict[str, Any]],
