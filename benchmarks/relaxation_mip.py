@@ -103,7 +103,8 @@ def _answer(row: dict, data, v, out, t: float) -> dict:
 
 
 def _on_cpsat(path: Path, data, grid: str, refine: int, limit: float, cutoff: float | None, workers: int, log: bool) -> dict:
-    """The relaxation's MIP on CP-SAT (``workers`` workers, seed 0); ``cutoff``: the
+    """The relaxation's MIP on CP-SAT (``workers`` workers, seed 0, the product's exact
+    options: linearization level 2 since session 41); ``cutoff``: the
     objective at most one granule below it, as a constraint (CP-SAT takes no objective cutoff)."""
     be = new_backend("cpsat")
     v = build(data, be, ModelSpec(strength=Strength()))
@@ -112,7 +113,7 @@ def _on_cpsat(path: Path, data, grid: str, refine: int, limit: float, cutoff: fl
     row = {"window": path.stem, "grid": grid, "refine": refine, "options": sum(len(jd.options) for jd in data.jobs),
            "x": len(v.x), "backend": f"cpsat×{workers}"}
     t = time.perf_counter()
-    out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=workers, seed=0, log=log))
+    out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=workers, seed=0, log=log, extra=dict(EXACT_OPTIONS["cpsat"])))
     return _answer(row, data, v, out, t)
 
 
