@@ -74,3 +74,33 @@ def test_knob_effect_lists_the_cases_a_knob_moves_and_only_those():
     assert mod.main(["--knob", "no_such_knob", "--values", "1", "2"]) == 2
     assert mod.main(["--knob", "laxity_guard", "--values", "maybe", "false"]) == 2
     assert mod.knob_values("sensascale", "repack_limit", ["0", "8"]) == (0, 8)  # parsed as --set parses
+
+
+def test_seed_reference_reads_each_window_across_solver_seeds(tmp_path):
+    # four windows × two solver seeds of one policy (another policy's rows are ignored): proven on both,
+    # closed by one seed's schedule at the bound, primal on one seed, the same incumbent on both
+    import csv
+
+    mod = _module("seed_reference.py")
+    cols = ["jobs", "seed", "solver_seed", "index", "window", "status", "exact_objective", "certified_bound", "policy"]
+    cases = {0: [("OPTIMAL", 50.0, 50.0), ("OPTIMAL", 50.0, 50.0)],
+             1: [("TIME_LIMIT", 61.0, 60.5), ("OPTIMAL", 60.5, 60.5)],
+             2: [("TIME_LIMIT", 71.5, 70.0), ("TIME_LIMIT", 71.0, 70.0)],
+             3: [("TIME_LIMIT", 100081.0, 80.0), ("TIME_LIMIT", 100081.0, 80.0)]}
+    with (tmp_path / "windows.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for i, solves in cases.items():
+            for s, (status, obj, bound) in enumerate(solves):
+                for policy in ("sensascale", "edf"):
+                    w.writerow([20, 0, s, i, f"w{i}", status, obj, bound, policy])
+    (tmp_path / "provenance.json").write_text(json.dumps({"settings": {"cut": {"round_minutes": 10.0}}}))
+    rows, seeds = mod.table(tmp_path)
+    assert seeds == ["0", "1"]
+    by = {r["window"]: r for r in rows}
+    assert by["w0"]["reading"] == "proven" and by["w0"]["proven"] == 2
+    assert by["w1"]["reading"].startswith("closed") and by["w1"]["proven_seeds"] == "1" and by["w1"]["granules"] == 0.0
+    assert by["w2"]["reading"].startswith("primal") and by["w2"]["best"] == 71.0 and by["w2"]["granules"] == 2.0  # 10 min / 20 jobs
+    assert by["w3"]["reading"].startswith("open") and by["w3"]["granules"] is None  # a miss above a miss-free bound: no granules
+    assert mod.summary(rows, tmp_path, seeds)[0].endswith("proven per seed 1, 2")
+    assert mod.main([str(tmp_path / "absent")]) == 2

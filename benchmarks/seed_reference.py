@@ -1,0 +1,123 @@
+"""Where the gap of each window lives, read across solver seeds (issue 33 item 1).
+
+An ``sensaopt experiment gaps`` out-dir run with ``--solver-seeds N`` solves every window
+once per solver seed, with the same time limit and the same certified bound (the bound
+does not use the solver seed). Per window this prints, from its ``windows.csv`` alone
+(no solve is run):
+
+* ``proven``: the solver seeds whose solve proved the window (k of N);
+* ``best``: the best exact objective any seed reached (metrics units: 1e5 × lost deadline
+  value + average JCT in minutes), and on how many seeds;
+* ``bound``: the highest certified bound of the window's solves (valid over every
+  schedule the validator accepts);
+* ``granules``: best − bound in steps of one job finishing one round earlier
+  (round minutes ÷ jobs of average JCT); only when best and bound lose the same deadline value;
+* the reading: ``proven`` on every seed; ``primal`` when the worst seed's incumbent is
+  above the best one (a seed's incumbent was not optimal: some solves missed a schedule
+  another found), ``closed`` when some seed's schedule meets the bound (the optimum is
+  known); ``open`` when every seed ends at the same incumbent above the bound (primal or
+  dual, undecided).
+
+    python benchmarks/seed_reference.py results/gaps-philly-slo-20 [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+LOSS_WEIGHT = 1e5  # the objective's weight of one unit of lost deadline value (sensaopt.metrics)
+
+
+def granule(out: Path, jobs: int) -> float | None:
+    """Minutes of average JCT for one job one round earlier: the cut's round minutes ÷
+    ``jobs`` (None when the provenance does not give the round)."""
+    try:
+        cut = json.loads((out / "provenance.json").read_text())["settings"]["cut"]
+        return float(cut["round_minutes"]) / jobs
+    except (OSError, KeyError, TypeError, ValueError):
+        return None
+
+
+def table(out: Path) -> tuple[list[dict], list[str]]:
+    """One row per window (see the module docstring) and the solver seeds seen."""
+    rows = list(csv.DictReader((out / "windows.csv").open()))
+    if not rows:
+        raise ValueError(f"{out / 'windows.csv'}: no rows")
+    first = rows[0]["policy"]
+    by: dict[tuple, dict[str, dict]] = defaultdict(dict)
+    for r in rows:
+        if r["policy"] == first:
+            by[(int(r["jobs"]), r["seed"], int(r["index"]), r["window"])][r["solver_seed"]] = r
+    seeds = sorted({s for d in by.values() for s in d}, key=int)
+    out_rows = []
+    for (jobs, seed, _index, window), d in sorted(by.items()):
+        solved = [r for r in d.values() if r["exact_objective"] not in ("", "nan")]
+        if not solved:
+            out_rows.append({"window": window, "jobs": jobs, "seed": seed, "solves": len(d), "proven": 0, "reading": "refused"})
+            continue
+        objs = {s: float(r["exact_objective"]) for s, r in d.items() if r in solved}
+        best = min(objs.values())
+        bound = max(float(r["certified_bound"]) for r in solved if r["certified_bound"] not in ("", "nan"))
+        proven = sorted((s for s, r in d.items() if r["status"] == "OPTIMAL"), key=int)
+        at_best = sorted((s for s, v in objs.items() if v <= best + 1e-6), key=int)
+        g = granule(out, jobs)
+        same_loss = int(best // LOSS_WEIGHT) == int(bound // LOSS_WEIGHT)
+        steps = round((best - bound) / g, 2) if g and same_loss else None
+        if len(proven) == len(d):
+            reading = "proven"
+        elif best <= bound + 1e-6:
+            reading = "closed (primal: a seed's schedule meets the bound)"
+        elif max(objs.values()) > best + 1e-6:
+            reading = "primal on some seeds; open at the best"
+        else:
+            reading = "open (every seed the same incumbent)"
+        out_rows.append({"window": window, "jobs": jobs, "seed": seed, "solves": len(d), "proven": len(proven),
+                         "proven_seeds": ",".join(proven), "best": best, "best_seeds": ",".join(at_best),
+                         "worst": max(objs.values()), "bound": bound, "granules": steps, "reading": reading})
+    return out_rows, seeds
+
+
+def summary(rows: list[dict], out: Path, seeds: list[str]) -> list[str]:
+    """Per-seed proven counts, the windows proven by some seed and those whose best meets the bound."""
+    rs = list(csv.DictReader((out / "windows.csv").open()))
+    first = rs[0]["policy"]
+    per = [sum(1 for r in rs if r["policy"] == first and r["solver_seed"] == s and r["status"] == "OPTIMAL") for s in seeds]
+    some = sum(1 for r in rows if r.get("proven", 0) > 0)
+    closed = sum(1 for r in rows if r["reading"].startswith(("proven", "closed")))
+    return [f"solver seeds {', '.join(seeds)}: proven per seed {', '.join(map(str, per))}",
+            f"windows proven by some seed: {some} of {len(rows)}; optimum known (proven, or a seed's schedule at the bound): {closed}"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path, help="an experiment gaps out-dir (its windows.csv and provenance.json)")
+    ap.add_argument("--all", action="store_true", help="every window, not only those some seed left unproven")
+    ap.add_argument("--markdown", action="store_true", help="a Markdown table")
+    a = ap.parse_args(argv)
+    try:
+        rows, seeds = table(a.out)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"error: {a.out}: {e}", file=sys.stderr)
+        return 2
+    shown = rows if a.all else [r for r in rows if r["reading"] != "proven"]
+    cols = ["window", "solves", "proven", "proven_seeds", "best", "best_seeds", "worst", "bound", "granules", "reading"]
+    if a.markdown:
+        print("| " + " | ".join(cols) + " |")
+        print("| " + " | ".join("---" for _ in cols) + " |")
+        for r in shown:
+            print("| " + " | ".join("–" if r.get(c) in (None, "") else str(r.get(c)) for c in cols) + " |")
+    else:
+        for r in shown:
+            print("  ".join(f"{c}={r.get(c)}" for c in cols if r.get(c) not in (None, "")))
+    for line in summary(rows, a.out, seeds):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
