@@ -113,7 +113,8 @@ def _on_cpsat(path: Path, data, grid: str, refine: int, limit: float, cutoff: fl
     row = {"window": path.stem, "grid": grid, "refine": refine, "options": sum(len(jd.options) for jd in data.jobs),
            "x": len(v.x), "backend": f"cpsat×{workers}"}
     t = time.perf_counter()
-    out = be.solve(TimeBudget(limit, time.perf_counter()), SolverParams(workers=workers, seed=0, log=log, extra=dict(EXACT_OPTIONS["cpsat"])))
+    params = SolverParams(workers=workers, seed=0, log=log, extra=dict(EXACT_OPTIONS["cpsat"]))
+    out = be.solve(TimeBudget(limit, time.perf_counter()), params)
     return _answer(row, data, v, out, t)
 
 
