@@ -11,7 +11,8 @@ does not use the solver seed). Per window this prints, from its ``windows.csv`` 
 * ``bound``: the highest certified bound of the window's solves (valid over every
   schedule the validator accepts);
 * ``granules``: best − bound in steps of one job finishing one round earlier
-  (round minutes ÷ jobs of average JCT); only when best and bound lose the same deadline value;
+  (round minutes ÷ jobs of average JCT); only when best and bound lose the same deadline
+  value (``exact_objective − exact_avg_jct`` against ``certified_bound − jct_bound``);
 * the reading: ``proven`` on every seed; ``primal`` when the worst seed's incumbent is
   above the best one (a seed's incumbent was not optimal: some solves missed a schedule
   another found), ``closed`` when some seed's schedule meets the bound (the optimum is
@@ -30,8 +31,6 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-LOSS_WEIGHT = 1e5  # the objective's weight of one unit of lost deadline value (sensaopt.metrics)
-
 
 def granule(out: Path, jobs: int) -> float | None:
     """Minutes of average JCT for one job one round earlier: the cut's round minutes ÷
@@ -41,6 +40,26 @@ def granule(out: Path, jobs: int) -> float | None:
         return float(cut["round_minutes"]) / jobs
     except (OSError, KeyError, TypeError, ValueError):
         return None
+
+
+def _number(text: str | None) -> float | None:
+    """A CSV cell as a float (None: empty or nan)."""
+    try:
+        v = float(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return None if v != v else v
+
+
+def _granules(best: dict, bound: dict, g: float | None) -> float | None:
+    """(best's average JCT − the bound's JCT part) ÷ ``g`` when both lose the same deadline
+    value (the objective less its average JCT: best's ``exact_objective − exact_avg_jct``, the
+    bound's ``certified_bound − jct_bound``); None when either part is unknown or they differ."""
+    obj, avg = _number(best.get("exact_objective")), _number(best.get("exact_avg_jct"))
+    cb, jb = _number(bound.get("certified_bound")), _number(bound.get("jct_bound"))
+    if g is None or None in (obj, avg, cb, jb) or abs((obj - avg) - (cb - jb)) > 1e-6:  # type: ignore[operator]
+        return None
+    return round((avg - jb) / g, 2)  # type: ignore[operator]
 
 
 def table(out: Path) -> tuple[list[dict], list[str]]:
@@ -62,12 +81,12 @@ def table(out: Path) -> tuple[list[dict], list[str]]:
             continue
         objs = {s: float(r["exact_objective"]) for s, r in d.items() if r in solved}
         best = min(objs.values())
-        bound = max(float(r["certified_bound"]) for r in solved if r["certified_bound"] not in ("", "nan"))
+        bound_row = max((r for r in solved if _number(r["certified_bound"]) is not None), key=lambda r: float(r["certified_bound"]))
+        bound = float(bound_row["certified_bound"])
         proven = sorted((s for s, r in d.items() if r["status"] == "OPTIMAL"), key=int)
         at_best = sorted((s for s, v in objs.items() if v <= best + 1e-6), key=int)
-        g = granule(out, jobs)
-        same_loss = int(best // LOSS_WEIGHT) == int(bound // LOSS_WEIGHT)
-        steps = round((best - bound) / g, 2) if g and same_loss else None
+        best_row = d[at_best[0]]
+        steps = _granules(best_row, bound_row, granule(out, jobs))
         if len(proven) == len(d):
             reading = "proven"
         elif best <= bound + 1e-6:

@@ -82,18 +82,20 @@ def test_seed_reference_reads_each_window_across_solver_seeds(tmp_path):
     import csv
 
     mod = _module("seed_reference.py")
-    cols = ["jobs", "seed", "solver_seed", "index", "window", "status", "exact_objective", "certified_bound", "policy"]
+    cols = ["jobs", "seed", "solver_seed", "index", "window", "status", "exact_objective", "exact_avg_jct", "certified_bound",
+            "jct_bound", "policy"]
     cases = {0: [("OPTIMAL", 50.0, 50.0), ("OPTIMAL", 50.0, 50.0)],
              1: [("TIME_LIMIT", 61.0, 60.5), ("OPTIMAL", 60.5, 60.5)],
              2: [("TIME_LIMIT", 71.5, 70.0), ("TIME_LIMIT", 71.0, 70.0)],
-             3: [("TIME_LIMIT", 100081.0, 80.0), ("TIME_LIMIT", 100081.0, 80.0)]}
+             3: [("TIME_LIMIT", 70081.0, 80.0), ("TIME_LIMIT", 70081.0, 80.0)]}  # a lost value of 0.7 (70,000) and 81 min
     with (tmp_path / "windows.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
         for i, solves in cases.items():
             for s, (status, obj, bound) in enumerate(solves):
+                avg = obj % 1000  # the average JCT part (every case's is below 1,000 min)
                 for policy in ("sensascale", "edf"):
-                    w.writerow([20, 0, s, i, f"w{i}", status, obj, bound, policy])
+                    w.writerow([20, 0, s, i, f"w{i}", status, obj, avg, bound, bound, policy])
     (tmp_path / "provenance.json").write_text(json.dumps({"settings": {"cut": {"round_minutes": 10.0}}}))
     rows, seeds = mod.table(tmp_path)
     assert seeds == ["0", "1"]
@@ -101,6 +103,6 @@ def test_seed_reference_reads_each_window_across_solver_seeds(tmp_path):
     assert by["w0"]["reading"] == "proven" and by["w0"]["proven"] == 2
     assert by["w1"]["reading"].startswith("closed") and by["w1"]["proven_seeds"] == "1" and by["w1"]["granules"] == 0.0
     assert by["w2"]["reading"].startswith("primal") and by["w2"]["best"] == 71.0 and by["w2"]["granules"] == 2.0  # 10 min / 20 jobs
-    assert by["w3"]["reading"].startswith("open") and by["w3"]["granules"] is None  # a miss above a miss-free bound: no granules
+    assert by["w3"]["reading"].startswith("open") and by["w3"]["granules"] is None  # a loss above a loss-free bound: no granules
     assert mod.summary(rows, tmp_path, seeds)[0].endswith("proven per seed 1, 2")
     assert mod.main([str(tmp_path / "absent")]) == 2
