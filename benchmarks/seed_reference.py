@@ -75,7 +75,7 @@ def table(out: Path) -> tuple[list[dict], list[str]]:
     seeds = sorted({s for d in by.values() for s in d}, key=int)
     out_rows = []
     for (jobs, seed, _index, window), d in sorted(by.items()):
-        solved = [r for r in d.values() if r["exact_objective"] not in ("", "nan")]
+        solved = [r for r in d.values() if _number(r["exact_objective"]) is not None]
         if not solved:
             out_rows.append({"window": window, "jobs": jobs, "seed": seed, "solves": len(d), "proven": 0, "reading": "refused"})
             continue
@@ -101,11 +101,10 @@ def table(out: Path) -> tuple[list[dict], list[str]]:
     return out_rows, seeds
 
 
-def summary(rows: list[dict], out: Path, seeds: list[str]) -> list[str]:
-    """Per-seed proven counts, the windows proven by some seed and those whose best meets the bound."""
-    rs = list(csv.DictReader((out / "windows.csv").open()))
-    first = rs[0]["policy"]
-    per = [sum(1 for r in rs if r["policy"] == first and r["solver_seed"] == s and r["status"] == "OPTIMAL") for s in seeds]
+def summary(rows: list[dict], seeds: list[str]) -> list[str]:
+    """Per-seed proven counts, the windows proven by some seed and those whose best meets the bound
+    (from :func:`table`'s rows)."""
+    per = [sum(1 for r in rows if s in r.get("proven_seeds", "").split(",")) for s in seeds]
     some = sum(1 for r in rows if r.get("proven", 0) > 0)
     closed = sum(1 for r in rows if r["reading"].startswith(("proven", "closed")))
     return [f"solver seeds {', '.join(seeds)}: proven per seed {', '.join(map(str, per))}",
@@ -133,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for r in shown:
             print("  ".join(f"{c}={r.get(c)}" for c in cols if r.get(c) not in (None, "")))
-    for line in summary(rows, a.out, seeds):
+    for line in summary(rows, seeds):
         print(line)
     return 0
 

@@ -104,5 +104,5 @@ def test_seed_reference_reads_each_window_across_solver_seeds(tmp_path):
     assert by["w1"]["reading"].startswith("closed") and by["w1"]["proven_seeds"] == "1" and by["w1"]["granules"] == 0.0
     assert by["w2"]["reading"].startswith("primal") and by["w2"]["best"] == 71.0 and by["w2"]["granules"] == 2.0  # 10 min / 20 jobs
     assert by["w3"]["reading"].startswith("open") and by["w3"]["granules"] is None  # a loss above a loss-free bound: no granules
-    assert mod.summary(rows, tmp_path, seeds)[0].endswith("proven per seed 1, 2")
+    assert mod.summary(rows, seeds)[0].endswith("proven per seed 1, 2")
     assert mod.main([str(tmp_path / "absent")]) == 2
