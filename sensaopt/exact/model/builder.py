@@ -10,6 +10,7 @@ The builder is split into :func:`add_variables`, the constraint families
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,7 @@ from sensaopt.exact.model.variables import (
     Vars,
     add_constraint,
     check_deadline,
+    check_start,
 )
 from sensaopt.instance import Change
 from sensaopt.solvers import Backend, TimeBudget, gc_paused
@@ -83,6 +85,7 @@ def build(data: ModelData, be: Backend, spec: ModelSpec | Strength | None = None
 
     spec = spec_of(spec)
     strength = spec.strength
+    started = time.perf_counter()
     v = Vars(deadline=budget.deadline if budget is not None else None)
     check_deadline(v)  # a budget already spent: no build at all
     with gc_paused():
@@ -94,6 +97,8 @@ def build(data: ModelData, be: Backend, spec: ModelSpec | Strength | None = None
         add_objective(data, be, v)
         if data.shortfall:
             be.minimize(shortfall_expr(be, v))
+    if budget is not None:  # no solver run could start and stop in the time the whole call has left
+        check_start(budget.outer_deadline, time.perf_counter() - started)
     v.deadline = None  # built: constraints added later (lexicographic phases) never raise BuildTimeout
     return v
 

@@ -116,6 +116,22 @@ def check_deadline(v: Vars) -> None:
     if v.deadline is not None and time.perf_counter() > v.deadline:
         raise BuildTimeout("the time limit ran out while building the model")
 
+
+START_SHARE = 0.5  # a built model is solved only if the whole call has this x its build seconds left
+
+
+def check_start(call_deadline: float, build_s: float) -> None:
+    """Raise :class:`BuildTimeout` when the whole call (its deadline ``call_deadline``, a
+    :func:`time.perf_counter` value) has less than :data:`START_SHARE` × ``build_s``
+    seconds left after a build of ``build_s`` seconds. A solver cannot be stopped while it
+    loads and presolves a model: CP-SAT's first 0.01 s took 0.15-0.41 x the model's
+    Python build (seven models, 4 k-99 k variables; ``docs/reliability.md``), so a run
+    started with less left overran the call by up to 3.6 s and found nothing."""
+    left = call_deadline - time.perf_counter()
+    if left < START_SHARE * build_s:
+        raise BuildTimeout(f"too little of the time limit left to solve the model: {max(left, 0.0):.2f} s "
+                           f"after a {build_s:.2f}-s build")
+
 def _count(v: Vars, family: str, n: int = 1) -> None:
     v.families[family] = v.families.get(family, 0) + n
 
