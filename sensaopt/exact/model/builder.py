@@ -11,7 +11,7 @@ The builder is split into :func:`add_variables`, the constraint families
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,6 +97,7 @@ def build(data: ModelData, be: Backend, spec: ModelSpec | Strength | None = None
         add_objective(data, be, v)
         if data.shortfall:
             be.minimize(shortfall_expr(be, v))
+    v.usage = None  # built: the families' shared pass is not kept with the model
     if budget is not None:  # no solver run could start and stop in the time the whole call has left
         check_start(budget.outer_deadline, time.perf_counter() - started)
     v.deadline = None  # built: constraints added later (lexicographic phases) never raise BuildTimeout
@@ -115,14 +116,23 @@ def add_variables(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
             v.ever[n, t] = be.bool_var(f"ever_{n}_{t}")
 
 
+def _clocked(slots: Iterable[int], v: Vars) -> Iterator[int]:
+    """``slots``, the build's clock looked at every 8th slot (one job's variables over
+    500 slots took up to 0.45 s)."""
+    for t in slots:
+        if t % 8 == 0:
+            check_deadline(v)
+        yield t
+
+
 def _add_job_variables(data: ModelData, be: Backend, v: Vars, s: Strength, jd: JobData) -> None:
     H, k, first = data.H, jd.k, jd.release
-    for t in data.slots(jd, s.trim):
+    for t in _clocked(data.slots(jd, s.trim), v):
         for pair in jd.pairs:
             v.x[k, t, pair] = be.bool_var(f"x_{k}_{t}_{pair[0]}_{pair[1]}")
         v.run[k, t] = be.sum([v.x[k, t, p] for p in jd.pairs])
     dmax = max_loss(jd)
-    for t in data.slots(jd, s.trim):
+    for t in _clocked(data.slots(jd, s.trim), v):
         if t < first:
             v.rb.fix((k, t), 0)
         elif t == first:
@@ -174,13 +184,24 @@ def c_release(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:
 
 def _node_usage(data: ModelData, v: Vars) -> dict[tuple[int, int], list[tuple[int, int, int, Any]]]:
     """(node, t) -> list of (gpus, cpu units, mem units, x) (:meth:`ModelData.charges`: in
-    the relaxation a gang job's whole nodes are charged GPUs only)."""
+    the relaxation a gang job's whole nodes are charged GPUs only). Kept in ``v.usage``
+    for the rest of the build (capacity and aggregate both read it: one pass over the
+    placement variables, 0.6 s on a 99 k-variable window model, not two), the clock
+    looked at every :data:`USAGE_CHECK_EVERY` variables."""
+    if v.usage is not None:
+        return v.usage
     use: dict = {}
-    for (k, t, pair), x in v.x.items():
+    for i, ((k, t, pair), x) in enumerate(v.x.items()):
+        if i % USAGE_CHECK_EVERY == 0:
+            check_deadline(v)
         jd = data.jobs[k]
         for nd, g, c, m in data.charges(jd.patterns[pair[0]], jd.options[pair[1]]):
             use.setdefault((nd, t), []).append((g, c, m, x))
+    v.usage = use
     return use
+
+
+USAGE_CHECK_EVERY = 4096  # placement variables between two looks at the clock in _node_usage
 
 
 def c_capacity(data: ModelData, be: Backend, v: Vars, s: Strength) -> None:

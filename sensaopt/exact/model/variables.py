@@ -98,6 +98,7 @@ class Vars:
     loss_terms: list[tuple[int, Any]] = field(default_factory=list)  # (coef, var): the deadline-loss part of objective_terms
     loss_const: int = 0  # scaled constant of the deadline-loss part (hopeless deadlines)
     deadline: float | None = None  # time.perf_counter() value past which building stops (BuildTimeout)
+    usage: dict | None = None  # while building: (node, slot) -> charges of each x (builder._node_usage, read by two families)
     added: int = 0  # constraints added so far (the deadline is looked at every BUILD_CHECK_EVERY)
 
 class HorizonTooShort(SensaoptError):
@@ -108,7 +109,9 @@ class BuildTimeout(SensaoptError):
     """The time limit ran out while the model was being built."""
 
 
-BUILD_CHECK_EVERY = 512  # constraints between two looks at the clock while building (variables: after every job)
+# constraints between two looks at the clock while building (variables: every 32 slots); 512 left up to 1 s unchecked
+# on 500-round windows
+BUILD_CHECK_EVERY = 16
 
 
 def check_deadline(v: Vars) -> None:
