@@ -90,6 +90,13 @@ _POLICY_COST = {"chronus": 110.0, "chronus-clean": 110.0, "sensascale": 40.0, "s
 _MIX2_CHRONUS = 10.0  # Chronus's lease MILPs on MIX2 (soft jobs, several options) take ~10x SLO's
 
 
+def knob_text(v: Any) -> str:
+    """A knob's value as run labels and configuration notes print it (``knob=value``):
+    booleans lower-case (``true``), anything else by ``str`` (None and dicts too: the
+    stored labels were written so)."""
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
 def expected_cost(cfg: RunConfig) -> float:
     """Rough CPU seconds of ``cfg``'s run, to start the longest runs first (a sweep on
     a few workers then ends with short runs, not one long straggler). Not a timing."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from sensaopt.config import WorkloadConfig, as_pairs, field_types
-from sensaopt.sweep.config import RunConfig
+from sensaopt.sweep.config import RunConfig, knob_text
 from sensaopt.sweep.paper import table_csv
 
 ABLATION_POLICY = "sensascale"
@@ -86,10 +86,6 @@ class Cell:
 Run = tuple[Cell, RunConfig]
 
 
-def _text(v: Any) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
-
-
 def ablation_variants(config_class: type | None = None) -> list[tuple[str, dict[str, Any]]]:
     """("default", {}) then (``"knob=value"``, {knob: value}) for every knob of
     ``config_class`` (default: SensaScale's) that has an "off" value differing from its
@@ -109,7 +105,7 @@ def ablation_variants(config_class: type | None = None) -> list[tuple[str, dict[
             options = OFF_VALUES.get(f.name, ())
         off = next((v for v in options if v != f.default), f.default)
         if off != f.default:
-            out.append((f"{f.name}={_text(off)}", {f.name: off}))
+            out.append((f"{f.name}={knob_text(off)}", {f.name: off}))
     return out
 
 
@@ -182,7 +178,7 @@ def _by_cell_seed(runs: Sequence[Run], records: dict[str, dict[str, Any]]) -> di
 def _row(cell: Cell, vals: list[dict[str, float | None]], vs: str = "") -> dict[str, Any]:
     from sensaopt.sweep.stats import mean_interval
 
-    row: dict[str, Any] = {"axis": cell.axis, "value": _text(cell.value), "policy": cell.policy, "vs": vs, "seeds": len(vals)}
+    row: dict[str, Any] = {"axis": cell.axis, "value": knob_text(cell.value), "policy": cell.policy, "vs": vs, "seeds": len(vals)}
     for name, _ in COLUMNS:
         row[name], row[f"{name}_lo"], row[f"{name}_hi"] = mean_interval([v[name] for v in vals])
     return row

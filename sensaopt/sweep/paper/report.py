@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sensaopt.sweep.config import RunConfig
+from sensaopt.sweep.config import RunConfig, knob_text
 
 from .charts import figures
 from .markdown import comparison_markdown, table_csv, table_markdown
@@ -16,12 +16,8 @@ from .settings import CONFIDENCE, FIGURE_FILES, POLICIES, PaperSettings, node_of
 
 # ---- which configuration ran -------------------------------------------------------------------
 def _diff(ran: dict[str, Any], ref: dict[str, Any]) -> list[str]:
-    return [f"{k}={_text(v)}" for k, v in sorted(ran.items()) if k not in ref or ref[k] != v] + \
+    return [f"{k}={knob_text(v)}" for k, v in sorted(ran.items()) if k not in ref or ref[k] != v] + \
         [f"{k} absent" for k in sorted(set(ref) - set(ran))]
-
-
-def _text(v: Any) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def configuration_lines(runs: list[tuple[str, int, RunConfig]], records: dict[str, dict[str, Any]]) -> list[str]:
