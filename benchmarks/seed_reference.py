@@ -123,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {a.out}: {e}", file=sys.stderr)
         return 2
     shown = rows if a.all else [r for r in rows if r["reading"] != "proven"]
-    cols = ["window", "solves", "proven", "proven_seeds", "best", "best_seeds", "worst", "bound", "granules", "reading"]
+    keys = [k for k in ("jobs", "seed") if len({r[k] for r in rows}) > 1]  # a scaling set repeats window names per size
+    cols = ["window", *keys, "solves", "proven", "proven_seeds", "best", "best_seeds", "worst", "bound", "granules", "reading"]
     if a.markdown:
         print("| " + " | ".join(cols) + " |")
         print("| " + " | ".join("---" for _ in cols) + " |")

@@ -9,6 +9,7 @@ nothing left behind — and the durations are measured here). The stated margin
     python benchmarks/time_limits.py                    # every case, every backend, quiet
     python benchmarks/time_limits.py --busy 4           # with 4 CPU-bound processes beside it
     python benchmarks/time_limits.py --case build-timeout --backend cbc
+    python benchmarks/time_limits.py --instance W.json --limit 60 --backend cpsat   # any instance file, e.g. a trace window
 
 Prints one line per (case, backend): limit, wall, overshoot (wall - limit), status, and
 the load average; writes the JSON record (``_common.write_record``). ``--check`` exits 1
@@ -73,15 +74,18 @@ def busy(n: int) -> Iterator[list[int]]:
             p.wait()
 
 
-def run_case(case: str, backend: str, made: dict[str, Any]) -> dict[str, Any]:
+def run_case(case: str, backend: str, made: dict[str, Any], cases: dict[str, tuple[str, float, float]] | None = None,
+             start_policy: str | None = None) -> dict[str, Any]:
+    """One solve of ``case`` (from ``cases``, default :data:`CASES`) on ``backend``, one
+    worker; ``start_policy``: the warm start's policy (None: the solve's default)."""
     from sensaopt.errors import SensaoptError
     from sensaopt.solve import solve
 
-    name, limit, allowed = CASES[case]
+    name, limit, allowed = (CASES if cases is None else cases)[case]
     inst = made[name]
     t0 = time.perf_counter()
     try:
-        r = solve(inst, solver=backend, time_limit=limit, workers=1)
+        r = solve(inst, solver=backend, time_limit=limit, workers=1, start_policy=start_policy)
         status, bound, obj = r.status.value, r.bound, r.objective
     except SensaoptError as e:
         status, bound, obj = f"refused: {str(e)[:60]}", None, None
@@ -119,11 +123,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--case", action="append", choices=[*CASES, "sigint"], help="Cases (repeat; default: all).")
     ap.add_argument("--backend", action="append", choices=BACKENDS, help="Backends (repeat; default: all).")
     ap.add_argument("--check", action="store_true", help="Exit 1 if a run is over its allowed time.")
+    ap.add_argument("--instance", action="append", type=Path, default=[],
+                    help="An instance file to solve as a case of its own (repeat; only these cases unless --case is given).")
+    ap.add_argument("--limit", type=float, default=60.0, help="Time limit in seconds for --instance cases (default 60).")
+    ap.add_argument("--start-policy", default=None, help="Warm start policy for every solve (e.g. best; default: the solve's).")
     args = ap.parse_args(argv)
-    cases = args.case or [*CASES, "sigint"]
+    cases = args.case or ([] if args.instance else [*CASES, "sigint"])
     backends = args.backend or list(BACKENDS)
     builders = _instances()
     made = {name: builders[name]() for name in {CASES[c][0] for c in cases if c in CASES}}
+    table = dict(CASES)
+    for path in args.instance:
+        from sensaopt.io import load_instance
+
+        made[path.stem] = load_instance(path)
+        table[path.stem] = (path.stem, args.limit, args.limit + MARGIN_S)
+        cases.append(path.stem)
     t0 = time.perf_counter()
     import highspy  # noqa: F401  # start-up, outside every limit (the solve imports them before its budget starts too)
     import pulp  # noqa: F401
@@ -136,12 +151,13 @@ def main(argv: list[str] | None = None) -> int:
             for backend in backends:
                 if case == "sigint" and backend == "cbc":
                     continue  # CBC's interrupt is measured with a CBC that never ends in the tests (exit only, no timing)
-                row = interrupt_case(backend) if case == "sigint" else run_case(case, backend, made)
+                row = interrupt_case(backend) if case == "sigint" else run_case(case, backend, made, table, args.start_policy)
                 rows.append(row)
                 print(f"{row['case']:14s} {row['backend']:6s} limit {row['limit_s']:5.1f} s  wall {row['wall_s']:6.2f} s  "
                       f"over {row['overshoot_s']:+6.2f} s  {'ok  ' if row['within'] else 'OVER'}  {row['status']:12.40s}  "
                       f"load {row['load'][0]:.1f}", flush=True)
-    write_record("time_limits", {"runs": rows}, {"busy": args.busy, "margin_s": MARGIN_S, "cases": cases, "backends": backends})
+    write_record("time_limits", {"runs": rows}, {"busy": args.busy, "margin_s": MARGIN_S, "cases": cases, "backends": backends,
+                                                 "instances": [str(p) for p in args.instance], "start_policy": args.start_policy})
     return 1 if args.check and not all(r["within"] for r in rows) else 0
 
 

@@ -106,3 +106,24 @@ def test_seed_reference_reads_each_window_across_solver_seeds(tmp_path):
     assert by["w3"]["reading"].startswith("open") and by["w3"]["granules"] is None  # a loss above a loss-free bound: no granules
     assert mod.summary(rows, seeds)[0].endswith("proven per seed 1, 2")
     assert mod.main([str(tmp_path / "absent")]) == 2
+
+
+def test_seed_reference_keeps_window_sizes_apart(tmp_path, capsys):
+    # a scaling set: the same window name at 10 and 20 jobs is two windows, and the output names the size
+    import csv
+
+    mod = _module("seed_reference.py")
+    cols = ["jobs", "seed", "solver_seed", "index", "window", "status", "exact_objective", "exact_avg_jct", "certified_bound",
+            "jct_bound", "policy"]
+    with (tmp_path / "windows.csv").open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for jobs, obj in ((10, 40.0), (20, 61.0)):
+            for s in (0, 1):
+                w.writerow([jobs, 0, s, 0, "w0", "TIME_LIMIT", obj + s, obj + s, obj - 1, obj - 1, "sensascale"])
+    (tmp_path / "provenance.json").write_text(json.dumps({"settings": {"cut": {"round_minutes": 10.0}}}))
+    rows, _ = mod.table(tmp_path)
+    assert [(r["jobs"], r["best"], r["granules"]) for r in rows] == [(10, 40.0, 1.0), (20, 61.0, 2.0)]
+    assert mod.main([str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("window=w0  jobs=10  ") and lines[1].startswith("window=w0  jobs=20  ")
