@@ -111,6 +111,17 @@ def summary(rows: list[dict], seeds: list[str]) -> list[str]:
             f"windows proven by some seed: {some} of {len(rows)}; optimum known (proven, or a seed's schedule at the bound): {closed}"]
 
 
+def _cell(v: object) -> str:
+    """A table cell: floats to at most 4 decimals (Helios windows' JCTs are not multiples of a
+    round), None and empty as ``–``."""
+    if v is None or v == "":
+        return "–"
+    if isinstance(v, float):
+        text = f"{v:.4f}".rstrip("0")
+        return text + "0" if text.endswith(".") else text
+    return str(v)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", type=Path, help="an experiment gaps out-dir (its windows.csv and provenance.json)")
@@ -129,10 +140,10 @@ def main(argv: list[str] | None = None) -> int:
         print("| " + " | ".join(cols) + " |")
         print("| " + " | ".join("---" for _ in cols) + " |")
         for r in shown:
-            print("| " + " | ".join("–" if r.get(c) in (None, "") else str(r.get(c)) for c in cols) + " |")
+            print("| " + " | ".join(_cell(r.get(c)) for c in cols) + " |")
     else:
         for r in shown:
-            print("  ".join(f"{c}={r.get(c)}" for c in cols if r.get(c) not in (None, "")))
+            print("  ".join(f"{c}={_cell(r.get(c))}" for c in cols if r.get(c) not in (None, "")))
     for line in summary(rows, seeds):
         print(line)
     return 0
