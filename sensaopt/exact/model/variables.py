@@ -109,8 +109,8 @@ class BuildTimeout(SensaoptError):
     """The time limit ran out while the model was being built."""
 
 
-# constraints between two looks at the clock while building (variables: every 32 slots); 512 left up to 1 s unchecked
-# on 500-round windows
+# constraints between two looks at the clock while building (variables: every 8 slots of a job, builder._clocked);
+# 512 left up to 1 s unchecked on 500-round windows
 BUILD_CHECK_EVERY = 16
 
 
@@ -134,6 +134,7 @@ def check_start(call_deadline: float, build_s: float) -> None:
     if left < START_SHARE * build_s:
         raise BuildTimeout(f"too little of the time limit left to solve the model: {max(left, 0.0):.2f} s "
                            f"after a {build_s:.2f}-s build")
+
 
 def _count(v: Vars, family: str, n: int = 1) -> None:
     v.families[family] = v.families.get(family, 0) + n
