@@ -447,6 +447,17 @@ def test_a_model_refused_for_lack_of_time_keeps_an_honest_result(exact_backend, 
     assert r.bound is not None and r.bound <= r.objective + 1e-9
 
 
+def test_a_work_budget_is_not_cut_by_the_late_build_check(monkeypatch):
+    """Under a work limit the clock is only a safety net: the late-build check stays off, so the
+    answer does not depend on how fast the machine built the model."""
+    from sensaopt.exact.model import variables
+
+    monkeypatch.setattr(variables, "START_SHARE", 1e9)
+    r = solve_cpsat(inst("tiny-16gpu"), time_limit=PROOF_S, workers=1, budget="work:100")
+    assert "too little of the time limit left" not in r.message, r.message
+    assert r.status == Status.OPTIMAL and r.objective == pytest.approx(78.0)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
 def test_every_backend_stops_with_a_bound_on_medium(solver):

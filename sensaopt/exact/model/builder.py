@@ -98,8 +98,8 @@ def build(data: ModelData, be: Backend, spec: ModelSpec | Strength | None = None
         if data.shortfall:
             be.minimize(shortfall_expr(be, v))
     v.usage = None  # built: the families' shared pass is not kept with the model
-    if budget is not None:  # no solver run could start and stop in the time the whole call has left
-        check_start(budget.outer_deadline, time.perf_counter() - started)
+    if budget is not None and budget.work is None:  # no solver run could start and stop in the time the call has left
+        check_start(budget.outer_deadline, time.perf_counter() - started)  # (under a work limit the clock is only a safety net)
     v.deadline = None  # built: constraints added later (lexicographic phases) never raise BuildTimeout
     return v
 
