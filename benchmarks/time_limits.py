@@ -133,9 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     builders = _instances()
     made = {name: builders[name]() for name in {CASES[c][0] for c in cases if c in CASES}}
     table = dict(CASES)
-    for path in args.instance:
-        from sensaopt.io import load_instance
+    from sensaopt.io import load_instance
 
+    for path in args.instance:
         made[path.stem] = load_instance(path)
         table[path.stem] = (path.stem, args.limit, args.limit + MARGIN_S)
         cases.append(path.stem)
